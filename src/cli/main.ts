@@ -1,0 +1,63 @@
+/** `geoweave` command line: one table of commands, each in its own module under commands/. */
+import { parseArgs, UsageError, ParsedArgs } from './args';
+
+export interface CliIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+type Command = { summary: string; load: () => Promise<{ run(args: ParsedArgs, io: CliIO): Promise<number> }> };
+
+const COMMANDS: Record<string, Command> = {
+  suggest: { summary: 'suggest "<task>" [--k 10] [--json]: forward candidates for a task', load: () => import('./commands/suggest') },
+  next: { summary: 'next --task "<task>" --done id1,id2 [--result "<summary>"]: complementary suggestions', load: () => import('./commands/next') },
+  learn: { summary: 'learn --trajectories FILE.jsonl: learn tool transitions from executed flows', load: () => import('./commands/learn') },
+  index: { summary: 'index build|stats: build the tool index or show its state', load: () => import('./commands/index') },
+  eval: { summary: 'eval --tasks FILE.jsonl [--train FILE.jsonl] [--k 1,3,5,10,20] [--json]', load: () => import('./commands/eval') },
+  run: { summary: 'run <tool> --arg name=value ... [--out DIR] [--json]: run a builtin raster tool', load: () => import('./commands/run') },
+  sample: { summary: 'sample [DIR]: write the synthetic sample workspace', load: () => import('./commands/sample') },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
+  return [
+    'usage: geoweave <command> [options]',
+    '',
+    ...lines,
+    '',
+    'common options: --manifests DIR (repeatable) --no-builtin --state DIR --embedder builtin|transformers|openai',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === 'help') {
+    io.out(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`geoweave: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    const mod = await command.load();
+    return await mod.run(parseArgs(rest), io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`geoweave ${name}: ${e.message}`);
+      return 2;
+    }
+    io.err(`geoweave ${name}: ${e instanceof Error ? e.message : String(e)}`);
+    if (process.env.GEOWEAVE_DEBUG && e instanceof Error) io.err(e.stack ?? '');
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  const controller = new AbortController();
+  process.on('SIGINT', () => controller.abort());
+  main(process.argv.slice(2), { out: (t) => process.stdout.write(t + '\n'), err: (t) => process.stderr.write(t + '\n') }).then(
+    (code) => { process.exitCode = code; },
+  );
+}

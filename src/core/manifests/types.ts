@@ -1,0 +1,75 @@
+/** Types of a tool manifest (tool-manifests/schema.json is the normative form). */
+
+export type ParamType = 'raster' | 'vector' | 'table' | 'number' | 'string' | 'boolean' | 'array' | 'object';
+
+/** Spectral or data role a raster input needs or an output carries. */
+export type BandRole =
+  | 'blue' | 'green' | 'red' | 'rededge' | 'nir' | 'swir1' | 'swir2' | 'thermal' | 'qa' | 'dem'
+  | 'pan' | 'sar' | 'class' | 'mask' | 'index' | string;
+
+/** One input or output of a tool. */
+export interface ToolParam {
+  name: string;
+  type: ParamType;
+  description?: string;
+  required?: boolean;
+  default?: unknown;
+  /** For rasters: band roles the tool needs (inputs) or carries (outputs). */
+  bands?: BandRole[];
+  /** For outputs: unit or meaning, e.g. "NDVI, -1..1". */
+  unit?: string;
+  /** Allowed values for string parameters. */
+  enum?: string[];
+}
+
+/** How a tool runs. Absent for catalog-only entries. */
+export type ToolRunner =
+  | { type: 'builtin' }
+  /** An external command; `args` are templates where `{name}` is replaced by the argument `name`
+   *  and `{out}` by the output path chosen by the runner. */
+  | { type: 'process'; command: string; args: string[]; outputs?: string[] };
+
+export interface ToolManifest {
+  id: string;
+  name?: string;
+  description: string;
+  /** Core functions (≤3), indicators produced (1-2), typical scenario (1). */
+  tags?: string[];
+  category?: string;
+  inputs?: ToolParam[];
+  outputs?: ToolParam[];
+  prerequisites?: string[];
+  downstream?: string[];
+  related?: string[];
+  /** User-phrased tasks this tool serves (English and Chinese). */
+  examples?: string[];
+  runner?: ToolRunner;
+}
+
+export type ManifestSource = 'builtin' | 'extra' | 'workspace';
+
+/** A manifest as loaded: where it came from and the hash of its content (index fingerprint). */
+export interface LoadedManifest {
+  manifest: ToolManifest;
+  file: string;
+  source: ManifestSource;
+  hash: string;
+}
+
+/** A classic chain of tools offered as a whole (tool-manifests/workflows/*.json). */
+export interface WorkflowTemplate {
+  id: string;
+  name?: string;
+  description: string;
+  examples?: string[];
+  steps: string[];
+}
+
+/** A problem found while loading manifests; the manifest is skipped, the rest load. */
+export interface ManifestProblem {
+  file: string;
+  /** JSON path inside the file, e.g. "/inputs/0/type"; "" for the whole file. */
+  path: string;
+  message: string;
+  severity: 'error' | 'warning';
+}

@@ -1,0 +1,28 @@
+/** Contract between the raster engine and its callers (CLI, notebook controller). */
+
+export interface OutputRef {
+  path: string;
+  type: 'raster' | 'vector' | 'table';
+  /** Roles this output carries, e.g. ['index'], ['mask'], ['class'], ['dem']. */
+  roles?: string[];
+  description?: string;
+}
+
+export interface ToolRunResult {
+  tool: string;
+  outputs: Record<string, OutputRef>;
+  stats: Record<string, unknown>;
+  /** One to three sentences with the numbers that matter and where they are. */
+  summary: string;
+  /** PNG quicklook of the main raster output, when there is one. */
+  quicklook?: string;
+}
+
+export interface RunOptions {
+  /** Folder for outputs (created when missing). */
+  outDir: string;
+  /** Base for relative paths in arguments (the workspace folder). */
+  cwd?: string;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number, message?: string) => void;
+}

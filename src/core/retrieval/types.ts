@@ -1,0 +1,109 @@
+/** Types shared by forward and backward retrieval and by their callers (CLI, extension). */
+
+/** One dataset available to the analyst (a workspace file or an earlier output). */
+export interface DataItem {
+  /** Path (workspace-relative or absolute) or a name such as an earlier cell's output. */
+  path: string;
+  type: 'raster' | 'vector' | 'table';
+  /** Raster bands, 1-based, with the role each one plays when known. */
+  bands?: { index: number; role?: string; description?: string }[];
+  /** Roles the item carries as a whole: e.g. 'dem' for an elevation raster, 'class' for a class map. */
+  roles?: string[];
+  crs?: string;
+  /** Set for outputs of earlier steps: which step produced it. */
+  producedBy?: string;
+}
+
+/** What data is at hand: used for executability. */
+export interface DataContext {
+  items: DataItem[];
+}
+
+/** Why a candidate was ranked: each entry is short and readable. */
+export interface Explanation {
+  matchedTerms: string[];
+  matchedTags: string[];
+  /** e.g. "needs NIR — found in scene.tif band 4", "needs a DEM — none found". */
+  readiness: string[];
+  /** e.g. "often followed by area_by_class". */
+  graph: string[];
+  learned: string[];
+}
+
+export interface Readiness {
+  /** True when required inputs (and band roles) are available and the tool has a runner. */
+  ready: boolean;
+  runnable: boolean;
+  missing: string[];
+  /** Suggested argument values resolved from the data context, e.g. { image: "scene.tif" }. */
+  args: Record<string, unknown>;
+}
+
+export interface ScoreParts {
+  dense: number;
+  lexical: number;
+  graph: number;
+  learned: number;
+  executability: number;
+  [k: string]: number;
+}
+
+export interface ForwardCandidate {
+  id: string;
+  name: string;
+  description: string;
+  score: number;
+  parts: ScoreParts;
+  reason: string;
+  explanation: Explanation;
+  readiness: Readiness;
+}
+
+export interface WorkflowMatch {
+  id: string;
+  name: string;
+  description: string;
+  steps: string[];
+  score: number;
+}
+
+/** Slots parsed from a task ("task type, target, indicator, time, place, data hints"). */
+export interface QuerySlots {
+  taskType?: string;
+  target?: string[];
+  indicator?: string[];
+  time?: string[];
+  place?: string[];
+  dataHints?: string[];
+}
+
+export interface ForwardResult {
+  query: string;
+  slots: QuerySlots;
+  candidates: ForwardCandidate[];
+  workflow?: WorkflowMatch;
+}
+
+export type Rationale = 'quantify' | 'explain' | 'verify' | 'compare' | 'extend';
+
+export interface ComplementarySuggestion {
+  id: string;
+  name: string;
+  rationale: Rationale;
+  score: number;
+  parts: ScoreParts;
+  /** One line: "quantify: area by class turns your NDVI mask into hectares". */
+  reason: string;
+  readiness: Readiness;
+}
+
+export interface ComplementaryResult {
+  queries: { rationale: Rationale; text: string }[];
+  /** Flat ranking (best first) used by evaluation. */
+  ranked: ComplementarySuggestion[];
+  /** The same suggestions grouped by rationale for display. */
+  groups: { rationale: Rationale; suggestions: ComplementarySuggestion[] }[];
+}
+
+/** Explicit feedback from the analyst. */
+export type Feedback = 'accepted' | 'dismissed';
