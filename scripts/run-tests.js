@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// `npm test`: make sure the test environment exists, then run the unit suite (plain Node,
+// GDAL as reference) and the end-to-end suite (packaged extension in a real VS Code).
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const root = path.resolve(__dirname, '..');
+const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts }).status ?? 1;
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+
+const envReady = has('gdalinfo') && has('chromium') && fs.existsSync(path.join(root, '.e2e/code-server/node_modules/.bin/code-server'));
+if (!envReady && process.env.GEOWEAVE_SKIP_SETUP !== '1') {
+  const status = run('bash', ['scripts/setup-test-env.sh']);
+  if (status !== 0) {
+    console.error('run-tests: could not install the test environment (GDAL, Chromium, code-server); ' +
+      'tests that need them will skip outside CI. Run scripts/setup-test-env.sh as root to install them.');
+    if (process.env.CI) process.exit(status);
+  }
+}
+
+let failed = 0;
+console.log('\n== unit tests (node --test out/test/unit/) ==');
+failed += run(process.execPath, ['--test', 'out/test/unit/']) === 0 ? 0 : 1;
+if (process.env.GEOWEAVE_SKIP_E2E === '1' && !process.env.CI) {
+  console.log('\n== end-to-end tests skipped (GEOWEAVE_SKIP_E2E=1) ==');
+} else {
+  console.log('\n== end-to-end tests (npm run test:e2e) ==');
+  failed += run('npm', ['run', '-s', 'test:e2e']) === 0 ? 0 : 1;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the tests need beyond npm packages: GDAL (the reference for raster correctness
+# and speed), Debian Chromium and code-server (the real VS Code for end-to-end tests).
+# Idempotent: does nothing that is already there. Needs root (or sudo) for apt-get.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+need=()
+for p in gdal-bin python3-gdal python3-numpy chromium libkrb5-dev ripgrep time; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+if ((${#need[@]})); then
+  echo "setup: installing Debian packages: ${need[*]}"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ! -x .e2e/code-server/node_modules/.bin/code-server ]; then
+  echo "setup: installing code-server into .e2e/code-server"
+  bash scripts/install-code-server.sh "$PWD/.e2e/code-server"
+fi
+echo "setup: test environment ready"

@@ -1,0 +1,138 @@
+import { CJK_DICTIONARY } from './cjk-dictionary';
+
+/** English words dropped everywhere. Words used inside lexicon phrases ("how", "per", "before") stay. */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  ('a an the of in on at to for from with and or by as is are be been being was were it its this that ' +
+    'these those i me my we our us you your he she they them their please can could would should will ' +
+    'shall do does did done into onto via than then so if some any there here which who whom whose what ' +
+    'when where why also just only very too but not no yes all both each other such own same again ' +
+    'want need like get got make let lets give tell am has have had having about up down out off s t')
+    .split(' '),
+);
+
+/** Chinese function characters dropped as unigrams (and bigrams containing them). */
+const CJK_STOP = new Set('的了和与及是我你他她它们把将这那个吗呢吧啊请帮想给并或也都就要一'.split(''));
+
+const IRREGULAR: Record<string, string> = {
+  indices: 'index',
+  indexes: 'index',
+  analyses: 'analysi',
+  analysis: 'analysi',
+  data: 'data',
+  lidar: 'lidar',
+  gis: 'gis',
+  aois: 'aoi',
+  rasters: 'raster',
+  news: 'news',
+};
+
+const VOWEL = /[aeiouy]/;
+
+function undouble(w: string): string {
+  const n = w.length;
+  if (n >= 3 && w[n - 1] === w[n - 2] && !'aeioulsz'.includes(w[n - 1])) return w.slice(0, -1);
+  return w;
+}
+
+/** Light English stemmer: plurals, -ing, -ed, -ation family; maps word families to one stem. */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  const irr = IRREGULAR[w];
+  if (irr !== undefined) return irr;
+  // plurals
+  if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y';
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (/(?:x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  // derivational / inflectional suffixes
+  if (w.endsWith('ification')) w = w.slice(0, -9) + 'ify';
+  else if (w.endsWith('ization')) w = w.slice(0, -7) + 'ize';
+  else if (w.endsWith('ation') && w.length - 5 >= 3) w = w.slice(0, -5);
+  else if (w.endsWith('ction')) w = w.slice(0, -3);
+  else if (w.endsWith('ssion')) w = w.slice(0, -3);
+  else if (w.endsWith('ing') && w.length - 3 >= 3 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ied') && w.length > 4) w = w.slice(0, -3) + 'y';
+  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length - 2 >= 3 && VOWEL.test(w.slice(0, -2)))
+    w = undouble(w.slice(0, -2));
+  // end normalisation so verb/noun forms meet: classify/classified -> classifi, slope(s) -> slop
+  if (w.length > 3 && w.endsWith('y') && !VOWEL.test(w[w.length - 2])) w = w.slice(0, -1) + 'i';
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  if (w.length >= 6 && w.endsWith('at')) w = w.slice(0, -2);
+  return w;
+}
+
+const HAN = /\p{Script=Han}/u;
+const WORD_RE = /[\p{L}\p{N}]+/gu;
+const HAN_RUN_RE = /(\p{Script=Han}+)/gu;
+
+let maxCjkWord = 0;
+for (const k of Object.keys(CJK_DICTIONARY)) maxCjkWord = Math.max(maxCjkWord, [...k].length);
+
+/** Result of the detailed tokenizer: stemmed tokens plus the raw (unstemmed) Latin words for n-grams. */
+export interface TokenizedText {
+  tokens: string[];
+  rawWords: string[];
+}
+
+const translationCache = new Map<string, string[]>();
+
+function translate(word: string): string[] {
+  let t = translationCache.get(word);
+  if (t === undefined) {
+    t = [];
+    for (const m of (CJK_DICTIONARY[word] ?? '').matchAll(WORD_RE)) {
+      if (!STOPWORDS.has(m[0])) t.push(stem(m[0]));
+    }
+    translationCache.set(word, t);
+  }
+  return t;
+}
+
+function tokenizeHan(run: string, out: string[]): void {
+  const chars = [...run];
+  const n = chars.length;
+  for (let i = 0; i < n; i++) if (!CJK_STOP.has(chars[i])) out.push(chars[i]);
+  for (let i = 0; i + 1 < n; i++) {
+    if (!CJK_STOP.has(chars[i]) && !CJK_STOP.has(chars[i + 1])) out.push(chars[i] + chars[i + 1]);
+  }
+  // every dictionary word found in the run: the word itself (if longer than a bigram) and its translation
+  for (let i = 0; i < n; i++) {
+    let w = '';
+    for (let len = 1; len <= maxCjkWord && i + len <= n; len++) {
+      w += chars[i + len - 1];
+      if (CJK_DICTIONARY[w] !== undefined) {
+        if (len > 2) out.push(w);
+        for (const t of translate(w)) out.push(t);
+      }
+    }
+  }
+}
+
+/** Tokenizer shared by the builtin embedder and BM25; also returns raw Latin words. */
+export function tokenizeDetailed(text: string): TokenizedText {
+  const tokens: string[] = [];
+  const rawWords: string[] = [];
+  const norm = text.normalize('NFKC').toLowerCase();
+  const spaced = HAN.test(norm) ? norm.replace(HAN_RUN_RE, ' $1 ') : norm;
+  for (const m of spaced.matchAll(WORD_RE)) {
+    const w = m[0];
+    if (HAN.test(w[0])) {
+      tokenizeHan(w, tokens);
+      continue;
+    }
+    if (STOPWORDS.has(w)) continue;
+    rawWords.push(w);
+    tokens.push(stem(w));
+  }
+  return { tokens, rawWords };
+}
+
+/**
+ * Lowercased, stemmed word tokens in text order. English: split on non-alphanumerics, stopwords
+ * dropped, light stemming. Chinese: character unigrams + bigrams, plus dictionary words longer than
+ * two characters and the English (stemmed) tokens of their translations.
+ */
+export function tokenize(text: string): string[] {
+  return tokenizeDetailed(text).tokens;
+}

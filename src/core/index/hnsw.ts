@@ -1,0 +1,78 @@
+/** hnswlib-node HierarchicalNSW in cosine space, with resize, deletes and safe persistence. */
+import * as fs from 'fs';
+import { HierarchicalNSW } from 'hnswlib-node';
+import type { HnswParams, Neighbor, VectorIndex } from './vector-index';
+import { DEFAULT_HNSW } from './vector-index';
+
+export class HnswIndex implements VectorIndex {
+  private index: HierarchicalNSW;
+  private live = new Set<number>();
+
+  private constructor(readonly dimension: number, readonly params: HnswParams, index: HierarchicalNSW) {
+    this.index = index;
+  }
+
+  static create(dimension: number, capacity: number, params: Partial<HnswParams> = {}): HnswIndex {
+    const p = { ...DEFAULT_HNSW, ...params };
+    const index = new HierarchicalNSW('cosine', dimension);
+    index.initIndex(Math.max(16, capacity), p.M, p.efConstruction, p.seed, true);
+    index.setEf(p.ef);
+    return new HnswIndex(dimension, p, index);
+  }
+
+  /** Loads a saved index; `labels` are the live labels recorded beside it. Throws when unreadable. */
+  static load(file: string, dimension: number, labels: number[], params: Partial<HnswParams> = {}): HnswIndex {
+    const p = { ...DEFAULT_HNSW, ...params };
+    const index = new HierarchicalNSW('cosine', dimension);
+    index.readIndexSync(file, true);
+    if (index.getNumDimensions() !== dimension) throw new Error(`index dimension ${index.getNumDimensions()} != ${dimension}`);
+    index.setEf(p.ef); // ef is not persisted by hnswlib
+    const h = new HnswIndex(dimension, p, index);
+    const stored = new Set(index.getIdsList());
+    for (const l of labels) {
+      if (!stored.has(l)) throw new Error(`label ${l} missing from the index file`);
+      h.live.add(l);
+    }
+    return h;
+  }
+
+  get size(): number { return this.live.size; }
+
+  setEf(ef: number): void {
+    this.params.ef = ef;
+    this.index.setEf(ef);
+  }
+
+  add(label: number, v: Float32Array): void {
+    if (v.length !== this.dimension) throw new Error(`vector has dimension ${v.length}, index expects ${this.dimension}`);
+    if (this.live.has(label)) this.remove(label);
+    if (this.index.getCurrentCount() + 1 > this.index.getMaxElements()) {
+      // Deleted slots still count; grow geometrically so adds stay amortised O(1).
+      this.index.resizeIndex(Math.ceil(this.index.getMaxElements() * 1.5) + 16);
+    }
+    this.index.addPoint(Array.from(v), label, true);
+    this.live.add(label);
+  }
+
+  remove(label: number): void {
+    if (!this.live.has(label)) return;
+    this.index.markDelete(label);
+    this.live.delete(label);
+  }
+
+  search(q: Float32Array, k: number): Neighbor[] {
+    const kk = Math.min(k, this.live.size);
+    if (kk <= 0) return [];
+    if (this.index.getEf() < kk) this.index.setEf(kk);
+    const r = this.index.searchKnn(Array.from(q), kk);
+    if (this.index.getEf() !== this.params.ef) this.index.setEf(this.params.ef);
+    return r.neighbors.map((label, i) => ({ label, score: 1 - r.distances[i] }));
+  }
+
+  /** Writes to `file` through a temp file and rename. */
+  save(file: string): void {
+    const tmp = `${file}.tmp-${process.pid}`;
+    this.index.writeIndexSync(tmp);
+    fs.renameSync(tmp, file);
+  }
+}

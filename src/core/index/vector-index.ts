@@ -1,0 +1,15 @@
+/** A nearest-neighbour index over L2-normalised vectors; scores are cosine similarities. */
+export interface Neighbor { label: number; score: number }
+
+export interface VectorIndex {
+  readonly dimension: number;
+  add(label: number, v: Float32Array): void;
+  remove(label: number): void;
+  search(q: Float32Array, k: number): Neighbor[];
+  readonly size: number;
+}
+
+/** HNSW parameters; ef is a query-time setting (not saved by hnswlib). */
+export interface HnswParams { M: number; efConstruction: number; ef: number; seed: number }
+
+export const DEFAULT_HNSW: HnswParams = { M: 16, efConstruction: 200, ef: 96, seed: 42 };
