@@ -6,7 +6,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'these those i me my we our us you your he she they them their please can could would should will ' +
     'shall do does did done into onto via than then so if some any there here which who whom whose what ' +
     'when where why also just only very too but not no yes all both each other such own same again ' +
-    'want need like get got make let lets give tell am has have had having about up down out off s t')
+    'want need like get got make let lets give tell am has have had having about down out off s t')
     .split(' '),
 );
 
@@ -45,20 +45,29 @@ export function stem(word: string): string {
   else if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (/(?:x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
   else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  // derivational / inflectional suffixes
+  // derivational / inflectional suffixes; `verb` marks forms whose "-at" stem may be cut (-ate/-ated/-ating)
+  let verb = false;
   if (w.endsWith('ification')) w = w.slice(0, -9) + 'ify';
   else if (w.endsWith('ization')) w = w.slice(0, -7) + 'ize';
   else if (w.endsWith('ation') && w.length - 5 >= 3) w = w.slice(0, -5);
   else if (w.endsWith('ction')) w = w.slice(0, -3);
   else if (w.endsWith('ssion')) w = w.slice(0, -3);
-  else if (w.endsWith('ing') && w.length - 3 >= 3 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
-  else if (w.endsWith('ied') && w.length > 4) w = w.slice(0, -3) + 'y';
-  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length - 2 >= 3 && VOWEL.test(w.slice(0, -2)))
+  else if (w.endsWith('ing') && w.length - 3 >= 3 && VOWEL.test(w.slice(0, -3))) {
+    w = undouble(w.slice(0, -3));
+    verb = true;
+  } else if (w.endsWith('ied') && w.length > 4) w = w.slice(0, -3) + 'y';
+  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length - 2 >= 3 && VOWEL.test(w.slice(0, -2))) {
     w = undouble(w.slice(0, -2));
-  // end normalisation so verb/noun forms meet: classify/classified -> classifi, slope(s) -> slop
+    verb = true;
+  }
+  // end normalisation so verb/noun forms meet: classify/classified -> classifi, slope(s) -> slop,
+  // calculate/calculated/calculation -> calcul
   if (w.length > 3 && w.endsWith('y') && !VOWEL.test(w[w.length - 2])) w = w.slice(0, -1) + 'i';
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  if (w.length >= 6 && w.endsWith('at')) w = w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('e')) {
+    w = w.slice(0, -1);
+    verb = true;
+  }
+  if (verb && w.length >= 6 && w.endsWith('at')) w = w.slice(0, -2);
   return w;
 }
 

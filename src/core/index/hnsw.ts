@@ -69,6 +69,15 @@ export class HnswIndex implements VectorIndex {
     return r.neighbors.map((label, i) => ({ label, score: 1 - r.distances[i] }));
   }
 
+  /** The stored (normalised) vector of a live label. */
+  vector(label: number): Float32Array {
+    return Float32Array.from(this.index.getPoint(label));
+  }
+
+  labels(): number[] {
+    return [...this.live];
+  }
+
   /** Writes to `file` through a temp file and rename. */
   save(file: string): void {
     const tmp = `${file}.tmp-${process.pid}`;

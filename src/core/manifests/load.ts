@@ -46,7 +46,7 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       continue;
     }
     for (const file of jsonFiles(folder.dir)) {
-      if (path.basename(file) === 'schema.json') continue;
+      if (/(^|\.)schema\.json$/.test(path.basename(file))) continue;
       const data = readJson(file, problems);
       if (data === undefined) continue;
       const found = validator.validate(file, data);

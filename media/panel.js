@@ -1,0 +1,113 @@
+// GeoWeave panel. Message shapes are defined in src/shared/protocol.ts (HostToPanel / PanelToHost);
+// the host validates everything this script sends.
+// @ts-check
+(function () {
+  const vscode = acquireVsCodeApi();
+  /** @type {any} */
+  let state = vscode.getState() || null;
+  const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+  const task = /** @type {HTMLTextAreaElement} */ ($('task'));
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'onclick') e.addEventListener('click', v);
+      else if (k === 'text') e.textContent = String(v);
+      else e.setAttribute(k, String(v));
+    }
+    for (const c of children) if (c) e.append(c);
+    return e;
+  }
+
+  function send(message) {
+    vscode.postMessage(message);
+  }
+
+  function suggestionItem(s, origin) {
+    const readiness = s.ready
+      ? el('div', { class: 'ready', text: `✓ ready${s.args ? ': ' + s.args : ''}` })
+      : el('div', { class: 'missing', text: `✗ ${s.runnable ? 'missing' : 'not runnable'}${s.missing.length ? ': ' + s.missing.join('; ') : ''}` });
+    const label = `${s.name} (${s.id})`;
+    return el('li', { class: 'suggestion', 'data-tool': s.id, 'data-origin': origin },
+      el('div', { class: 'title' },
+        el('span', { class: 'name', text: s.name }),
+        el('code', { class: 'id', text: s.id }),
+        el('span', { class: 'score', title: 'score', text: s.score.toFixed(3) })),
+      el('div', { class: 'reason', text: s.reason }),
+      readiness,
+      el('div', { class: 'actions' },
+        el('button', { type: 'button', class: 'insert', 'aria-label': `Insert cell: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: false }), text: '＋ Insert cell' }),
+        el('button', { type: 'button', class: 'insert-run', 'aria-label': `Insert and run: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: true }), text: '▶ Insert and run' }),
+        el('button', { type: 'button', class: 'dismiss secondary', 'aria-label': `Dismiss: ${label}`, onclick: () => send({ type: 'dismiss', toolId: s.id, origin }), text: '✕ Dismiss' })));
+  }
+
+  function render() {
+    if (!state) return;
+    if (document.activeElement !== task) task.value = state.task || '';
+    $('index').textContent = state.index || '';
+    const status = $('status');
+    status.textContent = state.busy || state.error || (state.notebook ? `Notebook: ${state.notebook}` : 'No GeoWeave notebook open: inserting creates one.');
+    status.className = state.error ? 'error' : 'muted';
+
+    const fwd = $('forward');
+    fwd.replaceChildren(state.forward.length
+      ? el('ol', { class: 'list', id: 'forward-list' }, ...state.forward.map((s) => suggestionItem(s, 'forward')))
+      : el('p', { class: 'muted', text: state.task ? 'No candidates yet.' : 'Describe a task to see candidate tools.' }));
+
+    const wfs = $('workflow-section');
+    wfs.hidden = !state.workflow;
+    if (state.workflow) {
+      const w = state.workflow;
+      $('workflow').replaceChildren(
+        el('div', { class: 'title' }, el('span', { class: 'name', text: w.name })),
+        el('div', { class: 'reason', text: w.description }),
+        el('div', { class: 'steps', text: w.steps.join(' → ') }),
+        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }), text: '＋ Insert workflow' }));
+    }
+
+    const comp = $('complementary');
+    comp.replaceChildren(...(state.complementary.length
+      ? state.complementary.map((g) => el('div', { class: 'group', 'data-rationale': g.rationale },
+          el('h3', { text: g.rationale }),
+          el('ol', { class: 'list' }, ...g.suggestions.map((s) => suggestionItem(s, 'complementary')))))
+      : [el('p', { class: 'muted', text: 'Run a tool cell to see what complements its result.' })]));
+
+    const mem = $('memory');
+    mem.replaceChildren(...state.memory.map((m, i) => el('li', { class: `step${m.inWindow ? ' in-window' : ''}${m.ok ? '' : ' failed'}`, title: m.time },
+      el('div', { class: 'title' }, el('code', { text: `${i + 1}. ${m.tool}` }), m.inWindow ? el('span', { class: 'badge', text: 'working memory' }) : null),
+      el('div', { class: 'args', text: m.argSummary }),
+      el('div', { class: 'reason', text: m.resultSummary }))));
+    if (!state.memory.length) mem.replaceChildren(el('li', { class: 'muted empty', text: 'No steps yet.' }));
+    /** @type {HTMLButtonElement} */ ($('clear')).disabled = !state.memory.length;
+  }
+
+  function submitTask() {
+    send({ type: 'describeTask', task: task.value });
+  }
+
+  $('suggest').addEventListener('click', submitTask);
+  task.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      submitTask();
+    }
+  });
+  $('clear').addEventListener('click', () => send({ type: 'clearMemory' }));
+
+  window.addEventListener('message', (event) => {
+    const m = event.data;
+    if (!m || typeof m !== 'object') return;
+    if (m.type === 'state' && m.state) {
+      state = m.state;
+      vscode.setState(state);
+      render();
+    } else if (m.type === 'busy' && state) {
+      state = { ...state, busy: m.message };
+      render();
+    }
+  });
+
+  render();
+  send({ type: 'ready' });
+})();

@@ -1,0 +1,71 @@
+/** Options every retrieval command shares: catalogs, state folder, embedder; and opening the core with them. */
+import * as os from 'os';
+import * as path from 'path';
+import type { EmbedderConfig } from '../core/embed/types';
+import { GeoWeave, GeoWeaveOptions } from '../core/geoweave';
+import { ParsedArgs, UsageError, opt, optAll } from './args';
+import type { CliIO } from './main';
+
+export const DEFAULT_STATE_DIR = '.geoweave-state';
+
+export function stateDirFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(opt(args, 'state') ?? env.GEOWEAVE_STATE ?? DEFAULT_STATE_DIR);
+}
+
+/** `--embedder builtin|transformers|openai`, with settings from the environment. */
+export function embedderFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): EmbedderConfig {
+  const kind = opt(args, 'embedder') ?? env.GEOWEAVE_EMBEDDER ?? 'builtin';
+  switch (kind) {
+    case 'builtin':
+      return { kind: 'builtin' };
+    case 'transformers': {
+      const model = env.GEOWEAVE_TRANSFORMERS_MODEL;
+      if (!model) throw new UsageError('--embedder transformers needs GEOWEAVE_TRANSFORMERS_MODEL (a model id or a local model folder)');
+      const cacheDir = env.GEOWEAVE_MODEL_CACHE ?? path.join(os.homedir(), '.cache', 'geoweave', 'models');
+      return { kind: 'transformers', model, cacheDir, allowDownload: args.flags.has('allow-download') || env.GEOWEAVE_ALLOW_DOWNLOAD === '1' };
+    }
+    case 'openai': {
+      const baseURL = env.OPENAI_BASE_URL;
+      const model = env.GEOWEAVE_OPENAI_MODEL;
+      if (!baseURL || !model) throw new UsageError('--embedder openai needs OPENAI_BASE_URL and GEOWEAVE_OPENAI_MODEL (and OPENAI_API_KEY if the server wants one)');
+      return { kind: 'openai', baseURL, model, apiKey: env.OPENAI_API_KEY };
+    }
+    default:
+      throw new UsageError(`--embedder must be builtin, transformers or openai, got "${kind}"`);
+  }
+}
+
+/** GeoWeave options from the common CLI options; warnings go to stderr, info only with --verbose. */
+export function optionsFrom(args: ParsedArgs, io: CliIO, extra: Partial<GeoWeaveOptions> = {}): GeoWeaveOptions {
+  const noBuiltin = args.flags.has('no-builtin');
+  const extraManifestDirs = optAll(args, 'manifests').map((d) => path.resolve(d));
+  if (noBuiltin && !extraManifestDirs.length) throw new UsageError('--no-builtin needs at least one --manifests DIR');
+  const verbose = args.flags.has('verbose');
+  return {
+    noBuiltin,
+    extraManifestDirs,
+    workspaceDir: opt(args, 'workspace') ?? process.cwd(),
+    stateDir: stateDirFrom(args),
+    embedder: embedderFrom(args),
+    log: (level, msg) => {
+      if (level !== 'info' || verbose) io.err(`${level}: ${msg}`);
+    },
+    ...extra,
+  };
+}
+
+export async function openFrom(args: ParsedArgs, io: CliIO, extra: Partial<GeoWeaveOptions> = {}): Promise<GeoWeave> {
+  return GeoWeave.open(optionsFrom(args, io, extra));
+}
+
+/** Fixed-width table for human output. */
+export function table(rows: string[][], header: string[]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function fmt(x: number, digits = 3): string {
+  return x.toFixed(digits);
+}

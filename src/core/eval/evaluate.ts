@@ -1,0 +1,66 @@
+/** Runs forward and next-step evaluation of a GeoWeave instance over labelled tasks. */
+import type { GeoWeave } from '../geoweave';
+import type { RetrievalMode } from '../retrieval/context';
+import type { MemoryState } from '../memory/types';
+import { outputsFromManifest } from '../retrieval/backward';
+import type { EvalTask } from './tasks';
+import { completeAt, hitAt, mean, ndcgAt, recallAt } from './metrics';
+
+export interface EvalReport {
+  tasks: number;
+  tools: number;
+  forward: Record<string, number>;
+  next: Record<string, number>;
+}
+
+export const DEFAULT_KS = [1, 3, 5, 10, 20];
+
+/** Memory after running `flow` (outputs as the manifests declare them; no result summaries). */
+export function memoryFromFlow(gw: GeoWeave, task: string, flow: string[], resultSummary = ''): MemoryState {
+  return {
+    task,
+    windowSize: 5,
+    trace: flow.map((tool, i) => ({
+      tool,
+      argSummary: '',
+      resultSummary: i === flow.length - 1 ? resultSummary : '',
+      outputs: outputsFromManifest(gw.getTool(tool)).map((o) => ({ ...o, path: `${tool}.${o.name}` })),
+      ok: true,
+      time: new Date(0).toISOString(),
+    })),
+  };
+}
+
+export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = DEFAULT_KS, mode: RetrievalMode = 'full', signal?: AbortSignal): Promise<EvalReport> {
+  const kMax = Math.max(...ks);
+  const rec = new Map<number, number[]>(ks.map((k) => [k, []]));
+  const ndcg = new Map<number, number[]>(ks.map((k) => [k, []]));
+  const comp = new Map<number, number[]>(ks.map((k) => [k, []]));
+  const hits = new Map<number, number[]>(ks.map((k) => [k, []]));
+  for (const t of tasks) {
+    signal?.throwIfAborted();
+    const res = await gw.forwardCandidates(t.query, { k: kMax, mode });
+    const ranked = res.candidates.map((c) => c.id);
+    for (const k of ks) {
+      rec.get(k)!.push(recallAt(ranked, t.gold, k));
+      ndcg.get(k)!.push(ndcgAt(ranked, t.gold, k));
+      comp.get(k)!.push(completeAt(ranked, t.gold, k));
+    }
+    for (let i = 1; i < t.flow.length; i++) {
+      const done = t.flow.slice(0, i);
+      const mem = memoryFromFlow(gw, t.query, done);
+      const r = await gw.complementarySuggestions(mem, { k: kMax + done.length, mode });
+      const doneSet = new Set(done);
+      const next = r.ranked.map((s) => s.id).filter((id) => !doneSet.has(id));
+      for (const k of ks) hits.get(k)!.push(hitAt(next, t.flow[i], k));
+    }
+  }
+  const r4 = (x: number) => Math.round(x * 10000) / 10000;
+  const forward: Record<string, number> = {};
+  for (const k of ks) forward[`R@${k}`] = r4(mean(rec.get(k)!));
+  for (const k of ks) forward[`nDCG@${k}`] = r4(mean(ndcg.get(k)!));
+  for (const k of ks) forward[`COMP@${k}`] = r4(mean(comp.get(k)!));
+  const next: Record<string, number> = {};
+  for (const k of ks) next[`hit@${k}`] = r4(mean(hits.get(k)!));
+  return { tasks: tasks.length, tools: gw.tools.length, forward, next };
+}

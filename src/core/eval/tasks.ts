@@ -1,0 +1,61 @@
+/** Task files (JSONL): {"id", "query", "gold": [tool ids], "flow": [ordered tool ids]}; errors name the line. */
+import * as fs from 'fs';
+
+export interface EvalTask {
+  id: string;
+  query: string;
+  gold: string[];
+  flow: string[];
+  /** 1-based line in the file. */
+  line: number;
+}
+
+export class TaskFileError extends Error {}
+
+export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
+  const tasks: EvalTask[] = [];
+  const ids = new Map<string, number>();
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = i + 1;
+    if (!raw.trim()) return;
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(raw);
+    } catch (e) {
+      throw new TaskFileError(`${file}:${line}: not valid JSON (${(e as Error).message})`);
+    }
+    if (!o || typeof o !== 'object' || Array.isArray(o)) throw new TaskFileError(`${file}:${line}: expected an object {"id", "query", "gold", "flow"}`);
+    const query = o.query ?? o.task;
+    if (typeof query !== 'string' || !query.trim()) throw new TaskFileError(`${file}:${line}: "query" must be a non-empty string`);
+    const strList = (name: string, v: unknown, required: boolean): string[] => {
+      if (v === undefined && !required) return [];
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new TaskFileError(`${file}:${line}: "${name}" must be an array of tool ids`);
+      return v as string[];
+    };
+    const flow = strList('flow', o.flow ?? o.tools, false);
+    const gold = o.gold === undefined ? [...new Set(flow)] : strList('gold', o.gold, true);
+    if (!gold.length) throw new TaskFileError(`${file}:${line}: "gold" (or "flow") must name at least one tool`);
+    const id = o.id === undefined ? `line${line}` : String(o.id);
+    if (ids.has(id)) throw new TaskFileError(`${file}:${line}: duplicate id "${id}" (first on line ${ids.get(id)})`);
+    ids.set(id, line);
+    tasks.push({ id, query, gold: [...new Set(gold)], flow, line });
+  });
+  return tasks;
+}
+
+export function readTasks(file: string): EvalTask[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new TaskFileError(`cannot read task file ${file}: ${(e as Error).message}`);
+  }
+  return parseTasks(text, file);
+}
+
+/** Gold/flow ids that are not in the catalog: "task id: tool id (line n)". */
+export function missingIds(tasks: EvalTask[], known: (id: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const t of tasks) for (const id of new Set([...t.gold, ...t.flow])) if (!known(id)) out.push(`${t.id}: ${id} (line ${t.line})`);
+  return out;
+}

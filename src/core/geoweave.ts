@@ -1,0 +1,231 @@
+/** GeoWeave facade: the one entry point of the core for the CLI and the VS Code extension. */
+import * as fs from 'fs';
+import * as path from 'path';
+import { createHash } from 'crypto';
+import type { Embedder, EmbedderConfig } from './embed/types';
+import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } from './manifests/types';
+import { loadCatalog, formatProblem } from './manifests/load';
+import { ToolGraph } from './manifests/graph';
+import { ToolIndex } from './index/tool-index';
+import { Bm25Index, analyze } from './index/bm25';
+import { allTexts } from './index/text';
+import { writeFileAtomic } from './index/fs-util';
+import { IntentionGraph } from './learning/intention-graph';
+import type { MemoryState } from './memory/types';
+import type { ComplementaryResult, DataContext, Feedback, ForwardResult } from './retrieval/types';
+import { DEFAULT_WEIGHTS, RetrievalContext, RetrievalMode, Weights, WorkflowEntry } from './retrieval/context';
+import { forwardCandidates } from './retrieval/forward';
+import { complementarySuggestions } from './retrieval/backward';
+import { parseQuery } from './retrieval/query';
+import { relevance } from './retrieval/relevance';
+import { ensureStateDir } from './state-dir';
+
+export interface GeoWeaveOptions {
+  builtinManifestDir?: string;
+  noBuiltin?: boolean;
+  extraManifestDirs?: string[];
+  workspaceDir?: string;
+  stateDir: string;
+  embedder?: EmbedderConfig;
+  log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number, message: string) => void;
+  /** An embedder instance to use instead of `embedder` (tests, benchmarks). */
+  embedderInstance?: Embedder;
+  /** Where learned state lives (default: stateDir); evaluation points it at a temporary folder. */
+  learnedDir?: string;
+  /** Half-life of learned counts in days (default 90). */
+  halfLifeDays?: number;
+  /** Rebuild the index (and refit the embedder) even when the saved one matches. */
+  rebuildIndex?: boolean;
+  /** Override fusion weights (tuning). */
+  weights?: Partial<Weights>;
+}
+
+/** Embedders that learn corpus statistics (the builtin one fits IDF on the catalog). */
+interface FittableEmbedder extends Embedder {
+  fit(corpus: string[]): unknown;
+  toJSON(): unknown;
+}
+
+function isFittable(e: Embedder): e is FittableEmbedder {
+  return typeof (e as Partial<FittableEmbedder>).fit === 'function' && typeof (e as Partial<FittableEmbedder>).toJSON === 'function' &&
+    typeof (e.constructor as { fromJSON?: unknown }).fromJSON === 'function';
+}
+
+const EMBEDDER_STATE_FILE = 'embedder-state.json';
+
+export class GeoWeave {
+  tools: LoadedManifest[] = [];
+  workflows: WorkflowTemplate[] = [];
+  problems: ManifestProblem[] = [];
+  private ctx!: RetrievalContext;
+  private index!: ToolIndex;
+  private embedder!: Embedder;
+  private embedderKey = '';
+  private stateDir = '';
+
+  private constructor(private readonly opts: GeoWeaveOptions) {}
+
+  static async open(opts: GeoWeaveOptions): Promise<GeoWeave> {
+    const gw = new GeoWeave(opts);
+    await gw.init();
+    return gw;
+  }
+
+  private log(level: 'info' | 'warn' | 'error', msg: string): void {
+    this.opts.log?.(level, msg);
+  }
+
+  private loadCatalog(): void {
+    const c = loadCatalog({ builtinDir: this.opts.builtinManifestDir, noBuiltin: this.opts.noBuiltin, extraDirs: this.opts.extraManifestDirs, workspaceDir: this.opts.workspaceDir });
+    this.tools = c.tools;
+    this.workflows = c.workflows;
+    this.problems = c.problems;
+    for (const p of c.problems) this.log(p.severity === 'error' ? 'warn' : 'info', formatProblem(p));
+  }
+
+  private async init(): Promise<void> {
+    const o = this.opts;
+    this.stateDir = ensureStateDir(o.stateDir, o.log);
+    this.loadCatalog();
+    this.embedder = o.embedderInstance ?? (await (await import('./embed/factory')).createEmbedder(o.embedder ?? { kind: 'builtin' }, o.signal));
+    this.prepareEmbedder(!!o.rebuildIndex);
+    const { index } = await ToolIndex.open(this.tools, { stateDir: this.stateDir, embedder: this.embedder, embedderKey: this.embedderKey, rebuild: o.rebuildIndex, log: o.log, signal: o.signal, onProgress: o.onProgress });
+    this.index = index;
+    let learnedDir = o.learnedDir ?? this.stateDir;
+    if (o.learnedDir) learnedDir = ensureStateDir(o.learnedDir, o.log);
+    const learned = IntentionGraph.load(learnedDir, { halfLifeDays: o.halfLifeDays, log: o.log });
+    this.ctx = {
+      tools: new Map(),
+      index,
+      bm25: new Bm25Index(),
+      embedder: this.embedder,
+      graph: new ToolGraph([]),
+      learned,
+      workflows: [],
+      weights: { ...DEFAULT_WEIGHTS, ...o.weights },
+      embedCache: new Map(),
+    };
+    await this.refreshDerived();
+  }
+
+  /**
+   * A fitted embedder must embed queries exactly as it embedded the index: its fit is saved beside
+   * the index and reused; it is refitted only when the index is rebuilt from scratch.
+   */
+  private prepareEmbedder(refit: boolean): void {
+    const e = this.embedder;
+    this.embedderKey = e.id;
+    if (!isFittable(e)) return;
+    const file = path.join(this.stateDir, EMBEDDER_STATE_FILE);
+    let state: unknown;
+    if (!refit && fs.existsSync(file)) {
+      try {
+        const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        this.embedder = (e.constructor as unknown as { fromJSON(s: unknown): Embedder }).fromJSON(json);
+        state = json;
+      } catch (err) {
+        this.log('warn', `embedder state ${file} unreadable (${(err as Error).message}); refitting`);
+      }
+    }
+    if (state === undefined) {
+      e.fit(this.tools.flatMap((t) => allTexts(t.manifest)));
+      state = e.toJSON();
+      try {
+        writeFileAtomic(file, JSON.stringify(state));
+      } catch (err) {
+        this.log('warn', `cannot save embedder state to ${file}: ${(err as Error).message}`);
+      }
+    }
+    this.embedderKey = `${e.id}#fit:${createHash('sha256').update(JSON.stringify(state)).digest('hex').slice(0, 16)}`;
+  }
+
+  private async refreshDerived(): Promise<void> {
+    const manifests = this.tools.map((t) => t.manifest);
+    this.ctx.tools = new Map(manifests.map((m) => [m.id, m]));
+    this.ctx.bm25 = new Bm25Index(manifests);
+    this.ctx.graph = new ToolGraph(manifests, this.workflows);
+    this.ctx.embedder = this.embedder;
+    const entries: WorkflowEntry[] = [];
+    for (const w of this.workflows) {
+      const texts = [`${w.name ?? w.id.replace(/_/g, ' ')}. ${w.description}`, ...(w.examples ?? [])];
+      const vectors = await this.embedder.embed(texts, this.opts.signal);
+      entries.push({ workflow: w, vectors, terms: new Set(texts.flatMap((t) => analyze(t))) });
+    }
+    this.ctx.workflows = entries;
+    this.ctx.embedCache.clear();
+  }
+
+  getTool(id: string): ToolManifest | undefined {
+    return this.ctx.tools.get(id);
+  }
+
+  /** Forward candidates for a task. `mode` selects signals for evaluation (default "full"). */
+  forwardCandidates(task: string, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ForwardResult> {
+    return forwardCandidates(this.ctx, task, opts);
+  }
+
+  /** Complementary suggestions after the steps in `memory`. */
+  complementarySuggestions(memory: MemoryState, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ComplementaryResult> {
+    return complementarySuggestions(this.ctx, memory, opts);
+  }
+
+  /** Plain text search over the catalog (dense + BM25, no priors). */
+  async searchTools(text: string, k = 10): Promise<{ id: string; name: string; score: number }[]> {
+    if (!text.trim()) return [];
+    const rel = await relevance(this.ctx, text, parseQuery(text).terms, 'hybrid', Math.max(60, k * 5));
+    return [...rel.entries()]
+      .sort((a, b) => b[1].base - a[1].base || a[0].localeCompare(b[0]))
+      .slice(0, k)
+      .map(([id, r]) => ({ id, name: this.ctx.tools.get(id)?.name ?? id, score: Math.round(r.base * 10000) / 10000 }));
+  }
+
+  async recordFeedback(task: string, toolId: string, feedback: Feedback, previousTool?: string): Promise<void> {
+    this.ctx.learned.recordFeedback(parseQuery(task).terms, toolId, feedback === 'accepted', previousTool);
+    this.ctx.learned.save(this.opts.log);
+  }
+
+  async recordTrajectory(task: string, tools: string[], ok = true): Promise<void> {
+    this.ctx.learned.recordTrajectory(parseQuery(task).terms, tools, ok);
+    this.ctx.learned.save(this.opts.log);
+  }
+
+  /** Learns many trajectories and saves once (CLI `learn`, evaluation). */
+  async recordTrajectories(items: { task: string; tools: string[]; ok?: boolean }[]): Promise<void> {
+    for (const it of items) this.ctx.learned.recordTrajectory(parseQuery(it.task).terms, it.tools, it.ok ?? true);
+    this.ctx.learned.save(this.opts.log);
+  }
+
+  /** Re-reads manifest folders and updates the index incrementally. */
+  async reload(): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
+    this.loadCatalog();
+    const u = await this.index.update(this.tools);
+    await this.refreshDerived();
+    return { added: u.added, changed: u.changed, removed: u.removed };
+  }
+
+  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number } {
+    return {
+      tools: this.tools.length,
+      workflows: this.workflows.length,
+      embedder: this.embedder.id,
+      dimension: this.embedder.dimension,
+      indexFile: this.index.file,
+      learnedTransitions: this.ctx.learned.transitionCount,
+    };
+  }
+
+  /** The folder actually used for state (differs from the option when that was unusable). */
+  get stateFolder(): string {
+    return this.stateDir;
+  }
+
+  get weights(): Weights {
+    return this.ctx.weights;
+  }
+
+  async dispose(): Promise<void> {
+    await this.embedder.dispose?.();
+  }
+}

@@ -1,0 +1,88 @@
+/** BM25 over weighted manifest fields (BM25F-style: name, id, tags and examples count more). */
+import type { ToolManifest } from '../manifests/types';
+import { tokenize } from '../embed/tokenize';
+import { expandConcepts } from '../embed/lexicon';
+
+/** Field weights: short, curated fields say more per term than long descriptions. */
+export const FIELD_WEIGHTS = { name: 3, id: 3, tags: 2.5, examples: 1.5, description: 1, io: 0.6 };
+
+export interface LexicalHit { id: string; score: number; matched: string[] }
+
+/** Tokens plus their expanded concepts, deduplicated in order. */
+export function analyze(text: string): string[] {
+  const tokens = tokenize(text);
+  const out = new Set(tokens);
+  for (const c of expandConcepts(tokens)) out.add('c:' + c);
+  return [...out];
+}
+
+interface Doc { id: string; tf: Map<string, number>; len: number }
+
+export class Bm25Index {
+  private docs = new Map<string, Doc>();
+  private df = new Map<string, number>();
+  private totalLen = 0;
+
+  constructor(tools: ToolManifest[] = [], readonly k1 = 1.2, readonly b = 0.6) {
+    for (const t of tools) this.add(t);
+  }
+
+  get size(): number { return this.docs.size; }
+
+  add(m: ToolManifest): void {
+    this.remove(m.id);
+    const tf = new Map<string, number>();
+    let len = 0;
+    const field = (text: string | undefined, w: number) => {
+      if (!text) return;
+      const terms = analyze(text);
+      for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + w);
+      len += terms.length * w;
+    };
+    field(m.name, FIELD_WEIGHTS.name);
+    field(m.id.replace(/[_.-]+/g, ' '), FIELD_WEIGHTS.id);
+    field(m.tags?.join(' , '), FIELD_WEIGHTS.tags);
+    for (const e of m.examples ?? []) field(e, FIELD_WEIGHTS.examples);
+    field(m.description, FIELD_WEIGHTS.description);
+    for (const p of [...(m.inputs ?? []), ...(m.outputs ?? [])]) field([p.description, p.unit].filter(Boolean).join(' '), FIELD_WEIGHTS.io);
+    for (const t of tf.keys()) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+    this.docs.set(m.id, { id: m.id, tf, len });
+    this.totalLen += len;
+  }
+
+  remove(id: string): void {
+    const d = this.docs.get(id);
+    if (!d) return;
+    for (const t of d.tf.keys()) {
+      const n = (this.df.get(t) ?? 1) - 1;
+      if (n > 0) this.df.set(t, n);
+      else this.df.delete(t);
+    }
+    this.totalLen -= d.len;
+    this.docs.delete(id);
+  }
+
+  /** Scores every tool that shares a term with the query; best first. */
+  search(query: string | string[], k = Infinity): LexicalHit[] {
+    const terms = [...new Set(typeof query === 'string' ? analyze(query) : query)];
+    const n = this.docs.size;
+    if (!n) return [];
+    const avg = this.totalLen / n || 1;
+    const hits: LexicalHit[] = [];
+    for (const d of this.docs.values()) {
+      let score = 0;
+      const matched: string[] = [];
+      for (const t of terms) {
+        const f = d.tf.get(t);
+        if (!f) continue;
+        const df = this.df.get(t) ?? 0;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        score += (idf * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / avg));
+        matched.push(t);
+      }
+      if (score > 0) hits.push({ id: d.id, score, matched });
+    }
+    hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+    return hits.slice(0, k);
+  }
+}

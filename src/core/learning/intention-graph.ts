@@ -1,0 +1,170 @@
+/**
+ * The intention graph (after SING): tool→tool transitions and query-term→tool affinities, each with
+ * success and failure counts that decay exponentially with time. Fed by executed trajectories and
+ * explicit feedback; read by forward (affinities) and backward (transitions) scoring.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { writeFileAtomic } from '../index/fs-util';
+
+export const LEARNED_FILE = 'learned.json';
+const FORMAT_VERSION = 1;
+const DAY_MS = 86_400_000;
+
+/** Decayed counts; `t` is when they were last brought up to date (ms since epoch). */
+export interface Counts { s: number; f: number; t: number }
+
+export interface LearnedState {
+  version: number;
+  halfLifeDays: number;
+  transitions: Record<string, Record<string, Counts>>;
+  affinities: Record<string, Record<string, Counts>>;
+}
+
+export interface IntentionGraphOptions {
+  /** Half-life of counts in days (default 90). */
+  halfLifeDays?: number;
+  log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export class IntentionGraph {
+  private state: LearnedState;
+  private readonly now: () => number;
+  /** Cached totals per source (successes), recomputed lazily after updates. */
+  private totals = new Map<string, number>();
+  private dirtyTotals = true;
+
+  constructor(readonly file: string | undefined, opts: IntentionGraphOptions = {}, state?: LearnedState) {
+    this.now = opts.now ?? Date.now;
+    this.state = state ?? { version: FORMAT_VERSION, halfLifeDays: opts.halfLifeDays ?? 90, transitions: {}, affinities: {} };
+    if (opts.halfLifeDays) this.state.halfLifeDays = opts.halfLifeDays;
+  }
+
+  /** Loads `learned.json` from `stateDir`; a missing file is fresh, an unreadable one is fresh with a warning. */
+  static load(stateDir: string | undefined, opts: IntentionGraphOptions = {}): IntentionGraph {
+    if (!stateDir) return new IntentionGraph(undefined, opts);
+    const file = path.join(stateDir, LEARNED_FILE);
+    if (!fs.existsSync(file)) return new IntentionGraph(file, opts);
+    try {
+      const data = JSON.parse(fs.readFileSync(file, 'utf8')) as LearnedState;
+      if (!data || data.version !== FORMAT_VERSION || typeof data.transitions !== 'object' || typeof data.affinities !== 'object') {
+        throw new Error(`unexpected format (version ${(data as LearnedState)?.version})`);
+      }
+      return new IntentionGraph(file, opts, data);
+    } catch (e) {
+      opts.log?.('warn', `learned state ${file} is unreadable (${(e as Error).message}); starting fresh`);
+      return new IntentionGraph(file, opts);
+    }
+  }
+
+  /** Writes through a temp file and rename; failures are reported, not thrown. */
+  save(log?: IntentionGraphOptions['log']): void {
+    if (!this.file) return;
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      writeFileAtomic(this.file, JSON.stringify(this.state) + '\n');
+    } catch (e) {
+      log?.('warn', `cannot save learned state to ${this.file}: ${(e as Error).message}`);
+    }
+  }
+
+  toJSON(): LearnedState {
+    return this.state;
+  }
+
+  private decayFactor(from: number, to: number): number {
+    if (to <= from) return 1;
+    return Math.pow(0.5, (to - from) / (this.state.halfLifeDays * DAY_MS));
+  }
+
+  private bump(table: Record<string, Record<string, Counts>>, a: string, b: string, ok: boolean, weight: number): void {
+    const now = this.now();
+    const row = (table[a] ??= {});
+    const c = (row[b] ??= { s: 0, f: 0, t: now });
+    const k = this.decayFactor(c.t, now);
+    c.s *= k;
+    c.f *= k;
+    c.t = now;
+    if (ok) c.s += weight;
+    else c.f += weight;
+    this.dirtyTotals = true;
+  }
+
+  /** Current (decayed) counts. */
+  private read(c: Counts | undefined): { s: number; f: number } {
+    if (!c) return { s: 0, f: 0 };
+    const k = this.decayFactor(c.t, this.now());
+    return { s: c.s * k, f: c.f * k };
+  }
+
+  /** Learns from an executed flow: consecutive transitions and task-term affinities. */
+  recordTrajectory(terms: string[], tools: string[], ok = true): void {
+    for (let i = 0; i + 1 < tools.length; i++) if (tools[i] !== tools[i + 1]) this.bump(this.state.transitions, tools[i], tools[i + 1], ok, 1);
+    const uniqTools = [...new Set(tools)];
+    for (const term of new Set(terms)) for (const t of uniqTools) this.bump(this.state.affinities, term, t, ok, 1 / Math.sqrt(uniqTools.length));
+  }
+
+  /** Explicit feedback counts more than an implicit trajectory. */
+  recordFeedback(terms: string[], tool: string, accepted: boolean, previousTool?: string): void {
+    for (const term of new Set(terms)) this.bump(this.state.affinities, term, tool, accepted, 2);
+    if (previousTool && previousTool !== tool) this.bump(this.state.transitions, previousTool, tool, accepted, 2);
+  }
+
+  private total(table: 'transitions' | 'affinities', key: string): number {
+    if (this.dirtyTotals) {
+      this.totals.clear();
+      this.dirtyTotals = false;
+    }
+    const ck = table + '\u0000' + key;
+    let v = this.totals.get(ck);
+    if (v === undefined) {
+      v = 0;
+      for (const c of Object.values(this.state[table][key] ?? {})) v += this.read(c).s;
+      this.totals.set(ck, v);
+    }
+    return v;
+  }
+
+  /** Learned preference for b right after a, in about [-0.5, 1): smoothed P(b | a) minus failures. */
+  transition(a: string, b: string): number {
+    const { s, f } = this.read(this.state.transitions[a]?.[b]);
+    if (!s && !f) return 0;
+    return (s - 0.5 * f) / (this.total('transitions', a) + 2);
+  }
+
+  /** Tools learned to follow `a`, strongest first. */
+  transitionsFrom(a: string): { to: string; score: number }[] {
+    return Object.keys(this.state.transitions[a] ?? {})
+      .map((to) => ({ to, score: this.transition(a, to) }))
+      .filter((x) => x.score > 0)
+      .sort((x, y) => y.score - x.score);
+  }
+
+  /** Mean smoothed P(tool | term) over the query terms seen before, in about [-0.5, 1). */
+  affinity(terms: string[], tool: string): { score: number; terms: string[] } {
+    let sum = 0;
+    let seen = 0;
+    const hits: { term: string; p: number }[] = [];
+    for (const term of new Set(terms)) {
+      const row = this.state.affinities[term];
+      if (!row) continue;
+      seen++;
+      const { s, f } = this.read(row[tool]);
+      if (!s && !f) continue;
+      const p = (s - 0.5 * f) / (this.total('affinities', term) + 1);
+      sum += p;
+      if (p > 0) hits.push({ term, p });
+    }
+    hits.sort((a, b) => b.p - a.p);
+    return { score: seen ? sum / seen : 0, terms: hits.slice(0, 3).map((h) => h.term) };
+  }
+
+  /** Number of distinct learned tool→tool transitions. */
+  get transitionCount(): number {
+    let n = 0;
+    for (const row of Object.values(this.state.transitions)) n += Object.keys(row).length;
+    return n;
+  }
+}

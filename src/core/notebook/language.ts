@@ -1,0 +1,251 @@
+/** Completion, hover and diagnostics for tool cells, computed from the manifests and the engine's
+ *  argument specs. Pure: the VS Code layer only converts positions and kinds. */
+import type { ToolManifest } from '../manifests/types';
+import type { ToolParamSpec } from '../raster/tools/types';
+import type { ArgValue, CellProblem, TextRange } from './types';
+import { isReference, referencesIn } from './cell-value';
+import { parseToolCell } from './tool-cell';
+
+/** Everything the language features know about: tools, data and earlier cells. */
+export interface LanguageCatalog {
+  tools: ToolManifest[];
+  /** The raster engine's argument spec for builtin tools. */
+  spec?: (toolId: string) => Record<string, ToolParamSpec> | undefined;
+  bandRoles: string[];
+  sensors: string[];
+  /** Data files in the workspace, workspace-relative. */
+  files: string[];
+  /** Tool cells above the current one with the outputs they have (or will have). */
+  earlier: { name: string; tool: string; outputs: { name: string; type?: string; description?: string }[] }[];
+}
+
+/** One argument of a tool as the editor presents it. */
+export interface ArgInfo {
+  name: string;
+  kind: string;
+  required: boolean;
+  default?: unknown;
+  description?: string;
+  enum?: string[];
+}
+
+export type CompletionKind = 'tool' | 'argument' | 'value' | 'file' | 'reference' | 'role' | 'sensor';
+
+export interface CompletionEntry {
+  label: string;
+  kind: CompletionKind;
+  detail?: string;
+  documentation?: string;
+  insertText: string;
+  /** The text the entry replaces on the cursor's line. */
+  range: TextRange;
+}
+
+const RASTER_EXT = /\.(tif|tiff|vrt|img)$/i;
+const VECTOR_EXT = /\.(geojson|json|gpkg|shp)$/i;
+
+export function argInfos(tool: string, catalog: LanguageCatalog): ArgInfo[] | undefined {
+  const manifest = catalog.tools.find((t) => t.id === tool);
+  const spec = catalog.spec?.(tool);
+  if (!manifest && !spec) return undefined;
+  const out: ArgInfo[] = [];
+  for (const p of manifest?.inputs ?? []) {
+    const s = spec?.[p.name];
+    out.push({ name: p.name, kind: s?.kind ?? p.type, required: s ? !!s.required : !!p.required,
+      default: s?.default ?? p.default, description: p.description ?? s?.description, enum: s?.enum ?? p.enum });
+  }
+  for (const [name, s] of Object.entries(spec ?? {})) {
+    if (!out.some((a) => a.name === name)) out.push({ name, kind: s.kind, required: !!s.required, default: s.default, description: s.description, enum: s.enum });
+  }
+  return out;
+}
+
+function wordRange(text: string, line: number, character: number, pattern = /[A-Za-z0-9_.\-$\/]/): TextRange {
+  let start = character;
+  let end = character;
+  while (start > 0 && pattern.test(text[start - 1])) start--;
+  while (end < text.length && pattern.test(text[end])) end++;
+  return { line, start, end };
+}
+
+/** Completion entries at a position of a tool cell. */
+export function completionsAt(source: string, line: number, character: number, catalog: LanguageCatalog): CompletionEntry[] {
+  const lines = source.split(/\r?\n/);
+  const text = lines[line] ?? '';
+  if (text.trim().startsWith('#')) return [];
+  const { layout } = parseToolCell(source);
+  const headerLine = layout.header?.toolRange.line;
+  if (headerLine === undefined || headerLine === line) {
+    const range = wordRange(text, line, character, /[A-Za-z0-9_.\-]/);
+    if (text.slice(0, range.start).trim() !== '') return [];
+    return catalog.tools.map((t) => ({
+      label: t.id, kind: 'tool' as const, detail: t.name ?? t.category, documentation: t.description,
+      insertText: t.id, range,
+    }));
+  }
+  const tool = layout.header?.tool ?? '';
+  const infos = argInfos(tool, catalog) ?? [];
+  const colon = text.indexOf(':');
+  if (colon >= 0 && character > colon) {
+    const name = text.slice(0, colon).trim();
+    const info = infos.find((a) => a.name === name);
+    const start = colon + 1 + (text.slice(colon + 1).length - text.slice(colon + 1).trimStart().length);
+    const range = { line, start: Math.min(start, character), end: text.trimEnd().length < character ? character : text.trimEnd().length };
+    return valueCompletions(name, info, catalog, range);
+  }
+  const used = new Set(layout.args.filter((a) => a.nameRange.line !== line).map((a) => a.name));
+  const range = wordRange(text, line, character, /[A-Za-z0-9_]/);
+  return infos.filter((a) => !used.has(a.name)).map((a) => ({
+    label: a.name, kind: 'argument' as const,
+    detail: `${a.kind}${a.required ? ', required' : ''}${a.default !== undefined ? `, default ${JSON.stringify(a.default)}` : ''}`,
+    documentation: a.description, insertText: `${a.name}: `, range,
+  }));
+}
+
+function valueCompletions(name: string, info: ArgInfo | undefined, catalog: LanguageCatalog, range: TextRange): CompletionEntry[] {
+  const out: CompletionEntry[] = [];
+  const add = (label: string, kind: CompletionKind, detail?: string) => out.push({ label, kind, detail, insertText: label, range });
+  const kind = info?.kind ?? '';
+  if (name === 'sensor') catalog.sensors.forEach((s) => add(s, 'sensor', 'sensor preset'));
+  else if (info?.enum) info.enum.forEach((e) => add(e, 'value'));
+  if (kind === 'band' || (kind === 'number_list' && name === 'bands')) catalog.bandRoles.forEach((r) => add(r, 'role', 'band role (resolved from band descriptions or the sensor preset)'));
+  if (kind === 'boolean') ['true', 'false'].forEach((b) => add(b, 'value'));
+  const wantsRaster = kind === 'raster' || kind === 'raster_list';
+  const wantsVector = kind === 'vector';
+  if (wantsRaster || wantsVector || !info) {
+    for (const f of catalog.files) {
+      if ((wantsRaster && RASTER_EXT.test(f)) || (wantsVector && VECTOR_EXT.test(f)) || (!info && (RASTER_EXT.test(f) || VECTOR_EXT.test(f)))) add(f, 'file', 'workspace file');
+    }
+    // Zones and similar arguments take rasters or polygons alike.
+    if (wantsVector || name === 'zones') for (const f of catalog.files) if (RASTER_EXT.test(f) && !out.some((o) => o.label === f)) add(f, 'file', 'workspace raster');
+    for (const c of catalog.earlier) {
+      for (const o of c.outputs) add(`$${c.name}.${o.name}`, 'reference', `output of ${c.tool}${o.description ? `: ${o.description}` : ''}`);
+    }
+  }
+  if (info?.default !== undefined && !out.some((o) => o.label === String(info.default))) add(typeof info.default === 'string' ? info.default : JSON.stringify(info.default), 'value', 'default');
+  return out;
+}
+
+/** Hover text (markdown) at a position, if there is something to say. */
+export function hoverAt(source: string, line: number, character: number, catalog: LanguageCatalog): { markdown: string; range: TextRange } | undefined {
+  const { layout } = parseToolCell(source);
+  const h = layout.header;
+  if (!h) return undefined;
+  const inRange = (r: TextRange) => r.line === line && character >= r.start && character <= r.end;
+  if (inRange(h.toolRange)) {
+    const t = catalog.tools.find((x) => x.id === h.tool);
+    if (!t) return undefined;
+    const args = argInfos(t.id, catalog) ?? [];
+    const md = [
+      `**${t.name ?? t.id}** \`${t.id}\`${t.runner ? '' : ' — catalog only (no runner)'}`,
+      '',
+      t.description,
+      '',
+      ...(args.length ? ['Arguments: ' + args.map((a) => `\`${a.name}\`${a.required ? '*' : ''}`).join(', ')] : []),
+      ...(t.outputs?.length ? ['Outputs: ' + t.outputs.map((o) => `\`${o.name}\`${o.unit ? ` (${o.unit})` : ''}`).join(', ')] : []),
+    ].join('\n');
+    return { markdown: md, range: h.toolRange };
+  }
+  for (const a of layout.args) {
+    if (inRange(a.nameRange)) {
+      const info = argInfos(h.tool, catalog)?.find((x) => x.name === a.name);
+      if (!info) return undefined;
+      const md = `\`${info.name}\`: ${info.kind}${info.required ? ', required' : ''}${info.default !== undefined ? `, default \`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
+      return { markdown: md, range: a.nameRange };
+    }
+  }
+  return undefined;
+}
+
+/** Problems in a tool cell that can be seen before running it. */
+export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[] {
+  const { layout, problems } = parseToolCell(source);
+  const out = [...problems];
+  const h = layout.header;
+  if (!h || !h.tool) return out;
+  const manifest = catalog.tools.find((t) => t.id === h.tool);
+  const infos = argInfos(h.tool, catalog);
+  if (!infos) {
+    const near = closest(h.tool, catalog.tools.map((t) => t.id));
+    out.push({ ...h.toolRange, severity: 'error', message: `unknown tool "${h.tool}"${near ? `; did you mean "${near}"?` : ''}` });
+    return out;
+  }
+  if (manifest && !manifest.runner && !catalog.spec?.(h.tool)) {
+    out.push({ ...h.toolRange, severity: 'warning', message: `${h.tool} is catalog-only: it has no runner, so this cell cannot run` });
+  }
+  for (const a of layout.args) {
+    const info = infos.find((x) => x.name === a.name);
+    if (!info) {
+      out.push({ ...a.nameRange, severity: 'error', message: `${h.tool} has no argument "${a.name}"; its arguments are ${infos.map((x) => x.name).join(', ')}` });
+      continue;
+    }
+    if (a.value === undefined) continue;
+    const p = checkValue(info, a.value, catalog);
+    if (p) out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: ${p}` });
+    for (const r of referencesIn(a.value)) {
+      const cell = [...catalog.earlier].reverse().find((c) => c.name === r.$ref.cell);
+      if (!cell) out.push({ ...a.valueRange, severity: 'error', message: `${a.name}: no earlier cell is named "${r.$ref.cell}"` });
+      else if (cell.outputs.length && !cell.outputs.some((o) => o.name === r.$ref.output)) {
+        out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: cell "${r.$ref.cell}" (${cell.tool}) has no output "${r.$ref.output}"; it has ${cell.outputs.map((o) => o.name).join(', ')}` });
+      }
+    }
+  }
+  const given = new Set(layout.args.map((a) => a.name));
+  const missing = infos.filter((a) => a.required && a.default === undefined && !given.has(a.name));
+  if (missing.length) {
+    out.push({ ...h.toolRange, severity: 'warning', message: `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m.name} (${m.kind})`).join(', ')}` });
+  }
+  return out;
+}
+
+function checkValue(info: ArgInfo, v: ArgValue, catalog: LanguageCatalog): string | undefined {
+  if (isReference(v)) return undefined;
+  if (info.enum && typeof v === 'string' && !info.enum.includes(v)) return `"${v}" is not one of ${info.enum.join(', ')}`;
+  switch (info.kind) {
+    case 'band':
+      if (typeof v === 'number') return Number.isInteger(v) && v >= 1 ? undefined : 'a band is a 1-based index or a role name';
+      if (typeof v === 'string' && !catalog.bandRoles.includes(v)) return `"${v}" is not a band role (${catalog.bandRoles.join(', ')}) nor an index`;
+      return typeof v === 'string' ? undefined : 'a band is a 1-based index or a role name';
+    case 'number':
+    case 'integer':
+      return typeof v === 'number' ? undefined : `expected a number, got ${JSON.stringify(v)}`;
+    case 'boolean':
+      return typeof v === 'boolean' ? undefined : 'expected true or false';
+    case 'raster_list':
+    case 'number_list':
+    case 'string_list':
+    case 'array':
+    case 'bbox':
+      return Array.isArray(v) ? undefined : 'expected a list, e.g. [a, b]';
+    default:
+      return undefined;
+  }
+}
+
+/** The closest id by edit distance, if it is close enough to be a likely typo. */
+export function closest(word: string, options: string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const o of options) {
+    const d = editDistance(word, o);
+    if (d < bestD) {
+      bestD = d;
+      best = o;
+    }
+  }
+  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}

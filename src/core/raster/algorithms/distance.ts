@@ -1,0 +1,54 @@
+/** Exact Euclidean distance transform (Felzenszwalb & Huttenlocher 2012) with anisotropic pixel sizes. */
+
+/** Squared distance transform of a sampled function f along one line, sample spacing `s`. */
+function dt1d(f: Float64Array, n: number, s: number, d: Float64Array, v: Int32Array, z: Float64Array): void {
+  let k = 0;
+  v[0] = 0; z[0] = -Infinity; z[1] = Infinity;
+  const s2 = s * s;
+  // Skip leading infinite samples: the parabola intersection needs finite values.
+  let first = -1;
+  for (let q = 0; q < n; q++) if (f[q] < Infinity) { first = q; break; }
+  if (first < 0) { d.fill(Infinity, 0, n); return; }
+  v[0] = first;
+  for (let q = first + 1; q < n; q++) {
+    if (f[q] === Infinity) continue;
+    for (;;) {
+      const p = v[k];
+      const sPos = ((f[q] + s2 * q * q) - (f[p] + s2 * p * p)) / (2 * s2 * (q - p));
+      if (sPos <= z[k]) { k--; if (k < 0) { k = 0; v[0] = q; z[0] = -Infinity; break; } continue; }
+      k++; v[k] = q; z[k] = sPos; z[k + 1] = Infinity;
+      break;
+    }
+  }
+  k = 0;
+  for (let q = 0; q < n; q++) {
+    while (z[k + 1] < q) k++;
+    const p = v[k];
+    d[q] = s2 * (q - p) * (q - p) + f[p];
+  }
+}
+
+/**
+ * Distance in map units (e.g. metres) from every pixel centre to the nearest pixel with feature[i] === 1.
+ * Returns +Infinity everywhere when there is no feature pixel.
+ */
+export function distanceTransform(feature: Uint8Array, w: number, h: number, xres: number, yres: number, signal?: AbortSignal): Float32Array {
+  const n = Math.max(w, h);
+  const f = new Float64Array(n), d = new Float64Array(n), z = new Float64Array(n + 1);
+  const v = new Int32Array(n);
+  const tmp = new Float64Array(w * h);
+  for (let x = 0; x < w; x++) {
+    if ((x & 63) === 0 && signal?.aborted) throw signal.reason ?? new Error('aborted');
+    for (let y = 0; y < h; y++) f[y] = feature[y * w + x] === 1 ? 0 : Infinity;
+    dt1d(f, h, Math.abs(yres), d, v, z);
+    for (let y = 0; y < h; y++) tmp[y * w + x] = d[y];
+  }
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    if ((y & 63) === 0 && signal?.aborted) throw signal.reason ?? new Error('aborted');
+    for (let x = 0; x < w; x++) f[x] = tmp[y * w + x];
+    dt1d(f, w, Math.abs(xres), d, v, z);
+    for (let x = 0; x < w; x++) out[y * w + x] = Math.sqrt(d[x]);
+  }
+  return out;
+}

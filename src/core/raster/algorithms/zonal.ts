@@ -1,0 +1,93 @@
+/** Zonal statistics over class zones or polygons rasterised by pixel-centre-in-polygon (even-odd, so holes are excluded). */
+import type { GeoTransform, Ring } from './vectorize';
+
+export interface ZoneStats { count: number; sum: number; mean: number; min: number; max: number; std: number; pixels: number }
+
+export class ZoneAccumulator {
+  n = 0; pixels = 0; sum = 0; sumSq = 0; min = Infinity; max = -Infinity;
+  private shift = NaN; // shifted sums keep the variance accurate
+  add(v: number): void {
+    this.pixels++;
+    if (v !== v) return;
+    if (this.shift !== this.shift) this.shift = v;
+    const d = v - this.shift;
+    this.n++; this.sum += d; this.sumSq += d * d;
+    if (v < this.min) this.min = v;
+    if (v > this.max) this.max = v;
+  }
+  result(): ZoneStats {
+    const n = this.n;
+    if (n === 0) return { count: 0, sum: 0, mean: NaN, min: NaN, max: NaN, std: NaN, pixels: this.pixels };
+    const meanD = this.sum / n;
+    return {
+      count: n,
+      sum: this.sum + n * this.shift,
+      mean: meanD + this.shift,
+      min: this.min,
+      max: this.max,
+      std: Math.sqrt(Math.max(this.sumSq / n - meanD * meanD, 0)),
+      pixels: this.pixels,
+    };
+  }
+}
+
+/** Per zone value (finite, nonzero) of `zones`: statistics of `values` (population std; NaN values count only in pixels). */
+export function zonalByClass(values: ArrayLike<number>, zones: ArrayLike<number>, acc = new Map<number, ZoneAccumulator>()): Map<number, ZoneAccumulator> {
+  for (let i = 0; i < values.length; i++) {
+    const z = zones[i];
+    if (z !== z || z === 0) continue;
+    let a = acc.get(z);
+    if (!a) { a = new ZoneAccumulator(); acc.set(z, a); }
+    a.add(values[i]);
+  }
+  return acc;
+}
+
+/** Inverse of a (possibly rotated) geotransform: map → pixel coordinates. */
+export function invertGeoTransform(gt: GeoTransform): (X: number, Y: number) => [number, number] {
+  const det = gt[1] * gt[5] - gt[2] * gt[4];
+  if (det === 0) throw new Error('geotransform is not invertible');
+  return (X, Y) => {
+    const dx = X - gt[0], dy = Y - gt[3];
+    return [(gt[5] * dx - gt[2] * dy) / det, (-gt[4] * dx + gt[1] * dy) / det];
+  };
+}
+
+/**
+ * Calls visit(index) for each pixel whose centre lies inside the polygon (rings in map coordinates; any
+ * number of polygons' rings may be passed together: even-odd fill). Scanline in pixel space.
+ */
+export function rasterizePolygon(rings: Ring[], gt: GeoTransform, w: number, h: number, visit: (i: number) => void): void {
+  const inv = invertGeoTransform(gt);
+  const segs: number[] = [];
+  let minY = Infinity, maxY = -Infinity;
+  for (const ring of rings) {
+    const px = ring.map(([X, Y]) => inv(X, Y));
+    for (let k = 0; k < px.length; k++) {
+      const [x0, y0] = px[k], [x1, y1] = px[(k + 1) % px.length];
+      if (y0 === y1) continue;
+      segs.push(x0, y0, x1, y1);
+      minY = Math.min(minY, y0, y1); maxY = Math.max(maxY, y0, y1);
+    }
+  }
+  const yStart = Math.max(0, Math.ceil(minY - 0.5)), yEnd = Math.min(h - 1, Math.floor(maxY - 0.5));
+  const xs: number[] = [];
+  for (let y = yStart; y <= yEnd; y++) {
+    const cy = y + 0.5;
+    xs.length = 0;
+    for (let s = 0; s < segs.length; s += 4) {
+      const y0 = segs[s + 1], y1 = segs[s + 3];
+      // half-open rule: an edge counts when cy is in [min, max)
+      if ((y0 <= cy && cy < y1) || (y1 <= cy && cy < y0)) {
+        const x0 = segs[s], x1 = segs[s + 2];
+        xs.push(x0 + (cy - y0) * (x1 - x0) / (y1 - y0));
+      }
+    }
+    xs.sort((a, b) => a - b);
+    for (let k = 0; k + 1 < xs.length; k += 2) {
+      // pixel centres x+0.5 in [xa, xb)
+      const xa = Math.max(0, Math.ceil(xs[k] - 0.5)), xb = Math.min(w - 1, Math.ceil(xs[k + 1] - 0.5) - 1);
+      for (let x = xa; x <= xb; x++) visit(y * w + x);
+    }
+  }
+}

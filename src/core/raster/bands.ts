@@ -1,0 +1,181 @@
+/** Band-role resolution: explicit arguments, band descriptions, sensor presets, or {role: path} mappings. */
+import * as path from 'node:path';
+import { openRaster, RasterDataset } from './io/dataset';
+
+export const SENSORS = ['sentinel2_l2a', 'landsat89_c2l2', 'naip', 'planetscope_4b'] as const;
+export type Sensor = typeof SENSORS[number];
+
+/** A resolved band; `scale`/`offset` convert readWindow values to physical units (reflectance, kelvin) when a preset says so. */
+export interface ResolvedBand { dataset: RasterDataset; band: number; scale?: number; offset?: number; how?: string }
+
+/** 1-based band index per role for each sensor preset (when a file has no usable descriptions). */
+const PRESET_INDEX: Record<Sensor, Record<string, number>> = {
+  // The 8-band layout of our sample (B02,B03,B04,B05,B08,B11,B12,SCL); full 12/13-band stacks are handled below.
+  sentinel2_l2a: { blue: 1, green: 2, red: 3, rededge: 4, nir: 5, swir1: 6, swir2: 7, qa: 8 },
+  // Stacks SR_B1..SR_B7, ST_B10, QA_PIXEL.
+  landsat89_c2l2: { coastal: 1, blue: 2, green: 3, red: 4, nir: 5, swir1: 6, swir2: 7, thermal: 8, qa: 9 },
+  naip: { red: 1, green: 2, blue: 3, nir: 4 },
+  planetscope_4b: { blue: 1, green: 2, red: 3, nir: 4 },
+};
+const S2_FULL = ['B01', 'B02', 'B03', 'B04', 'B05', 'B06', 'B07', 'B08', 'B8A', 'B09', 'B11', 'B12', 'SCL'];
+const S2_CODE: Record<string, string> = { blue: 'B02', green: 'B03', red: 'B04', rededge: 'B05', nir: 'B08', swir1: 'B11', swir2: 'B12', qa: 'SCL' };
+
+/** Lower-case description aliases per role (codes only where they are unambiguous across sensors). */
+const ALIASES: Record<string, string[]> = {
+  blue: ['blue', 'b02', 'b2', 'sr_b2', 'band 2 blue'],
+  green: ['green', 'b03', 'b3', 'sr_b3'],
+  red: ['red', 'b04', 'b4', 'sr_b4'],
+  rededge: ['rededge', 'red edge', 'red_edge', 're1', 'rededge1', 'b05'],
+  nir: ['nir', 'near infrared', 'near-infrared', 'b08', 'b8', 'b8a', 'sr_b5', 'nir08'],
+  swir1: ['swir1', 'swir 1', 'swir16', 'b11', 'sr_b6'],
+  swir2: ['swir2', 'swir 2', 'swir22', 'b12', 'sr_b7'],
+  thermal: ['thermal', 'tir', 'lwir', 'lwir11', 'st_b10', 'b10'],
+  qa: ['qa', 'scl', 'qa_pixel', 'fmask', 'cloud'],
+  dem: ['dem', 'elevation', 'height', 'altitude'],
+};
+
+const REFLECTANCE_ROLES = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'coastal']);
+
+/** Role inferred from a band description, or undefined. */
+export function roleFromDescription(desc: string | null | undefined): string | undefined {
+  if (!desc) return undefined;
+  const d = desc.trim().toLowerCase();
+  for (const [role, names] of Object.entries(ALIASES)) if (names.includes(d)) return role;
+  return undefined;
+}
+
+/** Physical scale/offset a preset implies for a role when the file itself declares none. */
+function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset, band: number): { scale: number; offset: number; how: string } | undefined {
+  if (!sensor || ds.scales[band - 1] !== 1 || ds.offsets[band - 1] !== 0) return undefined;
+  if (sensor === 'landsat89_c2l2') {
+    if (REFLECTANCE_ROLES.has(role)) return { scale: 0.0000275, offset: -0.2, how: 'Landsat C2 L2 reflectance DN×0.0000275−0.2' };
+    if (role === 'thermal') return { scale: 0.00341802, offset: 149.0, how: 'Landsat C2 L2 ST DN×0.00341802+149 K' };
+  }
+  if (sensor === 'sentinel2_l2a' && REFLECTANCE_ROLES.has(role)) return { scale: 0.0001, offset: 0, how: 'Sentinel-2 L2A reflectance DN/10000' };
+  return undefined;
+}
+
+function parseSensor(v: unknown): Sensor | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const s = String(v).toLowerCase();
+  if (!(SENSORS as readonly string[]).includes(s)) throw new Error(`argument "sensor": unknown sensor "${v}"; use one of ${SENSORS.join(', ')}`);
+  return s as Sensor;
+}
+
+function describeBands(ds: RasterDataset): string {
+  const d = ds.bandDescriptions.map((x, i) => `${i + 1}=${x ?? '(none)'}`).join(', ');
+  return `${ds.bandCount} band${ds.bandCount === 1 ? '' : 's'}: ${d}`;
+}
+
+function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor: Sensor | undefined): { band: number; how: string } {
+  const file = ds.source;
+  if (explicit !== undefined && explicit !== null && explicit !== '') {
+    const n = typeof explicit === 'number' ? explicit : /^\s*\d+\s*$/.test(String(explicit)) ? Number(explicit) : NaN;
+    if (Number.isFinite(n)) {
+      if (!Number.isInteger(n) || n < 1 || n > ds.bandCount) {
+        throw new Error(`argument "${role}": band ${explicit} is out of range for ${file} (${describeBands(ds)})`);
+      }
+      return { band: n, how: `--arg ${role}=${n}` };
+    }
+    const name = String(explicit).trim().toLowerCase();
+    const direct = ds.bandDescriptions.findIndex((d) => d?.trim().toLowerCase() === name);
+    if (direct >= 0) return { band: direct + 1, how: `description "${ds.bandDescriptions[direct]}"` };
+    const asRole = ALIASES[name] ? name : undefined;
+    if (asRole) {
+      const r = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === asRole);
+      if (r >= 0) return { band: r + 1, how: `description "${ds.bandDescriptions[r]}"` };
+      if (sensor) return bandForRole(ds, asRole, undefined, sensor);
+    }
+    throw new Error(`argument "${role}": no band named "${explicit}" in ${file} (${describeBands(ds)}); pass a 1-based index, e.g. --arg ${role}=4`);
+  }
+  const byDesc = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === role);
+  if (byDesc >= 0) return { band: byDesc + 1, how: `description "${ds.bandDescriptions[byDesc]}"` };
+  if (sensor) {
+    let idx: number | undefined;
+    if (sensor === 'sentinel2_l2a' && ds.bandCount >= 12 && S2_CODE[role]) idx = S2_FULL.indexOf(S2_CODE[role]) + 1;
+    else idx = PRESET_INDEX[sensor][role];
+    if (idx !== undefined && idx <= ds.bandCount) return { band: idx, how: `${sensor} preset band ${idx}` };
+    throw new Error(`band role "${role}" is not available in ${file} with sensor=${sensor} (${describeBands(ds)}); pass --arg ${role}=<band index>`);
+  }
+  if (ds.bandCount === 1 && (role === 'band' || role === 'dem' || role === 'qa' || role === 'mask')) return { band: 1, how: 'single band' };
+  throw new Error(`missing band role "${role}" in ${file} (${describeBands(ds)}): pass --arg ${role}=<1-based band index> or --arg sensor=${SENSORS.join('|')}`);
+}
+
+/** Parses an `image` argument that is a {role: path} mapping (object or JSON string); undefined otherwise. */
+export function roleMapping(image: unknown): Record<string, string> | undefined {
+  let v = image;
+  if (typeof v === 'string' && v.trim().startsWith('{')) {
+    try { v = JSON.parse(v); } catch { throw new Error(`argument "image": invalid JSON mapping ${v}`); }
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const out: Record<string, string> = {};
+    for (const [k, p] of Object.entries(v as Record<string, unknown>)) {
+      if (typeof p !== 'string') throw new Error(`argument "image": role "${k}" must map to a file path`);
+      out[k.toLowerCase()] = p;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+/**
+ * Resolves each role to a dataset and a 1-based band. Datasets are opened once per file; close them
+ * with closeResolved. Throws naming the role, the file, and how to fix it.
+ */
+export async function resolveBands(
+  image: unknown, roles: string[], args: Record<string, unknown>, opts: { cwd: string; signal?: AbortSignal },
+): Promise<Record<string, ResolvedBand>> {
+  const sensor = parseSensor(args.sensor);
+  const opened = new Map<string, RasterDataset>();
+  const open = async (p: string) => {
+    const key = /^https?:/i.test(p) ? p : path.resolve(opts.cwd, p);
+    let ds = opened.get(key);
+    if (!ds) { ds = await openRaster(p, { cwd: opts.cwd, signal: opts.signal }); opened.set(key, ds); }
+    return ds;
+  };
+  const out: Record<string, ResolvedBand> = {};
+  try {
+    const mapping = roleMapping(image);
+    for (const role of roles) {
+      let ds: RasterDataset;
+      let pick: { band: number; how: string };
+      if (mapping) {
+        const file = mapping[role];
+        if (!file) {
+          throw new Error(`argument "image": the mapping has no file for band role "${role}" (it has ${Object.keys(mapping).join(', ') || 'nothing'}); add "${role}": "<file.tif>"`);
+        }
+        ds = await open(file);
+        const explicit = args[role];
+        pick = explicit !== undefined && explicit !== '' && /^\s*\d+\s*$/.test(String(explicit))
+          ? bandForRole(ds, role, explicit, sensor)
+          : { band: 1, how: `file ${path.basename(file)}` };
+      } else {
+        if (typeof image !== 'string' || !image) throw new Error(`argument "image": expected a raster path, URL or {role: path} mapping`);
+        ds = await open(image);
+        pick = bandForRole(ds, role, args[role], sensor);
+      }
+      const ps = presetScale(sensor, role, ds, pick.band);
+      out[role] = { dataset: ds, band: pick.band, how: pick.how + (ps ? `; ${ps.how}` : ''), ...(ps ? { scale: ps.scale, offset: ps.offset } : {}) };
+    }
+    return out;
+  } catch (e) {
+    await Promise.all([...opened.values()].map((d) => d.close().catch(() => undefined)));
+    throw e;
+  }
+}
+
+/** Closes every distinct dataset in a resolveBands result. */
+export async function closeResolved(r: Record<string, ResolvedBand>): Promise<void> {
+  const set = new Set(Object.values(r).map((b) => b.dataset));
+  await Promise.all([...set].map((d) => d.close().catch(() => undefined)));
+}
+
+/** Reads a resolved band window with preset scale/offset applied. */
+export async function readResolved(b: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
+  const a = await b.dataset.readWindow(b.band, x, y, w, h, signal);
+  if (b.scale !== undefined && (b.scale !== 1 || (b.offset ?? 0) !== 0)) {
+    const s = b.scale, o = b.offset ?? 0;
+    for (let i = 0; i < a.length; i++) a[i] = a[i] * s + o;
+  }
+  return a;
+}

@@ -1,0 +1,238 @@
+/** Opening GeoTIFFs (local paths or http(s) COGs) and reading band windows tile by tile. */
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import { fromFile, fromUrl } from 'geotiff';
+import { decoderFor, DecoderLike } from './decoders';
+import { readGeoInfo, parseGdalMetadata } from './geoinfo';
+
+export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean; }
+export type DType = 'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float32' | 'float64';
+
+/** An open raster: metadata plus windowed reads of single bands. */
+export interface RasterDataset {
+  source: string; width: number; height: number; bandCount: number;
+  blockWidth: number; blockHeight: number; dtype: DType; geo: GeoInfo; nodata: number | null;
+  bandDescriptions: (string | null)[]; scales: number[]; offsets: number[];
+  /** One band window as float32, scale/offset applied, nodata (and NaN) → NaN. band is 1-based. */
+  readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
+  /** Raw typed array of one band window without scaling (for class/mask rasters). */
+  readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<ArrayLike<number>>;
+  close(): Promise<void>;
+}
+
+type TypedArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+type ArrayCtor = new (n: number | ArrayBufferLike, off?: number, len?: number) => TypedArray;
+
+const CTORS: Record<DType, ArrayCtor> = {
+  uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
+  uint32: Uint32Array, int32: Int32Array, float32: Float32Array, float64: Float64Array,
+};
+
+export function isRemote(src: string): boolean { return /^https?:\/\//i.test(src); }
+
+/** Error from reading a raster; always names the file. */
+export class RasterError extends Error {}
+
+function dtypeOf(format: number, bits: number): DType | 'float16' {
+  if (format === 3) { if (bits === 16) return 'float16'; return bits === 64 ? 'float64' : 'float32'; }
+  const b = bits <= 8 ? 8 : bits <= 16 ? 16 : 32;
+  if (format === 2) return (`int${b}`) as DType;
+  return (`uint${b}`) as DType;
+}
+
+function halfToFloat(h: number): number {
+  const s = h & 0x8000 ? -1 : 1; const e = (h >> 10) & 0x1f; const f = h & 0x3ff;
+  if (e === 0) return s * 2 ** -14 * (f / 1024);
+  if (e === 31) return f ? NaN : s * Infinity;
+  return s * 2 ** (e - 15) * (1 + f / 1024);
+}
+
+function swapBytes(buf: ArrayBuffer, size: number): void {
+  const b = new Uint8Array(buf);
+  for (let i = 0; i + size <= b.length; i += size) {
+    for (let j = 0; j < size / 2; j++) { const t = b[i + j]; b[i + j] = b[i + size - 1 - j]; b[i + size - 1 - j] = t; }
+  }
+}
+
+class TiffDataset implements RasterDataset {
+  source: string; width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 0;
+  dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
+  bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
+  private tiff: any; private image: any; private decoder!: DecoderLike;
+  private planar = 1; private half = false; private bytes = 1; private little = true;
+  private tilesAcross = 0; private tilesDown = 0;
+  private cache = new Map<string, Promise<TypedArray>>();
+  private cacheLimit = 64;
+  private closed = false;
+
+  constructor(source: string) { this.source = source; }
+
+  async init(signal?: AbortSignal): Promise<void> {
+    const name = this.source;
+    try {
+      this.tiff = isRemote(name) ? await fromUrl(name, { allowFullFile: false } as any, signal) : await fromFile(name, signal);
+    } catch (e) {
+      throw new RasterError(`${name}: not a readable TIFF (${(e as Error).message})`);
+    }
+    try {
+      const image = this.image = await this.tiff.getImage(0);
+      this.width = image.getWidth(); this.height = image.getHeight();
+      this.bandCount = image.getSamplesPerPixel();
+      this.blockWidth = image.getTileWidth(); this.blockHeight = image.getTileHeight();
+      this.planar = image.planarConfiguration ?? 1;
+      this.little = image.littleEndian;
+      if (!(this.width > 0 && this.height > 0 && this.bandCount > 0 && this.blockWidth > 0 && this.blockHeight > 0)) throw new Error('invalid image dimensions');
+      const bits = image.getBitsPerSample(0);
+      for (let s = 1; s < this.bandCount; s++) {
+        if (image.getBitsPerSample(s) !== bits || image.getSampleFormat(s) !== image.getSampleFormat(0)) throw new Error('bands with different sample types are not supported');
+      }
+      const dt = dtypeOf(image.getSampleFormat(0), bits);
+      this.half = dt === 'float16';
+      this.dtype = dt === 'float16' ? 'float32' : dt;
+      this.bytes = dt === 'float16' ? 2 : CTORS[this.dtype].prototype.constructor === Float64Array ? 8 : (new CTORS[this.dtype](1)).BYTES_PER_ELEMENT;
+      this.tilesAcross = Math.ceil(this.width / this.blockWidth);
+      this.tilesDown = Math.ceil(this.height / this.blockHeight);
+      this.geo = await readGeoInfo(image);
+      const nd = image.getGDALNoData?.();
+      const ndStr = image.fileDirectory.hasTag('GDAL_NODATA') ? String(await image.fileDirectory.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
+      this.nodata = /^nan$/i.test(ndStr) ? NaN : (nd === null || nd === undefined || Number.isNaN(nd) ? (ndStr ? NaN : null) : nd);
+      if (ndStr && !/^nan$/i.test(ndStr) && Number.isNaN(Number(ndStr))) this.nodata = null;
+      const xml = image.fileDirectory.hasTag('GDAL_METADATA') ? String(await image.fileDirectory.loadValue('GDAL_METADATA')) : undefined;
+      const meta = parseGdalMetadata(xml, this.bandCount);
+      this.bandDescriptions = meta.map((m) => m.description);
+      this.scales = meta.map((m) => m.scale);
+      this.offsets = meta.map((m) => m.offset);
+      this.decoder = await decoderFor(image);
+      const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
+      this.cacheLimit = Math.max(4, Math.min(256, Math.floor((64 << 20) / Math.max(1, tileBytes))));
+    } catch (e) {
+      await this.close().catch(() => undefined);
+      throw new RasterError(`${name}: cannot read TIFF structure (${(e as Error).message})`);
+    }
+  }
+
+  /** Decoded tile (all samples when pixel-interleaved), cached in a small LRU. */
+  private tile(tx: number, ty: number, sample: number, signal?: AbortSignal): Promise<TypedArray> {
+    const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
+    const hit = this.cache.get(key);
+    if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
+    const p = (async () => {
+      const t = await this.image.getTileOrStrip(tx, ty, this.planar === 1 ? 0 : sample, this.decoder, signal);
+      let buf: ArrayBuffer = t.data;
+      if (this.half) {
+        const src = new Uint16Array(buf.slice(0, buf.byteLength - (buf.byteLength % 2)));
+        if (!this.little) for (let i = 0; i < src.length; i++) src[i] = ((src[i] & 0xff) << 8) | (src[i] >> 8);
+        const f = new Float32Array(src.length);
+        for (let i = 0; i < src.length; i++) f[i] = halfToFloat(src[i]);
+        return f;
+      }
+      if (!this.little && this.bytes > 1) swapBytes(buf, this.bytes);
+      const n = Math.floor(buf.byteLength / this.bytes);
+      if (buf.byteLength % this.bytes !== 0) buf = buf.slice(0, n * this.bytes);
+      return new CTORS[this.dtype](buf, 0, n);
+    })();
+    p.catch(() => this.cache.delete(key));
+    this.cache.set(key, p);
+    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+    return p;
+  }
+
+  private check(band: number, x: number, y: number, w: number, h: number): void {
+    if (this.closed) throw new RasterError(`${this.source}: dataset is closed`);
+    if (!Number.isInteger(band) || band < 1 || band > this.bandCount) {
+      throw new RasterError(`${this.source}: band ${band} is out of range (the file has ${this.bandCount} band${this.bandCount === 1 ? '' : 's'}, numbered 1..${this.bandCount})`);
+    }
+    if (!(Number.isInteger(x) && Number.isInteger(y) && Number.isInteger(w) && Number.isInteger(h)) || x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > this.width || y + h > this.height) {
+      throw new RasterError(`${this.source}: window x=${x} y=${y} w=${w} h=${h} is outside the ${this.width}x${this.height} raster`);
+    }
+  }
+
+  async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+    this.check(band, x, y, w, h);
+    const out = new CTORS[this.half ? 'float32' : this.dtype](w * h);
+    const tw = this.blockWidth, th = this.blockHeight;
+    const tx0 = Math.floor(x / tw), tx1 = Math.floor((x + w - 1) / tw);
+    const ty0 = Math.floor(y / th), ty1 = Math.floor((y + h - 1) / th);
+    const stride = this.planar === 1 ? this.bandCount : 1;
+    const s = this.planar === 1 ? band - 1 : 0;
+    const jobs: Promise<void>[] = [];
+    for (let ty = ty0; ty <= ty1; ty++) {
+      for (let tx = tx0; tx <= tx1; tx++) {
+        if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+        jobs.push(this.tile(tx, ty, band - 1, signal).then((data) => {
+          const rowsInData = Math.floor(data.length / (tw * stride));
+          const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
+          const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
+          if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
+          const n = gx1 - gx0;
+          for (let gy = gy0; gy < gy1; gy++) {
+            const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride + s;
+            const dst = (gy - y) * w + (gx0 - x);
+            if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
+            else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
+          }
+        }));
+      }
+    }
+    try {
+      await Promise.all(jobs);
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason ?? e;
+      throw new RasterError(`${this.source}: cannot decode band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
+    }
+    return out;
+  }
+
+  async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return toFloat(raw, this.nodata, this.scales[band - 1] ?? 1, this.offsets[band - 1] ?? 0, this.dtype === 'float32');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    try { await this.tiff?.close?.(); } catch { /* already closed */ }
+  }
+}
+
+/** Raw band values → float32 with scale/offset; nodata and NaN → NaN. */
+export function toFloat(raw: ArrayLike<number>, nodata: number | null, scale: number, offset: number, isF32 = false): Float32Array {
+  const n = raw.length;
+  const out = new Float32Array(n);
+  const nd = nodata === null ? null : isF32 ? Math.fround(nodata) : nodata;
+  const plain = scale === 1 && offset === 0;
+  if (nd === null || Number.isNaN(nd)) {
+    if (plain) { for (let i = 0; i < n; i++) out[i] = raw[i]; }
+    else for (let i = 0; i < n; i++) out[i] = raw[i] * scale + offset;
+  } else if (plain) {
+    for (let i = 0; i < n; i++) { const v = raw[i]; out[i] = v === nd ? NaN : v; }
+  } else {
+    for (let i = 0; i < n; i++) { const v = raw[i]; out[i] = v === nd ? NaN : v * scale + offset; }
+  }
+  return out;
+}
+
+/** Opens a GeoTIFF from a path (relative to opts.cwd) or an http(s) URL read with range requests. */
+export async function openRaster(src: string, opts: { cwd?: string; signal?: AbortSignal } = {}): Promise<RasterDataset> {
+  if (typeof src !== 'string' || !src.trim()) throw new RasterError(`raster path is empty`);
+  let source = src;
+  if (!isRemote(src)) {
+    source = path.resolve(opts.cwd ?? process.cwd(), src);
+    let st: fs.Stats;
+    try { st = await fs.promises.stat(source); } catch { throw new RasterError(`${source}: file not found`); }
+    if (!st.isFile()) throw new RasterError(`${source}: not a file`);
+    if (st.size < 8) throw new RasterError(`${source}: not a TIFF (only ${st.size} bytes)`);
+    const fh = await fs.promises.open(source, 'r');
+    try {
+      const head = Buffer.alloc(4);
+      await fh.read(head, 0, 4, 0);
+      const ok = (head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0)
+        || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
+      if (!ok) throw new RasterError(`${source}: not a TIFF file (bad header bytes ${head.toString('hex')})`);
+    } finally { await fh.close(); }
+  }
+  const ds = new TiffDataset(source);
+  await ds.init(opts.signal);
+  return ds;
+}

@@ -1,0 +1,250 @@
+/** Our tiled GeoTIFF writer: little-endian, DEFLATE + predictor, GeoKeys, GDAL nodata and band descriptions. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { GeoInfo } from './dataset';
+import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, OutDType, DEFAULT_ZLEVEL } from './encode';
+import { escapeXml } from './geoinfo';
+
+export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number; }
+
+/** Float outputs get this nodata when the spec leaves it undefined (NaN must map to something GDAL tools agree on). */
+export const DEFAULT_FLOAT_NODATA = -9999;
+
+export function effectiveNodata(spec: WriteSpec): number | null {
+  if (spec.nodata !== undefined) return spec.nodata;
+  return spec.dtype === 'float32' ? DEFAULT_FLOAT_NODATA : null;
+}
+
+function fmtNodata(v: number): string {
+  if (Number.isNaN(v)) return 'nan';
+  return Number.isInteger(v) ? String(v) : String(v);
+}
+
+let tmpCounter = 0;
+
+/** Streams tiles to a temporary file; `finish` writes the IFD and renames, `abort` deletes. */
+export class GeoTiffWriter {
+  readonly path: string;
+  readonly tmpPath: string;
+  readonly spec: WriteSpec;
+  readonly tile: number;
+  readonly tilesAcross: number;
+  readonly tilesDown: number;
+  readonly nodata: number | null;
+  private fh: fs.promises.FileHandle;
+  private offset = 8;
+  private offsets: number[];
+  private counts: number[];
+  private chain: Promise<unknown> = Promise.resolve();
+  private done = false;
+  private failed: Error | null = null;
+  zlevel = DEFAULT_ZLEVEL;
+
+  private constructor(p: string, tmp: string, spec: WriteSpec, fh: fs.promises.FileHandle) {
+    this.path = p; this.tmpPath = tmp; this.spec = spec; this.fh = fh;
+    this.tile = spec.blockSize ?? 512;
+    this.tilesAcross = Math.ceil(spec.width / this.tile);
+    this.tilesDown = Math.ceil(spec.height / this.tile);
+    const n = this.tilesAcross * this.tilesDown * spec.bands;
+    this.offsets = new Array(n).fill(0);
+    this.counts = new Array(n).fill(0);
+    this.nodata = effectiveNodata(spec);
+  }
+
+  static async create(p: string, spec: WriteSpec): Promise<GeoTiffWriter> {
+    const { width, height, bands, dtype } = spec;
+    if (!(Number.isInteger(width) && width > 0 && Number.isInteger(height) && height > 0)) throw new Error(`${p}: invalid output size ${width}x${height}`);
+    if (!(Number.isInteger(bands) && bands > 0)) throw new Error(`${p}: invalid band count ${bands}`);
+    if (!(dtype in OUT_BYTES)) throw new Error(`${p}: unsupported output type "${dtype}"`);
+    const bs = spec.blockSize ?? 512;
+    if (bs % 16 !== 0 || bs < 16) throw new Error(`${p}: blockSize must be a multiple of 16, got ${bs}`);
+    await fs.promises.mkdir(path.dirname(p), { recursive: true });
+    const tmp = `${p}.tmp-${process.pid}-${Date.now().toString(36)}-${tmpCounter++}`;
+    const fh = await fs.promises.open(tmp, 'w');
+    return new GeoTiffWriter(p, tmp, spec, fh);
+  }
+
+  private index(bx: number, by: number, band: number): number {
+    if (!(Number.isInteger(bx) && bx >= 0 && bx < this.tilesAcross && Number.isInteger(by) && by >= 0 && by < this.tilesDown)) {
+      throw new Error(`${this.path}: block ${bx},${by} is outside the ${this.tilesAcross}x${this.tilesDown} tile grid`);
+    }
+    return band * this.tilesAcross * this.tilesDown + by * this.tilesAcross + bx;
+  }
+
+  /** Size of block (bx, by) in pixels (edge blocks are smaller). */
+  blockSize(bx: number, by: number): { w: number; h: number } {
+    return { w: Math.min(this.tile, this.spec.width - bx * this.tile), h: Math.min(this.tile, this.spec.height - by * this.tile) };
+  }
+
+  /** Fill used for NaN and padding. */
+  get fill(): number {
+    const nd = this.nodata;
+    return nd === null || Number.isNaN(nd) ? (this.spec.dtype === 'float32' ? NaN : 0) : nd;
+  }
+
+  /** Encodes and writes block (bx, by); `bands[i]` is the block's row-major values (w×h of the block). */
+  async writeBlock(bx: number, by: number, bands: ArrayLike<number>[]): Promise<void> {
+    if (bands.length !== this.spec.bands) throw new Error(`${this.path}: writeBlock got ${bands.length} bands, expected ${this.spec.bands}`);
+    const { w, h } = this.blockSize(bx, by);
+    const encoded = bands.map((b) => {
+      if (b.length !== w * h) throw new Error(`${this.path}: block ${bx},${by} needs ${w * h} values, got ${b.length}`);
+      return encodeTile(toTile(b, w, h, this.tile, this.spec.dtype, this.fill), this.tile, this.spec.dtype, this.zlevel);
+    });
+    for (let i = 0; i < encoded.length; i++) await this.writeEncoded(bx, by, i, encoded[i]);
+  }
+
+  /** Writes an already encoded tile (from encodeTile, e.g. produced in a worker). */
+  writeEncoded(bx: number, by: number, band: number, data: Uint8Array): Promise<void> {
+    const idx = this.index(bx, by, band);
+    const run = async () => {
+      if (this.done) throw new Error(`${this.path}: writer is already finished`);
+      if (this.failed) throw this.failed;
+      const at = this.offset;
+      this.offset += data.length + (data.length & 1);
+      await this.fh.write(data, 0, data.length, at);
+      this.offsets[idx] = at; this.counts[idx] = data.length;
+    };
+    const p = this.chain.then(run, run);
+    this.chain = p.catch((e) => { this.failed = e; });
+    return p;
+  }
+
+  async finish(): Promise<void> {
+    await this.chain;
+    if (this.failed) { await this.abort(); throw this.failed; }
+    if (this.done) return;
+    try {
+      const ifdAt = this.offset + (this.offset & 1);
+      const ifd = buildIfd(this.spec, this.tile, this.offsets, this.counts, this.nodata, ifdAt);
+      if (ifdAt + ifd.length > 0xffffffff) throw new Error(`${this.path}: output exceeds 4 GB (BigTIFF is not supported); clip or resample first`);
+      const header = Buffer.alloc(8);
+      header.write('II', 0, 'latin1'); header.writeUInt16LE(42, 2); header.writeUInt32LE(ifdAt, 4);
+      await this.fh.write(ifd, 0, ifd.length, ifdAt);
+      await this.fh.write(header, 0, 8, 0);
+      await this.fh.close();
+      this.done = true;
+      await fs.promises.rename(this.tmpPath, this.path);
+    } catch (e) {
+      await this.abort();
+      throw e;
+    }
+  }
+
+  async abort(): Promise<void> {
+    this.done = true;
+    await this.chain.catch(() => undefined);
+    try { await this.fh.close(); } catch { /* closed */ }
+    await fs.promises.rm(this.tmpPath, { force: true });
+  }
+}
+
+type Entry = { tag: number; type: number; values: number[] | Buffer };
+// TIFF field types: 2 ASCII, 3 SHORT, 4 LONG, 12 DOUBLE.
+const TYPE_SIZE: Record<number, number> = { 2: 1, 3: 2, 4: 4, 12: 8 };
+
+function geoKeys(geo: GeoInfo): number[] {
+  const keys: number[][] = [];
+  const model = geo.geographic ? 2 : 1;
+  if (geo.epsg !== undefined) {
+    keys.push([1024, 0, 1, model]);
+    keys.push([1025, 0, 1, 1]);
+    keys.push(geo.geographic ? [2048, 0, 1, geo.epsg] : [3072, 0, 1, geo.epsg]);
+  } else {
+    keys.push([1025, 0, 1, 1]);
+  }
+  return [1, 1, 0, keys.length, ...keys.flat()];
+}
+
+function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: number[], nodata: number | null, ifdAt: number): Buffer {
+  const n = spec.bands;
+  const gt = spec.geo.geoTransform;
+  const entries: Entry[] = [
+    { tag: 256, type: 4, values: [spec.width] },
+    { tag: 257, type: 4, values: [spec.height] },
+    { tag: 258, type: 3, values: new Array(n).fill(OUT_BYTES[spec.dtype] * 8) },
+    { tag: 259, type: 3, values: [8] },
+    { tag: 262, type: 3, values: [1] },
+    { tag: 277, type: 3, values: [n] },
+    { tag: 284, type: 3, values: [n > 1 ? 2 : 1] },
+    { tag: 317, type: 3, values: [predictorFor(spec.dtype)] },
+    { tag: 322, type: 3, values: [tile] },
+    { tag: 323, type: 3, values: [tile] },
+    { tag: 324, type: 4, values: offsets },
+    { tag: 325, type: 4, values: counts },
+  ];
+  if (n > 1) entries.push({ tag: 338, type: 3, values: new Array(n - 1).fill(0) });
+  entries.push({ tag: 339, type: 3, values: new Array(n).fill(OUT_FORMAT[spec.dtype]) });
+  if (gt[2] === 0 && gt[4] === 0) {
+    entries.push({ tag: 33550, type: 12, values: [gt[1], -gt[5], 0] });
+    entries.push({ tag: 33922, type: 12, values: [0, 0, 0, gt[0], gt[3], 0] });
+  } else {
+    entries.push({ tag: 34264, type: 12, values: [gt[1], gt[2], 0, gt[0], gt[4], gt[5], 0, gt[3], 0, 0, 0, 0, 0, 0, 0, 1] });
+  }
+  entries.push({ tag: 34735, type: 3, values: geoKeys(spec.geo) });
+  const desc = spec.descriptions ?? [];
+  if (desc.some((d) => d)) {
+    const items = desc.map((d, i) => (d ? `  <Item name="DESCRIPTION" sample="${i}" role="description">${escapeXml(d)}</Item>\n` : '')).join('');
+    entries.push({ tag: 42112, type: 2, values: Buffer.from(`<GDALMetadata>\n${items}</GDALMetadata>\0`, 'latin1') });
+  }
+  if (nodata !== null) entries.push({ tag: 42113, type: 2, values: Buffer.from(fmtNodata(nodata) + '\0', 'latin1') });
+  entries.sort((a, b) => a.tag - b.tag);
+
+  const ifdSize = 2 + entries.length * 12 + 4;
+  let extra = 0;
+  const dataSizes = entries.map((e) => {
+    const size = (Buffer.isBuffer(e.values) ? e.values.length : e.values.length) * TYPE_SIZE[e.type];
+    return size;
+  });
+  for (const s of dataSizes) if (s > 4) extra += s + (s & 1);
+  const buf = Buffer.alloc(ifdSize + extra);
+  buf.writeUInt16LE(entries.length, 0);
+  let dataAt = ifdSize;
+  entries.forEach((e, i) => {
+    const o = 2 + i * 12;
+    const count = Buffer.isBuffer(e.values) ? e.values.length : e.values.length;
+    buf.writeUInt16LE(e.tag, o); buf.writeUInt16LE(e.type, o + 2); buf.writeUInt32LE(count, o + 4);
+    const size = dataSizes[i];
+    let at: number;
+    if (size <= 4) at = o + 8;
+    else { at = dataAt; buf.writeUInt32LE(ifdAt + dataAt, o + 8); dataAt += size + (size & 1); }
+    if (Buffer.isBuffer(e.values)) e.values.copy(buf, at);
+    else {
+      const vals = e.values;
+      for (let k = 0; k < vals.length; k++) {
+        if (e.type === 3) buf.writeUInt16LE(vals[k], at + k * 2);
+        else if (e.type === 4) buf.writeUInt32LE(vals[k], at + k * 4);
+        else buf.writeDoubleLE(vals[k], at + k * 8);
+      }
+    }
+  });
+  buf.writeUInt32LE(0, 2 + entries.length * 12);
+  return buf;
+}
+
+/** Convenience for whole in-memory outputs (NaN in float input → nodata). */
+export async function writeRaster(p: string, spec: WriteSpec, bands: ArrayLike<number>[]): Promise<void> {
+  if (bands.length !== spec.bands) throw new Error(`${p}: writeRaster got ${bands.length} bands, expected ${spec.bands}`);
+  for (const b of bands) if (b.length !== spec.width * spec.height) throw new Error(`${p}: band has ${b.length} values, expected ${spec.width * spec.height}`);
+  const w = await GeoTiffWriter.create(p, spec);
+  try {
+    const t = w.tile;
+    for (let by = 0; by < w.tilesDown; by++) {
+      for (let bx = 0; bx < w.tilesAcross; bx++) {
+        const { w: bw, h: bh } = w.blockSize(bx, by);
+        const blocks = bands.map((b) => {
+          const out = new Float64Array(bw * bh);
+          for (let y = 0; y < bh; y++) {
+            const so = (by * t + y) * spec.width + bx * t;
+            for (let x = 0; x < bw; x++) out[y * bw + x] = b[so + x];
+          }
+          return out;
+        });
+        await w.writeBlock(bx, by, blocks);
+      }
+    }
+    await w.finish();
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+}

@@ -1,0 +1,137 @@
+/** Streams a per-pixel kernel over the tile grid (worker threads when available), writing tiles as they finish. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { GeoInfo } from '../io/dataset';
+import { GeoTiffWriter } from '../io/writer';
+import type { OutDType } from '../io/encode';
+import { StatsAccumulator } from '../stats';
+import { KernelSpec } from './kernels';
+import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
+
+export interface PixelRunSpec {
+  inputs: InputRef[];
+  kernel: KernelSpec;
+  width: number; height: number; geo: GeoInfo;
+  outPath: string; outDtype: OutDType; outBands: number; nodata: number | null; descriptions?: string[];
+  signal?: AbortSignal; progress?: (f: number, msg?: string) => void;
+  /** Worker count; default from GEOWEAVE_WORKERS or the number of cores (max 4); 0 = inline. */
+  workers?: number;
+  tile?: number;
+}
+
+export interface PixelRunResult {
+  stats: StatsAccumulator;
+  /** Decimated first band (for the quicklook), preview.w × preview.h. */
+  preview: { data: Float32Array; w: number; h: number };
+}
+
+const WORKER_JS = path.join(__dirname, 'pixel-worker.js');
+
+export function defaultWorkers(): number {
+  const env = process.env.GEOWEAVE_WORKERS;
+  if (env !== undefined && env !== '') return Math.max(0, Math.floor(Number(env)) || 0);
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return Math.max(1, Math.min(4, cores));
+}
+
+function abortError(signal?: AbortSignal): Error {
+  const r = signal?.reason;
+  if (r instanceof Error) return r;
+  const e = new Error('aborted'); e.name = 'AbortError'; return e;
+}
+
+/** Runs the kernel tile by tile; output goes to a temp file renamed at the end (deleted on error or abort). */
+export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
+  const tile = spec.tile ?? 512;
+  const writer = await GeoTiffWriter.create(spec.outPath, {
+    width: spec.width, height: spec.height, bands: spec.outBands, dtype: spec.outDtype, geo: spec.geo,
+    nodata: spec.nodata, descriptions: spec.descriptions, blockSize: tile,
+  });
+  const job: TileJobSpec = {
+    inputs: spec.inputs, kernel: spec.kernel, width: spec.width, height: spec.height, tile,
+    outDtype: spec.outDtype, fill: writer.fill, zlevel: writer.zlevel,
+  };
+  const stats = new StatsAccumulator(spec.width, spec.height);
+  const f = Math.max(1, Math.ceil(Math.max(spec.width, spec.height) / 768));
+  const pw = Math.ceil(spec.width / f), ph = Math.ceil(spec.height / f);
+  const preview = new Float32Array(pw * ph).fill(NaN);
+  const tiles: [number, number][] = [];
+  for (let ty = 0; ty < writer.tilesDown; ty++) for (let tx = 0; tx < writer.tilesAcross; tx++) tiles.push([tx, ty]);
+  let done = 0;
+
+  const consume = async (r: TileResult) => {
+    for (let b = 0; b < r.encoded.length; b++) await writer.writeEncoded(r.tx, r.ty, b, r.encoded[b]);
+    const x0 = r.tx * tile, y0 = r.ty * tile;
+    stats.add(r.values, x0, y0, r.w, r.h);
+    for (let py = Math.ceil(y0 / f); py * f < y0 + r.h; py++) {
+      for (let px = Math.ceil(x0 / f); px * f < x0 + r.w; px++) preview[py * pw + px] = r.values[(py * f - y0) * r.w + (px * f - x0)];
+    }
+    done++;
+    spec.progress?.(done / tiles.length);
+  };
+
+  let nWorkers = spec.workers ?? defaultWorkers();
+  if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
+  nWorkers = Math.min(nWorkers, tiles.length);
+  try {
+    if (spec.signal?.aborted) throw abortError(spec.signal);
+    if (nWorkers === 0) {
+      const cache = new DatasetCache();
+      try {
+        for (const [tx, ty] of tiles) {
+          if (spec.signal?.aborted) throw abortError(spec.signal);
+          await consume(await runTileJob(job, tx, ty, cache, spec.signal));
+        }
+      } finally { await cache.closeAll(); }
+    } else {
+      await runWithWorkers(job, tiles, nWorkers, consume, spec.signal);
+    }
+    if (spec.signal?.aborted) throw abortError(spec.signal);
+    await writer.finish();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+  return { stats, preview: { data: preview, w: pw, h: ph } };
+}
+
+async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  const workers = Array.from({ length: n }, () => new Worker(WORKER_JS));
+  let next = 0, inFlight = 0, settled = false;
+  let chain: Promise<void> = Promise.resolve();
+  const perWorker = 2;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const fail = (e: Error) => { if (!settled) { settled = true; reject(e); } };
+      const onAbort = () => fail(abortError(signal));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const dispatch = (w: Worker) => {
+        if (settled || next >= tiles.length) return;
+        const id = next++;
+        inFlight++;
+        w.postMessage({ type: 'tile', id, tx: tiles[id][0], ty: tiles[id][1] });
+      };
+      workers.forEach((w) => {
+        w.on('message', (m: { type: string; result?: TileResult; message?: string }) => {
+          if (settled) return;
+          if (m.type === 'error') { fail(new Error(m.message)); return; }
+          if (m.type !== 'done') return;
+          inFlight--;
+          chain = chain.then(() => (settled ? undefined : consume(m.result!)));
+          chain.catch((e) => fail(e));
+          dispatch(w);
+          if (inFlight === 0 && next >= tiles.length) chain.then(() => { if (!settled) { settled = true; resolve(); } }, fail);
+        });
+        w.on('error', (e) => fail(e));
+        w.on('exit', (code) => { if (!settled && code !== 0) fail(new Error(`raster worker exited with code ${code}`)); });
+        w.postMessage({ type: 'spec', spec: job });
+        for (let k = 0; k < perWorker; k++) dispatch(w);
+      });
+      if (signal?.aborted) onAbort();
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,130 @@
+/** PNG quicklooks: a colormap suited to the quantity, a title and a legend. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { encodePng } from './render/png';
+import { drawText, textWidth } from './render/font';
+import { num } from './stats';
+
+export type QuicklookKind = 'index' | 'diverging' | 'class' | 'mask' | 'continuous' | 'hillshade';
+export interface QuicklookOptions { kind: QuicklookKind; labels?: Record<number, string>; title?: string; unit?: string; range?: [number, number] }
+
+type RGB = [number, number, number];
+const RAMPS: Record<string, RGB[]> = {
+  index: [[165, 0, 38], [244, 109, 67], [254, 224, 139], [217, 239, 139], [102, 189, 99], [0, 104, 55]],
+  diverging: [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]],
+  continuous: [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]],
+  hillshade: [[0, 0, 0], [255, 255, 255]],
+};
+const CLASS_COLORS: RGB[] = [
+  [31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189], [140, 86, 75],
+  [227, 119, 194], [127, 127, 127], [188, 189, 34], [23, 190, 207], [174, 199, 232], [255, 187, 120],
+];
+
+function ramp(stops: RGB[], t: number): RGB {
+  const x = Math.max(0, Math.min(1, t)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x)); const f = x - i;
+  const a = stops[i], b = stops[i + 1];
+  return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
+}
+
+function percentileRange(data: Float32Array): [number, number] {
+  const step = Math.max(1, Math.floor(data.length / 200_000));
+  const s: number[] = [];
+  for (let i = 0; i < data.length; i += step) { const v = data[i]; if (v === v && Number.isFinite(v)) s.push(v); }
+  if (!s.length) return [0, 1];
+  s.sort((a, b) => a - b);
+  const lo = s[Math.floor(0.02 * (s.length - 1))], hi = s[Math.ceil(0.98 * (s.length - 1))];
+  return lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];
+}
+
+/** Renders `data` (w×h, NaN = transparent) to a PNG with a legend; writes via temp file + rename. */
+export async function renderQuicklook(outPath: string, data: Float32Array, width: number, height: number, opts: QuicklookOptions): Promise<void> {
+  const maxSide = 768;
+  const f = Math.max(width / maxSide, height / maxSide, 1);
+  const iw = Math.max(1, Math.round(width / f)), ih = Math.max(1, Math.round(height / f));
+  const kind = opts.kind;
+  let range: [number, number];
+  if (opts.range) range = opts.range;
+  else if (kind === 'index') range = [-1, 1];
+  else if (kind === 'hillshade') range = [0, 255];
+  else if (kind === 'diverging') { const [a, b] = percentileRange(data); const m = Math.max(Math.abs(a), Math.abs(b)) || 1; range = [-m, m]; }
+  else range = percentileRange(data);
+
+  const classes = new Map<number, RGB>();
+  const colorOf = (v: number): RGB => {
+    if (kind === 'mask') return v ? [220, 50, 32] : [70, 70, 70];
+    if (kind === 'class') {
+      let c = classes.get(v);
+      if (!c) { c = CLASS_COLORS[classes.size % CLASS_COLORS.length]; classes.set(v, c); }
+      return c;
+    }
+    return ramp(RAMPS[kind], (v - range[0]) / (range[1] - range[0]));
+  };
+  // Assign class colours in sorted order so the same classes always get the same colours.
+  if (kind === 'class') {
+    const seen = new Set<number>();
+    const step = Math.max(1, Math.floor(data.length / 500_000));
+    for (let i = 0; i < data.length && seen.size < 64; i += step) if (data[i] === data[i]) seen.add(data[i]);
+    for (const k of Object.keys(opts.labels ?? {})) seen.add(Number(k));
+    [...seen].sort((a, b) => a - b).forEach((v) => colorOf(v));
+  }
+
+  const titleH = opts.title ? 16 : 0;
+  const legendItems = kind === 'class' || kind === 'mask'
+    ? (kind === 'mask' ? [0, 1] : [...classes.keys()].slice(0, 24))
+    : [];
+  const cw = Math.max(iw, 320);
+  const legendRows = legendItems.length ? Math.ceil(legendItems.length / Math.max(1, Math.floor(cw / 150))) : 0;
+  const legendH = legendItems.length ? 8 + legendRows * 14 : 34;
+  const ch = titleH + ih + legendH;
+  const rgba = new Uint8Array(cw * ch * 4).fill(255);
+  if (opts.title) drawText(rgba, cw, ch, 4, 4, opts.title.slice(0, Math.floor((cw - 8) / 6)), [20, 20, 20]);
+
+  const ox = Math.floor((cw - iw) / 2);
+  for (let y = 0; y < ih; y++) {
+    const sy = Math.min(height - 1, Math.floor((y + 0.5) * f));
+    for (let x = 0; x < iw; x++) {
+      const sx = Math.min(width - 1, Math.floor((x + 0.5) * f));
+      const v = data[sy * width + sx];
+      const o = ((titleH + y) * cw + ox + x) * 4;
+      if (v !== v) { rgba[o] = 235; rgba[o + 1] = 235; rgba[o + 2] = 235; rgba[o + 3] = 0; continue; }
+      const c = colorOf(v);
+      rgba[o] = c[0]; rgba[o + 1] = c[1]; rgba[o + 2] = c[2]; rgba[o + 3] = 255;
+    }
+  }
+
+  const ly = titleH + ih + 6;
+  if (legendItems.length) {
+    const perRow = Math.max(1, Math.floor(cw / 150));
+    legendItems.forEach((v, i) => {
+      const lx = 4 + (i % perRow) * 150, y0 = ly + Math.floor(i / perRow) * 14;
+      const c = colorOf(v);
+      for (let yy = 0; yy < 9; yy++) for (let xx = 0; xx < 12; xx++) {
+        const o = ((y0 + yy) * cw + lx + xx) * 4;
+        if (o + 3 < rgba.length) { rgba[o] = c[0]; rgba[o + 1] = c[1]; rgba[o + 2] = c[2]; rgba[o + 3] = 255; }
+      }
+      const label = opts.labels?.[v] ?? (kind === 'mask' ? (v ? 'MASK' : 'OTHER') : `CLASS ${num(v)}`);
+      drawText(rgba, cw, ch, lx + 16, y0 + 1, `${label}`.slice(0, 22), [20, 20, 20]);
+    });
+  } else {
+    const bw = Math.min(256, cw - 16), bx = Math.floor((cw - bw) / 2);
+    for (let xx = 0; xx < bw; xx++) {
+      const c = ramp(RAMPS[kind], xx / (bw - 1));
+      for (let yy = 0; yy < 10; yy++) {
+        const o = ((ly + yy) * cw + bx + xx) * 4;
+        rgba[o] = c[0]; rgba[o + 1] = c[1]; rgba[o + 2] = c[2]; rgba[o + 3] = 255;
+      }
+    }
+    const unit = opts.unit ? ` ${opts.unit}` : '';
+    const lo = num(range[0]) + unit, hi = num(range[1]) + unit, mid = num((range[0] + range[1]) / 2);
+    drawText(rgba, cw, ch, bx, ly + 14, lo, [20, 20, 20]);
+    drawText(rgba, cw, ch, bx + Math.floor(bw / 2 - textWidth(mid) / 2), ly + 14, mid, [20, 20, 20]);
+    drawText(rgba, cw, ch, bx + bw - textWidth(hi), ly + 14, hi, [20, 20, 20]);
+  }
+
+  const png = encodePng(rgba, cw, ch);
+  await fs.promises.mkdir(path.dirname(outPath), { recursive: true });
+  const tmp = `${outPath}.tmp-${process.pid}`;
+  await fs.promises.writeFile(tmp, png);
+  await fs.promises.rename(tmp, outPath);
+}

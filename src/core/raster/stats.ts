@@ -1,0 +1,163 @@
+/** Streaming raster statistics with a 3×3 spatial breakdown, so summaries can say where things are. */
+
+export interface RasterStats {
+  count: number; valid: number; nodata: number;
+  mean: number | null; std: number | null; min: number | null; max: number | null;
+  histogram: { min: number; max: number; counts: number[] } | null;
+  percentiles: Record<string, number> | null;
+  /** Row-major 3×3 cells (north-west … south-east): valid pixels and mean per cell. */
+  grid: { valid: number[]; mean: (number | null)[] };
+  /** True when histogram/percentiles come from a regular subsample (large rasters). */
+  sampled: boolean;
+}
+
+export const CELL_NAMES = ['north-west', 'north', 'north-east', 'west', 'centre', 'east', 'south-west', 'south', 'south-east'];
+const PCTS = [2, 5, 10, 25, 50, 75, 90, 95, 98];
+
+/** Accumulates over blocks in any order; the subsample is positional, so results do not depend on block order. */
+export class StatsAccumulator {
+  readonly width: number; readonly height: number; readonly bins: number;
+  private step: number;
+  private count = 0; private valid = 0; private sum = 0; private sumSq = 0;
+  private mn = Infinity; private mx = -Infinity;
+  private cellValid = new Float64Array(9); private cellSum = new Float64Array(9);
+  private sample: Float32Array; private sampleCell: Uint8Array; private n = 0;
+
+  constructor(width: number, height: number, opts: { bins?: number; sampleLimit?: number } = {}) {
+    this.width = width; this.height = height; this.bins = opts.bins ?? 32;
+    const limit = opts.sampleLimit ?? 1_000_000;
+    this.step = Math.max(1, Math.ceil(Math.sqrt((width * height) / limit)));
+    const cap = Math.ceil(width / this.step) * Math.ceil(height / this.step);
+    this.sample = new Float32Array(cap); this.sampleCell = new Uint8Array(cap);
+  }
+
+  private cellOf(x: number, y: number): number {
+    return Math.min(2, Math.floor((y * 3) / this.height)) * 3 + Math.min(2, Math.floor((x * 3) / this.width));
+  }
+
+  add(block: ArrayLike<number>, x: number, y: number, w: number, h: number): void {
+    const step = this.step;
+    const cx1 = Math.ceil(this.width / 3), cx2 = Math.ceil((2 * this.width) / 3);
+    const cy1 = Math.ceil(this.height / 3), cy2 = Math.ceil((2 * this.height) / 3);
+    this.count += w * h;
+    let mn = this.mn, mx = this.mx;
+    for (let r = 0; r < h; r++) {
+      const gy = y + r;
+      const rowCell = gy < cy1 ? 0 : gy < cy2 ? 3 : 6;
+      const sampleRow = gy % step === 0;
+      const base = r * w;
+      // Split the row at the column-cell boundaries so the inner loops stay tight.
+      let c = 0;
+      while (c < w) {
+        const gx = x + c;
+        const colCell = gx < cx1 ? 0 : gx < cx2 ? 1 : 2;
+        const end = Math.min(w, (colCell === 0 ? cx1 : colCell === 1 ? cx2 : this.width) - x);
+        let cv = 0, cs = 0, sq = 0;
+        for (let i = c; i < end; i++) {
+          const v = block[base + i];
+          if (v === v) { cv++; cs += v; sq += v * v; if (v < mn) mn = v; if (v > mx) mx = v; }
+        }
+        const cell = rowCell + colCell;
+        this.cellValid[cell] += cv; this.cellSum[cell] += cs; this.valid += cv; this.sum += cs; this.sumSq += sq;
+        if (sampleRow) {
+          let first = c + ((step - ((x + c) % step)) % step);
+          for (let i = first; i < end; i += step) {
+            const v = block[base + i];
+            if (v === v && this.n < this.sample.length) { this.sample[this.n] = v; this.sampleCell[this.n++] = cell; }
+          }
+        }
+        c = end;
+      }
+    }
+    this.mn = mn; this.mx = mx;
+  }
+
+  /** Fraction of valid (sampled) pixels where `pred` holds, and how those pixels split over the 3×3 cells. */
+  where(pred: (v: number) => boolean): { fraction: number; cells: number[] } {
+    const cells = new Array(9).fill(0);
+    let hits = 0;
+    for (let i = 0; i < this.n; i++) if (pred(this.sample[i])) { hits++; cells[this.sampleCell[i]]++; }
+    return { fraction: this.n ? hits / this.n : 0, cells };
+  }
+
+  /** Valid sampled pixels per 3×3 cell (the denominator for where()). */
+  sampleCells(): number[] {
+    const cells = new Array(9).fill(0);
+    for (let i = 0; i < this.n; i++) cells[this.sampleCell[i]]++;
+    return cells;
+  }
+
+  result(): RasterStats {
+    const v = this.valid;
+    const mean = v ? this.sum / v : null;
+    const std = v ? Math.sqrt(Math.max(0, this.sumSq / v - (this.sum / v) ** 2)) : null;
+    let histogram: RasterStats['histogram'] = null;
+    let percentiles: RasterStats['percentiles'] = null;
+    if (this.n) {
+      const s = this.sample.slice(0, this.n).sort();
+      percentiles = {};
+      for (const p of PCTS) {
+        const pos = (p / 100) * (s.length - 1);
+        const lo = Math.floor(pos), hi = Math.ceil(pos);
+        percentiles[`p${p}`] = round(s[lo] + (s[hi] - s[lo]) * (pos - lo));
+      }
+      const hmin = this.mn, hmax = this.mx;
+      const counts = new Array(this.bins).fill(0);
+      const span = hmax - hmin;
+      for (let i = 0; i < s.length; i++) {
+        const b = span > 0 ? Math.min(this.bins - 1, Math.floor(((s[i] - hmin) / span) * this.bins)) : 0;
+        counts[b]++;
+      }
+      histogram = { min: hmin, max: hmax, counts };
+    }
+    return {
+      count: this.count, valid: v, nodata: this.count - v,
+      mean: mean === null ? null : round(mean), std: std === null ? null : round(std),
+      min: v ? this.mn : null, max: v ? this.mx : null,
+      histogram, percentiles,
+      grid: { valid: Array.from(this.cellValid), mean: Array.from(this.cellSum, (s, i) => (this.cellValid[i] ? round(s / this.cellValid[i]) : null)) },
+      sampled: this.step > 1,
+    };
+  }
+}
+
+export function round(v: number, digits = 6): number {
+  if (!Number.isFinite(v)) return v;
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+}
+
+/**
+ * Where a set of pixels lies, from hit counts per 3×3 cell (row-major NW..SE) and optionally the
+ * valid pixels per cell: "mostly in the south-east", "mostly in the northern third", or "spread across the scene".
+ */
+export function whereText(hits: number[], totals?: number[]): string {
+  const total = hits.reduce((a, b) => a + b, 0);
+  if (!total) return 'nowhere in the scene';
+  // Weight by density when totals are known, so a cell full of nodata does not look empty of hits.
+  const w = hits.map((h, i) => (totals && totals[i] ? h / totals[i] : totals ? 0 : h));
+  const wsum = w.reduce((a, b) => a + b, 0) || 1;
+  const share = w.map((x) => x / wsum);
+  const best = share.indexOf(Math.max(...share));
+  if (share[best] >= 0.4) return `mostly in the ${CELL_NAMES[best]}`;
+  const rows = [0, 1, 2].map((r) => share[r * 3] + share[r * 3 + 1] + share[r * 3 + 2]);
+  const cols = [0, 1, 2].map((c) => share[c] + share[c + 3] + share[c + 6]);
+  const rb = rows.indexOf(Math.max(...rows)), cb = cols.indexOf(Math.max(...cols));
+  if (rows[rb] >= 0.55 && rows[rb] >= cols[cb]) return `mostly in the ${['northern', 'middle', 'southern'][rb]} third`;
+  if (cols[cb] >= 0.55) return `mostly in the ${['western', 'central', 'eastern'][cb]} third`;
+  if (share[4] >= 0.3) return 'concentrated around the centre';
+  return 'spread across the scene';
+}
+
+/** Percent with at most one decimal, for summaries. */
+export function pct(f: number): string {
+  const p = f * 100;
+  return p >= 10 || p === 0 ? `${Math.round(p)}%` : `${Math.round(p * 10) / 10}%`;
+}
+
+/** A compact number for summaries (3 significant digits). */
+export function num(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return 'n/a';
+  if (Math.abs(v) >= 1000) return String(Math.round(v));
+  return String(Number(v.toPrecision(3)));
+}

@@ -1,0 +1,238 @@
+/** Shared plumbing for the analysis tools (reading whole bands, grid checks, outputs, CSV, "where" words). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { RasterDataset, GeoInfo } from '../io/dataset';
+import { writeRaster } from '../io/writer';
+import { resolveBands, closeResolved, readResolved, ResolvedBand } from '../bands';
+import { renderQuicklook, QuicklookOptions } from '../quicklook';
+import { whereText } from '../stats';
+import type { ToolContext } from './types';
+import type { GeoTransform } from '../algorithms/vectorize';
+import { rowPixelAreas } from '../algorithms/area';
+
+export function checkAbort(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+/** A single band read whole, with the dataset it came from. */
+export interface LoadedBand {
+  ds: RasterDataset;
+  band: number;
+  data: Float32Array;
+  w: number;
+  h: number;
+  /** Argument the raster came from, for messages. */
+  arg: string;
+}
+
+/** Rows per read: keeps reads tile-friendly and lets abort land between chunks. */
+const CHUNK_ROWS = 256;
+
+export async function readWhole(b: ResolvedBand, signal: AbortSignal): Promise<Float32Array> {
+  const { width: w, height: h } = b.dataset;
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y += CHUNK_ROWS) {
+    checkAbort(signal);
+    const rows = Math.min(CHUNK_ROWS, h - y);
+    out.set(await readResolved(b, 0, y, w, rows, signal), y * w);
+  }
+  return out;
+}
+
+/** Resolves roles on one raster argument and reads each band whole; the dataset stays open until close(). */
+export async function loadRoles(
+  ctx: ToolContext, imageArg: string, roles: string[], roleArgs: Record<string, unknown>,
+): Promise<{ bands: Record<string, LoadedBand>; close: () => Promise<void> }> {
+  const image = ctx.args[imageArg];
+  if (image === undefined || image === null || image === '') throw new Error(`argument "${imageArg}" is required (a GeoTIFF path)`);
+  let resolved: Record<string, ResolvedBand>;
+  try {
+    resolved = await resolveBands(image, roles, { sensor: ctx.args.sensor, ...roleArgs }, { cwd: ctx.cwd, signal: ctx.signal });
+  } catch (e) {
+    throw prefixArg(e, imageArg);
+  }
+  try {
+    const bands: Record<string, LoadedBand> = {};
+    for (const role of roles) {
+      const r = resolved[role];
+      bands[role] = { ds: r.dataset, band: r.band, data: await readWhole(r, ctx.signal), w: r.dataset.width, h: r.dataset.height, arg: imageArg };
+    }
+    return { bands, close: () => closeResolved(resolved) };
+  } catch (e) {
+    await closeResolved(resolved);
+    throw e;
+  }
+}
+
+/** One band (argument `bandArg`, default 1) of raster argument `imageArg`, read whole and closed. */
+export async function loadBand(ctx: ToolContext, imageArg: string, bandArg = 'band'): Promise<LoadedBand> {
+  const band = ctx.args[bandArg] ?? 1;
+  const { bands, close } = await loadRoles(ctx, imageArg, ['band'], { band });
+  await close();
+  return bands.band;
+}
+
+function prefixArg(e: unknown, arg: string): Error {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (msg.startsWith('argument') || msg.includes(`"${arg}"`)) return e instanceof Error ? e : new Error(msg);
+  return new Error(`argument "${arg}": ${msg}`);
+}
+
+/** Throws naming both files when two rasters are not on the same grid (size, CRS, transform). */
+export function assertSameGrid(a: RasterDataset, aArg: string, b: RasterDataset, bArg: string): void {
+  const problems: string[] = [];
+  if (a.width !== b.width || a.height !== b.height) problems.push(`size ${a.width}x${a.height} vs ${b.width}x${b.height}`);
+  const crsA = a.geo.epsg !== undefined ? `EPSG:${a.geo.epsg}` : a.geo.wkt ?? 'unknown CRS';
+  const crsB = b.geo.epsg !== undefined ? `EPSG:${b.geo.epsg}` : b.geo.wkt ?? 'unknown CRS';
+  if (crsA !== crsB) problems.push(`CRS ${crsA} vs ${crsB}`);
+  const ga = a.geo.geoTransform, gb = b.geo.geoTransform;
+  const tol = 1e-6 * Math.max(Math.abs(ga[1]), Math.abs(ga[5]), 1e-12);
+  if (ga.some((v, i) => Math.abs(v - gb[i]) > (i === 0 || i === 3 ? Math.max(tol, 1e-6 * Math.abs(v)) : tol))) {
+    problems.push(`geotransform [${ga.join(', ')}] vs [${gb.join(', ')}]`);
+  }
+  if (problems.length) {
+    throw new Error(
+      `grids do not match: "${aArg}" ${a.source} and "${bArg}" ${b.source} differ in ${problems.join('; ')}; resample/reproject one onto the other (e.g. gdalwarp) first`,
+    );
+  }
+}
+
+export function gt(ds: RasterDataset): GeoTransform {
+  return ds.geo.geoTransform as GeoTransform;
+}
+
+/** Output path for a tool output: <outDir>/<tool>.<ext> when the output carries the tool's name, else <tool>_<output>.<ext>. */
+export function outPath(ctx: ToolContext, tool: string, output: string, ext: string): string {
+  return path.join(ctx.outDir, `${tool === output ? tool : `${tool}_${output}`}.${ext}`);
+}
+
+export type OutType = 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32';
+
+export async function writeBand(
+  file: string, like: RasterDataset, data: ArrayLike<number>, dtype: OutType, nodata: number | null, description: string,
+): Promise<string> {
+  const geo: GeoInfo = { ...like.geo };
+  await writeRaster(file, { width: like.width, height: like.height, bands: 1, dtype, geo, nodata, descriptions: [description] }, [data]);
+  return file;
+}
+
+export async function quicklook(file: string, data: ArrayLike<number>, w: number, h: number, opts: QuicklookOptions): Promise<string> {
+  const f32 = data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
+  await renderQuicklook(file, f32, w, h, opts);
+  return file;
+}
+
+/** Byte class/mask array → float with nodata as NaN (for quicklooks). */
+export function maskedFloat(data: ArrayLike<number>, nodata: number): Float32Array {
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = data[i] === nodata ? NaN : data[i];
+  return out;
+}
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  const s = String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Writes rows as CSV through a temporary file and a rename. */
+export function writeCsv(file: string, columns: string[], rows: Record<string, unknown>[]): string {
+  const text = [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    try { fs.unlinkSync(tmp); } catch { /* nothing to clean */ }
+    throw e;
+  }
+  return file;
+}
+
+export function writeJson(file: string, value: unknown): string {
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  fs.writeFileSync(tmp, JSON.stringify(value));
+  fs.renameSync(tmp, file);
+  return file;
+}
+
+/** "mostly in the north-west" for the pixels where hit(i) holds, relative to the valid pixels. */
+export function whereOf(w: number, h: number, hit: (i: number) => boolean, valid: (i: number) => boolean): string {
+  const hits = new Array(9).fill(0), totals = new Array(9).fill(0);
+  const cx1 = Math.ceil(w / 3), cx2 = Math.ceil((2 * w) / 3), cy1 = Math.ceil(h / 3), cy2 = Math.ceil((2 * h) / 3);
+  for (let y = 0; y < h; y++) {
+    const rc = y < cy1 ? 0 : y < cy2 ? 3 : 6;
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!valid(i)) continue;
+      const c = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
+      totals[c]++;
+      if (hit(i)) hits[c]++;
+    }
+  }
+  return whereText(hits, totals);
+}
+
+/** Per-pixel-row areas (m²) of a dataset's grid. */
+export function rowAreas(ds: RasterDataset): Float64Array {
+  return rowPixelAreas(gt(ds), ds.height, ds.geo.geographic);
+}
+
+/** Human area: ha below 100 km², else km². */
+export function areaText(m2: number): string {
+  const ha = m2 / 10000;
+  if (ha < 10) return `${Number(ha.toPrecision(2))} ha`;
+  if (ha < 10000) return `${Math.round(ha)} ha`;
+  return `${Math.round(ha / 100)} km²`;
+}
+
+/** Parses a list argument given as an array or a comma/space separated string. */
+export function listArg(v: unknown): string[] {
+  if (v === undefined || v === null || v === '') return [];
+  if (Array.isArray(v)) return v.map((x) => String(x).trim()).filter(Boolean);
+  const s = String(v).trim();
+  if (s.startsWith('[')) {
+    try { const a = JSON.parse(s); if (Array.isArray(a)) return a.map((x) => String(x).trim()); } catch { /* fall through */ }
+  }
+  return s.split(/[,\s]+/).filter(Boolean);
+}
+
+export function numberListArg(v: unknown, name: string): number[] {
+  return listArg(v).map((s) => {
+    const n = Number(s);
+    if (!Number.isFinite(n)) throw new Error(`argument "${name}": "${s}" is not a number`);
+    return n;
+  });
+}
+
+/** Mean of finite values. */
+export function finiteMean(a: ArrayLike<number>): { mean: number; count: number; min: number; max: number } {
+  let s = 0, n = 0, mn = Infinity, mx = -Infinity;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    if (v === v && v !== Infinity && v !== -Infinity) { s += v; n++; if (v < mn) mn = v; if (v > mx) mx = v; }
+  }
+  return { mean: n ? s / n : NaN, count: n, min: n ? mn : NaN, max: n ? mx : NaN };
+}
+
+/** Parses "code=label;code=label" from a band description (our class outputs write one). */
+export function labelsFromDescription(desc: string | null | undefined): Record<number, string> | undefined {
+  if (!desc) return undefined;
+  const body = desc.includes(':') ? desc.slice(desc.indexOf(':') + 1) : desc;
+  const out: Record<number, string> = {};
+  let n = 0;
+  for (const part of body.split(';')) {
+    const m = /^\s*(-?\d+)\s*=\s*(.+?)\s*$/.exec(part);
+    if (m) { out[Number(m[1])] = m[2]; n++; }
+  }
+  return n ? out : undefined;
+}
+
+export function labelsDescription(prefix: string, labels: Record<number, string>): string {
+  return `${prefix}: ${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(';')}`;
+}
+
+export function sig(v: number, digits = 3): number {
+  return Number.isFinite(v) ? Number(v.toPrecision(digits)) : v;
+}

@@ -1,0 +1,89 @@
+/** Helpers shared by builtin tools (ours and the algorithm tools): output paths, grids, whole-band reads, previews. */
+import * as path from 'node:path';
+import type { RasterDataset } from '../io/dataset';
+import type { WriteSpec } from '../io/writer';
+import type { OutputRef } from '../types';
+import type { ToolContext } from './types';
+
+/** File name without directory and extension ("s2_scene" for ".../s2_scene.tif"; URLs use their last segment). */
+export function stemOf(p: string): string {
+  const last = p.split(/[\\/]/).pop() ?? p;
+  return last.replace(/\?.*$/, '').replace(/\.(tiff?|geojson|json|csv|png)$/i, '') || 'raster';
+}
+
+/** The primary input's stem: image / before / pre / dem / first of images. */
+export function inputStem(args: Record<string, unknown>): string {
+  for (const k of ['image', 'before', 'pre', 'dem', 'images']) {
+    const v = args[k];
+    if (typeof v === 'string' && v) return stemOf(v);
+    if (Array.isArray(v) && typeof v[0] === 'string') return stemOf(v[0]);
+    if (v && typeof v === 'object') { const first = Object.values(v as Record<string, unknown>)[0]; if (typeof first === 'string') return stemOf(path.dirname(first)) || 'bands'; }
+  }
+  return 'raster';
+}
+
+/** Output path in outDir: "<input stem>_<name>.<ext>". */
+export function outPath(ctx: ToolContext, name: string, ext = 'tif'): string {
+  return path.join(ctx.outDir, `${inputStem(ctx.args)}_${name}.${ext}`);
+}
+
+/** WriteSpec on the same grid and CRS as `ds`. */
+export function specLike(ds: RasterDataset, dtype: WriteSpec['dtype'], extra: Partial<WriteSpec> = {}): WriteSpec {
+  return { width: ds.width, height: ds.height, bands: 1, dtype, geo: ds.geo, ...extra };
+}
+
+/** Throws naming both arguments when two rasters are not on the same grid (size, CRS, transform). */
+export function assertSameGrid(a: RasterDataset, b: RasterDataset, nameA: string, nameB: string): void {
+  const why: string[] = [];
+  if (a.width !== b.width || a.height !== b.height) why.push(`size ${a.width}x${a.height} vs ${b.width}x${b.height}`);
+  if ((a.geo.epsg ?? null) !== (b.geo.epsg ?? null)) why.push(`CRS EPSG:${a.geo.epsg ?? '?'} vs EPSG:${b.geo.epsg ?? '?'}`);
+  const ga = a.geo.geoTransform, gb = b.geo.geoTransform;
+  const tol = Math.abs(ga[1]) * 1e-6 + 1e-9;
+  if (ga.some((v, i) => Math.abs(v - gb[i]) > tol)) why.push(`geotransform [${ga.join(', ')}] vs [${gb.join(', ')}]`);
+  if (why.length) {
+    throw new Error(`grids do not match: "${nameA}" (${a.source}) and "${nameB}" (${b.source}) differ in ${why.join('; ')}; reproject or resample one onto the other first`);
+  }
+}
+
+export function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) {
+    const r = signal.reason;
+    if (r instanceof Error) throw r;
+    const e = new Error('aborted'); e.name = 'AbortError'; throw e;
+  }
+}
+
+/** Whole band as float32 (scale/offset applied, nodata → NaN), read in tile rows so an abort stops it quickly. */
+export async function readBand(ds: RasterDataset, band: number, signal?: AbortSignal): Promise<Float32Array> {
+  const out = new Float32Array(ds.width * ds.height);
+  const rows = Math.max(ds.blockHeight, 256);
+  for (let y = 0; y < ds.height; y += rows) {
+    throwIfAborted(signal);
+    const h = Math.min(rows, ds.height - y);
+    out.set(await ds.readWindow(band, 0, y, ds.width, h, signal), y * ds.width);
+  }
+  return out;
+}
+
+/** Decimated band (nearest, at most maxSide on the long side) for quicklooks of large rasters. */
+export async function readPreview(ds: RasterDataset, band: number, maxSide = 768, signal?: AbortSignal): Promise<{ data: Float32Array; w: number; h: number }> {
+  const f = Math.max(1, Math.ceil(Math.max(ds.width, ds.height) / maxSide));
+  const w = Math.ceil(ds.width / f), h = Math.ceil(ds.height / f);
+  const data = new Float32Array(w * h);
+  for (let py = 0; py < h; py++) {
+    throwIfAborted(signal);
+    const row = await ds.readWindow(band, 0, py * f, ds.width, 1, signal);
+    for (let px = 0; px < w; px++) data[py * w + px] = row[px * f];
+  }
+  return { data, w, h };
+}
+
+export function rasterOutput(p: string, roles: string[], description?: string): OutputRef {
+  return { path: p, type: 'raster', roles, ...(description ? { description } : {}) };
+}
+
+/** |pixel width × pixel height| in CRS units (m² for projected CRSs). */
+export function pixelArea(ds: RasterDataset): number {
+  const g = ds.geo.geoTransform;
+  return Math.abs(g[1] * g[5] - g[2] * g[4]);
+}

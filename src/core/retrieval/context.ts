@@ -1,0 +1,73 @@
+/** What forward and backward retrieval share: catalog, indexes, graph, learned state and weights. */
+import type { Embedder } from '../embed/types';
+import type { ToolManifest, WorkflowTemplate } from '../manifests/types';
+import type { ToolGraph } from '../manifests/graph';
+import type { ToolIndex } from '../index/tool-index';
+import type { Bm25Index } from '../index/bm25';
+import type { IntentionGraph } from '../learning/intention-graph';
+
+/** Which signals are used: for ablations in evaluation ("full" is the product). */
+export type RetrievalMode = 'bm25' | 'dense' | 'hybrid' | 'full';
+
+/** Fusion weights (tuned on bench/train.jsonl, never on the test tasks). */
+export interface Weights {
+  dense: number;
+  lexical: number;
+  graph: number;
+  learned: number;
+  executability: number;
+  workflow: number;
+  /** Backward: match to the complementary queries, to the task, output→input feed, transitions. */
+  query: number;
+  task: number;
+  feed: number;
+  transition: number;
+  done: number;
+  /** Minimum workflow score to offer a template. */
+  workflowThreshold: number;
+}
+
+export const DEFAULT_WEIGHTS: Weights = {
+  dense: 0.55,
+  lexical: 0.45,
+  graph: 0.12,
+  learned: 0.6,
+  executability: 0.1,
+  workflow: 0.15,
+  query: 0.35,
+  task: 0.5,
+  feed: 0.25,
+  transition: 1.0,
+  done: 1.0,
+  workflowThreshold: 0.6,
+};
+
+export interface WorkflowEntry { workflow: WorkflowTemplate; vectors: Float32Array[]; terms: Set<string> }
+
+export interface RetrievalContext {
+  tools: Map<string, ToolManifest>;
+  index: ToolIndex;
+  bm25: Bm25Index;
+  embedder: Embedder;
+  graph: ToolGraph;
+  learned: IntentionGraph;
+  workflows: WorkflowEntry[];
+  weights: Weights;
+  /** Query embeddings are cached: the same task is embedded once per session. */
+  embedCache: Map<string, Float32Array>;
+}
+
+export async function embedQuery(ctx: RetrievalContext, text: string, signal?: AbortSignal): Promise<Float32Array> {
+  const hit = ctx.embedCache.get(text);
+  if (hit) return hit;
+  const [v] = await ctx.embedder.embed([text], signal);
+  if (ctx.embedCache.size > 2000) ctx.embedCache.clear();
+  ctx.embedCache.set(text, v);
+  return v;
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}

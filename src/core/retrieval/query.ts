@@ -1,0 +1,93 @@
+/** Builds the retrieval query from a task: its terms, expanded concepts and parsed slots. */
+import type { QuerySlots } from './types';
+import { tokenize } from '../embed/tokenize';
+import { expandConcepts } from '../embed/lexicon';
+
+export interface ParsedQuery {
+  text: string;
+  slots: QuerySlots;
+  /** Stemmed tokens of the text. */
+  tokens: string[];
+  /** Concept ids found in the text (lexicon). */
+  concepts: string[];
+  /** Terms for lexical scoring and learned affinities: tokens plus "c:"-prefixed concepts. */
+  terms: string[];
+}
+
+const TASK_TYPES: [string, RegExp][] = [
+  ['find_data', /\b(find|search|download|get|fetch|look for)\b.*\b(scenes?|imagery|images|data|tiles?|dem|landsat|sentinel)\b|(下载|查找|搜索|获取).*(影像|数据|场景)/i],
+  ['compare', /\b(compare|comparison|versus|vs\.?|before and after|between \d{4} and \d{4}|from \d{4} to \d{4})\b|对比|比较|前后/i],
+  ['quantify', /\b(how (much|many|big|large)|quantif\w*|area of|total area|hectares?|km2|square (km|kilomet\w*)|percent\w*|statistics|stats|count|measure)\b|面积|统计|多少|占比|公顷/i],
+  ['classify', /\b(classif\w*|land ?cover|categor\w*|cluster\w*|segment\w*)\b|分类|土地覆盖|聚类/i],
+  ['detect', /\b(detect\w*|identify|spot|locate|find (where|the)|changes?|monitor\w*)\b|检测|识别|发现|变化|监测/i],
+  ['map', /\b(map|mapping|delineat\w*|extract\w*|outline|visuali[sz]\w*|show|display|plot)\b|制图|提取|绘制|可视化|显示/i],
+  ['compute', /\b(comput\w*|calculat\w*|derive|generate|produce|create|make)\b|计算|生成|求/i],
+];
+
+const TARGET_CONCEPTS = new Set([
+  'vegetation', 'water', 'flood', 'burn', 'urban', 'terrain', 'cloud', 'temperature', 'snow', 'moisture', 'drought',
+  'forest', 'deforestation', 'cropland', 'field', 'land_cover', 'water_quality', 'chlorophyll', 'hydrology',
+]);
+
+const INDICATORS = /\b(ndvi|evi|savi|msavi|ndwi|mndwi|ndbi|nbr|dnbr|ndmi|ndsi|ndci|ndti|lst|slope|aspect|hillshade|tasseled cap)\b/gi;
+
+const DATA_HINTS: [string, RegExp][] = [
+  ['Sentinel-2', /sentinel[- ]?2|\bs2\b|哨兵[二2]/i],
+  ['Sentinel-1', /sentinel[- ]?1|\bs1\b|哨兵[一1]/i],
+  ['Landsat', /landsat|陆地卫星/i],
+  ['MODIS', /\bmodis\b/i],
+  ['NAIP', /\bnaip\b/i],
+  ['PlanetScope', /planet(scope)?/i],
+  ['SAR', /\bsar\b|radar|雷达/i],
+  ['DEM', /\b(dem|dtm|dsm|elevation model|srtm)\b|高程|地形数据/i],
+  ['GeoTIFF', /geotiff|\.tiff?\b|\bcog\b/i],
+  ['vector', /shapefile|geojson|\.shp\b|\.gpkg\b|polygons?|矢量/i],
+];
+
+const TIME_PATTERNS: RegExp[] = [
+  /\b(since|after|before|from|until|between)\s+(19|20)\d{2}(\s*(and|to|-)\s*(19|20)\d{2})?/gi,
+  /(19|20)\d{2}\s*年(以来|之后|以前)?/g,
+  /\b(19|20)\d{2}\b/g,
+  /\b(spring|summer|autumn|fall|winter|last (year|month|summer|season|decade)|this (year|season))\b/gi,
+  /(春|夏|秋|冬)季|去年|今年|近(几|[一二三四五六七八九十\d]+)年/g,
+];
+
+export function parseQuery(text: string): ParsedQuery {
+  const tokens = tokenize(text);
+  const concepts = expandConcepts(tokens);
+  const slots: QuerySlots = {};
+  for (const [type, re] of TASK_TYPES) {
+    if (re.test(text)) { slots.taskType = type; break; }
+  }
+  const target = uniq(concepts.filter((c) => TARGET_CONCEPTS.has(c)));
+  if (target.length) slots.target = target;
+  const indicator = uniq([...text.matchAll(INDICATORS)].map((m) => m[1].toUpperCase()));
+  if (indicator.length) slots.indicator = indicator;
+  const time: string[] = [];
+  let rest = text;
+  for (const re of TIME_PATTERNS) {
+    for (const m of rest.matchAll(re)) time.push(m[0].trim());
+    rest = rest.replace(re, ' ');
+  }
+  if (time.length) slots.time = uniq(time);
+  const place = parsePlace(text);
+  if (place.length) slots.place = place;
+  const hints = DATA_HINTS.filter(([, re]) => re.test(text)).map(([h]) => h);
+  if (hints.length) slots.dataHints = hints;
+  const terms = uniq([...tokens, ...concepts.map((c) => 'c:' + c)]);
+  return { text, slots, tokens, concepts: uniq(concepts), terms };
+}
+
+function parsePlace(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/\b(?:in|over|around|near|across|of|for)\s+((?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+){0,3})/g)) {
+    const p = m[1];
+    if (!/^(Sentinel|Landsat|NDVI|EVI|DEM|MODIS|NAIP|SAR|GeoTIFF|The|A|An|My|Our)\b/.test(p)) out.push(p);
+  }
+  for (const m of text.matchAll(/([\p{Script=Han}]{2,6}?(?:省|市|县|区|镇|湖|河|江|山|流域|盆地|平原|高原))/gu)) out.push(m[1].replace(/^(在|对|把|计算|分析|监测)/, ''));
+  return uniq(out);
+}
+
+function uniq<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}

@@ -1,0 +1,43 @@
+/** Text relevance of tools to one query: dense (HNSW, max-pooled over tool texts) fused with BM25. */
+import type { RetrievalContext, RetrievalMode } from './context';
+import { embedQuery } from './context';
+
+export interface Relevance {
+  dense: number;
+  lexical: number;
+  /** Fused and normalised to about 0..1. */
+  base: number;
+  matched: string[];
+}
+
+/**
+ * Scores a candidate pool (dense neighbours ∪ lexical hits, `pool` of each). Dense scores are
+ * divided by the best dense score and BM25 by the best BM25 score, then mixed by the weights.
+ */
+export async function relevance(ctx: RetrievalContext, text: string, terms: string[], mode: RetrievalMode, pool: number, signal?: AbortSignal): Promise<Map<string, Relevance>> {
+  const useDense = mode !== 'bm25';
+  const useLex = mode !== 'dense';
+  const out = new Map<string, Relevance>();
+  let dense = new Map<string, number>();
+  let q: Float32Array | undefined;
+  if (useDense) {
+    q = await embedQuery(ctx, text, signal);
+    dense = ctx.index.search(q, pool);
+  }
+  const lex = useLex ? ctx.bm25.search(terms, pool) : [];
+  const ids = new Set<string>([...dense.keys(), ...lex.map((h) => h.id)]);
+  const lexBy = new Map(lex.map((h) => [h.id, h]));
+  if (q) for (const id of ids) if (!dense.has(id)) dense.set(id, ctx.index.score(q, id));
+  const dMax = Math.max(1e-9, ...dense.values());
+  const lMax = Math.max(1e-9, ...lex.map((h) => h.score));
+  const { weights: w } = ctx;
+  for (const id of ids) {
+    if (!ctx.tools.has(id)) continue;
+    const d = Math.max(0, dense.get(id) ?? 0) / dMax;
+    const h = lexBy.get(id);
+    const l = h ? h.score / lMax : 0;
+    const base = mode === 'bm25' ? l : mode === 'dense' ? d : (w.dense * d + w.lexical * l) / (w.dense + w.lexical);
+    out.set(id, { dense: d, lexical: l, base, matched: h?.matched ?? [] });
+  }
+  return out;
+}

@@ -1,0 +1,306 @@
+/** What the panel shows and does: forward candidates for the task, complementary suggestions after
+ *  each run, the memory timeline; inserting, running and dismissing suggestions (with feedback). */
+import * as vscode from 'vscode';
+import type { ComplementaryResult, ForwardResult, Readiness } from '../core/retrieval/types';
+import type { MemoryState } from '../core/memory/types';
+import type { ToolManifest } from '../core/manifests/types';
+import type { PanelState, SuggestionOrigin, SuggestionView } from '../shared/protocol';
+import { workingMemory } from '../core/memory/memory';
+import { suggestedCall } from '../core/notebook/suggested-cell';
+import { printToolCall } from '../core/notebook/tool-cell';
+import { argSummary } from '../core/notebook/result-view';
+import { config } from './config';
+import type { Log } from './log';
+import type { RetrievalService } from './retrieval-service';
+import type { WorkspaceData } from './workspace-data';
+import { activeNotebookEditor, appendToolCells, createNotebookFile, earlierCells, isGeoNotebook, memoryOf, setMemory } from './notebook-session';
+
+interface NotebookView {
+  forward?: ForwardResult;
+  complementary?: ComplementaryResult;
+  dismissed: Set<string>;
+  /** Trace length when the trajectory was last recorded, so closing twice does not count twice. */
+  recorded: number;
+}
+
+export class Assistant implements vscode.Disposable {
+  private readonly views = new Map<string, NotebookView>();
+  /** Task typed while no notebook was open; it goes into the notebook created on first insert. */
+  private pendingTask = '';
+  private busy?: string;
+  private error?: string;
+  private readonly emitter = new vscode.EventEmitter<PanelState>();
+  readonly onDidChangeState = this.emitter.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly retrieval: RetrievalService, private readonly data: WorkspaceData, private readonly log: Log) {
+    this.subscriptions.push(
+      vscode.window.onDidChangeActiveNotebookEditor(() => this.followActiveNotebook()),
+      vscode.workspace.onDidCloseNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
+      vscode.workspace.onDidChangeNotebookDocument((e) => { if (e.metadata && isGeoNotebook(e.notebook) && e.notebook === activeNotebookEditor()?.notebook) this.push(); }),
+      retrieval.onDidChange(() => this.push()),
+    );
+  }
+
+  private key(nb?: vscode.NotebookDocument): string {
+    return nb?.uri.toString() ?? '';
+  }
+
+  private view(nb?: vscode.NotebookDocument): NotebookView {
+    const k = this.key(nb);
+    let v = this.views.get(k);
+    if (!v) this.views.set(k, (v = { dismissed: new Set(), recorded: 0 }));
+    return v;
+  }
+
+  private notebook(): vscode.NotebookDocument | undefined {
+    return activeNotebookEditor()?.notebook;
+  }
+
+  task(): string {
+    const nb = this.notebook();
+    return nb ? memoryOf(nb, config.workingMemorySize()).task || this.pendingTask : this.pendingTask;
+  }
+
+  /** The whole panel state for the notebook in front. */
+  state(): PanelState {
+    const nb = this.notebook();
+    const v = this.view(nb);
+    const memory = nb ? memoryOf(nb, config.workingMemorySize()) : undefined;
+    const window = memory ? workingMemory(memory) : [];
+    const gw = this.retrieval.peek();
+    const visible = (origin: SuggestionOrigin, id: string) => !v.dismissed.has(`${origin}:${id}`);
+    const stats = gw?.stats();
+    return {
+      notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
+      task: this.task(),
+      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness)),
+      workflow: v.forward?.workflow ? { id: v.forward.workflow.id, name: v.forward.workflow.name, description: v.forward.workflow.description, steps: v.forward.workflow.steps } : undefined,
+      complementary: (v.complementary?.groups ?? []).map((g) => ({
+        rationale: g.rationale,
+        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness)),
+      })).filter((g) => g.suggestions.length),
+      memory: (memory?.trace ?? []).map((s) => ({ tool: s.tool, argSummary: s.argSummary, resultSummary: s.resultSummary, ok: s.ok, time: s.time, inWindow: window.includes(s) })),
+      windowSize: memory?.windowSize ?? config.workingMemorySize(),
+      index: stats ? `${stats.tools} tools · ${stats.workflows} workflows · ${stats.embedder}` : 'index not loaded yet',
+      busy: this.busy,
+      error: this.error,
+    };
+  }
+
+  push(): void {
+    this.emitter.fire(this.state());
+  }
+
+  private async withBusy<T>(message: string, work: () => Promise<T>): Promise<T | undefined> {
+    this.busy = message;
+    this.error = undefined;
+    this.push();
+    try {
+      return await work();
+    } catch (e) {
+      this.error = (e as Error).message;
+      this.log.error(`${message}: ${(e as Error).stack ?? e}`);
+      return undefined;
+    } finally {
+      this.busy = undefined;
+      this.push();
+    }
+  }
+
+  private followActiveNotebook(): void {
+    const nb = this.notebook();
+    this.push();
+    if (!nb) return;
+    const v = this.view(nb);
+    const memory = memoryOf(nb, config.workingMemorySize());
+    // A reopened notebook continues where it was: recompute what it showed.
+    if (!v.forward && memory.task) void this.forwardFor(nb, memory.task);
+    if (!v.complementary && memory.trace.length) void this.suggestNext();
+  }
+
+  /** Sets the task (stored in the notebook's session memory) and ranks tools for it. */
+  async describeTask(task: string): Promise<void> {
+    task = task.trim();
+    const nb = this.notebook();
+    this.pendingTask = task;
+    if (nb) {
+      const memory = memoryOf(nb, config.workingMemorySize());
+      if (memory.task !== task) await setMemory(nb, { ...memory, task });
+    }
+    if (!task) {
+      this.view(nb).forward = undefined;
+      this.push();
+      return;
+    }
+    await this.forwardFor(nb, task);
+  }
+
+  private async forwardFor(nb: vscode.NotebookDocument | undefined, task: string): Promise<void> {
+    await this.withBusy('Ranking tools for the task…', async () => {
+      const gw = await this.retrieval.get();
+      const context = await this.data.context(nb ? earlierCells(nb) : []);
+      const result = await gw.forwardCandidates(task, { k: config.suggestionsCount(), data: context });
+      const v = this.view(nb);
+      v.forward = result;
+      v.dismissed.clear();
+      this.log.info(`forward "${task}": ${result.candidates.slice(0, 5).map((c) => `${c.id} ${c.score.toFixed(3)}`).join(', ')}${result.workflow ? `; workflow ${result.workflow.id}` : ''}`);
+    });
+  }
+
+  /** Recomputes the complementary suggestions from the notebook's working memory. */
+  async suggestNext(): Promise<void> {
+    const nb = this.notebook();
+    if (!nb) {
+      void vscode.window.showInformationMessage('GeoWeave: open a GeoWeave notebook and run a tool cell first.');
+      return;
+    }
+    const memory = memoryOf(nb, config.workingMemorySize());
+    if (!memory.trace.length) {
+      this.view(nb).complementary = undefined;
+      this.push();
+      return;
+    }
+    await this.withBusy('Finding complementary tools…', async () => {
+      const gw = await this.retrieval.get();
+      const context = await this.data.context(earlierCells(nb));
+      const result = await gw.complementarySuggestions(memory, { k: config.suggestionsCount(), data: context });
+      this.view(nb).complementary = result;
+      this.log.info(`complementary after ${memory.trace.map((s) => s.tool).join(' → ')}: ${result.ranked.slice(0, 5).map((s) => `${s.rationale}:${s.id}`).join(', ')}`);
+    });
+  }
+
+  /** Called by the controller after a successful run of a cell in `nb`. */
+  async afterRun(nb: vscode.NotebookDocument): Promise<void> {
+    if (nb !== this.notebook()) return;
+    await this.suggestNext();
+  }
+
+  private readinessFor(nb: vscode.NotebookDocument | undefined, toolId: string, origin: SuggestionOrigin): Readiness | undefined {
+    const v = this.view(nb);
+    const fromComp = v.complementary?.ranked.find((s) => s.id === toolId)?.readiness;
+    const fromFwd = v.forward?.candidates.find((c) => c.id === toolId)?.readiness;
+    return origin === 'complementary' ? fromComp ?? fromFwd : fromFwd ?? fromComp;
+  }
+
+  private async targetEditor(): Promise<vscode.NotebookEditor | undefined> {
+    const existing = activeNotebookEditor();
+    if (existing) return existing;
+    const dir = this.retrieval.workspaceDir();
+    if (!dir) {
+      void vscode.window.showErrorMessage('GeoWeave: open a folder first; notebooks and outputs live in the workspace.');
+      return undefined;
+    }
+    const editor = await createNotebookFile(dir, this.pendingTask, config.workingMemorySize());
+    const moved = this.views.get('');
+    if (moved) this.views.set(this.key(editor.notebook), moved);
+    return editor;
+  }
+
+  /** Cell text for a tool: arguments resolved from readiness and earlier outputs, required
+   *  arguments that could not be resolved listed as comments to fill in. */
+  async cellSource(nb: vscode.NotebookDocument | undefined, toolId: string, readiness?: Readiness): Promise<string> {
+    const gw = await this.retrieval.get();
+    const manifest = gw.getTool(toolId);
+    const earlier = nb ? earlierCells(nb) : [];
+    const call = suggestedCall(toolId, readiness?.args ?? {}, earlier, manifest, this.retrieval.workspaceDir());
+    return printToolCall(call) + missingArgComments(manifest, Object.keys(call.args));
+  }
+
+  async insert(toolId: string, origin: SuggestionOrigin, run: boolean): Promise<void> {
+    await this.withBusy(`Inserting ${toolId}…`, async () => {
+      const before = this.notebook();
+      const readiness = this.readinessFor(before, toolId, origin);
+      const editor = await this.targetEditor();
+      if (!editor) return;
+      const nb = editor.notebook;
+      const source = await this.cellSource(nb, toolId, readiness);
+      const [cell] = await appendToolCells(editor, [source]);
+      await this.feedback(nb, toolId, 'accepted');
+      if (run) await runCells(nb, cell.index, cell.index + 1);
+    });
+  }
+
+  async insertWorkflow(workflowId: string): Promise<void> {
+    await this.withBusy(`Inserting workflow ${workflowId}…`, async () => {
+      const gw = await this.retrieval.get();
+      const wf = gw.workflows.find((w) => w.id === workflowId);
+      if (!wf) throw new Error(`unknown workflow "${workflowId}"`);
+      const editor = await this.targetEditor();
+      if (!editor) return;
+      const sources: string[] = [];
+      for (const step of wf.steps) sources.push(await this.cellSource(editor.notebook, step, this.readinessFor(editor.notebook, step, 'workflow')));
+      await appendToolCells(editor, sources);
+    });
+  }
+
+  async dismiss(toolId: string, origin: SuggestionOrigin): Promise<void> {
+    const nb = this.notebook();
+    this.view(nb).dismissed.add(`${origin}:${toolId}`);
+    this.push();
+    await this.feedback(nb, toolId, 'dismissed').catch((e) => this.log.warn(`feedback not recorded: ${(e as Error).message}`));
+  }
+
+  private async feedback(nb: vscode.NotebookDocument | undefined, toolId: string, kind: 'accepted' | 'dismissed'): Promise<void> {
+    const task = this.task();
+    if (!task) return;
+    const memory = nb ? memoryOf(nb, config.workingMemorySize()) : undefined;
+    const previous = memory?.trace.filter((s) => s.ok).pop()?.tool;
+    const gw = await this.retrieval.get();
+    await gw.recordFeedback(task, toolId, kind, previous);
+    this.log.info(`feedback: ${kind} ${toolId}${previous ? ` after ${previous}` : ''}`);
+  }
+
+  async clearMemory(): Promise<void> {
+    const nb = this.notebook();
+    if (!nb) return;
+    await this.recordTrajectory(nb);
+    const memory = memoryOf(nb, config.workingMemorySize());
+    await setMemory(nb, { ...memory, trace: [] });
+    const v = this.view(nb);
+    v.complementary = undefined;
+    v.recorded = 0;
+    this.push();
+  }
+
+  /** Executed sequences teach the transition model; recorded when a notebook closes or is cleared. */
+  private async recordTrajectory(nb: vscode.NotebookDocument): Promise<void> {
+    const memory = memoryOf(nb, config.workingMemorySize());
+    const v = this.view(nb);
+    const tools = memory.trace.filter((s) => s.ok).map((s) => s.tool);
+    if (tools.length < 2 || tools.length <= v.recorded || !memory.task) return;
+    v.recorded = tools.length;
+    try {
+      const gw = await this.retrieval.get();
+      await gw.recordTrajectory(memory.task, tools, true);
+      this.log.info(`trajectory recorded: ${tools.join(' → ')}`);
+    } catch (e) {
+      this.log.warn(`trajectory not recorded: ${(e as Error).message}`);
+    }
+  }
+
+  memoryState(): MemoryState | undefined {
+    const nb = this.notebook();
+    return nb ? memoryOf(nb, config.workingMemorySize()) : undefined;
+  }
+
+  dispose(): void {
+    for (const nb of vscode.workspace.notebookDocuments) if (isGeoNotebook(nb)) void this.recordTrajectory(nb);
+    this.subscriptions.forEach((d) => d.dispose());
+    this.emitter.dispose();
+  }
+}
+
+function view(id: string, name: string, score: number, reason: string, r: Readiness): SuggestionView {
+  return { id, name, score, reason, ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args) };
+}
+
+function missingArgComments(manifest: ToolManifest | undefined, given: string[]): string {
+  const missing = (manifest?.inputs ?? []).filter((p) => p.required && p.default === undefined && !given.includes(p.name));
+  return missing.map((p) => `\n# ${p.name}: (${p.type}, required)${p.description ? ` ${p.description}` : ''}`).join('');
+}
+
+/** Runs cells through the notebook's kernel, as the Run button would. */
+export async function runCells(nb: vscode.NotebookDocument, start: number, end: number): Promise<void> {
+  await vscode.commands.executeCommand('notebook.cell.execute', { ranges: [{ start, end }], document: nb.uri });
+}

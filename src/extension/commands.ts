@@ -1,0 +1,197 @@
+/** Every GeoWeave command in one table: id → factory. Titles and the "GeoWeave" category are in
+ *  package.json `contributes.commands`, which lists the same ids. */
+import * as vscode from 'vscode';
+import * as fs from 'fs';
+import * as path from 'path';
+import { config } from './config';
+import type { Log } from './log';
+import type { RetrievalService } from './retrieval-service';
+import type { Assistant } from './assistant';
+import { runCells } from './assistant';
+import { promptOpenaiKey } from './secrets';
+import { activeNotebookEditor, createNotebookFile } from './notebook-session';
+import { stableStringify } from '../core/notebook/notebook-file';
+import { PANEL_VIEW_ID } from './panel';
+
+export interface CommandDeps {
+  retrieval: RetrievalService;
+  assistant: Assistant;
+  log: Log;
+  secrets: vscode.SecretStorage;
+}
+
+type Factory = (d: CommandDeps) => (...args: unknown[]) => unknown;
+
+export const COMMANDS: Record<string, Factory> = {
+  'geoweave.newNotebook': (d) => async () => {
+    const dir = d.retrieval.workspaceDir();
+    if (!dir) return vscode.window.showErrorMessage('GeoWeave: open a folder first; notebooks and outputs live in the workspace.');
+    await createNotebookFile(dir, d.assistant.task(), config.workingMemorySize());
+  },
+  'geoweave.describeTask': (d) => async () => {
+    const task = await vscode.window.showInputBox({ title: 'GeoWeave: describe your analysis task', value: d.assistant.task(), placeHolder: 'e.g. assess vegetation health in the Sentinel-2 scene' });
+    if (task === undefined) return;
+    await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
+    await d.assistant.describeTask(task);
+  },
+  'geoweave.findTool': (d) => () => findTool(d),
+  'geoweave.suggestNext': (d) => async () => {
+    await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
+    await d.assistant.suggestNext();
+  },
+  'geoweave.insertToolCell': (d) => async (toolId?: unknown) => {
+    const id = typeof toolId === 'string' ? toolId : await pickTool(d, 'Insert a tool cell');
+    if (id) await d.assistant.insert(id, 'forward', false);
+  },
+  'geoweave.runAll': () => async () => {
+    const editor = activeNotebookEditor();
+    if (!editor) return vscode.window.showInformationMessage('GeoWeave: no GeoWeave notebook is open.');
+    const nb = editor.notebook;
+    const tools = nb.getCells().filter((c) => c.kind === vscode.NotebookCellKind.Code);
+    if (!tools.length) return;
+    await runCells(nb, tools[0].index, nb.cellCount);
+  },
+  'geoweave.rebuildIndex': (d) => async () => {
+    const gw = await d.retrieval.rebuild();
+    const s = gw.stats();
+    void vscode.window.showInformationMessage(`GeoWeave: index rebuilt: ${s.tools} tools, embedder ${s.embedder}.`);
+  },
+  'geoweave.openManifest': (d) => async (toolId?: unknown) => {
+    const id = typeof toolId === 'string' ? toolId : await pickTool(d, 'Open a tool manifest');
+    if (!id) return;
+    const gw = await d.retrieval.get();
+    const loaded = gw.tools.find((t) => t.manifest.id === id);
+    if (!loaded) return vscode.window.showErrorMessage(`GeoWeave: no manifest for "${id}".`);
+    await vscode.window.showTextDocument(vscode.Uri.file(loaded.file));
+  },
+  'geoweave.newManifest': (d) => () => newManifest(d),
+  'geoweave.setOpenAIKey': (d) => async () => {
+    if (await promptOpenaiKey(d.secrets) && config.embedderKind() === 'openai') await d.retrieval.rebuild();
+  },
+  'geoweave.clearMemory': (d) => () => d.assistant.clearMemory(),
+  'geoweave.showLog': (d) => () => d.log.show(),
+  'geoweave.createSample': (d) => () => createSample(d),
+};
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable {
+  return vscode.Disposable.from(...Object.entries(COMMANDS).map(([id, make]) => vscode.commands.registerCommand(id, make(deps))));
+}
+
+async function pickTool(d: CommandDeps, title: string): Promise<string | undefined> {
+  const gw = await d.retrieval.get();
+  const pick = await vscode.window.showQuickPick(
+    gw.tools.map((t) => ({ label: t.manifest.id, description: t.manifest.name, detail: t.manifest.description })),
+    { title: `GeoWeave: ${title}`, matchOnDescription: true, matchOnDetail: true });
+  return pick?.label;
+}
+
+/** A QuickPick that ranks manifests semantically as the user types (searchTools), debounced. */
+async function findTool(d: CommandDeps): Promise<void> {
+  const gw = await d.retrieval.get();
+  const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
+  qp.title = 'GeoWeave: Find Tool';
+  qp.placeholder = 'Describe what you want to do, e.g. "water surface from optical imagery"';
+  qp.matchOnDescription = true;
+  // Items come ranked by the index; VS Code must not re-filter them by label.
+  (qp as unknown as { sortByLabel: boolean }).sortByLabel = false;
+  const openButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open manifest' };
+  const all = gw.tools.map((t) => ({ id: t.manifest.id, label: t.manifest.id, description: t.manifest.name, detail: t.manifest.description, alwaysShow: true, buttons: [openButton] }));
+  qp.items = all;
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+  qp.onDidChangeValue((text) => {
+    clearTimeout(timer);
+    if (!text.trim()) {
+      qp.items = all;
+      return;
+    }
+    timer = setTimeout(async () => {
+      const mine = ++generation;
+      qp.busy = true;
+      try {
+        const hits = await gw.searchTools(text, 20);
+        if (mine !== generation) return;
+        qp.items = hits.map((h) => {
+          const m = gw.getTool(h.id);
+          return { id: h.id, label: h.id, description: `${h.name} · ${h.score.toFixed(3)}`, detail: m?.description, alwaysShow: true, buttons: [openButton] };
+        });
+      } catch (e) {
+        d.log.warn(`find tool: ${(e as Error).message}`);
+      } finally {
+        if (mine === generation) qp.busy = false;
+      }
+    }, 150);
+  });
+  const chosen = await new Promise<string | undefined>((resolve) => {
+    qp.onDidAccept(() => resolve(qp.selectedItems[0]?.id));
+    qp.onDidTriggerItemButton((e) => {
+      void vscode.commands.executeCommand('geoweave.openManifest', e.item.id);
+      resolve(undefined);
+    });
+    qp.onDidHide(() => resolve(undefined));
+    qp.show();
+  });
+  clearTimeout(timer);
+  qp.dispose();
+  if (chosen) await d.assistant.insert(chosen, 'forward', false);
+}
+
+async function newManifest(d: CommandDeps): Promise<void> {
+  const dir = d.retrieval.workspaceDir();
+  if (!dir) {
+    void vscode.window.showErrorMessage('GeoWeave: open a folder first; workspace manifests live in .geoweave/tools/.');
+    return;
+  }
+  const id = await vscode.window.showInputBox({
+    title: 'GeoWeave: New Tool Manifest', prompt: 'Tool id (lower case, digits, underscores)', placeHolder: 'my_tool',
+    validateInput: (v) => (/^[a-z][a-z0-9_]*$/.test(v) ? undefined : 'use lower case letters, digits and underscores, starting with a letter'),
+  });
+  if (!id) return;
+  const file = path.join(dir, '.geoweave', 'tools', `${id}.json`);
+  if (fs.existsSync(file)) {
+    await vscode.window.showTextDocument(vscode.Uri.file(file));
+    return;
+  }
+  const scaffold = {
+    id,
+    name: id.replace(/_/g, ' '),
+    description: 'What the tool does, on which data, and what it produces (one or two sentences).',
+    category: 'custom',
+    tags: ['core function', 'indicator', 'scenario'],
+    inputs: [{ name: 'image', type: 'raster', required: true, description: 'Input raster' }],
+    outputs: [{ name: 'output', type: 'raster', description: 'Result raster' }],
+    examples: ['a task an analyst would type that this tool serves'],
+    runner: { type: 'process', command: 'gdal_translate', args: ['{image}', '{out}'] },
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file + '.tmp', stableStringify(scaffold));
+  fs.renameSync(file + '.tmp', file);
+  await vscode.window.showTextDocument(vscode.Uri.file(file));
+}
+
+/** Walkthrough step: writes the sample workspace and opens a sample notebook in it. */
+async function createSample(d: CommandDeps): Promise<void> {
+  const ws = d.retrieval.workspaceDir();
+  let dir: string;
+  if (ws) dir = path.join(ws, 'geoweave-sample');
+  else {
+    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Write the sample here' });
+    if (!picked?.[0]) return;
+    dir = picked[0].fsPath;
+  }
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'GeoWeave: writing the sample workspace', cancellable: true }, async (_p, token) => {
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    const { writeSampleWorkspace } = await import('../core/raster/sample/generate');
+    const res = await writeSampleWorkspace(dir, { signal: abort.signal });
+    d.log.info(`sample workspace: ${res.files.length} files in ${res.dir} (${res.ms} ms)`);
+  });
+  const editor = await createNotebookFile(dir, 'Assess vegetation health in the Sentinel-2 scene', config.workingMemorySize(), 'sample');
+  await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
+  await vscode.window.showNotebookDocument(editor.notebook);
+  if (!ws) {
+    const open = await vscode.window.showInformationMessage(`GeoWeave: sample written to ${dir}.`, 'Open Folder');
+    if (open) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir));
+  }
+}
+

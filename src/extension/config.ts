@@ -1,0 +1,68 @@
+/** Every GeoWeave setting, read here through typed getters and nowhere else. */
+import * as vscode from 'vscode';
+import * as path from 'path';
+import type { EmbedderConfig } from '../core/embed/types';
+
+export type EmbedderKind = 'builtin' | 'transformers' | 'openai';
+
+function section(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('geoweave');
+}
+
+export const config = {
+  embedderKind(): EmbedderKind {
+    const k = section().get<string>('embedder', 'builtin');
+    return k === 'transformers' || k === 'openai' ? k : 'builtin';
+  },
+  transformersModel(): string {
+    return section().get<string>('embedder.transformers.model', 'Xenova/all-MiniLM-L6-v2');
+  },
+  transformersCacheFolder(): string {
+    return section().get<string>('embedder.transformers.cacheFolder', '');
+  },
+  transformersAllowDownload(): boolean {
+    return section().get<boolean>('embedder.transformers.allowDownload', false);
+  },
+  openaiBaseURL(): string {
+    return section().get<string>('embedder.openai.baseURL', 'https://api.openai.com/v1');
+  },
+  openaiModel(): string {
+    return section().get<string>('embedder.openai.model', 'text-embedding-3-small');
+  },
+  /** Extra manifest folders, absolute (relative ones resolve against the first workspace folder). */
+  manifestFolders(workspaceDir?: string): string[] {
+    return section().get<string[]>('manifestFolders', []).map((d) => (path.isAbsolute(d) || !workspaceDir ? d : path.join(workspaceDir, d)));
+  },
+  workingMemorySize(): number {
+    return Math.max(1, Math.floor(section().get<number>('workingMemorySize', 5)));
+  },
+  suggestionsCount(): number {
+    return Math.max(1, Math.floor(section().get<number>('suggestions.count', 10)));
+  },
+  /** Output folder, absolute. */
+  outputFolder(workspaceDir: string): string {
+    const d = section().get<string>('outputFolder', '.geoweave/outputs');
+    return path.isAbsolute(d) ? d : path.join(workspaceDir, d);
+  },
+  llmBaseURL(): string {
+    return section().get<string>('llm.baseURL', '');
+  },
+  llmModel(): string {
+    return section().get<string>('llm.model', '');
+  },
+  /** The embedder configuration for the core; the API key comes from SecretStorage. */
+  embedder(defaultCacheDir: string, openaiKey?: string): EmbedderConfig {
+    switch (config.embedderKind()) {
+      case 'transformers':
+        return { kind: 'transformers', model: config.transformersModel(), cacheDir: config.transformersCacheFolder() || defaultCacheDir, allowDownload: config.transformersAllowDownload() };
+      case 'openai':
+        return { kind: 'openai', baseURL: config.openaiBaseURL(), model: config.openaiModel(), apiKey: openaiKey };
+      default:
+        return { kind: 'builtin' };
+    }
+  },
+  /** True when a change touches settings that need the index rebuilt. */
+  affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
+    return e.affectsConfiguration('geoweave.embedder') || e.affectsConfiguration('geoweave.manifestFolders');
+  },
+};

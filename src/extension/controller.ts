@@ -1,0 +1,115 @@
+/** The notebook controller: runs tool cells with the raster engine (or a manifest's process runner
+ *  in a trusted workspace), shows quicklook, statistics and the JSON result, and feeds memory. */
+import * as vscode from 'vscode';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { ToolRunResult } from '../core/raster/types';
+import { addStep } from '../core/memory/memory';
+import { parseToolCell } from '../core/notebook/tool-cell';
+import { resolveReferences } from '../core/notebook/references';
+import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
+import { runProcessTool } from '../core/notebook/process-runner';
+import { config } from './config';
+import type { Log } from './log';
+import type { RetrievalService } from './retrieval-service';
+import type { Assistant } from './assistant';
+import { rasterEngine } from './raster-service';
+import { earlierCells, memoryOf, setCellRun, setMemory } from './notebook-session';
+import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
+
+/** Custom MIME type of a tool result; `application/json` carries the same data as a fallback. */
+export const RESULT_MIME = 'application/vnd.geoweave.result+json';
+
+export class ToolController implements vscode.Disposable {
+  private readonly controller: vscode.NotebookController;
+  private order = 0;
+
+  constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log) {
+    this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, 'GeoWeave tools');
+    this.controller.supportedLanguages = [TOOL_LANGUAGE];
+    this.controller.supportsExecutionOrder = true;
+    this.controller.description = 'Raster engine and manifest runners';
+    this.controller.executeHandler = (cells, nb) => this.execute(cells, nb);
+  }
+
+  private async execute(cells: vscode.NotebookCell[], nb: vscode.NotebookDocument): Promise<void> {
+    for (const cell of cells) {
+      if (cell.kind !== vscode.NotebookCellKind.Code) continue;
+      const ok = await this.runCell(cell);
+      if (ok) void this.assistant.afterRun(nb);
+    }
+  }
+
+  private async runCell(cell: vscode.NotebookCell): Promise<boolean> {
+    const exec = this.controller.createNotebookCellExecution(cell);
+    exec.executionOrder = ++this.order;
+    exec.start(Date.now());
+    await exec.clearOutput();
+    const abort = new AbortController();
+    const sub = exec.token.onCancellationRequested(() => abort.abort());
+    const started = Date.now();
+    try {
+      const { result, args } = await this.run(cell, abort.signal);
+      await exec.replaceOutput(outputsFor(result));
+      const time = new Date().toISOString();
+      await setCellRun(cell, runRecord(result, time));
+      const nb = cell.notebook;
+      const memory = memoryOf(nb, config.workingMemorySize());
+      await setMemory(nb, addStep(memory, memoryStep(result.tool, args, result, undefined, time)));
+      this.log.info(`ran ${result.tool} in ${Date.now() - started} ms: ${result.summary}`);
+      exec.end(true, Date.now());
+      return true;
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      const message = abort.signal.aborted ? 'Cancelled.' : err.message;
+      this.log.warn(`cell ${cell.index + 1} failed: ${message}`);
+      await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: 'GeoWeave', message })]));
+      exec.end(false, Date.now());
+      return false;
+    } finally {
+      sub.dispose();
+    }
+  }
+
+  private async run(cell: vscode.NotebookCell, signal: AbortSignal): Promise<{ result: ToolRunResult; args: Record<string, unknown> }> {
+    const parsed = parseToolCell(cell.document.getText());
+    const errors = parsed.problems.filter((p) => p.severity === 'error');
+    if (errors.length || !parsed.call) {
+      throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
+    }
+    const call = parsed.call;
+    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index));
+    const folder = vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
+    const outDir = config.outputFolder(folder);
+    const engine = await rasterEngine();
+    const opts = { outDir, cwd: folder, signal };
+    if (engine.listBuiltinTools().includes(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };
+    const gw = await this.retrieval.get();
+    const manifest = gw.getTool(call.tool);
+    if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
+    if (manifest.runner?.type === 'process') {
+      if (!vscode.workspace.isTrusted) {
+        throw new Error(`${call.tool} runs the external command "${manifest.runner.command}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"`);
+      }
+      return { result: await runProcessTool(manifest, args, opts), args };
+    }
+    throw new Error(`${call.tool} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it`);
+  }
+
+  dispose(): void {
+    this.controller.dispose();
+  }
+}
+
+function outputsFor(result: ToolRunResult): vscode.NotebookCellOutput[] {
+  const outputs: vscode.NotebookCellOutput[] = [];
+  if (result.quicklook && fs.existsSync(result.quicklook)) {
+    outputs.push(new vscode.NotebookCellOutput([new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png')], { quicklook: result.quicklook }));
+  }
+  outputs.push(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(resultMarkdown(result), 'text/markdown')]));
+  outputs.push(new vscode.NotebookCellOutput([
+    vscode.NotebookCellOutputItem.json(result, 'application/json'),
+    vscode.NotebookCellOutputItem.json(result, RESULT_MIME),
+  ]));
+  return outputs;
+}

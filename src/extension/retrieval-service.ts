@@ -1,0 +1,149 @@
+/** Opens the retrieval engine (GeoWeave) on first use, with progress, and keeps the index state
+ *  (status bar, Problems view) in sync. The heavy modules (hnswlib, embedders) load only here. */
+import * as vscode from 'vscode';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { GeoWeave } from '../core/geoweave';
+import type { ManifestProblem } from '../core/manifests/types';
+import { config } from './config';
+import { coreLogger, Log } from './log';
+import { openaiKey } from './secrets';
+
+export interface RetrievalDeps {
+  extensionPath: string;
+  storageDir: string;
+  secrets: vscode.SecretStorage;
+  log: Log;
+}
+
+export class RetrievalService implements vscode.Disposable {
+  private opening?: Promise<GeoWeave>;
+  private readonly changed = new vscode.EventEmitter<GeoWeave | undefined>();
+  /** Fires after the engine opened, reloaded or closed. */
+  readonly onDidChange = this.changed.event;
+  private readonly problems = vscode.languages.createDiagnosticCollection('geoweave-manifests');
+  private current?: GeoWeave;
+
+  constructor(private readonly deps: RetrievalDeps) {}
+
+  workspaceDir(): string | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  }
+
+  /** The engine if it is already open (for cheap reads such as the status bar). */
+  peek(): GeoWeave | undefined {
+    return this.current;
+  }
+
+  get(): Promise<GeoWeave> {
+    if (!this.opening) {
+      this.opening = this.open().catch((e) => {
+        this.opening = undefined;
+        throw e;
+      });
+    }
+    return this.opening;
+  }
+
+  private async open(): Promise<GeoWeave> {
+    const { log } = this.deps;
+    const started = Date.now();
+    const workspaceDir = this.workspaceDir();
+    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), await openaiKey(this.deps.secrets));
+    if (embedder.kind === 'transformers' && !this.hasModule('@huggingface/transformers')) {
+      void vscode.window.showWarningMessage(
+        'GeoWeave: the "transformers" embedder needs the optional dependency @huggingface/transformers (with onnxruntime-node), which is not shipped in the extension package. Install it into the extension folder (npm install @huggingface/transformers) or set "geoweave.embedder" to "builtin". Using the builtin embedder for now.');
+      log.warn('transformers embedder requested but @huggingface/transformers is not installed; falling back to builtin');
+      embedder = { kind: 'builtin' };
+    }
+    const { GeoWeave } = await import('../core/geoweave');
+    const gw = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'GeoWeave: loading the tool index', cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        let last = 0;
+        return GeoWeave.open({
+          builtinManifestDir: path.join(this.deps.extensionPath, 'tool-manifests'),
+          extraManifestDirs: config.manifestFolders(workspaceDir),
+          workspaceDir,
+          stateDir: path.join(this.deps.storageDir, 'state'),
+          embedder,
+          log: coreLogger(log),
+          signal: abort.signal,
+          onProgress: (fraction, message) => {
+            const pct = Math.round(fraction * 100);
+            progress.report({ increment: Math.max(0, pct - last), message });
+            last = Math.max(last, pct);
+          },
+        });
+      });
+    const s = gw.stats();
+    log.info(`tool index ready in ${Date.now() - started} ms: ${s.tools} tools, ${s.workflows} workflows, embedder ${s.embedder} (${s.dimension}d), ${s.indexFile}`);
+    this.current = gw;
+    this.publishProblems(gw.problems);
+    this.changed.fire(gw);
+    return gw;
+  }
+
+  private hasModule(name: string): boolean {
+    return fs.existsSync(path.join(this.deps.extensionPath, 'node_modules', ...name.split('/'), 'package.json'));
+  }
+
+  /** Re-reads manifests after a change on disk; the index updates incrementally. */
+  async reload(): Promise<void> {
+    if (!this.opening) return;
+    const gw = await this.get();
+    const r = await gw.reload();
+    this.deps.log.info(`manifests reloaded: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed`);
+    this.publishProblems(gw.problems);
+    this.changed.fire(gw);
+  }
+
+  /** Closes the engine and opens it again (settings changed, or the user asked for a rebuild). */
+  async rebuild(): Promise<GeoWeave> {
+    const old = this.opening;
+    this.opening = undefined;
+    this.current = undefined;
+    if (old) await old.then((g) => g.dispose()).catch(() => undefined);
+    this.changed.fire(undefined);
+    return this.get();
+  }
+
+  private publishProblems(problems: ManifestProblem[]): void {
+    this.problems.clear();
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const p of problems) {
+      if (!path.isAbsolute(p.file)) {
+        this.deps.log.warn(`manifest problem: ${p.file} ${p.path}: ${p.message}`);
+        continue;
+      }
+      const d = new vscode.Diagnostic(problemRange(p), `${p.path ? p.path + ': ' : ''}${p.message}`,
+        p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+      d.source = 'GeoWeave';
+      byFile.set(p.file, [...(byFile.get(p.file) ?? []), d]);
+    }
+    for (const [file, ds] of byFile) this.problems.set(vscode.Uri.file(file), ds);
+  }
+
+  dispose(): void {
+    this.problems.dispose();
+    this.changed.dispose();
+    void this.opening?.then((g) => g.dispose()).catch(() => undefined);
+  }
+}
+
+/** Line of the JSON key the problem's path ends in; the whole first line when not found. */
+function problemRange(p: ManifestProblem): vscode.Range {
+  const key = p.path.split('/').filter((s) => s && !/^\d+$/.test(s)).pop();
+  if (key) {
+    try {
+      const lines = fs.readFileSync(p.file, 'utf8').split('\n');
+      const i = lines.findIndex((l) => l.includes(`"${key}"`));
+      if (i >= 0) return new vscode.Range(i, 0, i, lines[i].length);
+    } catch {
+      // the file may be gone already
+    }
+  }
+  return new vscode.Range(0, 0, 0, 1);
+}

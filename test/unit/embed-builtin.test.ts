@@ -1,0 +1,161 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BuiltinEmbedder } from '../../src/core/embed/builtin';
+import { tokenize, stem } from '../../src/core/embed/tokenize';
+import { expandConcepts } from '../../src/core/embed/lexicon';
+
+function cos(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+// small catalog in the style of the tool manifests (name + description + tags + examples)
+const CATALOG: Record<string, string> = {
+  ndvi: 'NDVI. Normalized difference vegetation index from red and NIR bands. vegetation index, greenness. Map crop health; 计算植被指数',
+  mndwi: 'MNDWI. Modified normalized difference water index from green and SWIR1. water index, open water. Map flooded areas; 提取水体',
+  slope: 'Slope. Terrain slope in degrees from a DEM. terrain, slope. How steep are the hillsides? 计算坡度',
+  hillshade: 'Hillshade. Shaded relief from a DEM with sun azimuth and altitude. terrain, visualization. Make a relief map; 山体阴影',
+  dnbr: 'dNBR. Differenced normalized burn ratio between pre-fire and post-fire images. burn, fire. Map the wildfire scar; 火灾烧毁区域',
+  area_by_class: 'Area by class. Pixel counts and area in m2, ha, km2 per class of a class raster. area, statistics. How many hectares are flooded? 统计面积',
+  reproject: 'Reproject. Warp a raster to another CRS (EPSG code) with gdalwarp. projection, CRS. Convert to WGS84; 重投影',
+  clip_bbox: 'Clip to bbox. Crop a raster to a bounding box in native or lon/lat coordinates. clip, subset, AOI. Cut out my study area; 裁剪影像',
+  cloud_mask: 'Cloud mask. Mask clouds, cloud shadows and cirrus from the SCL or QA_PIXEL band. cloud, mask. Remove cloudy pixels; 去云',
+  kmeans_classify: 'K-means classification. Unsupervised clustering of pixels into k classes. classification, clustering. Group similar pixels; 非监督分类',
+  land_surface_temperature: 'Land surface temperature. LST in °C from the thermal band with NDVI-based emissivity. temperature, heat. Urban heat island; 地表温度',
+  vectorize_mask: 'Vectorize mask. Turn a mask into GeoJSON polygons. vector, polygons, outline. Export the flood outline as polygons; 矢量化',
+};
+
+test('embeddings are deterministic, L2-normalised, of the declared dimension', async () => {
+  const e = new BuiltinEmbedder();
+  assert.equal(e.id, 'builtin:v1');
+  const texts = ['NDVI from Sentinel-2', '计算坡度', 'how much area burned?'];
+  const a = await e.embed(texts);
+  const b = await new BuiltinEmbedder().embed(texts);
+  assert.equal(a.length, 3);
+  for (let i = 0; i < a.length; i++) {
+    assert.equal(a[i].length, e.dimension);
+    assert.ok(Math.abs(cos(a[i], a[i]) - 1) < 1e-5, `vector ${i} is not unit length`);
+    assert.deepEqual(Array.from(a[i]), Array.from(b[i]));
+  }
+  // no features -> zero vector, not NaN
+  const [z] = await e.embed(['   ...  ']);
+  assert.ok(z.every((x) => x === 0));
+});
+
+test('tokenizer stems English word families and segments Chinese with dictionary translations', () => {
+  assert.equal(stem('classification'), stem('classified'));
+  assert.equal(stem('classify'), stem('classifying'));
+  assert.equal(stem('calculation'), stem('calculated'));
+  assert.equal(stem('vegetation'), stem('vegetated'));
+  assert.equal(stem('slopes'), stem('slope'));
+  assert.equal(stem('mapping'), 'map');
+  assert.equal(stem('landsat'), 'landsat');
+  assert.deepEqual(tokenize('The NDVI of fields'), ['ndvi', 'field']);
+  const zh = tokenize('计算植被指数');
+  for (const t of ['植被', '指数', '植被指数', 'ndvi', stem('vegetation'), 'index']) assert.ok(zh.includes(t), `missing ${t} in ${zh.join(' ')}`);
+  assert.ok(!zh.includes('的'));
+});
+
+test('concept expansion maps synonyms, abbreviations and Chinese words to the same concepts', () => {
+  const has = (text: string, concept: string): boolean => expandConcepts(tokenize(text)).includes(concept);
+  for (const t of ['NDVI', 'vegetation index', 'greenness', 'plant health', '植被指数']) assert.ok(has(t, 'vegetation_index'), t);
+  for (const t of ['flood', 'inundation', 'MNDWI', '洪水']) assert.ok(has(t, 'water'), t);
+  for (const t of ['dNBR', 'wildfire scar', '火灾', '过火']) assert.ok(has(t, 'burn'), t);
+  for (const t of ['built-up', 'urban sprawl', 'NDBI', '建成区']) assert.ok(has(t, 'urban'), t);
+  for (const t of ['reproject', 'EPSG', 'warp', '重投影']) assert.ok(has(t, 'reproject'), t);
+  for (const t of ['how much', 'hectares', 'km²', '面积']) assert.ok(has(t, 'area'), t);
+  for (const t of ['k-means', 'kmeans', 'unsupervised']) assert.ok(has(t, 'clustering'), t);
+  assert.deepEqual(expandConcepts(tokenize('the and of')), []);
+});
+
+test('Chinese and English synonyms land close; unrelated tasks stay apart', async () => {
+  const e = new BuiltinEmbedder();
+  const [zhNdvi, enNdvi, slope, zhFlood, enFlood, zhSlope] = await e.embed([
+    '植被指数',
+    'NDVI vegetation index',
+    'slope from DEM',
+    '洪水淹没范围',
+    'flood inundation extent from a water index',
+    '坡度',
+  ]);
+  assert.ok(cos(zhNdvi, enNdvi) > cos(zhNdvi, slope) + 0.3, `${cos(zhNdvi, enNdvi)} vs ${cos(zhNdvi, slope)}`);
+  assert.ok(cos(zhFlood, enFlood) > cos(zhFlood, enNdvi) + 0.2);
+  assert.ok(cos(zhSlope, slope) > cos(zhSlope, enNdvi) + 0.2);
+  // synonyms without any shared word
+  const [green, index] = await e.embed(['greenness of the plants', 'normalized difference vegetation index']);
+  const [steep] = await e.embed(['steepness of terrain']);
+  assert.ok(cos(green, index) > cos(green, steep) + 0.1);
+});
+
+test('character n-grams keep typos close to the intended word', async () => {
+  const e = new BuiltinEmbedder();
+  const [typo, right, other] = await e.embed(['vegitation indx', 'vegetation index', 'terrain hillshade']);
+  assert.ok(cos(typo, right) > 0.1, `typo similarity ${cos(typo, right)}`);
+  assert.ok(cos(typo, right) > cos(typo, other) + 0.1);
+});
+
+test('ranks the right tool first on a small catalog, with and without IDF', async () => {
+  const ids = Object.keys(CATALOG);
+  const queries: [string, string][] = [
+    ['compute plant greenness for my farm', 'ndvi'],
+    ['计算植被指数', 'ndvi'],
+    ['how steep is the terrain', 'slope'],
+    ['洪水淹没水体', 'mndwi'],
+    ['map the area burned by the wildfire', 'dnbr'],
+    ['how many hectares per class', 'area_by_class'],
+    ['change the projection to EPSG:4326', 'reproject'],
+    ['cut out my AOI', 'clip_bbox'],
+    ['remove cloudy pixels', 'cloud_mask'],
+    ['unsupervised kmeans clusters', 'kmeans_classify'],
+    ['城市热岛 温度', 'land_surface_temperature'],
+    ['export the outline as polygons', 'vectorize_mask'],
+    ['shaded relief map', 'hillshade'],
+  ];
+  for (const fit of [false, true]) {
+    const e = new BuiltinEmbedder();
+    if (fit) e.fit(ids.map((id) => CATALOG[id]));
+    const docs = await e.embed(ids.map((id) => CATALOG[id]));
+    for (const [q, gold] of queries) {
+      const [qv] = await e.embed([q]);
+      const ranked = ids.map((id, i) => ({ id, s: cos(qv, docs[i]) })).sort((a, b) => b.s - a.s);
+      assert.equal(ranked[0].id, gold, `fit=${fit} "${q}" -> ${ranked.slice(0, 3).map((r) => `${r.id}:${r.s.toFixed(3)}`).join(' ')}`);
+    }
+  }
+});
+
+test('fit changes weights; toJSON/fromJSON round trip embeds identically', async () => {
+  const corpus = Object.values(CATALOG);
+  const fitted = new BuiltinEmbedder().fit(corpus);
+  assert.ok(fitted.fitted);
+  const plain = new BuiltinEmbedder();
+  const q = 'NDVI per field from the Sentinel-2 scene';
+  const [a] = await fitted.embed([q]);
+  const [p] = await plain.embed([q]);
+  assert.ok(cos(a, p) < 0.999, 'IDF should change the vector');
+  const restored = BuiltinEmbedder.fromJSON(JSON.parse(JSON.stringify(fitted.toJSON())));
+  assert.ok(restored.fitted);
+  const [b] = await restored.embed([q]);
+  assert.deepEqual(Array.from(a), Array.from(b));
+  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v0', dimension: 768, docCount: 1, df: {} }), /rebuild the index/);
+  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v1', dimension: 768 }), /docCount/);
+});
+
+test('embedding honours an aborted signal', async () => {
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(new BuiltinEmbedder().embed(['a', 'b'], ac.signal));
+});
+
+test('a 30-word query embeds in well under a millisecond', () => {
+  const e = new BuiltinEmbedder().fit(Object.values(CATALOG));
+  const q =
+    'compute the NDVI vegetation index for every crop field in the Sentinel-2 scene and summarise the mean ' +
+    'value per parcel over the growing season then export a map of the 植被指数 trend';
+  for (let i = 0; i < 200; i++) e.embedOne(q + i);
+  const n = 2000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) e.embedOne(q + i);
+  const perQueryMs = Number(process.hrtime.bigint() - t0) / 1e6 / n;
+  assert.ok(perQueryMs < 0.5, `${perQueryMs.toFixed(3)} ms per query`);
+});
