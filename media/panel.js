@@ -37,7 +37,7 @@
       el('div', { class: 'reason', text: s.reason }),
       readiness,
       el('div', { class: 'actions' },
-        el('button', { type: 'button', class: 'insert', 'aria-label': `Insert cell: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: false }), text: '＋ Insert cell' }),
+        el('button', { type: 'button', class: 'insert', 'aria-label': `Insert cell: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: false }), text: '+ Insert cell' }),
         el('button', { type: 'button', class: 'insert-run', 'aria-label': `Insert and run: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: true }), text: '▶ Insert and run' }),
         el('button', { type: 'button', class: 'dismiss secondary', 'aria-label': `Dismiss: ${label}`, onclick: () => send({ type: 'dismiss', toolId: s.id, origin }), text: '✕ Dismiss' })));
   }
@@ -63,7 +63,7 @@
         el('div', { class: 'title' }, el('span', { class: 'name', text: w.name })),
         el('div', { class: 'reason', text: w.description }),
         el('div', { class: 'steps', text: w.steps.join(' → ') }),
-        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }), text: '＋ Insert workflow' }));
+        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }), text: '+ Insert workflow' }));
     }
 
     const comp = $('complementary');

@@ -22,6 +22,7 @@ export const RESULT_MIME = 'application/vnd.geoweave.result+json';
 
 export class ToolController implements vscode.Disposable {
   private readonly controller: vscode.NotebookController;
+  private readonly subscriptions: vscode.Disposable[] = [];
   private order = 0;
 
   constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log) {
@@ -30,6 +31,12 @@ export class ToolController implements vscode.Disposable {
     this.controller.supportsExecutionOrder = true;
     this.controller.description = 'Raster engine and manifest runners';
     this.controller.executeHandler = (cells, nb) => this.execute(cells, nb);
+    // The only kernel for GeoWeave notebooks: preferred, so running never asks to pick one.
+    const prefer = (nb: vscode.NotebookDocument) => {
+      if (nb.notebookType === NOTEBOOK_TYPE) this.controller.updateNotebookAffinity(nb, vscode.NotebookControllerAffinity.Preferred);
+    };
+    vscode.workspace.notebookDocuments.forEach(prefer);
+    this.subscriptions.push(vscode.workspace.onDidOpenNotebookDocument(prefer));
   }
 
   private async execute(cells: vscode.NotebookCell[], nb: vscode.NotebookDocument): Promise<void> {
@@ -83,7 +90,7 @@ export class ToolController implements vscode.Disposable {
     const outDir = config.outputFolder(folder);
     const engine = await rasterEngine();
     const opts = { outDir, cwd: folder, signal };
-    if (engine.listBuiltinTools().includes(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };
+    if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };
     const gw = await this.retrieval.get();
     const manifest = gw.getTool(call.tool);
     if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
@@ -97,6 +104,7 @@ export class ToolController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.subscriptions.forEach((d) => d.dispose());
     this.controller.dispose();
   }
 }

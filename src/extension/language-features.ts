@@ -43,7 +43,7 @@ export class ToolCellLanguage implements vscode.Disposable {
   private async catalog(doc: vscode.TextDocument): Promise<LanguageCatalog> {
     const gw = await this.retrieval.get();
     const engine = await rasterEngine();
-    const builtin = new Set(engine.listBuiltinTools());
+    const builtin = new Set(engine.listBuiltinTools().map((s) => s.id));
     const earlier: LanguageCatalog['earlier'] = [];
     const nb = vscode.workspace.notebookDocuments.find((n) => n.getCells().some((c) => c.document === doc));
     if (nb) {

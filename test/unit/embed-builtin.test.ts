@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { BuiltinEmbedder } from '../../src/core/embed/builtin';
 import { tokenize, stem } from '../../src/core/embed/tokenize';
 import { expandConcepts } from '../../src/core/embed/lexicon';
+import { allTexts } from '../../src/core/index/text';
+import type { ToolManifest } from '../../src/core/manifests/types';
 
 function cos(a: Float32Array, b: Float32Array): number {
   let s = 0;
@@ -137,8 +141,8 @@ test('fit changes weights; toJSON/fromJSON round trip embeds identically', async
   assert.ok(restored.fitted);
   const [b] = await restored.embed([q]);
   assert.deepEqual(Array.from(a), Array.from(b));
-  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v0', dimension: 768, docCount: 1, df: {} }), /rebuild the index/);
-  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v1', dimension: 768 }), /docCount/);
+  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v0', dimension: 1024, docCount: 1, df: {} }), /rebuild the index/);
+  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v1', dimension: 1024 }), /docCount/);
 });
 
 test('embedding honours an aborted signal', async () => {
@@ -158,4 +162,75 @@ test('a 30-word query embeds in well under a millisecond', () => {
   for (let i = 0; i < n; i++) e.embedOne(q + i);
   const perQueryMs = Number(process.hrtime.bigint() - t0) / 1e6 / n;
   assert.ok(perQueryMs < 0.5, `${perQueryMs.toFixed(3)} ms per query`);
+});
+
+test('dense retrieval on the labelled benchmark beats plain BM25 (R@10)', async (t) => {
+  const root = path.resolve(__dirname, '../../..');
+  const tasksFile = path.join(root, 'bench', 'tasks.jsonl');
+  const dir = path.join(root, 'tool-manifests');
+  if (!fs.existsSync(tasksFile) || !fs.existsSync(dir)) {
+    if (process.env.CI) assert.fail(`missing ${tasksFile} or ${dir}`);
+    t.skip('benchmark files not present');
+    return;
+  }
+  const manifests = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'schema.json')
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as ToolManifest)
+    .filter((m) => m.id);
+  const tasks = fs
+    .readFileSync(tasksFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { query: string; gold: string[] });
+  assert.ok(manifests.length > 20 && tasks.length > 50);
+
+  const recallAt10 = (ranked: string[], gold: string[]): number => {
+    const top = new Set(ranked.slice(0, 10));
+    return gold.filter((g) => top.has(g)).length / gold.length;
+  };
+
+  // dense: one vector per tool text (main + each example), max-pooled per tool, as the index does
+  const e = new BuiltinEmbedder().fit(manifests.flatMap((m) => allTexts(m)));
+  const vecs = manifests.map((m) => allTexts(m).map((x) => e.embedOne(x)));
+  // plain BM25 over the same texts, words only (no concepts)
+  const docs = manifests.map((m) => {
+    const tf = new Map<string, number>();
+    const toks = allTexts(m).flatMap((x) => tokenize(x));
+    for (const x of toks) tf.set(x, (tf.get(x) ?? 0) + 1);
+    return { tf, len: toks.length };
+  });
+  const df = new Map<string, number>();
+  for (const d of docs) for (const k of d.tf.keys()) df.set(k, (df.get(k) ?? 0) + 1);
+  const avg = docs.reduce((a, d) => a + d.len, 0) / docs.length;
+  const N = docs.length;
+
+  let dense = 0;
+  let bm25 = 0;
+  for (const task of tasks) {
+    const q = e.embedOne(task.query);
+    const d = manifests
+      .map((m, i) => ({ id: m.id, s: Math.max(...vecs[i].map((v) => cos(q, v))) }))
+      .sort((a, b) => b.s - a.s);
+    dense += recallAt10(d.map((x) => x.id), task.gold);
+    const terms = [...new Set(tokenize(task.query))];
+    const b = manifests
+      .map((m, i) => {
+        let s = 0;
+        for (const term of terms) {
+          const f = docs[i].tf.get(term);
+          if (!f) continue;
+          const n = df.get(term)!;
+          s += (Math.log(1 + (N - n + 0.5) / (n + 0.5)) * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * docs[i].len) / avg));
+        }
+        return { id: m.id, s };
+      })
+      .sort((x, y) => y.s - x.s);
+    bm25 += recallAt10(b.map((x) => x.id), task.gold);
+  }
+  dense /= tasks.length;
+  bm25 /= tasks.length;
+  t.diagnostic(`R@10 dense ${dense.toFixed(3)}, plain BM25 ${bm25.toFixed(3)} over ${tasks.length} tasks`);
+  assert.ok(dense >= 0.85, `dense R@10 ${dense.toFixed(3)}`);
+  assert.ok(dense > bm25, `dense ${dense.toFixed(3)} <= BM25 ${bm25.toFixed(3)}`);
 });

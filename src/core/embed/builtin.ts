@@ -13,10 +13,10 @@ export interface BuiltinEmbedderState {
 }
 
 const ID = 'builtin:v1';
-const DIMENSION = 768;
+const DIMENSION = 1024;
 const W_TOKEN = 1.0;
-const W_CONCEPT = +(process.env.WC ?? 1.6);
-const W_NGRAM = +(process.env.WG ?? 0.22);
+const W_CONCEPT = 1.6;
+const W_NGRAM = 0.22;
 const NGRAM_MIN = 3;
 const NGRAM_MAX = 4;
 
@@ -73,7 +73,6 @@ export class BuiltinEmbedder implements Embedder {
   readonly dimension = DIMENSION;
   private df = new Map<string, number>();
   private docCount = 0;
-  private idfCache = new Map<string, number>();
 
   /** True once `fit` (or `fromJSON` with a fitted state) supplied IDF weights. */
   get fitted(): boolean {
@@ -88,18 +87,12 @@ export class BuiltinEmbedder implements Embedder {
     }
     this.df = df;
     this.docCount = corpus.length;
-    this.idfCache.clear();
     return this;
   }
 
   private idf(key: string): number {
     if (this.docCount === 0) return 1;
-    let v = this.idfCache.get(key);
-    if (v === undefined) {
-      v = Math.log((this.docCount + 1) / ((this.df.get(key) ?? 0) + 1)) + 1;
-      this.idfCache.set(key, v);
-    }
-    return v;
+    return Math.log((this.docCount + 1) / ((this.df.get(key) ?? 0) + 1)) + 1;
   }
 
   /** Synchronous embedding of one text (L2-normalised; all-zero for text without features). */

@@ -7,51 +7,52 @@ import { tokenize } from './tokenize';
  */
 export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
   vegetation_index: [
-    'ndvi', 'evi', 'savi', 'msavi', 'gndvi', 'osavi', 'vegetation index', 'normalized difference vegetation index',
-    'enhanced vegetation index', 'soil adjusted vegetation index', 'greenness', 'plant health', 'vegetation health',
-    'crop health', 'vigor', 'vigour', 'crop vigor', 'leaf area', 'lai', 'canopy', 'green biomass', 'biomass',
-    'photosynthetic', '植被指数',
-  
-    'vigour', 'stressed vegetation', 'crop stress', 'unhealthy', 'sick plants',
+    'ndvi', 'evi', 'savi', 'msavi', 'gndvi', 'osavi', 'vegetation index',
+    'normalized difference vegetation index', 'enhanced vegetation index', 'soil adjusted vegetation index',
+    'greenness', 'plant health', 'vegetation health', 'crop health', 'vigor', 'vigour', 'crop vigor',
+    'leaf area', 'lai', 'canopy', 'green biomass', 'biomass', 'photosynthetic', '植被指数', 'stressed vegetation',
+    'crop stress', 'unhealthy', 'sick plants',
   ],
   vegetation: [
     'vegetation', 'vegetated', 'plant', 'greenery', 'green cover', 'canopy', 'grassland', 'grass', 'shrub',
-    'leaf', 'foliage', 'ndvi', 'evi', 'savi', 'greenness', 'plant health', 'biomass', '植被',
-  
-    'mangrove', 'mangroves', 'orchard', 'vineyard', 'green space', 'park', 'parks', 'forest', 'trees', 'meadow', 'pasture', 'rangeland', 'bare', 'fallow', 'sick', 'stressed', 'unhealthy', 'stress', 'vigour', 'green',
+    'leaf', 'foliage', 'ndvi', 'evi', 'savi', 'greenness', 'plant health', 'biomass', '植被', 'mangrove',
+    'mangroves', 'orchard', 'vineyard', 'green space', 'park', 'parks', 'forest', 'trees', 'meadow', 'pasture',
+    'rangeland', 'bare', 'fallow', 'sick', 'stressed', 'unhealthy', 'stress', 'vigour', 'green',
   ],
-  soil_adjusted: ['savi', 'msavi', 'osavi', 'soil adjusted', 'bare soil', 'soil background', 'sparse vegetation'],
+  soil_adjusted: [
+    'savi', 'msavi', 'osavi', 'soil adjusted', 'bare soil', 'soil background', 'sparse vegetation',
+  ],
   water_index: [
     'ndwi', 'mndwi', 'awei', 'water index', 'normalized difference water index', 'modified water index',
     'water mask', 'water detection',
   ],
   water: [
     'water', 'open water', 'surface water', 'water body', 'waterbody', 'lake', 'river', 'reservoir', 'pond',
-    'wetland', 'shoreline', 'coastline', 'ndwi', 'mndwi', 'flood', 'inundation', 'inundated', '水体',
-  
-    'pond', 'fish pond', 'aquaculture', 'estuary', 'bay', 'coast', 'coastal', 'sea', 'ocean', 'dam', 'canal', 'water pixels', 'water surface',
+    'wetland', 'shoreline', 'coastline', 'ndwi', 'mndwi', 'flood', 'inundation', 'inundated', '水体', 'fish pond',
+    'aquaculture', 'estuary', 'bay', 'coast', 'coastal', 'sea', 'ocean', 'dam', 'canal', 'water pixels',
+    'water surface', 'dry season', 'low water', 'water level',
   ],
   flood: [
     'flood', 'flooding', 'flooded', 'inundation', 'inundated', 'flood extent', 'flood mapping', 'submerged',
-    'waterlogging', 'high water', 'deluge', '洪水', '淹没',
-  
-    'storm', 'typhoon', 'hurricane', 'monsoon', 'cyclone',
+    'waterlogging', 'high water', 'deluge', '洪水', '淹没', 'storm', 'typhoon', 'hurricane', 'monsoon', 'cyclone',
   ],
   sar: ['sar', 'radar', 'sentinel 1', 'backscatter', 'vv', 'vh', 'sigma0', 'synthetic aperture'],
   burn: [
-    'nbr', 'dnbr', 'rdnbr', 'normalized burn ratio', 'burn', 'burned', 'burnt', 'burn scar', 'fire scar', 'scar',
-    'wildfire', 'fire', 'bushfire', 'forest fire', 'charred', 'post fire', 'pre fire', '火灾', '过火',
-  
+    'nbr', 'dnbr', 'rdnbr', 'normalized burn ratio', 'burn', 'burned', 'burnt', 'burn scar', 'fire scar',
+    'scar', 'wildfire', 'fire', 'bushfire', 'forest fire', 'charred', 'post fire', 'pre fire', '火灾', '过火',
     'fire season', 'fire perimeter', 'fuel',
   ],
-  burn_severity: ['burn severity', 'fire severity', 'severity', 'dnbr', 'rdnbr', 'usgs severity', 'how badly burned'],
+  burn_severity: [
+    'burn severity', 'fire severity', 'severity', 'dnbr', 'rdnbr', 'usgs severity', 'how badly burned',
+  ],
   urban_index: ['ndbi', 'built up index', 'normalized difference built up index', 'ui index', 'ibi'],
   urban: [
-    'urban', 'city', 'cities', 'town', 'built up', 'builtup', 'built environment', 'impervious', 'impervious surface',
-    'settlement', 'building', 'buildings', 'construction', 'urban sprawl', 'sprawl', 'urbanization', 'ndbi',
-    'concrete', 'pavement', 'city growth', 'urban expansion', '城市', '建成区',
-  
-    'factory', 'factories', 'industrial', 'airport', 'road', 'roads', 'paved', 'village', 'villages', 'settlements', 'housing', 'residential', 'suburb', 'suburbs', 'neighbourhood', 'neighborhoods', 'development', 'solar farm',
+    'urban', 'city', 'cities', 'town', 'built up', 'builtup', 'built environment', 'impervious',
+    'impervious surface', 'settlement', 'building', 'buildings', 'construction', 'urban sprawl', 'sprawl',
+    'urbanization', 'ndbi', 'concrete', 'pavement', 'city growth', 'urban expansion', '城市', '建成区', 'factory',
+    'factories', 'industrial', 'airport', 'road', 'roads', 'paved', 'village', 'villages', 'settlements',
+    'housing', 'residential', 'suburb', 'suburbs', 'neighbourhood', 'neighborhoods', 'development',
+    'solar farm',
   ],
   terrain: [
     'dem', 'dtm', 'dsm', 'elevation', 'terrain', 'topography', 'topographic', 'relief', 'altitude', 'height',
@@ -59,7 +60,9 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
     '高程', '地形',
   ],
   slope: ['slope', 'steepness', 'steep', 'gradient', 'incline', 'inclination', 'degrees of slope', '坡度'],
-  aspect: ['aspect', 'facing', 'orientation', 'north facing', 'south facing', 'exposure', 'compass direction', '坡向'],
+  aspect: [
+    'aspect', 'facing', 'orientation', 'north facing', 'south facing', 'exposure', 'compass direction', '坡向',
+  ],
   hillshade: [
     'hillshade', 'hill shade', 'shaded relief', 'shading', 'relief map', 'illumination', 'sun angle', 'azimuth',
     '山体阴影',
@@ -74,7 +77,9 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
     'cloud', 'clouds', 'cloudy', 'cloud cover', 'cloud shadow', 'cirrus', 'haze', 'scl', 'scene classification',
     'qa pixel', 'qa_pixel', 'fmask', 'cloud free', 'cloudless', 'clear sky', '云',
   ],
-  mask: ['mask', 'masking', 'masked', 'cloud mask', 'nodata mask', 'exclude', 'remove pixels', 'apply mask', '掩膜'],
+  mask: [
+    'mask', 'masking', 'masked', 'cloud mask', 'nodata mask', 'exclude', 'remove pixels', 'apply mask', '掩膜',
+  ],
   area: [
     'area', 'areas', 'hectare', 'hectares', 'ha', 'km2', 'square kilometer', 'square kilometre', 'square meter',
     'm2', 'acre', 'acres', 'how much', 'extent', 'coverage', 'percent', 'percentage', 'proportion', 'fraction',
@@ -88,34 +93,37 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
   ],
   zonal: [
     'zonal', 'zonal statistics', 'zonal stats', 'per field', 'per polygon', 'per parcel', 'per zone', 'parcel',
-    'parcels', 'field boundaries', 'zones', 'district', 'districts', 'administrative', '区域统计',
-  
-    'overlay', 'per village', 'per district', 'for every field', 'inside the polygons', 'neighbourhoods',
+    'parcels', 'field boundaries', 'zones', 'district', 'districts', 'administrative', '区域统计', 'overlay',
+    'per village', 'per district', 'for every field', 'inside the polygons', 'neighbourhoods',
   ],
-  field: ['field', 'fields', 'parcel', 'parcels', 'plot', 'plots', 'farm', 'farms', 'paddock', 'geojson polygons'],
+  field: [
+    'field', 'fields', 'parcel', 'parcels', 'plot', 'plots', 'farm', 'farms', 'paddock', 'geojson polygons',
+    'blocks', 'sugarcane blocks', 'paddocks', 'orchard blocks',
+  ],
   change: [
     'change', 'changes', 'changed', 'change detection', 'before after', 'before and after', 'difference',
     'differencing', 'delta', 'compare', 'comparison', 'between two dates', 'two dates', 'bi temporal',
     'bitemporal', 'multi temporal', 'growth', 'loss', 'gain', 'expansion', 'decline', 'increase', 'decrease',
-    'disturbance', '变化',
-  
-    'lost', 'since', 'shrink', 'shrank', 'shrinking', 'paved over', 'converted', 'conversion', 'appeared', 'disappeared', 'new development', 'compare dates', 'first date', 'second date', 'last image', 'declining', 'warmer than', 'cooler than',
+    'disturbance', '变化', 'lost', 'since', 'shrink', 'shrank', 'shrinking', 'paved over', 'converted',
+    'conversion', 'appeared', 'disappeared', 'new development', 'compare dates', 'first date', 'second date',
+    'last image', 'declining', 'warmer than', 'cooler than', 'mine', 'mining', 'open pit', 'quarry', 'recovery',
+    'regrowth', 'reclamation',
   ],
-  change_vector: ['change vector', 'change vector analysis', 'cva', 'magnitude and direction', 'spectral change'],
+  change_vector: [
+    'change vector', 'change vector analysis', 'cva', 'magnitude and direction', 'spectral change',
+  ],
   growth: ['growth', 'expansion', 'grew', 'expand', 'expanded', 'sprawl', 'increase', 'gain'],
   loss: ['loss', 'lost', 'decline', 'decrease', 'removal', 'cleared', 'clearing', 'destroyed', 'degradation'],
   temperature: [
     'lst', 'land surface temperature', 'surface temperature', 'temperature', 'heat', 'hot', 'thermal',
-    'thermal infrared', 'tir', 'brightness temperature', 'emissivity', 'urban heat island', 'heat island', 'uhi',
-    'celsius', 'kelvin', '温度',
-  
-    'hottest', 'warmer', 'cooler', 'cool', 'warm', 'degrees celsius', '°c', 'thermal discharge',
+    'thermal infrared', 'tir', 'brightness temperature', 'emissivity', 'urban heat island', 'heat island',
+    'uhi', 'celsius', 'kelvin', '温度', 'hottest', 'warmer', 'cooler', 'cool', 'warm', 'degrees celsius', '°c',
+    'thermal discharge',
   ],
   chlorophyll: [
     'chlorophyll', 'chlorophyll a', 'chl a', 'ndci', 'algae', 'algal', 'algal bloom', 'bloom', 'cyanobacteria',
-    'eutrophication', 'phytoplankton', 'red edge', 'rededge', '叶绿素',
-  
-    'green tide', 'scum', 'chlorophyll concentration',
+    'eutrophication', 'phytoplankton', 'red edge', 'rededge', '叶绿素', 'green tide', 'scum',
+    'chlorophyll concentration',
   ],
   water_quality: [
     'water quality', 'turbidity', 'ndti', 'sediment', 'suspended sediment', 'murky', 'clarity', 'chlorophyll',
@@ -124,19 +132,17 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
   snow: ['snow', 'snow cover', 'ndsi', 'snowpack', 'ice', 'glacier', 'snowline', '雪'],
   moisture: [
     'moisture', 'ndmi', 'soil moisture', 'vegetation moisture', 'water content', 'wetness', 'dryness', 'dry',
-    'drought', 'water stress', 'humidity', '湿度', '水分',
-  
-    'fuel moisture', 'dry vegetation', 'wet',
+    'drought', 'water stress', 'humidity', '湿度', '水分', 'fuel moisture', 'dry vegetation', 'wet',
   ],
   drought: ['drought', 'dry spell', 'water stress', 'arid', 'dryness', 'vci', 'anomaly', '干旱'],
-  anomaly: ['anomaly', 'anomalies', 'departure', 'deviation from normal', 'baseline', 'long term mean', 'unusual'
+  anomaly: [
+    'anomaly', 'anomalies', 'departure', 'deviation from normal', 'baseline', 'long term mean', 'unusual',
     'worse than usual', 'than usual', 'normal year', 'compared to normal', 'unusually',
   ],
   clustering: [
     'kmeans', 'k means', 'k-means', 'unsupervised', 'unsupervised classification', 'cluster', 'clusters',
-    'clustering', 'isodata', 'segmentation', 'group similar pixels',
-  
-    'management zones', 'vigour zones', 'zoning', 'natural groups',
+    'clustering', 'isodata', 'segmentation', 'group similar pixels', 'management zones', 'vigour zones',
+    'zoning', 'natural groups',
   ],
   classification: [
     'classification', 'classify', 'classified', 'classes', 'class map', 'land cover map', 'categorize',
@@ -145,30 +151,29 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
   supervised: [
     'random forest', 'rf', 'supervised', 'supervised classification', 'training', 'training data',
     'training samples', 'training polygons', 'labelled samples', 'labeled samples', 'svm', 'classifier',
-    'machine learning',
+    'machine learning', 'labelled', 'labeled', 'labelled polygons', 'labeled polygons',
   ],
   accuracy: [
     'accuracy', 'accuracy assessment', 'confusion matrix', 'kappa', 'overall accuracy', 'validation',
     'reference points', 'ground truth', 'error matrix', 'precision', 'recall',
   ],
   land_cover: [
-    'land cover', 'landcover', 'land use', 'lulc', 'worldcover', 'esa worldcover', 'cover types', 'cover classes',
-    '土地覆盖',
-  
-    'farmland', 'cropland', 'bare land', 'land cover classes',
+    'land cover', 'landcover', 'land use', 'lulc', 'worldcover', 'esa worldcover', 'cover types',
+    'cover classes', '土地覆盖', 'farmland', 'cropland', 'bare land', 'land cover classes',
   ],
   threshold: [
-    'threshold', 'thresholding', 'cutoff', 'binarize', 'binary mask', 'greater than', 'less than',
-    'above', 'below', 'otsu', 'automatic threshold', '阈值',
-  
-    'more than', 'exceed', 'exceeds', 'exceeding', 'greater', 'higher than', 'lower than', 'steeper than', 'at least', 'at most', 'hotspot', 'hotspots', 'critically', 'flag pixels', 'cut off value',
+    'threshold', 'thresholding', 'cutoff', 'binarize', 'binary mask', 'greater than', 'less than', 'above',
+    'below', 'otsu', 'automatic threshold', '阈值', 'more than', 'exceed', 'exceeds', 'exceeding', 'greater',
+    'higher than', 'lower than', 'steeper than', 'at least', 'at most', 'hotspot', 'hotspots', 'critically',
+    'flag pixels', 'cut off value',
   ],
-  reclassify: ['reclassify', 'reclass', 'bin', 'bins', 'breaks', 'class breaks', 'categories', 'recode', '重分类'
-    'intervals', 'interval', 'elevation bands', 'zones of', 'class ranges', 'grading', 'levels',
+  reclassify: [
+    'reclassify', 'reclass', 'bin', 'bins', 'breaks', 'class breaks', 'categories', 'recode', '重分类',
+    'intervals', 'interval', 'elevation bands', 'class ranges', 'grading', 'levels',
   ],
   band_math: [
-    'band math', 'band maths', 'raster calculator', 'expression', 'formula', 'ratio', 'band ratio', 'arithmetic',
-    'custom index', 'map algebra',
+    'band math', 'band maths', 'raster calculator', 'expression', 'formula', 'ratio', 'band ratio',
+    'arithmetic', 'custom index', 'map algebra',
   ],
   morphology: [
     'morphology', 'morphological', 'opening', 'closing', 'dilate', 'dilation', 'erode', 'erosion', 'clean mask',
@@ -178,53 +183,64 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
     'connected', 'connected components', 'patches', 'patch', 'regions', 'blobs', 'objects', 'clumps',
     'minimum mapping unit', 'mmu', 'sieve', '斑块',
   ],
-  distance: ['distance', 'proximity', 'how far', 'nearest', 'euclidean distance', 'distance to'
-    'far from', 'away from', 'closest',
+  distance: [
+    'distance', 'proximity', 'how far', 'nearest', 'euclidean distance', 'distance to', 'far from', 'away from',
+    'closest',
   ],
-  buffer: ['buffer', 'buffers', 'buffer zone', 'around', 'within meters', 'setback', '缓冲区'
-    'corridor', 'along the', 'either side', 'both sides',
+  buffer: [
+    'buffer', 'buffers', 'buffer zone', 'around', 'within meters', 'setback', '缓冲区', 'corridor', 'along the',
+    'either side', 'both sides',
   ],
   reproject: [
     'reproject', 'reprojection', 'projection', 'project', 'crs', 'epsg', 'warp', 'gdalwarp', 'utm', 'wgs84',
     'coordinate system', 'coordinate reference system', 'transform coordinates', 'lonlat', 'lat lon', 'srs',
-    '重投影', '投影',
+    '重投影', '投影', 'web mercator', 'mercator', '3857', '4326', 'same projection', 'same crs',
   ],
   clip: [
-    'clip', 'clipping', 'crop', 'cut', 'subset', 'aoi', 'area of interest', 'study area', 'bbox', 'bounding box',
-    'extent', 'window', 'cutline', 'trim', 'extract region', '裁剪',
+    'clip', 'clipping', 'crop', 'cut', 'subset', 'aoi', 'area of interest', 'study area', 'bbox',
+    'bounding box', 'extent', 'window', 'cutline', 'trim', 'extract region', '裁剪',
   ],
-  mosaic: ['mosaic', 'mosaicking', 'merge', 'merging', 'stitch', 'combine tiles', 'tiles', 'vrt', 'gdalbuildvrt', '镶嵌'],
+  mosaic: [
+    'mosaic', 'mosaicking', 'merge', 'merging', 'stitch', 'combine tiles', 'tiles', 'vrt', 'gdalbuildvrt', '镶嵌',
+  ],
   vectorize: [
-    'polygonize', 'polygonise', 'vectorize', 'vectorise', 'raster to vector', 'outline',
-    'outlines', 'boundary', 'boundaries', 'footprint', 'shapefile', 'geojson', 'polygons', 'features', '矢量化',
+    'polygonize', 'polygonise', 'vectorize', 'vectorise', 'raster to vector', 'outline', 'outlines', 'boundary',
+    'boundaries', 'footprint', 'shapefile', 'geojson', 'polygons', 'features', '矢量化',
   ],
   vector: [
     'vector', 'shapefile', 'shp', 'geojson', 'geopackage', 'gpkg', 'kml', 'polygon', 'polygons', 'points',
-    'lines', 'features', 'ogr', 'ogr2ogr', '矢量',
+    'lines', 'features', 'ogr', 'ogr2ogr', '矢量', 'well points', 'point layer', 'sample points',
   ],
   rasterize: ['rasterize', 'rasterise', 'burn polygons', 'vector to raster', 'gdal_rasterize', '栅格化'],
-  raster: ['raster', 'geotiff', 'tif', 'tiff', 'grid', 'image', 'imagery', 'pixel', 'pixels', 'band', 'bands', '栅格'],
+  raster: [
+    'raster', 'geotiff', 'tif', 'tiff', 'grid', 'image', 'imagery', 'pixel', 'pixels', 'band', 'bands', '栅格',
+  ],
   export: [
     'export', 'save', 'write', 'output', 'cog', 'cloud optimized geotiff', 'cloud optimised geotiff', 'convert',
     'format', 'translate', 'gdal_translate', 'share', 'publish', '导出',
   ],
   visualize: [
-    'png', 'quicklook', 'preview', 'map', 'visualize', 'visualise', 'visualization', 'display', 'plot',
-    'render', 'colormap', 'colour map', 'color map', 'picture', 'figure', 'thumbnail', '可视化', '地图',
+    'png', 'quicklook', 'preview', 'quick map', 'map image', 'visualize', 'visualise', 'visualization',
+    'display', 'plot', 'render', 'colormap', 'colour map', 'color map', 'picture', 'figure', 'thumbnail', '可视化',
+    '地图', 'web map',
   ],
   stac_search: [
     'stac', 'search', 'find imagery', 'find scenes', 'find images', 'catalog', 'catalogue', 'scene search',
     'query scenes', 'sentinel 2 scenes', 'landsat scenes', 'acquisition', 'acquisitions', 'available imagery',
-    'cloud cover filter', '搜索',
+    'cloud cover filter', '搜索', 'look for', 'whatever scenes', 'which scenes', 'what imagery',
+    'imagery available', 'scenes exist',
   ],
   download: ['download', 'fetch', 'retrieve', 'acquire', 'obtain', '下载'],
   time_series: [
-    'time series', 'timeseries', 'temporal', 'over time', 'multi year', 'multiyear', 'monthly', 'yearly', 'annual',
-    'seasonal', 'stack of scenes', 'image stack', 'dates', 'trend', '时间序列',
-  
-    'week by week', 'weekly', 'each year', 'every year', 'improving', 'getting worse', 'over the year', 'through the winter', 'through the season', 'year by year', 'since',
+    'time series', 'timeseries', 'temporal', 'over time', 'multi year', 'multiyear', 'monthly', 'yearly',
+    'annual', 'seasonal', 'stack of scenes', 'image stack', 'dates', 'trend', '时间序列', 'week by week', 'weekly',
+    'each year', 'every year', 'improving', 'getting worse', 'over the year', 'through the winter',
+    'through the season', 'year by year', 'since',
   ],
-  trend: ['trend', 'trends', 'slope over time', 'linear trend', 'regression', 'greening', 'browning', 'long term', '趋势'],
+  trend: [
+    'trend', 'trends', 'slope over time', 'linear trend', 'regression', 'greening', 'browning', 'long term',
+    '趋势', 'recovery', 'regrowth', 'improving', 'getting better',
+  ],
   phenology: [
     'phenology', 'phenological', 'start of season', 'end of season', 'peak of season', 'growing season',
     'green up', 'senescence', 'sos', 'eos', 'seasonal cycle', '物候',
@@ -235,63 +251,69 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
     'temporal median', '合成',
   ],
   atmospheric_correction: [
-    'atmospheric correction', 'dos', 'dark object subtraction', 'surface reflectance', 'top of atmosphere', 'toa',
-    'radiometric correction', 'haze removal', '大气校正',
+    'atmospheric correction', 'dos', 'dark object subtraction', 'surface reflectance', 'top of atmosphere',
+    'toa', 'radiometric correction', 'haze removal', '大气校正',
   ],
   resample: [
     'resample', 'resampling', 'downsample', 'upsample', 'aggregate pixels', 'coarser', 'finer', 'resolution',
-    'pixel size', 'cell size', '重采样',
-  
-    'grid cells', 'coarser grid', 'km grid', 'same grid', 'align grids', 'aggregate to',
+    'pixel size', 'cell size', '重采样', 'grid cells', 'coarser grid', 'km grid', 'same grid', 'align grids',
+    'aggregate to',
   ],
-  fill_nodata: ['fill nodata', 'fill gaps', 'gap filling', 'holes', 'missing data', 'interpolate gaps', 'nodata', 'void'],
-  pansharpen: ['pansharpen', 'pansharpening', 'pan sharpen', 'panchromatic', 'fusion', 'sharpen', 'higher resolution'],
+  fill_nodata: [
+    'fill nodata', 'fill gaps', 'gap filling', 'holes', 'missing data', 'interpolate gaps', 'nodata', 'void',
+  ],
+  pansharpen: [
+    'pansharpen', 'pansharpening', 'pan sharpen', 'panchromatic', 'fusion', 'sharpen', 'higher resolution',
+  ],
   forest: [
     'forest', 'forests', 'tree', 'trees', 'woodland', 'tree cover', 'canopy cover', 'logging', 'timber',
-    'plantation', '森林',
-  
-    'mangrove', 'mangroves', 'orchard', 'clear cut', 'harvest blocks',
+    'plantation', '森林', 'mangrove', 'mangroves', 'orchard', 'clear cut', 'harvest blocks',
   ],
   deforestation: [
     'deforestation', 'forest loss', 'tree loss', 'clear cut', 'clearcut', 'logging', 'forest clearing',
-    'forest disturbance', 'canopy loss', '砍伐',
-  
-    'harvest blocks', 'forest cut',
+    'forest disturbance', 'canopy loss', '砍伐', 'harvest blocks', 'forest cut',
   ],
   cropland: [
-    'crop', 'crops', 'cropland', 'agriculture', 'agricultural', 'farm', 'farmland', 'field', 'fields', 'harvest',
-    'yield', 'rice', 'wheat', 'maize', 'corn', 'soybean', 'paddy', 'irrigation', '耕地', '农田',
+    'crop', 'crops', 'cropland', 'agriculture', 'agricultural', 'farm', 'farmland', 'field', 'fields',
+    'harvest', 'yield', 'rice', 'wheat', 'maize', 'corn', 'soybean', 'paddy', 'irrigation', '耕地', '农田',
   ],
   tasseled_cap: ['tasseled cap', 'tasselled cap', 'kauth thomas', 'brightness greenness wetness', 'tct'],
   metadata: [
     'info', 'information', 'metadata', 'gdalinfo', 'inspect', 'describe', 'band count', 'resolution',
-    'properties', 'header', ],
+    'properties', 'header',
+  ],
   sensor: [
-    'sentinel', 'sentinel 2', 's2', 'landsat', 'landsat 8', 'landsat 9', 'naip', 'planetscope', 'planet', 'modis',
-    'satellite', 'multispectral',
+    'sentinel', 'sentinel 2', 's2', 'landsat', 'landsat 8', 'landsat 9', 'naip', 'planetscope', 'planet',
+    'modis', 'satellite', 'multispectral',
   ],
 };
 
-let built: { phrases: Map<string, string[]>; maxLen: number } | undefined;
+interface LexiconIndex {
+  phrases: Map<string, string[]>;
+  /** Proper prefixes of multi-token phrases: lets matching stop as soon as no phrase can continue. */
+  prefixes: Set<string>;
+}
 
-function lexiconIndex(): { phrases: Map<string, string[]>; maxLen: number } {
+let built: LexiconIndex | undefined;
+
+function lexiconIndex(): LexiconIndex {
   if (built) return built;
   const phrases = new Map<string, string[]>();
-  let maxLen = 1;
+  const prefixes = new Set<string>();
   for (const [concept, surfaces] of Object.entries(CONCEPT_LEXICON)) {
     for (const s of surfaces) {
       const toks = tokenize(s);
       if (toks.length === 0) continue;
       // a Chinese surface word is matched by its own token (dictionary word or bigram), not its n-grams
-      const key = /\p{Script=Han}/u.test(s) ? s : toks.join(' ');
-      const len = key === s && /\p{Script=Han}/u.test(s) ? 1 : toks.length;
-      maxLen = Math.max(maxLen, len);
+      const han = /\p{Script=Han}/u.test(s);
+      const key = han ? s : toks.join(' ');
+      if (!han) for (let n = 1; n < toks.length; n++) prefixes.add(toks.slice(0, n).join(' '));
       const list = phrases.get(key) ?? [];
       if (!list.includes(concept)) list.push(concept);
       phrases.set(key, list);
     }
   }
-  built = { phrases, maxLen };
+  built = { phrases, prefixes };
   return built;
 }
 
@@ -300,21 +322,23 @@ function lexiconIndex(): { phrases: Map<string, string[]>; maxLen: number } {
  * order. Matching is greedy longest-phrase-first; a phrase may fire several concepts.
  */
 export function expandConcepts(tokens: string[]): string[] {
-  const { phrases, maxLen } = lexiconIndex();
+  const { phrases, prefixes } = lexiconIndex();
   const out: string[] = [];
   let i = 0;
   while (i < tokens.length) {
-    let matched = 0;
-    for (let len = Math.min(maxLen, tokens.length - i); len >= 1; len--) {
-      const key = len === 1 ? tokens[i] : tokens.slice(i, i + len).join(' ');
+    let key = tokens[i];
+    let best = phrases.get(key);
+    let bestLen = best ? 1 : 0;
+    for (let j = i + 1; j < tokens.length && prefixes.has(key); j++) {
+      key += ' ' + tokens[j];
       const c = phrases.get(key);
       if (c) {
-        for (const x of c) out.push(x);
-        matched = len;
-        break;
+        best = c;
+        bestLen = j - i + 1;
       }
     }
-    i += matched > 0 ? matched : 1;
+    if (best) for (const x of best) out.push(x);
+    i += bestLen > 0 ? bestLen : 1;
   }
   return out;
 }

@@ -20,15 +20,28 @@ const importEsm = new Function('s', 'return import(s)') as (s: string) => Promis
 
 let transformersModule: Promise<any> | undefined;
 
+/** Walks up from this file (and the cwd) to node_modules; no require.resolve, which bundlers would inline. */
+function findTransformersEntry(): string | undefined {
+  for (const start of [__dirname, process.cwd()]) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const f = path.join(dir, 'node_modules', '@huggingface', 'transformers', 'dist', 'transformers.node.mjs');
+      if (fs.existsSync(f)) return f;
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}
+
 function loadTransformers(): Promise<any> {
   transformersModule ??= (async () => {
     try {
       return await importEsm('@huggingface/transformers');
     } catch (first) {
-      // bare specifiers resolve from the host's entry point; fall back to our own node_modules
+      // bare specifiers resolve from the host's entry point (e.g. VS Code); look in our own node_modules
+      const entry = findTransformersEntry();
       try {
-        const cjs = require.resolve('@huggingface/transformers');
-        return await importEsm(pathToFileURL(path.join(path.dirname(cjs), 'transformers.node.mjs')).href);
+        if (!entry) throw first;
+        return await importEsm(pathToFileURL(entry).href);
       } catch {
         throw new Error(
           `cannot load @huggingface/transformers (${(first as Error).message}); run "npm install" in the extension folder`,

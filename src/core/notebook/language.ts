@@ -22,7 +22,10 @@ export interface LanguageCatalog {
 /** One argument of a tool as the editor presents it. */
 export interface ArgInfo {
   name: string;
+  /** The engine's kind (band, raster, number, ...) when known, else the manifest type. */
   kind: string;
+  /** The manifest's parameter type (raster, vector, ...). */
+  type?: string;
   required: boolean;
   default?: unknown;
   description?: string;
@@ -51,7 +54,7 @@ export function argInfos(tool: string, catalog: LanguageCatalog): ArgInfo[] | un
   const out: ArgInfo[] = [];
   for (const p of manifest?.inputs ?? []) {
     const s = spec?.[p.name];
-    out.push({ name: p.name, kind: s?.kind ?? p.type, required: s ? !!s.required : !!p.required,
+    out.push({ name: p.name, kind: s?.kind ?? p.type, type: p.type, required: s ? !!s.required : !!p.required,
       default: s?.default ?? p.default, description: p.description ?? s?.description, enum: s?.enum ?? p.enum });
   }
   for (const [name, s] of Object.entries(spec ?? {})) {
@@ -110,8 +113,8 @@ function valueCompletions(name: string, info: ArgInfo | undefined, catalog: Lang
   else if (info?.enum) info.enum.forEach((e) => add(e, 'value'));
   if (kind === 'band' || (kind === 'number_list' && name === 'bands')) catalog.bandRoles.forEach((r) => add(r, 'role', 'band role (resolved from band descriptions or the sensor preset)'));
   if (kind === 'boolean') ['true', 'false'].forEach((b) => add(b, 'value'));
-  const wantsRaster = kind === 'raster' || kind === 'raster_list';
-  const wantsVector = kind === 'vector';
+  const wantsRaster = kind === 'raster' || kind === 'raster_list' || info?.type === 'raster';
+  const wantsVector = kind === 'vector' || info?.type === 'vector';
   if (wantsRaster || wantsVector || !info) {
     for (const f of catalog.files) {
       if ((wantsRaster && RASTER_EXT.test(f)) || (wantsVector && VECTOR_EXT.test(f)) || (!info && (RASTER_EXT.test(f) || VECTOR_EXT.test(f)))) add(f, 'file', 'workspace file');

@@ -12,6 +12,7 @@ export function parseToolCell(text: string): ParsedToolCell {
   const layout: ToolCellLayout = { args: [] };
   const problems: CellProblem[] = [];
   const args: Record<string, ArgValue> = {};
+  const seen = new Set<string>();
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
     const trimmed = raw.trim();
@@ -46,10 +47,11 @@ export function parseToolCell(text: string): ParsedToolCell {
     const valueRange = { line: i, start: valueStart + lead, end: raw.trimEnd().length };
     const entry: ToolCellLayout['args'][number] = { name, nameRange, valueText: valueText.trim(), valueRange };
     layout.args.push(entry);
-    if (name in args) {
+    if (seen.has(name)) {
       problems.push({ ...nameRange, severity: 'error', message: `argument "${name}" is given twice` });
       continue;
     }
+    seen.add(name);
     try {
       entry.value = parseValue(valueText);
       args[name] = entry.value;

@@ -31,11 +31,8 @@ export class StatsAccumulator {
     this.sample = new Float32Array(cap); this.sampleCell = new Uint8Array(cap);
   }
 
-  private cellOf(x: number, y: number): number {
-    return Math.min(2, Math.floor((y * 3) / this.height)) * 3 + Math.min(2, Math.floor((x * 3) / this.width));
-  }
-
   add(block: ArrayLike<number>, x: number, y: number, w: number, h: number): void {
+    this.cached = null;
     const step = this.step;
     const cx1 = Math.ceil(this.width / 3), cx2 = Math.ceil((2 * this.width) / 3);
     const cy1 = Math.ceil(this.height / 3), cy2 = Math.ceil((2 * this.height) / 3);
@@ -87,14 +84,17 @@ export class StatsAccumulator {
     return cells;
   }
 
+  private cached: RasterStats | null = null;
+
   result(): RasterStats {
+    if (this.cached) return this.cached;
     const v = this.valid;
     const mean = v ? this.sum / v : null;
     const std = v ? Math.sqrt(Math.max(0, this.sumSq / v - (this.sum / v) ** 2)) : null;
     let histogram: RasterStats['histogram'] = null;
     let percentiles: RasterStats['percentiles'] = null;
     if (this.n) {
-      const s = this.sample.slice(0, this.n).sort();
+      const s = sortFloat32(this.sample.subarray(0, this.n));
       percentiles = {};
       for (const p of PCTS) {
         const pos = (p / 100) * (s.length - 1);
@@ -110,7 +110,7 @@ export class StatsAccumulator {
       }
       histogram = { min: hmin, max: hmax, counts };
     }
-    return {
+    return this.cached = {
       count: this.count, valid: v, nodata: this.count - v,
       mean: mean === null ? null : round(mean), std: std === null ? null : round(std),
       min: v ? this.mn : null, max: v ? this.mx : null,
@@ -119,6 +119,26 @@ export class StatsAccumulator {
       sampled: this.step > 1,
     };
   }
+}
+
+/** LSD radix sort of float32 values (no NaN); V8's TypedArray sort is ~6x slower on 1M values. */
+export function sortFloat32(src: Float32Array): Float32Array {
+  const n = src.length;
+  let keys = new Uint32Array(n);
+  const bits = new Uint32Array(src.buffer, src.byteOffset, n);
+  for (let i = 0; i < n; i++) { const u = bits[i]; keys[i] = u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0; }
+  let tmp = new Uint32Array(n);
+  const count = new Uint32Array(2048);
+  for (let shift = 0; shift < 32; shift += 11) {
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(keys[i] >>> shift) & 2047]++;
+    let sum = 0;
+    for (let b = 0; b < 2048; b++) { const c = count[b]; count[b] = sum; sum += c; }
+    for (let i = 0; i < n; i++) { const k = keys[i]; tmp[count[(k >>> shift) & 2047]++] = k; }
+    const t = keys; keys = tmp; tmp = t;
+  }
+  for (let i = 0; i < n; i++) { const k = keys[i]; keys[i] = k & 0x80000000 ? (k & 0x7fffffff) >>> 0 : ~k >>> 0; }
+  return new Float32Array(keys.buffer);
 }
 
 export function round(v: number, digits = 6): number {

@@ -108,6 +108,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let rationale: Rationale = 'extend';
     let graph = 0;
     let learned = 0;
+    let affinity = 0;
     let feed = 0;
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
@@ -125,7 +126,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       const f = feedScore(m, produced, last?.tool);
       feed = f.score;
       from = f.from;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.graph * 3 * graph + w.transition * learned - w.done * penalty;
+      affinity = ctx.learned.affinity(taskParsed.terms, id).score;
+      score = w.task * tr + w.query * qBest + w.feed * feed + w.graph * 3 * graph + w.transition * learned + w.nextAffinity * affinity - w.done * penalty;
     } else {
       score -= penalty;
     }
@@ -135,7 +137,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), done: penalty },
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), done: penalty },
       reason: reasonFor(rationale, m, outText, from, last?.tool, ctx),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });

@@ -22,6 +22,8 @@ export interface Weights {
   task: number;
   feed: number;
   transition: number;
+  /** Backward: learned task-term → tool affinity. */
+  nextAffinity: number;
   done: number;
   /** Minimum workflow score to offer a template. */
   workflowThreshold: number;
@@ -38,6 +40,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   task: 0.5,
   feed: 0.25,
   transition: 1.0,
+  nextAffinity: 0.5,
   done: 1.0,
   workflowThreshold: 0.6,
 };

@@ -84,7 +84,10 @@ function parsePlace(text: string): string[] {
     const p = m[1];
     if (!/^(Sentinel|Landsat|NDVI|EVI|DEM|MODIS|NAIP|SAR|GeoTIFF|The|A|An|My|Our)\b/.test(p)) out.push(p);
   }
-  for (const m of text.matchAll(/([\p{Script=Han}]{2,6}?(?:省|市|县|区|镇|湖|河|江|山|流域|盆地|平原|高原))/gu)) out.push(m[1].replace(/^(在|对|把|计算|分析|监测)/, ''));
+  // Chinese: strip common verbs/particles first so "统计湖北省" yields 湖北省, then take a name + suffix
+  // that starts a run of Han characters.
+  const stripped = text.replace(/(统计|计算|分析|监测|提取|评估|查看|看看|绘制|制作|下载|获取|查找|比较|对比|识别|检测|在|对|把|给)/g, ' ');
+  for (const m of stripped.matchAll(/(?<![\p{Script=Han}])([\p{Script=Han}]{2,4}?(?:省|自治区|市|县|区|镇|流域|盆地|平原|高原|湖|江|河))/gu)) out.push(m[1]);
   return uniq(out);
 }
 

@@ -35,12 +35,15 @@ export function dnbr(
   return r;
 }
 
+// Breaks as float32: dNBR rasters are float32, and numpy/GDAL compare them in float32 (0.1f, not 0.1).
+const T = [-0.25, -0.1, 0.1, 0.27, 0.44, 0.66].map(Math.fround);
+
 export function burnSeverity(d: ArrayLike<number>, out?: Uint8Array): Uint8Array {
   const r = out ?? new Uint8Array(d.length);
   for (let i = 0; i < d.length; i++) {
     const v = d[i];
     r[i] = v !== v ? 0
-      : v < -0.25 ? 1 : v < -0.1 ? 2 : v < 0.1 ? 3 : v < 0.27 ? 4 : v < 0.44 ? 5 : v < 0.66 ? 6 : 7;
+      : v < T[0] ? 1 : v < T[1] ? 2 : v < T[2] ? 3 : v < T[3] ? 4 : v < T[4] ? 5 : v < T[5] ? 6 : 7;
   }
   return r;
 }

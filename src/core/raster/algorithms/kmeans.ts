@@ -29,17 +29,15 @@ export function fitKMeans(bands: ArrayLike<number>[], opts: KMeansOptions): KMea
   const nb = bands.length, n = bands[0].length;
   const rand = mulberry32(opts.seed);
   const want = opts.sampleSize ?? 20000;
-  // Sample valid pixel indices: a strided scan with a random phase keeps it spatially even and deterministic.
+  // Random (Bernoulli) sample of valid pixels: a strided scan would alias with periodic structure.
   let validCount = 0;
   for (let i = 0; i < n; i++) if (isValid(bands, i)) validCount++;
   if (validCount < opts.k) throw new Error(`k-means needs at least k=${opts.k} valid pixels, found ${validCount}`);
-  const step = Math.max(1, validCount / want);
+  const p = Math.min(1, want / validCount);
   const idx: number[] = [];
-  let next = rand() * step, seen = 0;
-  for (let i = 0; i < n && idx.length < want; i++) {
+  for (let i = 0; i < n; i++) {
     if (!isValid(bands, i)) continue;
-    if (seen >= next) { idx.push(i); next += step; }
-    seen++;
+    if (p === 1 || rand() < p) idx.push(i);
   }
   const m = idx.length;
   const mean = new Array(nb).fill(0), std = new Array(nb).fill(0);

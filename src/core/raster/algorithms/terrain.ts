@@ -9,6 +9,14 @@ export interface TerrainGrid {
 }
 
 const R2D = 180 / Math.PI;
+const f = Math.fround;
+
+// gdaldem sums the window in single precision before going to double; doing the same keeps
+// near-flat cells (where aspect is sensitive to rounding) identical to gdaldem.
+const west = (a: number, d: number, g: number) => f(f(f(a + d) + d) + g);
+const east = (c: number, ff: number, i: number) => f(f(f(c + ff) + ff) + i);
+const north = (a: number, b: number, c: number) => f(f(f(a + b) + b) + c);
+const south = (g: number, hh: number, i: number) => f(f(f(g + hh) + hh) + i);
 
 type Kernel = (a: number, b: number, c: number, d: number, f: number, g: number, hh: number, i: number, e: number) => number;
 
@@ -33,18 +41,18 @@ function apply3x3(z: ArrayLike<number>, grid: TerrainGrid, fn: Kernel, signal?: 
 /** Slope in degrees; zFactor multiplies elevations (gdaldem's -s scale divides). */
 export function slopeDegrees(z: ArrayLike<number>, grid: TerrainGrid, zFactor = 1, signal?: AbortSignal): Float32Array {
   const { ewres, nsres } = grid;
-  return apply3x3(z, grid, (a, b, c, d, f, g, hh, i) => {
-    const dx = ((a + d + d + g) - (c + f + f + i)) / ewres;
-    const dy = ((g + hh + hh + i) - (a + b + b + c)) / nsres;
+  return apply3x3(z, grid, (a, b, c, d, ff, g, hh, i) => {
+    const dx = f(west(a, d, g) - east(c, ff, i)) / ewres;
+    const dy = f(south(g, hh, i) - north(a, b, c)) / nsres;
     return Math.atan(Math.sqrt(dx * dx + dy * dy) * zFactor / 8) * R2D;
   }, signal);
 }
 
 /** Aspect in degrees clockwise from north (0..360); flat cells are NaN (gdaldem writes its nodata -9999). */
 export function aspectDegrees(z: ArrayLike<number>, grid: TerrainGrid, signal?: AbortSignal): Float32Array {
-  return apply3x3(z, grid, (a, b, c, d, f, g, hh, i) => {
-    const dx = (c + f + f + i) - (a + d + d + g);
-    const dy = (g + hh + hh + i) - (a + b + b + c);
+  return apply3x3(z, grid, (a, b, c, d, ff, g, hh, i) => {
+    const dx = f(east(c, ff, i) - west(a, d, g));
+    const dy = f(south(g, hh, i) - north(a, b, c));
     if (dx === 0 && dy === 0) return NaN;
     let asp = Math.fround(Math.atan2(dy, -dx) * R2D);
     asp = asp > 90 ? 450 - asp : 90 - asp;
@@ -64,9 +72,9 @@ export function hillshade(
   const cosAltZ = Math.cos(alt) * zs;
   const cosAz = Math.cos(az) * cosAltZ, sinAz = Math.sin(az) * cosAltZ;
   const sq = zs * zs;
-  return apply3x3(z, grid, (a, b, c, d, f, g, hh, i) => {
-    const x = ((a + d + d + g) - (c + f + f + i)) * invEw;
-    const y = ((g + hh + hh + i) - (a + b + b + c)) * invNs;
+  return apply3x3(z, grid, (a, b, c, d, ff, g, hh, i) => {
+    const x = f(west(a, d, g) - east(c, ff, i)) * invEw;
+    const y = f(south(g, hh, i) - north(a, b, c)) * invNs;
     const v = 254 * (sinAlt - (y * cosAz - x * sinAz)) / Math.sqrt(1 + sq * (x * x + y * y));
     return v <= 0 ? 1 : 1 + v;
   }, signal);

@@ -5,7 +5,9 @@ import type { GeoInfo } from './dataset';
 import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, OutDType, DEFAULT_ZLEVEL } from './encode';
 import { escapeXml } from './geoinfo';
 
-export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number; }
+export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number;
+  /** Optional per-band scale/offset written to GDAL_METADATA (so copies of scaled data keep their meaning). */
+  scales?: number[]; offsets?: number[]; }
 
 /** Float outputs get this nodata when the spec leaves it undefined (NaN must map to something GDAL tools agree on). */
 export const DEFAULT_FLOAT_NODATA = -9999;
@@ -182,8 +184,14 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
   }
   entries.push({ tag: 34735, type: 3, values: geoKeys(spec.geo) });
   const desc = spec.descriptions ?? [];
-  if (desc.some((d) => d)) {
-    const items = desc.map((d, i) => (d ? `  <Item name="DESCRIPTION" sample="${i}" role="description">${escapeXml(d)}</Item>\n` : '')).join('');
+  const sc = spec.scales ?? [], of = spec.offsets ?? [];
+  if (desc.some((d) => d) || sc.some((v) => v !== 1) || of.some((v) => v !== 0)) {
+    let items = desc.map((d, i) => (d ? `  <Item name="DESCRIPTION" sample="${i}" role="description">${escapeXml(d)}</Item>\n` : '')).join('');
+    for (let i = 0; i < n; i++) {
+      if ((sc[i] ?? 1) !== 1 || (of[i] ?? 0) !== 0) {
+        items += `  <Item name="OFFSET" sample="${i}" role="offset">${of[i] ?? 0}</Item>\n  <Item name="SCALE" sample="${i}" role="scale">${sc[i] ?? 1}</Item>\n`;
+      }
+    }
     entries.push({ tag: 42112, type: 2, values: Buffer.from(`<GDALMetadata>\n${items}</GDALMetadata>\0`, 'latin1') });
   }
   if (nodata !== null) entries.push({ tag: 42113, type: 2, values: Buffer.from(fmtNodata(nodata) + '\0', 'latin1') });

@@ -72,7 +72,10 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     spec.progress?.(done / tiles.length);
   };
 
+  // Worker start-up (loading geotiff.js in each) costs more than it saves on small rasters.
+  const explicit = spec.workers !== undefined || (process.env.GEOWEAVE_WORKERS ?? '') !== '';
   let nWorkers = spec.workers ?? defaultWorkers();
+  if (!explicit && spec.width * spec.height < 3_000_000) nWorkers = 0;
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);
   try {
@@ -98,7 +101,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
 }
 
 async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  const workers = Array.from({ length: n }, () => new Worker(WORKER_JS));
+  const workers = Array.from({ length: n }, () => new Worker(WORKER_JS, { workerData: {} /* web-worker (via geotiff) reads workerData.mod on import */ }));
   let next = 0, inFlight = 0, settled = false;
   let chain: Promise<void> = Promise.resolve();
   const perWorker = 2;

@@ -71,7 +71,7 @@ export function renderReflectance(L: Landscape, opts: SceneOptions): Float32Arra
       mix(s as Spectrum, SPECTRA.char, 0.15 + 0.85 * b, s);
     }
     const speckle = 1 + 0.03 * gaussian(rand);
-    for (let k = 0; k < 7; k++) bands[k][i] = s[k] * gain * speckle * (1 + 0.01 * gaussian(rand));
+    for (let k = 0; k < 7; k++) bands[k][i] = s[k] * gain * speckle * (1 + 0.024 * (rand() + rand() - 1)); // triangular, sd ≈ 1%
     if (opts.clouds && L.cloud[i] !== 0) {
       if (L.cloud[i] === 3) for (let k = 0; k < 7; k++) bands[k][i] *= 0.38;
       else {

@@ -1,6 +1,5 @@
 /** Shared plumbing for the analysis tools (reading whole bands, grid checks, outputs, CSV, "where" words). */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { RasterDataset, GeoInfo } from '../io/dataset';
 import { writeRaster } from '../io/writer';
 import { resolveBands, closeResolved, readResolved, ResolvedBand } from '../bands';
@@ -9,6 +8,7 @@ import { whereText } from '../stats';
 import type { ToolContext } from './types';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { rowPixelAreas } from '../algorithms/area';
+import { outPath as commonOutPath } from './common';
 
 export function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
@@ -101,9 +101,12 @@ export function gt(ds: RasterDataset): GeoTransform {
   return ds.geo.geoTransform as GeoTransform;
 }
 
-/** Output path for a tool output: <outDir>/<tool>.<ext> when the output carries the tool's name, else <tool>_<output>.<ext>. */
+/** Tools with several outputs name files after the output, the others after the tool. */
+const MULTI_OUTPUT = new Set(['change_difference', 'change_vector_analysis']);
+
+/** Output path "<input stem>_<tool or output>.<ext>" in outDir (the engine-wide convention of common.ts). */
 export function outPath(ctx: ToolContext, tool: string, output: string, ext: string): string {
-  return path.join(ctx.outDir, `${tool === output ? tool : `${tool}_${output}`}.${ext}`);
+  return commonOutPath(ctx, MULTI_OUTPUT.has(tool) ? output : tool, ext);
 }
 
 export type OutType = 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32';

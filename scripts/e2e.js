@@ -1,0 +1,365 @@
+#!/usr/bin/env node
+// End-to-end test of the packaged extension in a real VS Code (code-server 4.99.4 = VS Code 1.99.3)
+// driven through Debian Chromium with playwright-core. Scenario and assertions: see STEPS below.
+//   npm run test:e2e                 build, package, install the vsix, run the scenario
+//   node scripts/e2e.js --no-package reuse an existing geoweave.vsix
+// Screenshots go to test-artifacts/e2e/. Prints "N passed, N failed"; exits 1 on any failure.
+'use strict';
+const { spawn, spawnSync } = require('child_process');
+const fs = require('fs');
+const http = require('http');
+const net = require('net');
+const os = require('os');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..');
+const CODE_SERVER_DIR = process.env.GEOWEAVE_CODE_SERVER_DIR || path.join(ROOT, '.e2e', 'code-server');
+const CODE_SERVER = path.join(CODE_SERVER_DIR, 'node_modules', '.bin', 'code-server');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'e2e');
+const VSIX = path.join(ROOT, 'geoweave.vsix');
+const TASK = 'Assess vegetation health in the Sentinel-2 scene';
+const MISSING = 'missing_scene.tif';
+const args = new Set(process.argv.slice(2));
+
+const results = [];
+let shot = 0;
+
+function log(msg) {
+  process.stdout.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+}
+
+function run(cmd, argv, opts = {}) {
+  log(`$ ${cmd} ${argv.join(' ')}`);
+  const r = spawnSync(cmd, argv, { cwd: ROOT, stdio: opts.quiet ? 'pipe' : 'inherit', encoding: 'utf8', timeout: opts.timeout ?? 600000, env: { ...process.env, ...opts.env } });
+  if (r.status !== 0 && !opts.allowFail) throw new Error(`${cmd} ${argv.join(' ')} exited with ${r.status}${r.stderr ? `: ${r.stderr.slice(-2000)}` : ''}`);
+  return r;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function httpOk(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, (res) => { res.resume(); resolve(res.statusCode !== undefined && res.statusCode < 500); });
+    req.on('error', () => resolve(false));
+    req.setTimeout(2000, () => { req.destroy(); resolve(false); });
+  });
+}
+
+async function until(what, fn, timeoutMs = 60000, everyMs = 500) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
+}
+
+function prepare() {
+  if (!fs.existsSync(CODE_SERVER)) {
+    log(`code-server not found at ${CODE_SERVER}: installing it with scripts/install-code-server.sh`);
+    run('bash', [path.join(ROOT, 'scripts', 'install-code-server.sh'), CODE_SERVER_DIR], { timeout: 900000 });
+  }
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; run scripts/install-code-server.sh (it installs Debian's chromium)`);
+  // tsc emits even when some file has type errors; the CLI (sample writer) runs from out/.
+  run('npx', ['tsc', '-p', '.'], { allowFail: true, quiet: true });
+  if (!args.has('--no-package') || !fs.existsSync(VSIX)) run('npm', ['run', 'package', '--silent']);
+  if (!fs.existsSync(VSIX)) throw new Error('npm run package did not produce geoweave.vsix');
+}
+
+async function main() {
+  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  prepare();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-e2e-'));
+  const extDir = path.join(tmp, 'extensions');
+  const userDir = path.join(tmp, 'user');
+  const ws = path.join(tmp, 'workspace');
+  run(process.execPath, [path.join(ROOT, 'bin', 'geoweave.js'), 'sample', ws]);
+  run(CODE_SERVER, ['--install-extension', VSIX, '--extensions-dir', extDir, '--user-data-dir', userDir], { quiet: true });
+  const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('geoweave.geoweave-'));
+  if (!installed.length) throw new Error(`the vsix did not install into ${extDir}`);
+  fs.mkdirSync(path.join(userDir, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(userDir, 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'workbench.tips.enabled': false,
+    'security.workspace.trust.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+    'editor.quickSuggestions': { other: false, comments: false, strings: false },
+    'editor.suggestOnTriggerCharacters': false,
+    'editor.acceptSuggestionOnEnter': 'off',
+    'notebook.output.scrolling': false,
+  }, null, 2));
+
+  const port = await freePort();
+  const serverLog = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+  const server = spawn(CODE_SERVER, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+    '--disable-workspace-trust', '--extensions-dir', extDir, '--user-data-dir', userDir, ws], { stdio: ['ignore', serverLog, serverLog], detached: true });
+  log(`code-server pid ${server.pid} on port ${port}, workspace ${ws}`);
+  let browser;
+  try {
+    await until('code-server to answer', () => httpOk(`http://127.0.0.1:${port}/healthz`), 60000);
+    const { chromium } = require(require.resolve('playwright-core', { paths: [ROOT, CODE_SERVER_DIR] }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+    page.setDefaultTimeout(30000);
+    await scenario(page, { port, ws, userDir });
+  } finally {
+    if (browser) await browser.close().catch(() => undefined);
+    try {
+      process.kill(-server.pid, 'SIGTERM'); // the process group of the server we started
+    } catch {
+      try { server.kill('SIGTERM'); } catch { /* already gone */ }
+    }
+    fs.closeSync(serverLog);
+    if (!args.has('--keep')) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function screenshot(page, name) {
+  const file = path.join(ARTIFACTS, `${String(++shot).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file }).catch((e) => log(`screenshot ${name} failed: ${e.message}`));
+  return file;
+}
+
+/** Runs one step: a pass/fail with a screenshot either way. Later steps depend on earlier ones. */
+async function step(page, name, fn) {
+  const t0 = Date.now();
+  try {
+    const detail = await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`);
+    await screenshot(page, name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+    return true;
+  } catch (e) {
+    results.push({ name, ok: false, error: e.message });
+    log(`FAIL ${name}: ${e.message}`);
+    await screenshot(page, 'FAILED-' + name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+    return false;
+  }
+}
+
+/** The first element matching `selector` in any frame (webviews are nested iframes). */
+async function inFrames(page, selector) {
+  for (const frame of page.frames()) {
+    const el = await frame.$(selector).catch(() => null);
+    if (el) return { frame, el };
+  }
+  return undefined;
+}
+
+async function palette(page, text) {
+  await page.keyboard.press('Control+Shift+P');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
+  await page.keyboard.type(text, { delay: 10 });
+  await page.waitForTimeout(700);
+  await page.keyboard.press('Enter');
+}
+
+async function panelFrame(page) {
+  return (await until('the GeoWeave panel (#task) in a webview', () => inFrames(page, '#task'), 60000)).frame;
+}
+
+/** Text of all frames that are notebook output webviews, shadow roots included (the markdown
+ *  renderer draws into one). */
+async function outputTexts(page) {
+  const texts = [];
+  for (const frame of page.frames()) {
+    const t = await frame.evaluate(() => {
+      const root = document.querySelector('#container');
+      if (!root) return '';
+      const parts = [];
+      const walk = (node) => {
+        if (node.nodeType === Node.TEXT_NODE) parts.push(node.textContent);
+        if (node.nodeType === Node.ELEMENT_NODE && /^(P|DIV|TR|LI|H[1-6]|PRE|BR)$/.test(node.tagName)) parts.push('\n');
+        if (node.nodeType === Node.ELEMENT_NODE && /^(TD|TH)$/.test(node.tagName)) parts.push(' ');
+        if (node.shadowRoot) node.shadowRoot.childNodes.forEach(walk);
+        node.childNodes.forEach(walk);
+      };
+      walk(root);
+      return parts.join('').replace(/\n{2,}/g, '\n');
+    }).catch(() => '');
+    if (t) texts.push(t);
+  }
+  return texts.join('\n');
+}
+
+async function scenario(page, { port, ws, userDir }) {
+  const workbench = await step(page, 'open the sample workspace', async () => {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    await until('the explorer to list s2_scene.tif', async () => (await page.$$eval('.explorer-folders-view .monaco-list-row', (rows) => rows.map((r) => r.textContent))).some((t) => t.includes('s2_scene.tif')), 60000);
+    await page.waitForTimeout(3000); // the palette needs the workbench to settle
+    return 'explorer shows the sample files';
+  });
+  if (!workbench) return;
+
+  let panel;
+  const opened = await step(page, 'open the GeoWeave panel', async () => {
+    await palette(page, 'View: Show GeoWeave');
+    panel = await panelFrame(page);
+    await panel.waitForSelector('#suggest');
+    const placeholder = await panel.getAttribute('#task', 'placeholder');
+    if (placeholder !== 'Describe your analysis task') throw new Error(`task box placeholder is "${placeholder}"`);
+    return 'task box and Suggest button visible';
+  });
+  if (!opened) return;
+
+  let top3 = [];
+  const ranked = await step(page, 'forward candidates for a vegetation task show NDVI in the top three', async () => {
+    await panel.fill('#task', TASK);
+    await panel.click('#suggest');
+    await panel.waitForSelector('#forward-list li.suggestion', { timeout: 120000 });
+    top3 = await panel.$$eval('#forward-list li.suggestion', (lis) => lis.slice(0, 3).map((li) => li.getAttribute('data-tool')));
+    if (!top3.includes('ndvi')) throw new Error(`top three are ${top3.join(', ')}`);
+    const reason = await panel.textContent('#forward-list li[data-tool="ndvi"] .reason');
+    const readiness = await panel.textContent('#forward-list li[data-tool="ndvi"] .ready, #forward-list li[data-tool="ndvi"] .missing');
+    if (!reason || !reason.trim()) throw new Error('the NDVI candidate shows no reason');
+    return `top three: ${top3.join(', ')}; reason "${reason.trim().slice(0, 80)}"; ${readiness.trim().slice(0, 80)}`;
+  });
+  if (!ranked) return;
+
+  const ran = await step(page, 'insert and run NDVI: quicklook image and summary in the output', async () => {
+    await panel.click('#forward-list li[data-tool="ndvi"] button.insert-run');
+    await until('the notebook editor', () => page.$('.notebook-editor'), 60000);
+    const img = await until('a PNG quicklook in the cell output', async () => {
+      for (const frame of page.frames()) {
+        const ok = await frame.evaluate(() => {
+          const i = document.querySelector('#container img');
+          return i && i.complete && i.naturalWidth > 16 ? `${i.naturalWidth}x${i.naturalHeight}` : null;
+        }).catch(() => null);
+        if (ok) return ok;
+      }
+      return null;
+    }, 180000, 1000);
+    const text = await until('the summary and statistics table', async () => {
+      const t = await outputTexts(page);
+      return /ndvi/i.test(t) && /statistic/i.test(t) ? t : null;
+    }, 30000);
+    const summary = text.split('\n').find((l) => /^ndvi:/i.test(l.trim())) ?? text.split('\n')[0];
+    return `quicklook ${img}; summary "${summary.trim().slice(0, 140)}"`;
+  });
+  if (!ran) return;
+
+  let chosen;
+  const suggested = await step(page, 'complementary suggestions appear with reasons', async () => {
+    await until('complementary suggestions in the panel', () => panel.$('#complementary .group li.suggestion'), 120000);
+    const groups = await panel.$$eval('#complementary .group', (gs) => gs.map((g) => ({
+      rationale: g.getAttribute('data-rationale'),
+      items: [...g.querySelectorAll('li.suggestion')].map((li) => ({ id: li.getAttribute('data-tool'), reason: li.querySelector('.reason')?.textContent ?? '', ready: !!li.querySelector('.ready') })),
+    })));
+    const all = groups.flatMap((g) => g.items);
+    if (all.some((s) => !s.reason.trim())) throw new Error('a suggestion has no reason');
+    const valid = ['quantify', 'explain', 'verify', 'compare', 'extend'];
+    if (groups.some((g) => !valid.includes(g.rationale))) throw new Error(`unexpected rationale in ${groups.map((g) => g.rationale).join(', ')}`);
+    // Prefer a suggestion whose inputs are all available, and not another index.
+    chosen = all.find((s) => s.ready && s.id !== 'ndvi') ?? all[0];
+    return groups.map((g) => `${g.rationale}: ${g.items.map((s) => s.id).join(', ')}`).join(' | ') + ` — e.g. "${all[0].reason.slice(0, 100)}"`;
+  });
+  if (!suggested) return;
+
+  const second = await step(page, `insert and run a complementary suggestion (${chosen.id})`, async () => {
+    await panel.click(`#complementary li.suggestion[data-tool="${chosen.id}"] button.insert-run`);
+    await until('two steps in the memory timeline', async () => (await panel.$$('#memory li.step')).length >= 2, 180000, 1000);
+    const steps = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.querySelector('code')?.textContent ?? ''));
+    return `memory timeline: ${steps.join(' | ')}`;
+  });
+  if (!second) return;
+
+  let notebookFile;
+  const reopened = await step(page, 'save, close and reopen: the memory timeline is intact', async () => {
+    notebookFile = fs.readdirSync(ws).find((f) => f.endsWith('.geonb'));
+    if (!notebookFile) throw new Error('no .geonb notebook in the workspace');
+    await page.click('.notebook-editor .cell-list-container', { position: { x: 400, y: 10 } }).catch(() => undefined);
+    await palette(page, 'File: Save');
+    const saved = await until(`${notebookFile} saved with two steps in its memory`, () => {
+      const text = fs.readFileSync(path.join(ws, notebookFile), 'utf8');
+      const nb = JSON.parse(text);
+      return nb.metadata?.memory?.trace?.length === 2 && text.endsWith('\n') ? nb : null;
+    }, 30000);
+    const before = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.textContent));
+    await palette(page, 'View: Close All Editors');
+    await until('the notebook to close', async () => !(await page.$('.notebook-editor')), 20000);
+    await page.keyboard.press('Control+P');
+    await page.waitForTimeout(800);
+    await page.keyboard.type(notebookFile, { delay: 10 });
+    await page.waitForTimeout(1200);
+    await page.keyboard.press('Enter');
+    await until('the notebook editor again', () => page.$('.notebook-editor'), 60000);
+    panel = await panelFrame(page);
+    const after = await until('the timeline with two steps', async () => {
+      const t = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.textContent));
+      return t.length === 2 ? t : null;
+    }, 60000);
+    if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`timeline changed: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+    return `${notebookFile}: ${saved.metadata.memory.trace.map((s) => s.tool).join(' → ')}, task "${saved.metadata.memory.task}"`;
+  });
+  if (!reopened) return;
+
+  await step(page, 'run a cell with a missing file: a clear error', async () => {
+    await palette(page, 'GeoWeave: Insert Tool Cell');
+    await page.waitForTimeout(1500);
+    await page.keyboard.type('ndvi', { delay: 20 });
+    await page.waitForTimeout(1000);
+    await page.keyboard.press('Enter');
+    await until('the inserted third tool cell', async () => (await page.$$('.notebook-editor .code-cell-row')).length >= 3, 30000);
+    // Edit the new (selected) cell: enter edit mode, replace its text.
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(800);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(`ndvi as broken\nimage: ${MISSING}\nsensor: sentinel2_l2a`);
+    await page.waitForTimeout(500);
+    await palette(page, 'Notebook: Execute Cell');
+    const text = await until('an error naming the missing file', async () => {
+      const t = await outputTexts(page);
+      const line = t.split('\n').find((l) => l.includes(MISSING));
+      return line ? line : null;
+    }, 120000, 1000);
+    if (!/not found|no such|does not exist|cannot (open|read)|missing/i.test(text)) throw new Error(`the error does not say what is wrong: "${text}"`);
+    return `error: "${text.trim().slice(0, 160)}"`;
+  });
+
+  const activation = path.join(userDir, 'User', 'globalStorage', 'geoweave.geoweave', 'activation.json');
+  await step(page, 'activation time recorded', async () => {
+    const a = JSON.parse(fs.readFileSync(activation, 'utf8'));
+    if (!(a.activationMs >= 0)) throw new Error(`bad activation record ${JSON.stringify(a)}`);
+    activationMs = a.activationMs;
+    return `activated in ${a.activationMs} ms`;
+  });
+}
+
+let activationMs;
+
+main().catch((e) => {
+  results.push({ name: 'setup', ok: false, error: e.message });
+  log(`ERROR ${e.stack ?? e.message}`);
+}).finally(() => {
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  if (activationMs !== undefined) log(`extension activation: ${activationMs} ms`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify({ results, activationMs }, null, 2) + '\n');
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed || !passed ? 1 : 0;
+});

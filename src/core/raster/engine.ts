@@ -1,0 +1,225 @@
+/** The raster engine: validates and coerces arguments, runs builtin tools, guarantees quicklooks. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { RunOptions, ToolRunResult, OutputRef } from './types';
+import type { BuiltinTool, ToolParamSpec, ToolContext } from './tools/types';
+import type { DataItem } from '../retrieval/types';
+import { BUILTIN_TOOLS } from './tools/registry';
+import { openRaster, isRemote } from './io/dataset';
+import { renderQuicklook, QuicklookKind } from './quicklook';
+import { readPreview, throwIfAborted } from './tools/common';
+import { roleFromDescription } from './bands';
+
+/** Public view of a builtin tool: id and parameter specs. */
+export interface ToolSpec { id: string; params: Record<string, ToolParamSpec> }
+
+function byId(): Map<string, BuiltinTool> {
+  const m = new Map<string, BuiltinTool>();
+  for (const t of BUILTIN_TOOLS) m.set(t.id, t);
+  return m;
+}
+
+export function listBuiltinTools(): ToolSpec[] {
+  return BUILTIN_TOOLS.map((t) => ({ id: t.id, params: t.params })).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export function getToolSpec(id: string): ToolSpec | undefined {
+  const t = byId().get(id);
+  return t ? { id: t.id, params: t.params } : undefined;
+}
+
+/** Argument error: names the tool and the argument. */
+export class ToolArgumentError extends Error {}
+
+function splitList(v: string): string[] {
+  const s = v.trim();
+  if (s.startsWith('[')) {
+    try { const a = JSON.parse(s); if (Array.isArray(a)) return a.map((x) => String(x)); } catch { /* fall through */ }
+  }
+  return s.split(',').map((x) => x.trim()).filter((x) => x.length);
+}
+
+function resolvePath(p: string, cwd: string): string {
+  return isRemote(p) ? p : path.resolve(cwd, p);
+}
+
+/** Coerces one argument (CLI strings or JSON values) to the parameter's kind; throws naming it. */
+export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value: unknown, cwd: string): unknown {
+  const bad = (what: string): never => { throw new ToolArgumentError(`${tool}: argument "${name}" ${what}, got ${JSON.stringify(value)}`); };
+  const num = (v: unknown): number => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (!Number.isFinite(n)) bad('must be a number');
+    return n;
+  };
+  switch (spec.kind) {
+    case 'raster': {
+      if (typeof value === 'string') {
+        const s = value.trim();
+        if (s.startsWith('{')) {
+          let obj: unknown;
+          try { obj = JSON.parse(s); } catch { bad('is not valid JSON ({"red": "B04.tif", ...})'); }
+          return coerceArg(tool, name, spec, obj, cwd);
+        }
+        if (!s) bad('must be a raster path or URL');
+        return resolvePath(s, cwd);
+      }
+      if (value && typeof value === 'object' && !Array.isArray(value)) {
+        const out: Record<string, string> = {};
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+          if (typeof v !== 'string' || !v) bad(`maps role "${k}" to something that is not a path`);
+          out[k] = resolvePath(v as string, cwd);
+        }
+        if (!Object.keys(out).length) bad('is an empty mapping');
+        return out;
+      }
+      return bad('must be a raster path, URL or {role: path} mapping');
+    }
+    case 'raster_list': {
+      const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value : bad('must be a list of rasters');
+      if (!list.length) bad('is an empty list');
+      return list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
+    }
+    case 'vector': {
+      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON path');
+      return resolvePath((value as string).trim(), cwd);
+    }
+    case 'number': return num(value);
+    case 'integer': { const n = num(value); if (!Number.isInteger(n)) bad('must be an integer'); return n; }
+    case 'boolean': {
+      if (typeof value === 'boolean') return value;
+      const s = String(value).toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(s)) return true;
+      if (['false', '0', 'no', 'off'].includes(s)) return false;
+      return bad('must be true or false');
+    }
+    case 'band': {
+      if (typeof value === 'number') { if (!Number.isInteger(value) || value < 1) bad('must be a 1-based band index or a role name'); return value; }
+      if (typeof value !== 'string' || !value.trim()) return bad('must be a 1-based band index or a role name');
+      const s = value.trim();
+      if (/^-?\d+(\.\d+)?$/.test(s)) { const n = Number(s); if (!Number.isInteger(n) || n < 1) bad('must be a 1-based band index (1, 2, ...)'); return n; }
+      return s;
+    }
+    case 'string': {
+      if (typeof value !== 'string' && typeof value !== 'number') bad('must be a string');
+      const s = String(value);
+      if (spec.enum && !spec.enum.includes(s)) {
+        const ci = spec.enum.find((e) => e.toLowerCase() === s.toLowerCase());
+        if (ci) return ci;
+        bad(`must be one of ${spec.enum.join(', ')}`);
+      }
+      return s;
+    }
+    case 'number_list': {
+      const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value : typeof value === 'number' ? [value] : bad('must be a list of numbers like 1,2,3');
+      return list.map((x) => num(x));
+    }
+    case 'string_list': {
+      const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value.map(String) : bad('must be a list like a,b,c');
+      return list;
+    }
+    case 'bbox': {
+      const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value : bad('must be minx,miny,maxx,maxy');
+      if (list.length !== 4) bad('must have 4 numbers: minx,miny,maxx,maxy');
+      const b = list.map((x) => num(x));
+      if (!(b[0] < b[2] && b[1] < b[3])) bad('must satisfy minx < maxx and miny < maxy');
+      return b;
+    }
+  }
+  return value;
+}
+
+/** Validates against the tool's params: unknown argument, missing required, wrong type; fills defaults. */
+export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, cwd: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const known = Object.keys(tool.params);
+  for (const [k, v] of Object.entries(args ?? {})) {
+    if (!(k in tool.params)) {
+      throw new ToolArgumentError(`${tool.id}: unknown argument "${k}"; ${tool.id} takes ${known.join(', ')}`);
+    }
+    if (v === undefined || v === null || v === '') continue;
+    out[k] = coerceArg(tool.id, k, tool.params[k], v, cwd);
+  }
+  for (const [k, spec] of Object.entries(tool.params)) {
+    if (out[k] !== undefined) continue;
+    if (spec.default !== undefined) out[k] = spec.default;
+    else if (spec.required) throw new ToolArgumentError(`${tool.id}: missing required argument "${k}" (${spec.kind}${spec.description ? `: ${spec.description}` : ''}); pass --arg ${k}=...`);
+  }
+  return out;
+}
+
+function quicklookKind(o: OutputRef): QuicklookKind {
+  const r = o.roles ?? [];
+  if (r.includes('mask')) return 'mask';
+  if (r.includes('class') || r.includes('labels')) return 'class';
+  if (r.includes('hillshade')) return 'hillshade';
+  if (r.includes('difference') || r.includes('change') || r.includes('trend') || r.includes('dnbr')) return 'diverging';
+  if (r.includes('index')) return 'index';
+  return 'continuous';
+}
+
+/** Runs builtin tool `id`; errors name the tool/argument/file. Outputs land in opts.outDir. */
+export async function runTool(id: string, args: Record<string, unknown>, opts: RunOptions): Promise<ToolRunResult> {
+  const tools = byId();
+  const tool = tools.get(id);
+  if (!tool) {
+    const ids = [...tools.keys()].sort();
+    const near = ids.filter((t) => t.includes(id) || id.includes(t)).slice(0, 3);
+    throw new ToolArgumentError(`unknown tool "${id}"${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}; builtin tools: ${ids.join(', ')}`);
+  }
+  const cwd = path.resolve(opts.cwd ?? process.cwd());
+  const valid = validateArgs(tool, args, cwd);
+  const outDir = path.resolve(cwd, opts.outDir);
+  await fs.promises.mkdir(outDir, { recursive: true });
+  const signal = opts.signal ?? new AbortController().signal;
+  throwIfAborted(signal);
+  let last = -1;
+  const ctx: ToolContext = {
+    args: valid, outDir, cwd, signal,
+    progress(f, msg) {
+      const c = Math.max(0, Math.min(1, f));
+      if (c - last >= 0.01 || c === 1 || msg) { last = c; opts.onProgress?.(c, msg); }
+    },
+  };
+  const result = await tool.run(ctx);
+  throwIfAborted(signal);
+  if (!result.quicklook) {
+    const main = Object.values(result.outputs).find((o) => o.type === 'raster');
+    if (main) {
+      const ds = await openRaster(main.path);
+      try {
+        const p = await readPreview(ds, 1, 768, signal);
+        const ql = main.path.replace(/\.tiff?$/i, '') + '.png';
+        await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(main), title: path.basename(main.path) });
+        result.quicklook = ql;
+      } finally { await ds.close(); }
+    }
+  }
+  return result;
+}
+
+/** Data-context entry for a raster: bands with roles from descriptions, whole-raster roles (dem, class, mask), CRS. */
+export async function describeRaster(p: string, cwd?: string): Promise<DataItem> {
+  const ds = await openRaster(p, { cwd });
+  try {
+    const bands = ds.bandDescriptions.map((d, i) => {
+      const role = roleFromDescription(d);
+      return { index: i + 1, ...(role ? { role } : {}), ...(d ? { description: d } : {}) };
+    });
+    const roles: string[] = [];
+    const name = path.basename(p).toLowerCase();
+    const desc = (ds.bandDescriptions[0] ?? '').toLowerCase();
+    if (ds.bandCount === 1) {
+      const floaty = ds.dtype === 'float32' || ds.dtype === 'float64' || ds.dtype === 'int16';
+      if ((floaty && /elev|dem|height|altitude/.test(desc)) || /(^|[^a-z])(dem|dtm|dsm|srtm|elevation)([^a-z]|$)/.test(name)) { roles.push('dem'); bands[0].role = 'dem'; }
+      else if (/mask/.test(desc) || /mask/.test(name)) roles.push('mask');
+      else if (/class|label|severity|landcover/.test(desc) || /class|label|severity|landcover/.test(name)) roles.push('class');
+      else if (/^(ndvi|evi|savi|ndwi|mndwi|ndbi|nbr|ndmi|ndsi|ndci)$/.test(desc)) roles.push('index', desc);
+      else if (/dnbr/.test(desc) || /dnbr/.test(name)) roles.push('dnbr');
+    }
+    if (bands.some((b) => b.role && b.role !== 'dem')) roles.push('multispectral');
+    const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : ds.geo.wkt;
+    return { path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}) };
+  } finally {
+    await ds.close();
+  }
+}

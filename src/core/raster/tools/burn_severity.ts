@@ -1,0 +1,50 @@
+/** burn_severity: USGS dNBR classes (Key & Benson 2006). */
+import type { BuiltinTool } from './types';
+import { burnSeverity, BURN_CLASSES, BURNED_MIN_CODE } from '../algorithms/burn';
+import { loadBand, outPath, writeBand, quicklook, maskedFloat, whereOf, rowAreas, areaText, labelsDescription } from './analysis-support';
+import { pct } from '../stats';
+
+export const SEVERITY_LABELS: Record<number, string> = Object.fromEntries(BURN_CLASSES.map((c) => [c.code, c.label]));
+
+export const burnSeverityTool: BuiltinTool = {
+  id: 'burn_severity',
+  params: {
+    image: { kind: 'raster', required: true, description: 'dNBR raster (e.g. the output of dnbr)' },
+  },
+  async run(ctx) {
+    const b = await loadBand(ctx, 'image');
+    const { data, w, h, ds } = b;
+    let outside = 0, valid = 0;
+    for (let i = 0; i < data.length; i++) { const v = data[i]; if (v === v) { valid++; if (v < -2 || v > 2) outside++; } }
+    if (valid && outside / valid > 0.01) {
+      throw new Error(`argument "image": ${ds.source} does not look like dNBR (${pct(outside / valid)} of values outside -2..2); pass the output of dnbr`);
+    }
+    const cls = burnSeverity(data);
+    const rowA = rowAreas(ds);
+    const pix = new Array(8).fill(0), m2 = new Array(8).fill(0);
+    for (let i = 0; i < cls.length; i++) { pix[cls[i]]++; m2[cls[i]] += rowA[Math.floor(i / w)]; }
+    const table = BURN_CLASSES.map((c) => ({
+      code: c.code, label: c.label, lower: c.lower, upper: c.upper, pixels: pix[c.code], m2: m2[c.code], ha: m2[c.code] / 1e4,
+      percent: valid ? (100 * pix[c.code]) / valid : 0,
+    }));
+    const desc = labelsDescription('severity', SEVERITY_LABELS);
+    const file = await writeBand(outPath(ctx, 'burn_severity', 'severity', 'tif'), ds, cls, 'uint8', 0, desc);
+    const png = await quicklook(outPath(ctx, 'burn_severity', 'severity', 'png'), maskedFloat(cls, 0), w, h, { kind: 'class', labels: SEVERITY_LABELS, title: 'Burn severity (USGS dNBR)' });
+    const burnedM2 = m2.slice(BURNED_MIN_CODE).reduce((s, v) => s + v, 0);
+    const burnedPix = pix.slice(BURNED_MIN_CODE).reduce((s, v) => s + v, 0);
+    const severeM2 = m2[6] + m2[7];
+    const where = whereOf(w, h, (i) => cls[i] >= BURNED_MIN_CODE, (i) => cls[i] !== 0);
+    const regrowth = m2[1] + m2[2];
+    const summary = burnedPix
+      ? `Burned area ${areaText(burnedM2)} (${pct(burnedPix / valid)} of the valid area), ${pct(severeM2 / burnedM2)} of it moderate-high or high severity, ${where.replace(/^mostly/, 'concentrated')}.`
+        + (regrowth > 0.01 * burnedM2 ? ` Enhanced regrowth on ${areaText(regrowth)}.` : '')
+      : `No burned pixels: all valid dNBR values are below 0.1 (unburned or regrowth).`;
+    return {
+      tool: 'burn_severity',
+      outputs: { severity: { path: file, type: 'raster', roles: ['class', 'severity'], description: desc } },
+      stats: { classes: table, burned_m2: burnedM2, burned_ha: burnedM2 / 1e4, moderate_high_or_high_m2: severeM2 },
+      summary,
+      quicklook: png,
+    };
+  },
+};

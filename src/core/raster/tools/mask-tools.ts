@@ -1,0 +1,141 @@
+/** band_math, threshold, cloud_mask, apply_mask: per-pixel tools on the worker pipeline. */
+import { resolveBands, closeResolved, SENSORS } from '../bands';
+import { openRaster, RasterDataset } from '../io/dataset';
+import { parseExpr, exprBands, ExprError, Expr } from '../expr';
+import { runPixels, PixelRunResult } from '../pipeline/run-pixels';
+import { KernelSpec } from '../pipeline/kernels';
+import { InputRef } from '../pipeline/tile-job';
+import { renderQuicklook, QuicklookKind } from '../quicklook';
+import { DEFAULT_FLOAT_NODATA } from '../io/writer';
+import { assertSameGrid, inputStem, outPath, pixelArea, rasterOutput } from './common';
+import { describeContinuous, describeMask } from './summary';
+import type { BuiltinTool, ToolContext } from './types';
+import type { ToolRunResult } from '../types';
+
+const MASK_NODATA = 255;
+
+async function pixelTool(ctx: ToolContext, ds: RasterDataset, inputs: InputRef[], kernel: KernelSpec, o: {
+  name: string; output: string; mask: boolean; bands?: number; descriptions?: string[];
+}): Promise<{ run: PixelRunResult; out: string; ql: string }> {
+  const out = outPath(ctx, o.name);
+  const run = await runPixels({
+    inputs, kernel, width: ds.width, height: ds.height, geo: ds.geo, outPath: out,
+    outDtype: o.mask ? 'uint8' : 'float32', outBands: o.bands ?? 1, nodata: o.mask ? MASK_NODATA : DEFAULT_FLOAT_NODATA,
+    descriptions: o.descriptions ?? [o.output], signal: ctx.signal, progress: (f) => ctx.progress(f * 0.95),
+  });
+  const ql = outPath(ctx, o.name, 'png');
+  const kind: QuicklookKind = o.mask ? 'mask' : 'continuous';
+  await renderQuicklook(ql, run.preview.data, run.preview.w, run.preview.h, {
+    kind, title: `${o.name.toUpperCase()} ${inputStem(ctx.args)}`,
+    labels: o.mask ? { 0: 'NO', 1: 'YES' } : undefined,
+  });
+  ctx.progress(1);
+  return { run, out, ql };
+}
+
+const isComparison = (e: Expr) => e.t === 'bin' && ['<', '<=', '>', '>=', '==', '!=', '&&', '||'].includes(e.op);
+
+export const bandMathTool: BuiltinTool = {
+  id: 'band_math',
+  params: {
+    image: { kind: 'raster', required: true },
+    expression: { kind: 'string', required: true, description: 'e.g. (b4-b3)/(b4+b3); b1..bn, + - * / ( ), comparisons, min max abs sqrt' },
+  },
+  async run(ctx): Promise<ToolRunResult> {
+    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    try {
+      let ast: Expr;
+      try { ast = parseExpr(String(ctx.args.expression), ds.bandCount); }
+      catch (e) { if (e instanceof ExprError) throw new Error(`band_math: argument "expression": ${e.message} in "${ctx.args.expression}"`); throw e; }
+      const bands = exprBands(ast);
+      if (!bands.length) throw new Error(`band_math: argument "expression" uses no band (b1..b${ds.bandCount}): "${ctx.args.expression}"`);
+      const mask = isComparison(ast);
+      const { run, out, ql } = await pixelTool(ctx, ds, bands.map((b) => ({ source: ds.source, band: b })), { type: 'expr', ast, bands }, {
+        name: 'band_math', output: String(ctx.args.expression), mask,
+      });
+      const d = mask ? describeMask(run.stats, `true for ${ctx.args.expression}`, ds.geo.geographic ? undefined : pixelArea(ds))
+        : describeContinuous(run.stats, 'value');
+      d.stats.expression = ctx.args.expression;
+      return { tool: 'band_math', outputs: { result: rasterOutput(out, mask ? ['mask'] : ['continuous'], String(ctx.args.expression)) }, stats: d.stats, summary: d.summary, quicklook: ql };
+    } finally { await ds.close(); }
+  },
+};
+
+const OPS: Record<string, string> = { gt: '>', ge: '≥', lt: '<', le: '≤', eq: '=', ne: '≠' };
+
+export const thresholdTool: BuiltinTool = {
+  id: 'threshold',
+  params: {
+    image: { kind: 'raster', required: true },
+    band: { kind: 'band', default: 1 },
+    op: { kind: 'string', required: true, enum: ['gt', 'ge', 'lt', 'le', 'eq', 'ne'] },
+    value: { kind: 'number', required: true },
+  },
+  async run(ctx) {
+    const r = await resolveBands(ctx.args.image, ['band'], { ...ctx.args }, { cwd: ctx.cwd, signal: ctx.signal });
+    try {
+      const b = r.band;
+      const op = String(ctx.args.op), value = Number(ctx.args.value);
+      const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band, scale: b.scale, offset: b.offset }],
+        { type: 'threshold', op: op as any, value }, { name: 'threshold', output: `band ${b.band} ${op} ${value}`, mask: true });
+      const what = `${b.dataset.bandDescriptions[b.band - 1] ?? `band ${b.band}`} ${OPS[op]} ${value}`;
+      const d = describeMask(run.stats, what, b.dataset.geo.geographic ? undefined : pixelArea(b.dataset));
+      return { tool: 'threshold', outputs: { mask: rasterOutput(out, ['mask'], what) }, stats: d.stats, summary: d.summary, quicklook: ql };
+    } finally { await closeResolved(r); }
+  },
+};
+
+export const cloudMaskTool: BuiltinTool = {
+  id: 'cloud_mask',
+  params: {
+    image: { kind: 'raster', required: true },
+    qa: { kind: 'band', description: 'Sentinel-2 SCL or Landsat QA_PIXEL band' },
+    sensor: { kind: 'string', enum: [...SENSORS] },
+  },
+  async run(ctx) {
+    const r = await resolveBands(ctx.args.image, ['qa'], ctx.args, { cwd: ctx.cwd, signal: ctx.signal });
+    try {
+      const b = r.qa;
+      const desc = (b.dataset.bandDescriptions[b.band - 1] ?? '').toLowerCase();
+      let sensor = ctx.args.sensor as string | undefined;
+      if (!sensor) sensor = desc.includes('scl') ? 'sentinel2_l2a' : desc.includes('qa_pixel') ? 'landsat89_c2l2' : undefined;
+      if (sensor !== 'sentinel2_l2a' && sensor !== 'landsat89_c2l2') {
+        throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
+      }
+      const kernel: KernelSpec = sensor === 'sentinel2_l2a' ? { type: 'scl', classes: [3, 8, 9, 10] } : { type: 'qabits', bits: [1, 2, 3, 4] };
+      const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud', mask: true });
+      const d = describeMask(run.stats, sensor === 'sentinel2_l2a' ? 'cloud, cloud shadow or cirrus (SCL 3, 8, 9, 10)' : 'cloud, shadow or cirrus (QA_PIXEL bits 1-4)',
+        b.dataset.geo.geographic ? undefined : pixelArea(b.dataset));
+      d.stats.sensor = sensor; d.stats.qa_band = b.band;
+      return { tool: 'cloud_mask', outputs: { mask: rasterOutput(out, ['mask', 'cloud'], '1 = cloud/shadow/cirrus, 0 = clear') }, stats: d.stats, summary: d.summary, quicklook: ql };
+    } finally { await closeResolved(r); }
+  },
+};
+
+export const applyMaskTool: BuiltinTool = {
+  id: 'apply_mask',
+  params: {
+    image: { kind: 'raster', required: true },
+    mask: { kind: 'raster', required: true },
+    invert: { kind: 'boolean', default: false, description: 'keep pixels where the mask is 0 instead of 1' },
+  },
+  async run(ctx) {
+    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    let mk: RasterDataset | undefined;
+    try {
+      mk = await openRaster(String(ctx.args.mask), { cwd: ctx.cwd, signal: ctx.signal });
+      assertSameGrid(ds, mk, 'image', 'mask');
+      const invert = Boolean(ctx.args.invert);
+      const inputs: InputRef[] = Array.from({ length: ds.bandCount }, (_, i) => ({ source: ds.source, band: i + 1 }));
+      inputs.push({ source: mk.source, band: 1 });
+      const descriptions = ds.bandDescriptions.map((d, i) => d ?? `band ${i + 1}`);
+      const { run, out, ql } = await pixelTool(ctx, ds, inputs, { type: 'apply_mask', invert }, { name: 'masked', output: 'masked', mask: false, bands: ds.bandCount, descriptions });
+      const r = run.stats.result();
+      const kept = r.valid / r.count;
+      const d = describeContinuous(run.stats, descriptions[0]);
+      d.stats.kept_fraction = Math.round(kept * 10_000) / 10_000;
+      const summary = `Kept ${Math.round(kept * 1000) / 10}% of pixels (where the mask is ${invert ? '0' : '1'}); ${d.summary}`;
+      return { tool: 'apply_mask', outputs: { masked: rasterOutput(out, ['masked'], `${descriptions.join(', ')} where mask ${invert ? '= 0' : '= 1'}`) }, stats: d.stats, summary, quicklook: ql };
+    } finally { await ds.close(); await mk?.close(); }
+  },
+};

@@ -1,0 +1,64 @@
+/** All builtin raster tools. One import line and one array entry per tool (kept flat so additions merge easily). */
+import type { BuiltinTool } from './types';
+import { ndviTool, eviTool, saviTool, ndwiTool, mndwiTool, ndbiTool, nbrTool, ndmiTool, ndsiTool, ndciTool } from './spectral-tools';
+import { bandMathTool, thresholdTool, cloudMaskTool, applyMaskTool } from './mask-tools';
+import { rasterInfoTool, rasterStatsTool, quicklookTool } from './info-tools';
+import { clipBboxTool, resampleTool } from './spatial-tools';
+import { areaByClassTool } from './area_by_class';
+import { aspectTool } from './aspect';
+import { burnSeverityTool } from './burn_severity';
+import { changeDifferenceTool } from './change_difference';
+import { changeVectorAnalysisTool } from './change_vector_analysis';
+import { connectedPatchesTool } from './connected_patches';
+import { distanceToTool } from './distance_to';
+import { dnbrTool } from './dnbr';
+import { hillshadeTool } from './hillshade';
+import { kmeansClassifyTool } from './kmeans_classify';
+import { landSurfaceTemperatureTool } from './land_surface_temperature';
+import { morphologyTool } from './morphology';
+import { otsuThresholdTool } from './otsu_threshold';
+import { reclassifyTool } from './reclassify';
+import { slopeTool } from './slope';
+import { timeSeriesTrendTool } from './time_series_trend';
+import { vectorizeMaskTool } from './vectorize_mask';
+import { zonalStatsTool } from './zonal_stats';
+
+export const BUILTIN_TOOLS: BuiltinTool[] = [
+  ndviTool,
+  eviTool,
+  saviTool,
+  ndwiTool,
+  mndwiTool,
+  ndbiTool,
+  nbrTool,
+  ndmiTool,
+  ndsiTool,
+  ndciTool,
+  bandMathTool,
+  thresholdTool,
+  cloudMaskTool,
+  applyMaskTool,
+  rasterInfoTool,
+  rasterStatsTool,
+  clipBboxTool,
+  resampleTool,
+  quicklookTool,
+  areaByClassTool,
+  aspectTool,
+  burnSeverityTool,
+  changeDifferenceTool,
+  changeVectorAnalysisTool,
+  connectedPatchesTool,
+  distanceToTool,
+  dnbrTool,
+  hillshadeTool,
+  kmeansClassifyTool,
+  landSurfaceTemperatureTool,
+  morphologyTool,
+  otsuThresholdTool,
+  reclassifyTool,
+  slopeTool,
+  timeSeriesTrendTool,
+  vectorizeMaskTool,
+  zonalStatsTool,
+];

@@ -1,0 +1,159 @@
+/** clip_bbox and resample: grid-changing copies, streamed in strips. */
+import { openRaster, RasterDataset, DType, GeoInfo } from '../io/dataset';
+import { GeoTiffWriter, WriteSpec } from '../io/writer';
+import { lonLatTo } from '../proj';
+import { StatsAccumulator, num } from '../stats';
+import { outPath, rasterOutput, throwIfAborted, readPreview, inputStem } from './common';
+import { renderQuicklook } from '../quicklook';
+import type { BuiltinTool, ToolContext } from './types';
+
+/** Writer type that holds `d` without loss where possible (int8 → int16; uint32/float64 → float32). */
+export function writableType(d: DType): WriteSpec['dtype'] {
+  switch (d) {
+    case 'uint8': case 'uint16': case 'int16': case 'int32': case 'float32': return d;
+    case 'int8': return 'int16';
+    default: return 'float32';
+  }
+}
+
+/** Streams output strips: `fill(band, y0, h)` returns the band's rows y0..y0+h (w = spec.width); writes tiles. */
+async function writeStrips(ctx: ToolContext, path: string, spec: WriteSpec, fill: (band: number, y0: number, h: number) => Promise<ArrayLike<number>>): Promise<StatsAccumulator> {
+  const w = await GeoTiffWriter.create(path, spec);
+  const acc = new StatsAccumulator(spec.width, spec.height);
+  try {
+    const t = w.tile;
+    for (let by = 0; by < w.tilesDown; by++) {
+      throwIfAborted(ctx.signal);
+      const y0 = by * t, h = Math.min(t, spec.height - y0);
+      const strips: ArrayLike<number>[] = [];
+      for (let b = 1; b <= spec.bands; b++) strips.push(await fill(b, y0, h));
+      const s0 = strips[0];
+      const f = new Float32Array(s0.length);
+      const nd = w.nodata;
+      for (let i = 0; i < f.length; i++) { const v = s0[i]; f[i] = nd !== null && v === nd ? NaN : v; }
+      acc.add(f, 0, y0, spec.width, h);
+      for (let bx = 0; bx < w.tilesAcross; bx++) {
+        const { w: bw } = w.blockSize(bx, by);
+        const blocks = strips.map((s) => {
+          const o = new Float64Array(bw * h);
+          for (let y = 0; y < h; y++) for (let x = 0; x < bw; x++) o[y * bw + x] = s[y * spec.width + bx * t + x];
+          return o;
+        });
+        await w.writeBlock(bx, by, blocks);
+      }
+      ctx.progress((by + 1) / w.tilesDown * 0.9);
+    }
+    await w.finish();
+  } catch (e) { await w.abort(); throw e; }
+  return acc;
+}
+
+async function quicklookOf(ctx: ToolContext, p: string, name: string): Promise<string> {
+  const ds = await openRaster(p);
+  try {
+    const pv = await readPreview(ds, 1, 768, ctx.signal);
+    const ql = outPath(ctx, name, 'png');
+    await renderQuicklook(ql, pv.data, pv.w, pv.h, { kind: 'continuous', title: `${name.toUpperCase()} ${inputStem(ctx.args)}` });
+    return ql;
+  } finally { await ds.close(); }
+}
+
+function baseSpec(ds: RasterDataset, width: number, height: number, geo: GeoInfo, dtype: WriteSpec['dtype']): WriteSpec {
+  return {
+    width, height, bands: ds.bandCount, dtype, geo, nodata: ds.nodata,
+    descriptions: ds.bandDescriptions.map((d) => d ?? ''), scales: ds.scales, offsets: ds.offsets,
+  };
+}
+
+export const clipBboxTool: BuiltinTool = {
+  id: 'clip_bbox',
+  params: {
+    image: { kind: 'raster', required: true },
+    bbox: { kind: 'bbox', required: true, description: 'minx,miny,maxx,maxy' },
+    bbox_crs: { kind: 'string', default: 'native', enum: ['native', 'lonlat'] },
+  },
+  async run(ctx) {
+    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    try {
+      const g = ds.geo.geoTransform;
+      if (g[2] !== 0 || g[4] !== 0) throw new Error(`clip_bbox: ${ds.source} has a rotated geotransform; warp it first`);
+      let [minx, miny, maxx, maxy] = ctx.args.bbox as number[];
+      if (ctx.args.bbox_crs === 'lonlat') {
+        if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox}`);
+        const pts: [number, number][] = [];
+        for (let i = 0; i <= 4; i++) for (let j = 0; j <= 4; j++) pts.push(lonLatTo(ds.geo.epsg, minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4));
+        minx = Math.min(...pts.map((p) => p[0])); maxx = Math.max(...pts.map((p) => p[0]));
+        miny = Math.min(...pts.map((p) => p[1])); maxy = Math.max(...pts.map((p) => p[1]));
+      }
+      const c0 = Math.max(0, Math.floor((minx - g[0]) / g[1] + 1e-9)), c1 = Math.min(ds.width, Math.ceil((maxx - g[0]) / g[1] - 1e-9));
+      const r0 = Math.max(0, Math.floor((maxy - g[3]) / g[5] + 1e-9)), r1 = Math.min(ds.height, Math.ceil((miny - g[3]) / g[5] - 1e-9));
+      if (c1 <= c0 || r1 <= r0) {
+        const ext = [g[0], g[3] + g[5] * ds.height, g[0] + g[1] * ds.width, g[3]].map((v) => num(v)).join(', ');
+        throw new Error(`clip_bbox: argument "bbox" [${num(minx)}, ${num(miny)}, ${num(maxx)}, ${num(maxy)}] does not overlap ${ds.source} (extent ${ext}${ds.geo.epsg ? ` in EPSG:${ds.geo.epsg}` : ''})`);
+      }
+      const w = c1 - c0, h = r1 - r0;
+      const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0] + c0 * g[1], g[1], 0, g[3] + r0 * g[5], 0, g[5]] };
+      const out = outPath(ctx, 'clip');
+      const acc = await writeStrips(ctx, out, baseSpec(ds, w, h, geo, writableType(ds.dtype)),
+        (b, y0, sh) => ds.readWindowRaw(b, c0, r0 + y0, w, sh, ctx.signal));
+      const ql = await quicklookOf(ctx, out, 'clip');
+      const r = acc.result();
+      const area = ds.geo.geographic ? '' : ` (${num((w * h * Math.abs(g[1] * g[5])) / 1e6)} km²)`;
+      const summary = `Clipped to ${w}×${h} pixels${area}, ${((w * h) / (ds.width * ds.height) * 100).toFixed(1)}% of the input, columns ${c0}–${c1 - 1} and rows ${r0}–${r1 - 1}; `
+        + `band 1 mean ${num(r.mean)} with ${r.count ? Math.round((r.nodata / r.count) * 100) : 0}% nodata.`;
+      return { tool: 'clip_bbox', outputs: { clipped: rasterOutput(out, ['clipped']) }, stats: { window: { x: c0, y: r0, width: w, height: h }, geoTransform: geo.geoTransform, ...r }, summary, quicklook: ql };
+    } finally { await ds.close(); }
+  },
+};
+
+export const resampleTool: BuiltinTool = {
+  id: 'resample',
+  params: {
+    image: { kind: 'raster', required: true },
+    factor: { kind: 'number', required: true, description: 'output pixel size ÷ input pixel size (2 = half the resolution)' },
+    method: { kind: 'string', default: 'nearest', enum: ['nearest', 'average'] },
+  },
+  async run(ctx) {
+    const f = Number(ctx.args.factor);
+    if (!(f > 0) || f > 1000 || f < 0.01) throw new Error(`resample: argument "factor" must be between 0.01 and 1000, got ${ctx.args.factor}`);
+    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    try {
+      const g = ds.geo.geoTransform;
+      const W = Math.max(1, Math.round(ds.width / f)), H = Math.max(1, Math.round(ds.height / f));
+      if (W * H > 1e9) throw new Error(`resample: output of ${W}×${H} pixels is too large; use a larger factor`);
+      const fx = ds.width / W, fy = ds.height / H;
+      const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0], g[1] * fx, g[2] * fy, g[3], g[4] * fx, g[5] * fy] };
+      const avg = ctx.args.method === 'average';
+      const spec = baseSpec(ds, W, H, geo, avg ? 'float32' : writableType(ds.dtype));
+      if (avg) { spec.scales = undefined; spec.offsets = undefined; spec.nodata = -9999; }
+      const out = outPath(ctx, 'resampled');
+      const acc = await writeStrips(ctx, out, spec, async (b, oy0, oh) => {
+        const sy0 = Math.floor(oy0 * fy), sy1 = Math.min(ds.height, Math.max(sy0 + 1, Math.ceil((oy0 + oh) * fy)));
+        const res = new Float64Array(W * oh);
+        if (!avg) {
+          const src = await ds.readWindowRaw(b, 0, sy0, ds.width, sy1 - sy0, ctx.signal);
+          for (let y = 0; y < oh; y++) {
+            const sy = Math.min(ds.height - 1, Math.floor((oy0 + y + 0.5) * fy)) - sy0;
+            for (let x = 0; x < W; x++) res[y * W + x] = src[sy * ds.width + Math.min(ds.width - 1, Math.floor((x + 0.5) * fx))];
+          }
+          return res;
+        }
+        const src = await ds.readWindow(b, 0, sy0, ds.width, sy1 - sy0, ctx.signal);
+        for (let y = 0; y < oh; y++) {
+          const ya = Math.floor((oy0 + y) * fy) - sy0, yb = Math.min(sy1 - sy0, Math.max(ya + 1, Math.ceil((oy0 + y + 1) * fy) - sy0));
+          for (let x = 0; x < W; x++) {
+            const xa = Math.floor(x * fx), xb = Math.min(ds.width, Math.max(xa + 1, Math.ceil((x + 1) * fx)));
+            let s = 0, n = 0;
+            for (let yy = ya; yy < yb; yy++) for (let xx = xa; xx < xb; xx++) { const v = src[yy * ds.width + xx]; if (v === v) { s += v; n++; } }
+            res[y * W + x] = n ? s / n : NaN;
+          }
+        }
+        return res;
+      });
+      const ql = await quicklookOf(ctx, out, 'resampled');
+      const r = acc.result();
+      const summary = `Resampled ${ds.width}×${ds.height} to ${W}×${H} pixels (${num(Math.abs(geo.geoTransform[1]))}${ds.geo.geographic ? '°' : ' m'} pixels, ${avg ? 'average' : 'nearest'}); band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}.`;
+      return { tool: 'resample', outputs: { resampled: rasterOutput(out, ['resampled']) }, stats: { width: W, height: H, geoTransform: geo.geoTransform, ...r }, summary, quicklook: ql };
+    } finally { await ds.close(); }
+  },
+};

@@ -1,0 +1,57 @@
+/** vectorize_mask: mask → GeoJSON polygons (pixel outlines, holes kept) in the raster's CRS. */
+import type { BuiltinTool } from './types';
+import { vectorizeMask, polygonArea } from '../algorithms/vectorize';
+import { toByteMask } from '../algorithms/morphology';
+import { loadBand, outPath, writeJson, gt, areaText, checkAbort } from './analysis-support';
+import { ellipsoidCellArea } from '../algorithms/area';
+import { CELL_NAMES } from '../stats';
+
+export const vectorizeMaskTool: BuiltinTool = {
+  id: 'vectorize_mask',
+  params: { image: { kind: 'raster', required: true, description: 'mask raster (nonzero = set)' } },
+  async run(ctx) {
+    const b = await loadBand(ctx, 'image');
+    const { w, h, ds } = b;
+    const g = gt(ds);
+    const polys = vectorizeMask(toByteMask(b.data), w, h, g, ctx.signal);
+    checkAbort(ctx.signal);
+    const geographic = ds.geo.geographic;
+    const features = polys.map((p, k) => {
+      let m2: number;
+      if (!geographic) m2 = polygonArea(p.rings);
+      else {
+        // Sum per-pixel ellipsoidal areas is exact for pixel-outline polygons; approximate by the centroid row.
+        const ys = p.rings[0].map((c) => c[1]);
+        const lat = (Math.min(...ys) + Math.max(...ys)) / 2;
+        m2 = p.pixels * ellipsoidCellArea(lat - Math.abs(g[5]) / 2, lat + Math.abs(g[5]) / 2, Math.abs(g[1]));
+      }
+      return {
+        type: 'Feature',
+        properties: { id: k + 1, pixels: p.pixels, area_m2: Number(m2.toFixed(2)), holes: p.rings.length - 1 },
+        geometry: { type: 'Polygon', coordinates: p.rings },
+      };
+    });
+    const crs = ds.geo.epsg ? { type: 'name', properties: { name: `urn:ogc:def:crs:EPSG::${ds.geo.epsg}` } } : undefined;
+    const doc = { type: 'FeatureCollection', name: 'polygons', ...(crs ? { crs } : {}), features };
+    const file = writeJson(outPath(ctx, 'vectorize_mask', 'polygons', 'geojson'), doc);
+    const total = features.reduce((s, f) => s + f.properties.area_m2, 0);
+    const holes = features.reduce((s, f) => s + f.properties.holes, 0);
+    const sorted = [...features].sort((a, c) => c.properties.area_m2 - a.properties.area_m2);
+    const big = sorted[0];
+    let where = '';
+    if (big) {
+      const ring = big.geometry.coordinates[0];
+      const cx = ring.reduce((s, c) => s + c[0], 0) / ring.length, cy = ring.reduce((s, c) => s + c[1], 0) / ring.length;
+      const px = (cx - g[0]) / g[1], py = (cy - g[3]) / g[5];
+      where = CELL_NAMES[Math.min(2, Math.max(0, Math.floor((3 * py) / h))) * 3 + Math.min(2, Math.max(0, Math.floor((3 * px) / w)))];
+    }
+    return {
+      tool: 'vectorize_mask',
+      outputs: { polygons: { path: file, type: 'vector', roles: ['polygons'], description: `mask outlines in ${ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : 'the raster CRS'}` } },
+      stats: { count: features.length, holes, total_m2: total, largest_m2: big?.properties.area_m2 ?? 0, crs: ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : null },
+      summary: features.length
+        ? `${features.length} polygon${features.length > 1 ? 's' : ''} (${holes} hole${holes === 1 ? '' : 's'}) cover ${areaText(total)}; the largest, ${areaText(big!.properties.area_m2)} (${Math.round((100 * big!.properties.area_m2) / total)}% of the total), lies in the ${where}.`
+        : 'The mask is empty: no polygons.',
+    };
+  },
+};

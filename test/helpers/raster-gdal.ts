@@ -1,0 +1,70 @@
+/** GDAL helpers for raster tests: availability (skip outside CI, fail in CI), python GDAL+numpy, temp dirs. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const PY = '/usr/bin/python3';
+let cached: string | null | undefined;
+
+/** null when GDAL (CLI + python bindings) is usable, else the reason. */
+export function gdalMissing(): string | null {
+  if (cached !== undefined) return cached;
+  const info = spawnSync('gdalinfo', ['--version'], { encoding: 'utf8' });
+  if (info.status !== 0) return (cached = 'gdalinfo not found');
+  const py = spawnSync(PY, ['-c', 'from osgeo import gdal; import numpy'], { encoding: 'utf8' });
+  if (py.status !== 0) return (cached = `${PY} has no osgeo/numpy`);
+  return (cached = null);
+}
+
+/** Options for node:test: skip with a message when GDAL is missing, except in CI where the test must fail. */
+export function needGdal(): { skip?: string } {
+  const why = gdalMissing();
+  if (!why) return {};
+  if (process.env.CI) return {}; // run and fail loudly in CI
+  return { skip: `GDAL unavailable (${why}); install gdal-bin and python3-gdal to run this test` };
+}
+
+export function assertGdal(): void {
+  const why = gdalMissing();
+  if (why) throw new Error(`GDAL is required in CI: ${why}`);
+}
+
+/** Runs python code with GDAL+numpy; returns stdout. */
+export function py(code: string, cwd?: string): string {
+  assertGdal();
+  return execFileSync(PY, ['-c', code], { encoding: 'utf8', cwd, maxBuffer: 1 << 28 });
+}
+
+export function gdalinfoJson(file: string): any {
+  return JSON.parse(execFileSync('gdalinfo', ['-json', file], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+}
+
+export function tmpDir(prefix = 'gw-raster-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Reads a raw little-endian float64 dump written by numpy's tofile. */
+export function readF64(file: string): Float64Array {
+  const b = fs.readFileSync(file);
+  return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+/** Python snippet: band arrays of `path` as float64 with nodata → nan, in a dict `bands[i]` (1-based). */
+export const PY_READ = `
+from osgeo import gdal
+import numpy as np
+def read(p, scale=True):
+    d = gdal.Open(p)
+    out = {}
+    for i in range(1, d.RasterCount + 1):
+        b = d.GetRasterBand(i)
+        a = b.ReadAsArray().astype(np.float64)
+        nd = b.GetNoDataValue()
+        if nd is not None:
+            a[a == (np.float32(nd) if b.DataType == gdal.GDT_Float32 else nd)] = np.nan
+        if scale:
+            a = a * (b.GetScale() or 1.0) + (b.GetOffset() or 0.0)
+        out[i] = a
+    return out
+`;

@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { loadCatalog } from '../../src/core/manifests/load';
+import { ToolIndex, FINGERPRINT_FILE, INDEX_FILE } from '../../src/core/index/tool-index';
+import { BuiltinEmbedder } from '../../src/core/embed/builtin';
+import type { Embedder } from '../../src/core/embed/types';
+import { copyCatalog, fixtureCatalog, logSink, tmpDir, writeJson } from '../fixtures/helpers';
+
+const tools = () => loadCatalog({ noBuiltin: true, extraDirs: [fixtureCatalog] }).tools;
+
+/** Wraps the builtin embedder and counts texts embedded (to prove updates are incremental). */
+function counting(id = 'builtin:v1'): Embedder & { texts: number } {
+  const inner = new BuiltinEmbedder();
+  const e = { id, dimension: inner.dimension, texts: 0, embed: async (t: string[]) => { e.texts += t.length; return inner.embed(t); } };
+  return e;
+}
+
+async function top(index: ToolIndex, emb: Embedder, text: string): Promise<string> {
+  const [q] = await emb.embed([text]);
+  return [...index.search(q, 3).entries()].sort((a, b) => b[1] - a[1])[0][0];
+}
+
+test('builds, persists with a fingerprint, and reopens without re-embedding', async () => {
+  const state = tmpDir();
+  const emb = counting();
+  const { index, update } = await ToolIndex.open(tools(), { stateDir: state, embedder: emb });
+  assert.equal(update.rebuilt, true);
+  assert.ok(fs.existsSync(path.join(state, INDEX_FILE)));
+  const fp = JSON.parse(fs.readFileSync(path.join(state, FINGERPRINT_FILE), 'utf8'));
+  assert.equal(fp.embedder, 'builtin:v1');
+  assert.equal(fp.dimension, emb.dimension);
+  assert.equal(Object.keys(fp.tools).length, 10);
+  assert.equal(await top(index, emb, 'how steep is the terrain'), 'slope');
+  const emb2 = counting();
+  const again = await ToolIndex.open(tools(), { stateDir: state, embedder: emb2 });
+  assert.equal(again.update.rebuilt, false);
+  assert.equal(emb2.texts, 0);
+  assert.equal(await top(again.index, emb2, 'how steep is the terrain'), 'slope');
+});
+
+test('adding, changing and removing manifests updates only those tools', async () => {
+  const dir = copyCatalog();
+  const state = tmpDir();
+  const load = () => loadCatalog({ noBuiltin: true, extraDirs: [dir] }).tools;
+  await ToolIndex.open(load(), { stateDir: state, embedder: counting() });
+  writeJson(path.join(dir, 'hillshade.json'), { id: 'hillshade', description: 'Shaded relief from a DEM.', examples: ['make a relief map of the mountains'] });
+  const slope = JSON.parse(fs.readFileSync(path.join(dir, 'slope.json'), 'utf8'));
+  slope.examples = ['how steep is the terrain'];
+  writeJson(path.join(dir, 'slope.json'), slope);
+  fs.unlinkSync(path.join(dir, 'evi.json'));
+  const emb = counting();
+  const { index, update } = await ToolIndex.open(load(), { stateDir: state, embedder: emb });
+  assert.deepEqual(update, { added: ['hillshade'], changed: ['slope'], removed: ['evi'], rebuilt: false });
+  assert.equal(emb.texts, 2 + 2); // hillshade: main + 1 example; slope: main + 1 example
+  assert.equal(await top(index, emb, 'relief map of the mountains'), 'hillshade');
+  const [q] = await emb.embed(['enhanced vegetation index for dense forest']);
+  assert.ok(!index.search(q, 10).has('evi'));
+  assert.equal(index.has('evi'), false);
+  // and the result persisted: reopening needs no embedding
+  const emb3 = counting();
+  const r3 = await ToolIndex.open(load(), { stateDir: state, embedder: emb3 });
+  assert.equal(emb3.texts, 0);
+  assert.equal(r3.index.toolCount, 10);
+});
+
+test('the index grows past its initial capacity (resize)', async () => {
+  const dir = tmpDir();
+  const state = tmpDir();
+  writeJson(path.join(dir, 't0.json'), { id: 't0', description: 'tool zero' });
+  const load = () => loadCatalog({ noBuiltin: true, extraDirs: [dir] }).tools;
+  await ToolIndex.open(load(), { stateDir: state, embedder: counting() });
+  for (let i = 1; i < 60; i++) writeJson(path.join(dir, `t${i}.json`), { id: `t${i}`, description: `synthetic tool number ${i} for water ${i % 7} and forest ${i % 5}` });
+  const { index, update } = await ToolIndex.open(load(), { stateDir: state, embedder: counting() });
+  assert.equal(update.added.length, 59);
+  assert.equal(index.vectorCount, 60);
+});
+
+test('a corrupt index file is rebuilt with a warning, not a crash', async () => {
+  const state = tmpDir();
+  await ToolIndex.open(tools(), { stateDir: state, embedder: counting() });
+  const file = path.join(state, INDEX_FILE);
+  const buf = fs.readFileSync(file);
+  fs.writeFileSync(file, buf.subarray(0, Math.floor(buf.length / 3)));
+  const sink = logSink();
+  const emb = counting();
+  const { index, update } = await ToolIndex.open(tools(), { stateDir: state, embedder: emb, log: sink.log });
+  assert.equal(update.rebuilt, true);
+  assert.ok(sink.warnings().some((w) => /corrupt/.test(w)), sink.warnings().join('\n'));
+  assert.equal(await top(index, emb, 'how steep is the terrain'), 'slope');
+  // garbage fingerprint too
+  fs.writeFileSync(path.join(state, FINGERPRINT_FILE), '{{{');
+  const sink2 = logSink();
+  const r2 = await ToolIndex.open(tools(), { stateDir: state, embedder: counting(), log: sink2.log });
+  assert.equal(r2.update.rebuilt, true);
+  assert.ok(sink2.warnings().some((w) => /fingerprint unreadable/.test(w)));
+});
+
+test('a fingerprint mismatch (other embedder or dimension) rebuilds', async () => {
+  const state = tmpDir();
+  await ToolIndex.open(tools(), { stateDir: state, embedder: counting('builtin:v1') });
+  const sink = logSink();
+  const other = counting('other:model-x');
+  const { update } = await ToolIndex.open(tools(), { stateDir: state, embedder: other, log: sink.log });
+  assert.equal(update.rebuilt, true);
+  assert.ok(other.texts > 0);
+  assert.ok(sink.warnings().some((w) => /built with embedder builtin:v1, now other:model-x/.test(w)));
+  const fp = JSON.parse(fs.readFileSync(path.join(state, FINGERPRINT_FILE), 'utf8'));
+  assert.equal(fp.embedder, 'other:model-x');
+  // missing index file beside a fingerprint
+  fs.unlinkSync(path.join(state, INDEX_FILE));
+  const sink2 = logSink();
+  const r = await ToolIndex.open(tools(), { stateDir: state, embedder: counting('other:model-x'), log: sink2.log });
+  assert.equal(r.update.rebuilt, true);
+  assert.ok(sink2.warnings().some((w) => /index file missing/.test(w)));
+});

@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { IntentionGraph, LEARNED_FILE } from '../../src/core/learning/intention-graph';
+import { GeoWeave } from '../../src/core/geoweave';
+import { fixtureCatalog, logSink, tmpDir } from '../fixtures/helpers';
+
+test('transitions and affinities accumulate, decay with their half-life, and persist', () => {
+  let now = Date.UTC(2026, 0, 1);
+  const dir = tmpDir();
+  const g = IntentionGraph.load(dir, { halfLifeDays: 10, now: () => now });
+  g.recordTrajectory(['burn', 'c:burn'], ['dnbr', 'burn_severity', 'area_by_class']);
+  g.recordTrajectory(['burn'], ['dnbr', 'burn_severity']);
+  const t0 = g.transition('dnbr', 'burn_severity');
+  assert.ok(t0 > 0.4, String(t0));
+  assert.equal(g.transition('burn_severity', 'dnbr'), 0);
+  assert.equal(g.transitionCount, 2);
+  assert.ok(g.affinity(['burn'], 'dnbr').score > 0);
+  g.save();
+  now += 10 * 86_400_000;
+  const g2 = IntentionGraph.load(dir, { now: () => now });
+  // Decay scales every count alike, so ratios hold; new evidence now outweighs old.
+  g2.recordTrajectory(['burn'], ['dnbr', 'area_by_class']);
+  g2.recordTrajectory(['burn'], ['dnbr', 'area_by_class']);
+  assert.ok(g2.transition('dnbr', 'area_by_class') > g2.transition('dnbr', 'burn_severity'));
+  const raw = JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8'));
+  assert.equal(raw.transitions.dnbr.burn_severity.s, 2);
+});
+
+test('dismissals push a tool down, failures count against transitions', () => {
+  const g = new IntentionGraph(undefined);
+  g.recordFeedback(['water'], 'ndwi', false);
+  assert.ok(g.affinity(['water'], 'ndwi').score < 0);
+  g.recordTrajectory([], ['mndwi', 'threshold'], false);
+  assert.ok(g.transition('mndwi', 'threshold') < 0);
+});
+
+test('an unreadable learned file or state folder falls back to fresh with a warning', async () => {
+  const dir = tmpDir();
+  fs.writeFileSync(path.join(dir, LEARNED_FILE), 'not json at all');
+  const sink = logSink();
+  const g = IntentionGraph.load(dir, { log: sink.log });
+  assert.equal(g.transitionCount, 0);
+  assert.ok(sink.warnings().some((w) => w.includes('unreadable') && w.includes(LEARNED_FILE)));
+
+  // A state "folder" that is a file: GeoWeave opens on a fresh temp folder and says so.
+  const notADir = path.join(tmpDir(), 'state-file');
+  fs.writeFileSync(notADir, 'x');
+  const sink2 = logSink();
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: notADir, log: sink2.log });
+  assert.notEqual(gw.stateFolder, notADir);
+  assert.ok(sink2.warnings().some((w) => w.includes('state folder') && w.includes(notADir)));
+  const r = await gw.forwardCandidates('how steep is the terrain', { k: 3 });
+  assert.equal(r.candidates[0].id, 'slope');
+  await gw.dispose();
+});
+
+test('learning changes rankings: accepted feedback and trajectories lift the chosen tool', async () => {
+  const state = tmpDir();
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state });
+  const task = 'check my orchard';
+  const rank = async (id: string) => (await gw.forwardCandidates(task, { k: 10 })).candidates.findIndex((c) => c.id === id);
+  // Orchards on hillsides: this analyst always starts with slope, which text alone ranks low.
+  const before = await rank('slope');
+  assert.ok(before >= 3, `slope ranked ${before} before learning`);
+  await gw.recordFeedback(task, 'slope', 'accepted');
+  await gw.recordTrajectory('check my orchard trees', ['slope', 'zonal_stats']);
+  const after1 = await rank('slope');
+  assert.ok(after1 >= 0 && after1 < before, `slope ranked ${after1} after learning`);
+  await gw.recordFeedback(task, 'slope', 'accepted');
+  await gw.recordFeedback(task, 'evi', 'dismissed');
+  assert.equal(await rank('slope'), 0);
+  const r = (await gw.forwardCandidates(task, { k: 10 })).candidates[0];
+  assert.ok(r.parts.learned > 0);
+  assert.ok(r.explanation.learned.length > 0);
+  // transitions feed the backward direction
+  const mem = { task, windowSize: 5, trace: [{ tool: 'slope', argSummary: '', resultSummary: '', outputs: [], ok: true, time: '' }] };
+  const next = await gw.complementarySuggestions(mem, { k: 3 });
+  assert.equal(next.ranked[0].id, 'zonal_stats');
+  assert.equal(gw.stats().learnedTransitions, 1);
+  await gw.dispose();
+  // persisted: a new instance on the same state sees it
+  const gw2 = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state });
+  assert.equal((await gw2.forwardCandidates(task, { k: 3 })).candidates[0].id, 'slope');
+  await gw2.dispose();
+});

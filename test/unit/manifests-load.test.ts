@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { loadCatalog } from '../../src/core/manifests/load';
+import { canonicalJson, contentHash } from '../../src/core/manifests/canonical';
+import { findPackageRoot, builtinManifestDir } from '../../src/core/manifests/package-root';
+import { ToolGraph } from '../../src/core/manifests/graph';
+import { builtinCatalog, copyCatalog, fixtureCatalog, repoRoot, tmpDir, writeJson } from '../fixtures/helpers';
+
+test('the builtin catalog is found from the compiled output and loads without errors', () => {
+  assert.equal(findPackageRoot(), repoRoot);
+  assert.equal(builtinManifestDir(), builtinCatalog);
+  const c = loadCatalog();
+  assert.ok(c.tools.length >= 60, `expected >= 60 builtin tools, got ${c.tools.length}`);
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  assert.ok(c.workflows.some((w) => w.id === 'burn_severity'));
+  for (const t of c.tools) assert.equal(t.source, 'builtin');
+});
+
+test('an invalid manifest is reported with file and JSON path and skipped; the rest load', () => {
+  const dir = copyCatalog();
+  const bad = path.join(dir, 'bad_tool.json');
+  writeJson(bad, { id: 'bad_tool', description: 'broken', inputs: [{ name: 'image', type: 'rasterish' }] });
+  const noDesc = path.join(dir, 'no_desc.json');
+  writeJson(noDesc, { id: 'no_desc' });
+  fs.writeFileSync(path.join(dir, 'garbage.json'), '{ not json');
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  const ids = c.tools.map((t) => t.manifest.id);
+  assert.ok(!ids.includes('bad_tool') && !ids.includes('no_desc'));
+  assert.equal(ids.length, fs.readdirSync(fixtureCatalog).filter((f) => f.endsWith('.json')).length);
+  const pBad = c.problems.find((p) => p.file === bad);
+  assert.ok(pBad, 'problem for bad_tool.json');
+  assert.equal(pBad!.severity, 'error');
+  assert.match(pBad!.path, /^\/inputs\/0\/type/);
+  const pNo = c.problems.find((p) => p.file === noDesc);
+  assert.equal(pNo?.path, '/description');
+  const pGarbage = c.problems.find((p) => p.file.endsWith('garbage.json'));
+  assert.match(pGarbage!.message, /JSON/);
+});
+
+test('a manifest with only id and description is valid (third-party catalogs)', () => {
+  const dir = tmpDir();
+  writeJson(path.join(dir, 'x.json'), { id: 'third.party-tool_1', description: 'Something useful.' });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.tools.map((t) => t.manifest.id), ['third.party-tool_1']);
+  assert.deepEqual(c.problems, []);
+});
+
+test('duplicate ids name both files; the later source wins', () => {
+  const extra = tmpDir();
+  const dup = path.join(extra, 'ndvi_override.json');
+  writeJson(dup, { id: 'ndvi', description: 'Overridden NDVI.' });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [fixtureCatalog, extra] });
+  const p = c.problems.find((x) => x.message.includes('duplicate tool id "ndvi"'));
+  assert.ok(p);
+  assert.equal(p!.severity, 'warning');
+  assert.ok(p!.message.includes(dup) && p!.message.includes(path.join(fixtureCatalog, 'ndvi.json')));
+  assert.equal(c.tools.find((t) => t.manifest.id === 'ndvi')!.manifest.description, 'Overridden NDVI.');
+});
+
+test('workspace .geoweave/tools is read; unknown references are warnings', () => {
+  const ws = tmpDir();
+  writeJson(path.join(ws, '.geoweave', 'tools', 'my_tool.json'), { id: 'my_tool', description: 'Local tool.', downstream: ['no_such_tool'] });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [fixtureCatalog], workspaceDir: ws });
+  const mine = c.tools.find((t) => t.manifest.id === 'my_tool');
+  assert.equal(mine?.source, 'workspace');
+  const w = c.problems.find((p) => p.message.includes('no_such_tool'));
+  assert.equal(w?.severity, 'warning');
+  assert.equal(w?.path, '/downstream/0');
+});
+
+test('invalid workflows are reported with their JSON path', () => {
+  const dir = copyCatalog();
+  writeJson(path.join(dir, 'workflows', 'bad.json'), { id: 'bad', description: 'x', steps: ['ndvi', 3] });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir] });
+  const p = c.problems.find((x) => x.file.endsWith(path.join('workflows', 'bad.json')));
+  assert.equal(p?.path, '/steps/1');
+  assert.deepEqual(c.workflows.map((w) => w.id), ['burn_severity']);
+});
+
+test('content hash is independent of key order and changes with content', () => {
+  assert.equal(canonicalJson({ b: 1, a: [1, { d: 2, c: 3 }] }), '{"a":[1,{"c":3,"d":2}],"b":1}');
+  assert.equal(contentHash({ id: 'x', description: 'y' }), contentHash({ description: 'y', id: 'x' }));
+  assert.notEqual(contentHash({ id: 'x', description: 'y' }), contentHash({ id: 'x', description: 'z' }));
+});
+
+test('tool graph joins declared links and workflow order', () => {
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [fixtureCatalog] });
+  const g = new ToolGraph(c.tools.map((t) => t.manifest), c.workflows);
+  assert.equal(g.edge('burn_severity', 'area_by_class'), 1); // workflow step order
+  assert.equal(g.edge('ndvi', 'threshold'), 0.8); // declared downstream
+  assert.ok(g.downstream('dnbr').some((e) => e.to === 'burn_severity'));
+  assert.ok(g.isRelated('evi', 'ndvi'));
+  assert.equal(g.edge('slope', 'ndvi'), 0);
+});

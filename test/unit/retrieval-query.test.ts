@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseQuery } from '../../src/core/retrieval/query';
+import { executability } from '../../src/core/retrieval/executability';
+import type { ToolManifest } from '../../src/core/manifests/types';
+
+test('slots: task type, target, indicator, time, place and data hints', () => {
+  const q = parseQuery('Compare NDVI of the fields in Hubei Province between 2018 and 2024 from Sentinel-2 GeoTIFFs');
+  assert.equal(q.slots.taskType, 'compare');
+  assert.deepEqual(q.slots.indicator, ['NDVI']);
+  assert.ok(q.slots.time!.some((t) => /between 2018 and 2024/.test(t)));
+  assert.deepEqual(q.slots.place, ['Hubei Province']);
+  assert.deepEqual(q.slots.dataHints, ['Sentinel-2', 'GeoTIFF']);
+  assert.ok(q.slots.target!.includes('field') || q.slots.target!.includes('cropland'));
+});
+
+test('slots in Chinese: 2018年以来, 湖北省, 面积', () => {
+  const q = parseQuery('统计湖北省2018年以来的水体面积');
+  assert.equal(q.slots.taskType, 'quantify');
+  assert.deepEqual(q.slots.time, ['2018年以来']);
+  assert.ok(q.slots.place!.some((p) => p.includes('湖北省')), JSON.stringify(q.slots.place));
+  assert.ok(q.slots.target!.includes('water'));
+  assert.ok(q.terms.includes('c:water'));
+});
+
+test('slots: find data with a DEM hint; since-year', () => {
+  const q = parseQuery('download a DEM for the watershed since 2018');
+  assert.equal(q.slots.taskType, 'find_data');
+  assert.deepEqual(q.slots.dataHints, ['DEM']);
+  assert.deepEqual(q.slots.time, ['since 2018']);
+});
+
+const DNBR: ToolManifest = {
+  id: 'dnbr', description: 'dNBR', runner: { type: 'builtin' },
+  inputs: [
+    { name: 'pre', type: 'raster', required: true, bands: ['nir', 'swir2'] },
+    { name: 'post', type: 'raster', required: true, bands: ['nir', 'swir2'] },
+    { name: 'nir', type: 'string' },
+  ],
+};
+const bands = (roles: string[]) => roles.map((role, i) => ({ index: i + 1, role }));
+
+test('executability: pre/post take distinct, time-ordered rasters and resolve band numbers', () => {
+  const r = executability(DNBR, { items: [
+    { path: 'fire_post.tif', type: 'raster', bands: bands(['blue', 'green', 'red', 'nir', 'swir1', 'swir2']) },
+    { path: 'fire_pre.tif', type: 'raster', bands: bands(['blue', 'green', 'red', 'nir', 'swir1', 'swir2']) },
+  ] });
+  assert.equal(r.ready, true);
+  assert.equal(r.args.pre, 'fire_pre.tif');
+  assert.equal(r.args.post, 'fire_post.tif');
+  assert.equal(r.args.nir, 4);
+  assert.ok(r.notes.includes('needs SWIR2 — found in fire_pre.tif band 6'));
+});
+
+test('executability: one scene cannot be both pre and post; missing roles are named', () => {
+  const one = executability(DNBR, { items: [{ path: 'a.tif', type: 'raster', bands: bands(['red', 'nir', 'swir2']) }] });
+  assert.equal(one.ready, false);
+  assert.equal(one.missing.length, 1);
+  const rgb = executability(DNBR, { items: [{ path: 'rgb.tif', type: 'raster', bands: bands(['red', 'green', 'blue']) }] });
+  assert.deepEqual(rgb.missing, ['pre', 'post']);
+  assert.ok(rgb.notes.some((n) => n === 'needs NIR + SWIR2 for pre — none found'), rgb.notes.join(' | '));
+  const catalogOnly = executability({ id: 'x', description: 'x' }, { items: [] });
+  assert.equal(catalogOnly.runnable, false);
+  assert.equal(catalogOnly.ready, false);
+});

@@ -1,0 +1,50 @@
+// Bundles the extension into dist/extension.js (plus the raster engine's worker, which the engine
+// looks up next to itself as pixel-worker.js). Native addons and heavy ESM packages stay external
+// and are either shipped in node_modules (hnswlib-node) or optional (transformers, onnxruntime).
+'use strict';
+const path = require('path');
+const webpack = require('webpack');
+
+/** @type {import('webpack').Configuration} */
+module.exports = {
+  target: 'node20',
+  mode: 'none',
+  entry: {
+    extension: './src/extension/extension.ts',
+    'pixel-worker': './src/core/raster/pipeline/pixel-worker.ts',
+  },
+  output: {
+    path: path.resolve(__dirname, 'dist'),
+    filename: '[name].js',
+    library: { type: 'commonjs2' },
+    devtoolModuleFilenameTemplate: '../[resource-path]',
+    clean: true,
+  },
+  externals: {
+    vscode: 'commonjs vscode',
+    'hnswlib-node': 'commonjs hnswlib-node',
+    '@huggingface/transformers': 'commonjs @huggingface/transformers',
+    'onnxruntime-node': 'commonjs onnxruntime-node',
+  },
+  resolve: {
+    extensions: ['.ts', '.js', '.json'],
+    conditionNames: ['node', 'require', 'default'],
+    mainFields: ['main', 'module'],
+  },
+  module: {
+    rules: [{
+      test: /\.ts$/,
+      exclude: /node_modules/,
+      // Type checking is tsc's job (npm run build); the bundle only transpiles.
+      use: { loader: 'ts-loader', options: { transpileOnly: true, compilerOptions: { sourceMap: true } } },
+    }],
+  },
+  // Keep __dirname real so the bundle finds tool-manifests/ and pixel-worker.js next to it.
+  node: { __dirname: false, __filename: false },
+  plugins: [new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 })],
+  devtool: 'nosources-source-map',
+  performance: { hints: false },
+  // geotiff's worker pool (unused: the engine has its own workers) resolves its worker by expression.
+  ignoreWarnings: [{ module: /node_modules[\\/]web-worker/ }],
+  infrastructureLogging: { level: 'warn' },
+};
