@@ -5,6 +5,8 @@
   const vscode = acquireVsCodeApi();
   /** @type {any} */
   let state = vscode.getState() || null;
+  // Suggestions already shown before the panel was hidden do not scroll it again.
+  let lastComplementary = state ? state.complementary.map((g) => g.suggestions.map((x) => x.id).join(',')).join('|') : '';
   const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
   const task = /** @type {HTMLTextAreaElement} */ ($('task'));
 
@@ -67,6 +69,12 @@
     }
 
     const comp = $('complementary');
+    // New suggestions after a run: bring them into view (they sit below the candidates).
+    const signature = state.complementary.map((g) => g.suggestions.map((x) => x.id).join(',')).join('|');
+    if (signature && signature !== lastComplementary && document.activeElement !== task) {
+      requestAnimationFrame(() => $('comp-h').scrollIntoView({ block: 'start' }));
+    }
+    lastComplementary = signature;
     comp.replaceChildren(...(state.complementary.length
       ? state.complementary.map((g) => el('div', { class: 'group', 'data-rationale': g.rationale },
           el('h3', { text: g.rationale }),

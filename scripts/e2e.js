@@ -267,14 +267,15 @@ async function scenario(page, { port, ws, userDir }) {
     await until('complementary suggestions in the panel', () => panel.$('#complementary .group li.suggestion'), 120000);
     const groups = await panel.$$eval('#complementary .group', (gs) => gs.map((g) => ({
       rationale: g.getAttribute('data-rationale'),
-      items: [...g.querySelectorAll('li.suggestion')].map((li) => ({ id: li.getAttribute('data-tool'), reason: li.querySelector('.reason')?.textContent ?? '', ready: !!li.querySelector('.ready') })),
+      items: [...g.querySelectorAll('li.suggestion')].map((li) => ({ id: li.getAttribute('data-tool'), reason: li.querySelector('.reason')?.textContent ?? '', ready: !!li.querySelector('.ready'), args: li.querySelector('.ready')?.textContent ?? '' })),
     })));
     const all = groups.flatMap((g) => g.items);
     if (all.some((s) => !s.reason.trim())) throw new Error('a suggestion has no reason');
     const valid = ['quantify', 'explain', 'verify', 'compare', 'extend'];
     if (groups.some((g) => !valid.includes(g.rationale))) throw new Error(`unexpected rationale in ${groups.map((g) => g.rationale).join(', ')}`);
-    // Prefer a suggestion whose inputs are all available, and not another index.
-    chosen = all.find((s) => s.ready && s.id !== 'ndvi') ?? all[0];
+    // Prefer a ready suggestion that needs nothing beyond data (no thresholds or class breaks to choose).
+    const plain = ['zonal_stats', 'raster_stats', 'area_by_class', 'otsu_threshold', 'quicklook'];
+    chosen = plain.map((id) => all.find((s) => s.id === id && s.ready)).find(Boolean) ?? all.find((s) => s.ready && s.id !== 'ndvi') ?? all[0];
     return groups.map((g) => `${g.rationale}: ${g.items.map((s) => s.id).join(', ')}`).join(' | ') + ` — e.g. "${all[0].reason.slice(0, 100)}"`;
   });
   if (!suggested) return;
@@ -283,7 +284,7 @@ async function scenario(page, { port, ws, userDir }) {
     await panel.click(`#complementary li.suggestion[data-tool="${chosen.id}"] button.insert-run`);
     await until('two steps in the memory timeline', async () => (await panel.$$('#memory li.step')).length >= 2, 180000, 1000);
     const steps = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.querySelector('code')?.textContent ?? ''));
-    return `memory timeline: ${steps.join(' | ')}`;
+    return `${chosen.args}; memory timeline: ${steps.join(' | ')}`;
   });
   if (!second) return;
 
@@ -291,7 +292,9 @@ async function scenario(page, { port, ws, userDir }) {
   const reopened = await step(page, 'save, close and reopen: the memory timeline is intact', async () => {
     notebookFile = fs.readdirSync(ws).find((f) => f.endsWith('.geonb'));
     if (!notebookFile) throw new Error('no .geonb notebook in the workspace');
-    await page.click('.notebook-editor .cell-list-container', { position: { x: 400, y: 10 } }).catch(() => undefined);
+    // Focus the notebook's editor group through its tab (a click into an output would land in a webview).
+    await page.click('.tabs-container .tab.active');
+    await page.waitForTimeout(500);
     await palette(page, 'File: Save');
     const saved = await until(`${notebookFile} saved with two steps in its memory`, () => {
       const text = fs.readFileSync(path.join(ws, notebookFile), 'utf8');
@@ -301,12 +304,13 @@ async function scenario(page, { port, ws, userDir }) {
     const before = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.textContent));
     await palette(page, 'View: Close All Editors');
     await until('the notebook to close', async () => !(await page.$('.notebook-editor')), 20000);
-    await page.keyboard.press('Control+P');
-    await page.waitForTimeout(800);
-    await page.keyboard.type(notebookFile, { delay: 10 });
-    await page.waitForTimeout(1200);
-    await page.keyboard.press('Enter');
-    await until('the notebook editor again', () => page.$('.notebook-editor'), 60000);
+    // Reopen from the explorer, as a person would; then bring the panel back.
+    await palette(page, 'View: Show Explorer');
+    const row = `.explorer-folders-view .monaco-list-row[aria-label^="${notebookFile}"]`;
+    await page.waitForSelector(row, { timeout: 20000 });
+    await page.dblclick(row);
+    await until('the notebook editor again', () => page.$('.notebook-editor .code-cell-row'), 60000);
+    await palette(page, 'View: Show GeoWeave');
     panel = await panelFrame(page);
     const after = await until('the timeline with two steps', async () => {
       const t = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.textContent));

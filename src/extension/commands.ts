@@ -52,7 +52,7 @@ export const COMMANDS: Record<string, Factory> = {
     await runCells(nb, tools[0].index, nb.cellCount);
   },
   'geoweave.rebuildIndex': (d) => async () => {
-    const gw = await d.retrieval.rebuild();
+    const gw = await d.retrieval.rebuild(true);
     const s = gw.stats();
     void vscode.window.showInformationMessage(`GeoWeave: index rebuilt: ${s.tools} tools, embedder ${s.embedder}.`);
   },

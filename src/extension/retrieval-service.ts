@@ -37,7 +37,7 @@ export class RetrievalService implements vscode.Disposable {
 
   get(): Promise<GeoWeave> {
     if (!this.opening) {
-      this.opening = this.open().catch((e) => {
+      this.opening = this.open(false).catch((e) => {
         this.opening = undefined;
         throw e;
       });
@@ -45,7 +45,7 @@ export class RetrievalService implements vscode.Disposable {
     return this.opening;
   }
 
-  private async open(): Promise<GeoWeave> {
+  private async open(rebuildIndex: boolean): Promise<GeoWeave> {
     const { log } = this.deps;
     const started = Date.now();
     const workspaceDir = this.workspaceDir();
@@ -69,6 +69,7 @@ export class RetrievalService implements vscode.Disposable {
           workspaceDir,
           stateDir: path.join(this.deps.storageDir, 'state'),
           embedder,
+          rebuildIndex,
           log: coreLogger(log),
           signal: abort.signal,
           onProgress: (fraction, message) => {
@@ -100,14 +101,19 @@ export class RetrievalService implements vscode.Disposable {
     this.changed.fire(gw);
   }
 
-  /** Closes the engine and opens it again (settings changed, or the user asked for a rebuild). */
-  async rebuild(): Promise<GeoWeave> {
+  /** Closes the engine and opens it again: after settings changed (the index is reused when its
+   *  fingerprint still matches), or rebuilt from scratch when the user asks (`force`). */
+  async rebuild(force = false): Promise<GeoWeave> {
     const old = this.opening;
     this.opening = undefined;
     this.current = undefined;
     if (old) await old.then((g) => g.dispose()).catch(() => undefined);
     this.changed.fire(undefined);
-    return this.get();
+    this.opening = this.open(force).catch((e) => {
+      this.opening = undefined;
+      throw e;
+    });
+    return this.opening;
   }
 
   private publishProblems(problems: ManifestProblem[]): void {

@@ -34,26 +34,31 @@ export class WorkspaceData implements vscode.Disposable {
     return this.files;
   }
 
-  /** Workspace files described by the raster engine, plus earlier outputs. */
+  /** Earlier outputs (newest first), then workspace files with the most band roles first: retrieval
+   *  resolves arguments from the first item that fits, and the latest result or the richest scene
+   *  is what an analyst means. */
   async context(earlier: EarlierCell[]): Promise<DataContext> {
     const dir = this.dir();
-    const items: DataItem[] = [];
-    for (const rel of await this.listFiles()) {
-      if (/\.geojson$/i.test(rel)) {
-        items.push({ path: rel, type: 'vector' });
-        continue;
-      }
-      const item = await this.describe(rel, dir);
-      if (item) items.push(item);
-    }
-    for (const c of earlier) {
+    const outputs: DataItem[] = [];
+    for (const c of [...earlier].reverse()) {
       if (!c.run?.ok) continue;
       for (const o of Object.values(c.run.outputs)) {
         const rel = dir && o.path.startsWith(dir + path.sep) ? path.relative(dir, o.path) : o.path;
-        items.push({ path: rel, type: o.type, roles: o.roles, producedBy: c.tool });
+        outputs.push({ path: rel, type: o.type, roles: o.roles, producedBy: c.tool });
       }
     }
-    return { items };
+    const files: DataItem[] = [];
+    for (const rel of await this.listFiles()) {
+      if (/\.geojson$/i.test(rel)) {
+        files.push({ path: rel, type: 'vector' });
+        continue;
+      }
+      const item = await this.describe(rel, dir);
+      if (item) files.push(item);
+    }
+    const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
+    files.sort((a, b) => roleCount(b) - roleCount(a) || a.path.localeCompare(b.path));
+    return { items: [...outputs, ...files] };
   }
 
   private async describe(rel: string, dir: string | undefined): Promise<DataItem | undefined> {

@@ -44,12 +44,13 @@ test('a suggested cell uses readiness args, refers to earlier outputs and gets a
 
 test('result markdown has the summary and a statistics table; memory steps shorten paths', () => {
   const md = resultMarkdown({ tool: 'ndvi', summary: 'Mean NDVI 0.41 | dense in the north', outputs: { index: { path: '/w/o/ndvi.tif', type: 'raster' } },
-    stats: { mean: 0.41234567, histogram: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], percentiles: { p50: 0.4, p90: 0.8 }, crs: 'EPSG:32650' } });
+    stats: { zones: [{ zone: 1, mean: 0.5 }, { zone: 2, mean: 0.7 }], mean: 0.41234567, histogram: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], percentiles: { p50: 0.4, p90: 0.8 }, crs: 'EPSG:32650' } });
   assert.equal(md.split('\n')[0], '**ndvi**: Mean NDVI 0.41 \\| dense in the north');
   assert.ok(md.includes('| statistic | value |'));
   assert.ok(md.includes('| mean | 0.412346 |'));
   assert.ok(md.includes('| histogram | [1, 2, 3, 4, 5, 6, 7, 8, … (10 values)] |'));
   assert.ok(md.includes('| percentiles.p90 | 0.8 |'));
+  assert.ok(md.includes('| zones | 2 rows (zone, mean); see the JSON result |'));
   assert.ok(md.includes('`index` → `/w/o/ndvi.tif`'));
   assert.equal(argSummary({ image: '/w/s2_scene.tif', red: 3, bands: ['/a/b.tif', 2] }), 'image=s2_scene.tif, red=3, bands=[b.tif, 2]');
   const step = memoryStep('ndvi', { image: '/w/s2.tif' }, { tool: 'ndvi', summary: 'ok', stats: {}, outputs: { index: { path: '/o/i.tif', type: 'raster', roles: ['index'] } } }, undefined, 'T');

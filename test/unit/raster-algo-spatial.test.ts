@@ -85,6 +85,23 @@ test('vectorize: single pixel, ring with a hole, diagonal neighbours stay separa
   assert.ok(p3.every((p) => p.rings.length === 1 && polygonArea(p.rings) === 100));
 });
 
+test('vectorize: rings touching at a vertex are split into simple rings (exterior + hole, two holes)', () => {
+  const notch = grid(['###.', '#..#', '####']);
+  const p = vectorizeMask(notch.m, 4, 3, GT);
+  assert.equal(p.length, 1);
+  assert.equal(p[0].rings.length, 2, 'exterior plus a hole touching it at one point');
+  assert.equal(polygonArea(p[0].rings), 900);
+  const twoHoles = grid(['#####', '#.###', '##.##', '#####']);
+  const q = vectorizeMask(twoHoles.m, 5, 4, GT);
+  assert.equal(q.length, 1);
+  assert.equal(q[0].rings.length, 3, 'two holes touching at a corner');
+  assert.equal(polygonArea(q[0].rings), 1800);
+  for (const r of [...p[0].rings, ...q[0].rings]) {
+    const keys = r.slice(0, -1).map((c) => c.join(','));
+    assert.equal(new Set(keys).size, keys.length, 'no ring repeats a vertex');
+  }
+});
+
 test('vectorize: random masks — area equals pixel count, one polygon per 4-connected component', () => {
   for (let seed = 1; seed <= 20; seed++) {
     const rand = mulberry32(seed);
@@ -98,7 +115,11 @@ test('vectorize: random masks — area equals pixel count, one polygon per 4-con
     assert.equal(area, count(m) * 100, `seed ${seed}`);
     for (const p of polys) {
       assert.equal(polygonArea(p.rings), p.pixels * 100);
-      for (const r of p.rings) assert.deepEqual(r[0], r[r.length - 1]);
+      for (const r of p.rings) {
+        assert.deepEqual(r[0], r[r.length - 1]);
+        const keys = r.slice(0, -1).map((c) => c.join(','));
+        assert.equal(new Set(keys).size, keys.length, `seed ${seed}: simple ring`);
+      }
     }
   }
 });

@@ -14,7 +14,7 @@ function step(tool: string, outputs: MemoryState['trace'][number]['outputs'], re
 }
 
 test('backward: after an NDVI threshold mask, area_by_class is suggested to quantify it', async () => {
-  const m = createMemory('which parts of my farm have healthy vegetation?');
+  const m = createMemory('how much of my farm is covered by healthy vegetation?');
   addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }], 'NDVI mean 0.41, 0.05..0.86'));
   addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }], '38% of valid pixels have NDVI > 0.5'));
   const r = await gw.complementarySuggestions(m, { k: 10 });

@@ -127,11 +127,11 @@ export class IntentionGraph {
     return v;
   }
 
-  /** Learned preference for b right after a, in about [-0.5, 1): smoothed P(b | a) minus failures. */
+  /** Learned preference for b right after a, in about [-1, 1): smoothed P(b | a), each failure cancelling a success. */
   transition(a: string, b: string): number {
     const { s, f } = this.read(this.state.transitions[a]?.[b]);
     if (!s && !f) return 0;
-    return (s - 0.5 * f) / (this.total('transitions', a) + 2);
+    return (s - f) / (this.total('transitions', a) + 2);
   }
 
   /** Tools learned to follow `a`, strongest first. */
@@ -142,7 +142,7 @@ export class IntentionGraph {
       .sort((x, y) => y.score - x.score);
   }
 
-  /** Mean smoothed P(tool | term) over the query terms seen before, in about [-0.5, 1). */
+  /** Mean smoothed P(tool | term) over the query terms seen before, in about [-1, 1). */
   affinity(terms: string[], tool: string): { score: number; terms: string[] } {
     let sum = 0;
     let seen = 0;
@@ -153,7 +153,7 @@ export class IntentionGraph {
       seen++;
       const { s, f } = this.read(row[tool]);
       if (!s && !f) continue;
-      const p = (s - 0.5 * f) / (this.total('affinities', term) + 1);
+      const p = (s - f) / (this.total('affinities', term) + 1);
       sum += p;
       if (p > 0) hits.push({ term, p });
     }

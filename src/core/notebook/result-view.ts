@@ -35,6 +35,11 @@ export function flattenStats(stats: Record<string, unknown>, prefix = '', depth 
 
 function formatStat(v: unknown): string {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
+  if (Array.isArray(v) && v.length && v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) {
+    // Row lists (per zone, per class) are in the JSON result; the table names their shape.
+    const cols = Object.keys(v[0] as object);
+    return `${v.length} rows (${cols.slice(0, 6).join(', ')}${cols.length > 6 ? ', …' : ''}); see the JSON result`;
+  }
   if (Array.isArray(v)) {
     const shown = v.slice(0, 8).map((x) => (typeof x === 'number' ? formatStat(x) : JSON.stringify(x)));
     return `[${shown.join(', ')}${v.length > 8 ? `, … (${v.length} values)` : ''}]`;

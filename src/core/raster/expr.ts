@@ -12,7 +12,7 @@ export class ExprError extends Error {
   constructor(msg: string, readonly position: number) { super(msg); }
 }
 
-type Tok = { k: 'num' | 'id' | 'op' | 'end'; s: string; pos: number };
+type Tok = { k: 'num' | 'id' | 'op' | 'end' | 'err'; s: string; pos: number };
 
 function lex(src: string): Tok[] {
   const toks: Tok[] = [];
@@ -23,7 +23,8 @@ function lex(src: string): Tok[] {
     const start = i;
     if (/[0-9.]/.test(c)) {
       const m = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(src.slice(i));
-      if (!m) throw new ExprError(`bad number at position ${i + 1}`, i + 1);
+      // Lexing problems become error tokens so the parser reports the first problem in reading order.
+      if (!m) { toks.push({ k: 'err', s: `unexpected "${c}"`, pos: start + 1 }); i++; continue; }
       toks.push({ k: 'num', s: m[0], pos: start + 1 }); i += m[0].length; continue;
     }
     if (/[A-Za-z_]/.test(c)) {
@@ -33,7 +34,7 @@ function lex(src: string): Tok[] {
     const two = src.slice(i, i + 2);
     if (['<=', '>=', '==', '!=', '&&', '||'].includes(two)) { toks.push({ k: 'op', s: two, pos: start + 1 }); i += 2; continue; }
     if ('+-*/()<>,'.includes(c)) { toks.push({ k: 'op', s: c, pos: start + 1 }); i++; continue; }
-    throw new ExprError(`unexpected character "${c}" at position ${i + 1}`, i + 1);
+    toks.push({ k: 'err', s: `unexpected character "${c}"`, pos: start + 1 }); i++;
   }
   toks.push({ k: 'end', s: '', pos: src.length + 1 });
   return toks;
@@ -59,6 +60,7 @@ export function parseExpr(src: string, bandCount?: number): Expr {
   };
   const primary = (): Expr => {
     const t = peek();
+    if (t.k === 'err') throw new ExprError(`${t.s} at position ${t.pos}`, t.pos);
     if (t.k === 'num') { p++; return { t: 'num', v: Number(t.s) }; }
     if (t.k === 'op' && t.s === '(') { p++; const e = orExpr(); if (!eat(')')) fail('expected ")"'); return e; }
     if (t.k === 'op' && t.s === '-') { p++; return { t: 'neg', a: unary() }; }
@@ -91,6 +93,7 @@ export function parseExpr(src: string, bandCount?: number): Expr {
   const andExpr = binary(cmp, ['&&']);
   const orExpr = binary(andExpr, ['||']);
   const e = orExpr();
+  if (peek().k === 'err') throw new ExprError(`${peek().s} at position ${peek().pos}`, peek().pos);
   if (peek().k !== 'end') fail('unexpected token');
   return e;
 }

@@ -23,7 +23,11 @@ export class StatsAccumulator {
   private cellValid = new Float64Array(9); private cellSum = new Float64Array(9);
   private sample: Float32Array; private sampleCell: Uint8Array; private n = 0;
 
-  constructor(width: number, height: number, opts: { bins?: number; sampleLimit?: number } = {}) {
+  /** Values equal to `ignore` count as nodata (for blocks that already carry the output's fill value). */
+  ignore: number | null = null;
+
+  constructor(width: number, height: number, opts: { bins?: number; sampleLimit?: number; ignore?: number | null } = {}) {
+    this.ignore = opts.ignore ?? null;
     this.width = width; this.height = height; this.bins = opts.bins ?? 32;
     const limit = opts.sampleLimit ?? 1_000_000;
     this.step = Math.max(1, Math.ceil(Math.sqrt((width * height) / limit)));
@@ -50,9 +54,10 @@ export class StatsAccumulator {
         const colCell = gx < cx1 ? 0 : gx < cx2 ? 1 : 2;
         const end = Math.min(w, (colCell === 0 ? cx1 : colCell === 1 ? cx2 : this.width) - x);
         let cv = 0, cs = 0, sq = 0;
+        const ig = this.ignore;
         for (let i = c; i < end; i++) {
           const v = block[base + i];
-          if (v === v) { cv++; cs += v; sq += v * v; if (v < mn) mn = v; if (v > mx) mx = v; }
+          if (v === v && v !== ig) { cv++; cs += v; sq += v * v; if (v < mn) mn = v; if (v > mx) mx = v; }
         }
         const cell = rowCell + colCell;
         this.cellValid[cell] += cv; this.cellSum[cell] += cs; this.valid += cv; this.sum += cs; this.sumSq += sq;
@@ -60,7 +65,7 @@ export class StatsAccumulator {
           let first = c + ((step - ((x + c) % step)) % step);
           for (let i = first; i < end; i += step) {
             const v = block[base + i];
-            if (v === v && this.n < this.sample.length) { this.sample[this.n] = v; this.sampleCell[this.n++] = cell; }
+            if (v === v && v !== this.ignore && this.n < this.sample.length) { this.sample[this.n] = v; this.sampleCell[this.n++] = cell; }
           }
         }
         c = end;

@@ -13,10 +13,12 @@ import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
 import { canFeed, executability } from './executability';
 import { humanName } from '../index/text';
+import { forwardCandidates } from './forward';
 
 export interface BackwardOptions { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal }
 
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
+const GROUP_SIZE = 3;
 
 /** What a produced output is, for query text and reasons ("NDVI mask"). */
 function describeOutputs(window: MemoryStep[], tools: Map<string, ToolManifest>): { text: string; roles: string[] } {
@@ -90,10 +92,19 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   if (mode === 'full') {
     for (const q of queries) queryRel.push(await relevance(ctx, q.text, parseQuery(q.text).terms, 'hybrid', pool, opts.signal));
   }
+  // In full mode the task signal is the forward ranking itself (text + graph + workflow + learned),
+  // scaled so the best forward candidate scores 1.
+  const fwdScore = new Map<string, number>();
+  if (mode === 'full') {
+    const fwd = await forwardCandidates(ctx, memory.task, { k: Math.min(ctx.tools.size, Math.max(30, k * 3)), mode: 'full', signal: opts.signal });
+    const top = Math.max(1e-9, fwd.candidates[0]?.score ?? 1);
+    for (const c of fwd.candidates) fwdScore.set(c.id, Math.max(0, c.score / top));
+  }
   const produced = outputsAsData(memory.trace);
   const universe = new Set<string>([...taskRel.keys()]);
   if (mode === 'full') {
     for (const r of queryRel) for (const id of r.keys()) universe.add(id);
+    for (const id of fwdScore.keys()) universe.add(id);
     for (const s of window) for (const e of ctx.graph.downstream(s.tool)) universe.add(e.to);
     for (const s of window) for (const t of ctx.learned.transitionsFrom(s.tool)) universe.add(t.to);
   }
@@ -102,7 +113,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   for (const id of universe) {
     const m = ctx.tools.get(id);
     if (!m) continue;
-    const tr = taskRel.get(id)?.base ?? 0;
+    const tr = mode === 'full' ? (fwdScore.get(id) ?? 0) : taskRel.get(id)?.base ?? 0;
     let score = tr;
     let qBest = 0;
     let rationale: Rationale = 'extend';
@@ -127,7 +138,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       feed = f.score;
       from = f.from;
       affinity = ctx.learned.affinity(taskParsed.terms, id).score;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.graph * 3 * graph + w.transition * learned + w.nextAffinity * affinity - w.done * penalty;
+      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.nextAffinity * affinity - w.done * penalty;
     } else {
       score -= penalty;
     }
@@ -144,7 +155,9 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   }
   all.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   const ranked = all.slice(0, k);
-  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: ranked.filter((s) => s.rationale === r) })).filter((g) => g.suggestions.length);
+  // Groups show the best few of each rationale, even when the flat top-k is dominated by one kind.
+  const fresh = all.filter((s) => !done.has(s.id));
+  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r).slice(0, GROUP_SIZE) })).filter((g) => g.suggestions.length);
   return { queries, ranked, groups };
 }
 

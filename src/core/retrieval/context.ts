@@ -9,20 +9,22 @@ import type { IntentionGraph } from '../learning/intention-graph';
 /** Which signals are used: for ablations in evaluation ("full" is the product). */
 export type RetrievalMode = 'bm25' | 'dense' | 'hybrid' | 'full';
 
-/** Fusion weights (tuned on bench/train.jsonl, never on the test tasks). */
+/** Fusion weights (tuned by cross-validation on bench/train.jsonl, never on the test tasks). */
 export interface Weights {
+  /** Forward: dense vs lexical mix, then priors added to it. */
   dense: number;
   lexical: number;
   graph: number;
   learned: number;
   executability: number;
   workflow: number;
-  /** Backward: match to the complementary queries, to the task, output→input feed, transitions. */
-  query: number;
+  /** Backward: the task's forward ranking, match to the complementary queries, output→input feed,
+   *  graph edges from recent steps, learned transitions, learned task-term affinities, already-run penalty. */
   task: number;
+  query: number;
   feed: number;
+  nextGraph: number;
   transition: number;
-  /** Backward: learned task-term → tool affinity. */
   nextAffinity: number;
   done: number;
   /** Minimum workflow score to offer a template. */
@@ -32,15 +34,16 @@ export interface Weights {
 export const DEFAULT_WEIGHTS: Weights = {
   dense: 0.55,
   lexical: 0.45,
-  graph: 0.12,
-  learned: 0.6,
+  graph: 0.25,
+  learned: 1.0,
   executability: 0.1,
   workflow: 0.15,
-  query: 0.35,
-  task: 0.5,
-  feed: 0.25,
-  transition: 1.0,
-  nextAffinity: 0.5,
+  task: 0.45,
+  query: 0.05,
+  feed: 0.1,
+  nextGraph: 0.25,
+  transition: 0.2,
+  nextAffinity: 1.3,
   done: 1.0,
   workflowThreshold: 0.6,
 };

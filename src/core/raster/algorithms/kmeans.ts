@@ -109,12 +109,13 @@ export function fitKMeans(bands: ArrayLike<number>[], opts: KMeansOptions): KMea
 }
 
 /** Class 1..k per pixel (nearest centre in standardised space); 0 where any band is NaN. */
-export function assignKMeans(bands: ArrayLike<number>[], model: KMeansModel, out?: Uint8Array): Uint8Array {
+export function assignKMeans(bands: ArrayLike<number>[], model: KMeansModel, out?: Uint8Array, signal?: AbortSignal): Uint8Array {
   const nb = bands.length, n = bands[0].length, k = model.centers.length;
   const Cs = model.centers.map((row) => row.map((v, b) => (v - model.mean[b]) / model.std[b]));
   const r = out ?? new Uint8Array(n);
   const x = new Float64Array(nb);
   for (let i = 0; i < n; i++) {
+    if ((i & 0xffff) === 0 && signal?.aborted) throw signal.reason ?? new Error('aborted');
     let ok = true;
     for (let b = 0; b < nb; b++) { const v = bands[b][i]; if (v !== v) { ok = false; break; } x[b] = (v - model.mean[b]) / model.std[b]; }
     if (!ok) { r[i] = 0; continue; }

@@ -71,15 +71,19 @@ export function vectorizeMask(mask: Uint8Array, w: number, h: number, gt: GeoTra
         prev = nd;
       }
       if (pts.length > 0 && prev === d) pts.shift(); // start vertex was not a corner
-      if (pts.length < 3) continue;
-      let a2 = 0;
-      for (let i = 0; i < pts.length; i++) {
-        const [x0, y0] = pts[i], [x1, y1] = pts[(i + 1) % pts.length];
-        a2 += x0 * y1 - x1 * y0;
+      // A ring that passes a vertex twice (regions touching diagonally) is split there into simple
+      // rings touching at a point, as OGC validity wants (and gdal_polygonize does).
+      for (const loop of splitAtRepeats(pts, W1)) {
+        if (loop.length < 4) continue;
+        let a2 = 0;
+        for (let i = 0; i < loop.length; i++) {
+          const [x0, y0] = loop[i], [x1, y1] = loop[(i + 1) % loop.length];
+          a2 += x0 * y1 - x1 * y0;
+        }
+        const ring: Ring = loop.map(([px, py]) => [gt[0] + px * gt[1] + py * gt[2], gt[3] + px * gt[4] + py * gt[5]]);
+        if (a2 > 0) outers.set(label, ring); // clockwise on screen = exterior
+        else { const list = holes.get(label) ?? []; list.push(ring); holes.set(label, list); }
       }
-      const ring: Ring = pts.map(([px, py]) => [gt[0] + px * gt[1] + py * gt[2], gt[3] + px * gt[4] + py * gt[5]]);
-      if (a2 > 0) outers.set(label, ring); // clockwise on screen = exterior
-      else { const list = holes.get(label) ?? []; list.push(ring); holes.set(label, list); }
     }
   }
   const polys: MaskPolygon[] = [];
@@ -90,6 +94,24 @@ export function vectorizeMask(mask: Uint8Array, w: number, h: number, gt: GeoTra
     polys.push({ rings: rings.map(close), pixels: comp.sizes[label - 1] });
   }
   return polys;
+}
+
+/** Splits a closed vertex sequence at repeated vertices into simple loops. */
+function splitAtRepeats(pts: [number, number][], W1: number): [number, number][][] {
+  const loops: [number, number][][] = [];
+  const stack: [number, number][] = [];
+  const pos = new Map<number, number>();
+  for (const p of pts) {
+    const key = p[1] * W1 + p[0];
+    const at = pos.get(key);
+    if (at === undefined) { pos.set(key, stack.length); stack.push(p); continue; }
+    const loop = stack.slice(at);
+    for (let k = at + 1; k < stack.length; k++) pos.delete(stack[k][1] * W1 + stack[k][0]);
+    stack.length = at + 1;
+    loops.push(loop);
+  }
+  loops.push(stack);
+  return loops;
 }
 
 function signedArea(r: Ring): number {

@@ -1,7 +1,7 @@
 /** Opening GeoTIFFs (local paths or http(s) COGs) and reading band windows tile by tile. */
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import { fromFile, fromUrl } from 'geotiff';
+import { GeoTIFF, fromUrl } from 'geotiff';
 import { decoderFor, DecoderLike } from './decoders';
 import { readGeoInfo, parseGdalMetadata } from './geoinfo';
 
@@ -27,6 +27,10 @@ const CTORS: Record<DType, ArrayCtor> = {
   uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
   uint32: Uint32Array, int32: Int32Array, float32: Float32Array, float64: Float64Array,
 };
+
+let cacheBytes = 32 << 20;
+/** Per-dataset decoded-tile cache budget (workers use a small one: each tile is read once there). */
+export function setTileCacheBytes(n: number): void { cacheBytes = n; }
 
 export function isRemote(src: string): boolean { return /^https?:\/\//i.test(src); }
 
@@ -54,6 +58,28 @@ function swapBytes(buf: ArrayBuffer, size: number): void {
   }
 }
 
+/**
+ * Local file source for geotiff.js that refuses reads far past the end of the file: a corrupt count
+ * in an IFD would otherwise allocate gigabytes before failing. Short overruns are zero-padded (as geotiff.js expects).
+ */
+class BoundedFileSource {
+  constructor(private fh: fs.promises.FileHandle, private size: number, private name: string) {}
+  get fileSize(): number { return this.size; }
+  async fetch(slices: { offset: number; length: number }[], signal?: AbortSignal): Promise<ArrayBuffer[]> {
+    return Promise.all(slices.map(async ({ offset, length }) => {
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      if (!(offset >= 0 && length >= 0) || offset + length > this.size + 65536) {
+        throw new Error(`read of ${length} bytes at offset ${offset} is past the end of the file (${this.size} bytes)`);
+      }
+      const buf = new Uint8Array(length);
+      const n = Math.max(0, Math.min(length, this.size - offset));
+      if (n > 0) await this.fh.read(buf, 0, n, offset);
+      return buf.buffer;
+    }));
+  }
+  async close(): Promise<void> { await this.fh.close(); }
+}
+
 class TiffDataset implements RasterDataset {
   source: string; width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 0;
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
@@ -70,7 +96,13 @@ class TiffDataset implements RasterDataset {
   async init(signal?: AbortSignal): Promise<void> {
     const name = this.source;
     try {
-      this.tiff = isRemote(name) ? await fromUrl(name, { allowFullFile: false } as any, signal) : await fromFile(name, signal);
+      if (isRemote(name)) this.tiff = await fromUrl(name, { allowFullFile: false } as any, signal);
+      else {
+        const fh = await fs.promises.open(name, 'r');
+        const size = (await fh.stat()).size;
+        try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size, name), undefined, signal); }
+        catch (e) { await fh.close().catch(() => undefined); throw e; }
+      }
     } catch (e) {
       throw new RasterError(`${name}: not a readable TIFF (${(e as Error).message})`);
     }
@@ -90,6 +122,9 @@ class TiffDataset implements RasterDataset {
       this.half = dt === 'float16';
       this.dtype = dt === 'float16' ? 'float32' : dt;
       this.bytes = dt === 'float16' ? 2 : CTORS[this.dtype].prototype.constructor === Float64Array ? 8 : (new CTORS[this.dtype](1)).BYTES_PER_ELEMENT;
+      if (this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1) > (512 << 20)) {
+        throw new Error(`tile size ${this.blockWidth}x${this.blockHeight} is implausibly large`);
+      }
       this.tilesAcross = Math.ceil(this.width / this.blockWidth);
       this.tilesDown = Math.ceil(this.height / this.blockHeight);
       this.geo = await readGeoInfo(image);
@@ -104,7 +139,7 @@ class TiffDataset implements RasterDataset {
       this.offsets = meta.map((m) => m.offset);
       this.decoder = await decoderFor(image);
       const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
-      this.cacheLimit = Math.max(4, Math.min(256, Math.floor((64 << 20) / Math.max(1, tileBytes))));
+      this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
     } catch (e) {
       await this.close().catch(() => undefined);
       throw new RasterError(`${name}: cannot read TIFF structure (${(e as Error).message})`);
@@ -148,8 +183,21 @@ class TiffDataset implements RasterDataset {
   }
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
-    this.check(band, x, y, w, h);
     const out = new CTORS[this.half ? 'float32' : this.dtype](w * h);
+    await this.copyWindow(band, x, y, w, h, out, null, signal);
+    return out;
+  }
+
+  async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
+    const out = new Float32Array(w * h);
+    const nd = this.nodata === null ? null : this.dtype === 'float32' ? Math.fround(this.nodata) : this.nodata;
+    await this.copyWindow(band, x, y, w, h, out, { nd: nd === null || Number.isNaN(nd) ? null : nd, scale: this.scales[band - 1] ?? 1, offset: this.offsets[band - 1] ?? 0 }, signal);
+    return out;
+  }
+
+  /** Copies one band window out of the tiles; with `conv`, converts to float in the same pass (nodata → NaN, scale/offset). */
+  private async copyWindow(band: number, x: number, y: number, w: number, h: number, out: TypedArray, conv: { nd: number | null; scale: number; offset: number } | null, signal?: AbortSignal): Promise<void> {
+    this.check(band, x, y, w, h);
     const tw = this.blockWidth, th = this.blockHeight;
     const tx0 = Math.floor(x / tw), tx1 = Math.floor((x + w - 1) / tw);
     const ty0 = Math.floor(y / th), ty1 = Math.floor((y + h - 1) / th);
@@ -168,7 +216,8 @@ class TiffDataset implements RasterDataset {
           for (let gy = gy0; gy < gy1; gy++) {
             const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride + s;
             const dst = (gy - y) * w + (gx0 - x);
-            if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
+            if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
+            else if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
             else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
           }
         }));
@@ -180,12 +229,6 @@ class TiffDataset implements RasterDataset {
       if (signal?.aborted) throw signal.reason ?? e;
       throw new RasterError(`${this.source}: cannot decode band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
     }
-    return out;
-  }
-
-  async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
-    return toFloat(raw, this.nodata, this.scales[band - 1] ?? 1, this.offsets[band - 1] ?? 0, this.dtype === 'float32');
   }
 
   async close(): Promise<void> {
@@ -193,6 +236,18 @@ class TiffDataset implements RasterDataset {
     this.closed = true;
     this.cache.clear();
     try { await this.tiff?.close?.(); } catch { /* already closed */ }
+  }
+}
+
+function copyConvert(src: TypedArray, so: number, stride: number, dst: Float32Array, d: number, n: number, nd: number | null, scale: number, offset: number): void {
+  const plain = scale === 1 && offset === 0;
+  if (nd === null) {
+    if (plain) for (let i = 0; i < n; i++) dst[d + i] = src[so + i * stride];
+    else for (let i = 0; i < n; i++) dst[d + i] = src[so + i * stride] * scale + offset;
+  } else if (plain) {
+    for (let i = 0; i < n; i++) { const v = src[so + i * stride]; dst[d + i] = v === nd ? NaN : v; }
+  } else {
+    for (let i = 0; i < n; i++) { const v = src[so + i * stride]; dst[d + i] = v === nd ? NaN : v * scale + offset; }
   }
 }
 

@@ -4,7 +4,13 @@ import { addDecoder, getDecoder, BaseDecoder } from 'geotiff';
 
 class ZlibDecoder extends (BaseDecoder as any) {
   decodeBlock(buffer: ArrayBuffer): ArrayBuffer {
-    const out = inflateSync(new Uint8Array(buffer));
+    // One output chunk of the expected tile size avoids zlib's concat copy.
+    const p = (this as any).parameters ?? {};
+    const bits = Array.isArray(p.bitsPerSample) || ArrayBuffer.isView(p.bitsPerSample) ? Array.from(p.bitsPerSample as ArrayLike<number>) : [Number(p.bitsPerSample) || 8];
+    const spp = p.planarConfiguration === 2 ? 1 : bits.length;
+    const expected = Math.ceil(((p.tileWidth || 0) * (p.tileHeight || 0) * spp * (bits[0] || 8)) / 8);
+    const chunkSize = Math.max(64 * 1024, Math.min(expected + 1024, 256 << 20));
+    const out = inflateSync(new Uint8Array(buffer), { chunkSize });
     // A Buffer may be a view into a shared pool; predictors need an exact, own ArrayBuffer.
     if (out.byteOffset === 0 && out.byteLength === out.buffer.byteLength) return out.buffer as ArrayBuffer;
     return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength) as ArrayBuffer;

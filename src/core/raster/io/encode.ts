@@ -1,5 +1,5 @@
 /** Tile encoding for our GeoTIFF writer: predictor + DEFLATE; shared by the writer and the worker pool. */
-import { deflateSync } from 'node:zlib';
+import { deflateSync, constants as zlibConstants } from 'node:zlib';
 
 export type OutDType = 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32';
 
@@ -18,7 +18,12 @@ export function predictorFor(dtype: OutDType): number { return dtype === 'float3
  * Converts a w×h block (row-major) into a full tile×tile typed array of `dtype` (edges padded with
  * the fill value), mapping NaN (and out-of-range values for ints) to `fill`.
  */
-export function toTile(block: ArrayLike<number>, w: number, h: number, tile: number, dtype: OutDType, fill: number): ArrayBufferView {
+export function toTile(block: ArrayLike<number>, w: number, h: number, tile: number, dtype: OutDType, fill: number, inPlace = false): ArrayBufferView {
+  if (inPlace && dtype === 'float32' && w === tile && h === tile && block instanceof Float32Array) {
+    // Full float tile that the caller no longer needs: replace NaN in place instead of copying.
+    if (fill === fill) for (let i = 0; i < block.length; i++) { if (block[i] !== block[i]) block[i] = fill; }
+    return block;
+  }
   const arr = new CTOR[dtype](tile * tile);
   if (w < tile || h < tile) arr.fill(fill as never);
   const isFloat = dtype === 'float32';
@@ -43,19 +48,27 @@ export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDTy
   let bytes: Uint8Array;
   if (dtype === 'float32') {
     // Floating-point predictor (3): per row, split bytes into planes (most significant first), then byte differencing.
-    const src = new Uint8Array(tileArr.buffer, tileArr.byteOffset, tileArr.byteLength);
-    bytes = new Uint8Array(src.length);
-    const rowBytes = tile * 4;
+    const words = new Uint32Array(tileArr.buffer, tileArr.byteOffset, tile * tile);
+    bytes = new Uint8Array(tile * tile * 4);
+    // One pass per row: plane p holds byte (3-p) of each word (big-endian order); each output byte is the
+    // difference to the previous byte in the concatenated planes, so for i > 0 it is the same plane's previous word.
     for (let r = 0; r < tile; r++) {
-      const base = r * rowBytes;
-      for (let i = 0; i < tile; i++) {
-        const s = base + i * 4;
-        bytes[base + i] = src[s + 3];
-        bytes[base + tile + i] = src[s + 2];
-        bytes[base + 2 * tile + i] = src[s + 1];
-        bytes[base + 3 * tile + i] = src[s];
+      const wb = r * tile, base = r * tile * 4;
+      const t1 = base + tile, t2 = base + 2 * tile, t3 = base + 3 * tile;
+      let prev = words[wb];
+      const last = words[wb + tile - 1];
+      bytes[base] = prev >>> 24;
+      bytes[t1] = (prev >>> 16) - (last >>> 24);
+      bytes[t2] = (prev >>> 8) - (last >>> 16);
+      bytes[t3] = prev - (last >>> 8);
+      for (let i = 1; i < tile; i++) {
+        const w = words[wb + i];
+        bytes[base + i] = (w >>> 24) - (prev >>> 24);
+        bytes[t1 + i] = (w >>> 16) - (prev >>> 16);
+        bytes[t2 + i] = (w >>> 8) - (prev >>> 8);
+        bytes[t3 + i] = w - prev;
+        prev = w;
       }
-      for (let i = rowBytes - 1; i > 0; i--) bytes[base + i] = (bytes[base + i] - bytes[base + i - 1]) & 0xff;
     }
   } else {
     // Horizontal differencing (2) on the integer samples, in their own width (wraps like libtiff).
@@ -67,5 +80,6 @@ export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDTy
     bytes = new Uint8Array(tileArr.buffer, tileArr.byteOffset, tileArr.byteLength);
     void bps;
   }
-  return deflateSync(bytes, { level });
+  // Z_RLE: half the time of level 1 for the same size on predicted tiles (measured); level 0 = store.
+  return deflateSync(bytes, level > 0 ? { level, strategy: zlibConstants.Z_RLE } : { level });
 }

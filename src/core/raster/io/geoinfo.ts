@@ -53,7 +53,8 @@ export function parseGdalMetadata(xml: string | undefined | null, bands: number)
     const s = Number(attrs.sample);
     if (!Number.isInteger(s) || s < 0 || s >= bands) continue;
     const role = (attrs.role ?? '').toLowerCase();
-    const value = unescapeXml(m[2].trim());
+    // GDAL escapes values twice (the value, then the XML serializer), so unescape twice.
+    const value = unescapeXml(unescapeXml(m[2].trim()));
     if (role === 'description') out[s].description = value;
     else if (role === 'scale' && Number.isFinite(Number(value))) out[s].scale = Number(value);
     else if (role === 'offset' && Number.isFinite(Number(value))) out[s].offset = Number(value);

@@ -186,7 +186,7 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
   const desc = spec.descriptions ?? [];
   const sc = spec.scales ?? [], of = spec.offsets ?? [];
   if (desc.some((d) => d) || sc.some((v) => v !== 1) || of.some((v) => v !== 0)) {
-    let items = desc.map((d, i) => (d ? `  <Item name="DESCRIPTION" sample="${i}" role="description">${escapeXml(d)}</Item>\n` : '')).join('');
+    let items = desc.map((d, i) => (d ? `  <Item name="DESCRIPTION" sample="${i}" role="description">${escapeXml(escapeXml(d))}</Item>\n` : '')).join('');
     for (let i = 0; i < n; i++) {
       if ((sc[i] ?? 1) !== 1 || (of[i] ?? 0) !== 0) {
         items += `  <Item name="OFFSET" sample="${i}" role="offset">${of[i] ?? 0}</Item>\n  <Item name="SCALE" sample="${i}" role="scale">${sc[i] ?? 1}</Item>\n`;

@@ -1,6 +1,9 @@
 /** Worker thread for per-pixel runs: decodes input tiles, applies the kernel and encodes output tiles. */
 import { parentPort } from 'node:worker_threads';
 import { DatasetCache, runTileJob, TileJobSpec } from './tile-job';
+import { setTileCacheBytes } from '../io/dataset';
+
+setTileCacheBytes(8 << 20);
 
 const cache = new DatasetCache();
 let spec: TileJobSpec | null = null;

@@ -53,7 +53,8 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     inputs: spec.inputs, kernel: spec.kernel, width: spec.width, height: spec.height, tile,
     outDtype: spec.outDtype, fill: writer.fill, zlevel: writer.zlevel,
   };
-  const stats = new StatsAccumulator(spec.width, spec.height);
+  const fill = writer.fill;
+  const stats = new StatsAccumulator(spec.width, spec.height, { ignore: fill === fill ? fill : null });
   const f = Math.max(1, Math.ceil(Math.max(spec.width, spec.height) / 768));
   const pw = Math.ceil(spec.width / f), ph = Math.ceil(spec.height / f);
   const preview = new Float32Array(pw * ph).fill(NaN);
@@ -66,7 +67,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     const x0 = r.tx * tile, y0 = r.ty * tile;
     stats.add(r.values, x0, y0, r.w, r.h);
     for (let py = Math.ceil(y0 / f); py * f < y0 + r.h; py++) {
-      for (let px = Math.ceil(x0 / f); px * f < x0 + r.w; px++) preview[py * pw + px] = r.values[(py * f - y0) * r.w + (px * f - x0)];
+      for (let px = Math.ceil(x0 / f); px * f < x0 + r.w; px++) { const v = r.values[(py * f - y0) * r.w + (px * f - x0)]; preview[py * pw + px] = v === fill ? NaN : v; }
     }
     done++;
     spec.progress?.(done / tiles.length);

@@ -42,8 +42,10 @@ export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cach
     return a;
   }));
   const outs = applyKernel(spec.kernel, inputs);
-  const encoded = outs.map((o) => encodeTile(toTile(o, w, h, spec.tile, spec.outDtype, spec.fill), spec.tile, spec.outDtype, spec.zlevel));
   let values = outs[0];
+  const inPlace = spec.outDtype === 'float32' && w === spec.tile && h === spec.tile;
+  // In place, nodata in `values` becomes the fill value; the caller's stats treat fill as nodata.
+  const encoded = outs.map((o) => encodeTile(toTile(o, w, h, spec.tile, spec.outDtype, spec.fill, inPlace), spec.tile, spec.outDtype, spec.zlevel));
   if (spec.outDtype !== 'float32') {
     // Stats must see the values as stored: rounded and clamped like the integer tile.
     values = values.slice();

@@ -129,18 +129,21 @@ export function buildLandscape(seed = 42): Landscape {
   const vigour = new Float32Array(n);
   const gt = GEOTRANSFORM;
   const cols = [392, 456, 522, 588], rows = [318, 384, 452, 520, 588];
+  // Shared jittered boundaries (one per inner edge), so neighbouring fields never overlap.
+  const colEdge = rows.slice(0, 4).map(() => cols.map((c, k) => (k > 0 && k < 3 ? c + (rand() - 0.5) * 10 : c)));
+  const rowEdge = cols.slice(0, 3).map(() => rows.map((r, k) => (k > 0 && k < 4 ? r + (rand() - 0.5) * 10 : r)));
   let id = 1;
   for (let r = 0; r < 4; r++) {
     for (let c = 0; c < 3; c++) {
-      const jit = () => (rand() - 0.5) * 10;
-      const x0 = cols[c] + 2 + (c > 0 ? jit() : 0), x1 = cols[c + 1] - 2 + (c < 2 ? jit() : 0);
-      const y0 = rows[r] + 2 + (r > 0 ? jit() : 0), y1 = rows[r + 1] - 2 + (r < 3 ? jit() : 0);
+      const x0 = colEdge[r][c] + 2, x1 = colEdge[r][c + 1] - 2;
+      const y0 = rowEdge[c][r] + 2, y1 = rowEdge[c][r + 1] - 2;
       const kind = CROPS[Math.floor(rand() * CROPS.length)];
       const vig = kind.lo + (kind.hi - kind.lo) * rand();
-      // A slightly skewed quadrilateral; map coordinates rounded to the metre.
-      const skew = (rand() - 0.5) * 6;
+      // A slightly skewed quadrilateral (less than the 2-pixel margin, so tracks stay between fields).
+      const skew = (rand() - 0.5) * 3;
       const px: [number, number][] = [[x0 + skew, y0], [x1, y0 - skew / 2], [x1 - skew, y1], [x0, y1 + skew / 2]];
-      const ring: Ring = px.map(([xx, yy]) => [Math.round(gt[0] + xx * gt[1]), Math.round(gt[3] + yy * gt[5])]);
+      // Centimetre coordinates: no pixel centre falls exactly on an edge, so every rasteriser agrees.
+      const ring: Ring = px.map(([xx, yy]) => [Math.round((gt[0] + xx * gt[1]) * 100) / 100, Math.round((gt[3] + yy * gt[5]) * 100) / 100]);
       // counter-clockwise in map coordinates (RFC 7946 exterior)
       ring.reverse();
       ring.push([ring[0][0], ring[0][1]]);
@@ -173,7 +176,7 @@ export function buildLandscape(seed = 42): Landscape {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       if (cover[i] === Cover.River || cover[i] === Cover.Lake || cover[i] === Cover.Building || cover[i] === Cover.Road) continue;
-      const grown = (inTown(x, y, 92) && y > town.y - 10) || (x > 500 && x < 560 && y > 232 && y < 290);
+      const grown = (inTown(x, y, 92) && y > town.y - 10 && x > riverX(y) + 8) || (x > 500 && x < 560 && y > 232 && y < 290);
       if (grown) growth[i] = 1;
     }
   }

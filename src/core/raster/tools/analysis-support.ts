@@ -1,7 +1,7 @@
 /** Shared plumbing for the analysis tools (reading whole bands, grid checks, outputs, CSV, "where" words). */
 import * as fs from 'node:fs';
 import type { RasterDataset, GeoInfo } from '../io/dataset';
-import { writeRaster } from '../io/writer';
+import { writeRaster, GeoTiffWriter } from '../io/writer';
 import { resolveBands, closeResolved, readResolved, ResolvedBand } from '../bands';
 import { renderQuicklook, QuicklookOptions } from '../quicklook';
 import { whereText } from '../stats';
@@ -238,4 +238,107 @@ export function labelsDescription(prefix: string, labels: Record<number, string>
 
 export function sig(v: number, digits = 3): number {
   return Number.isFinite(v) ? Number(v.toPrecision(digits)) : v;
+}
+
+/** One single-band output of a strip-streamed tool. */
+export interface StripOutput { path: string; dtype: OutType; nodata: number | null; description: string }
+
+/**
+ * Processes the grid of `like` in strips of one writer tile row: reads each input strip, calls
+ * compute(inputs, y0, rows) for the output strips (w×rows each), writes them tile by tile. Memory
+ * stays at a few strips whatever the raster size; on error or abort every output is removed.
+ */
+export async function streamStrips(
+  ctx: ToolContext, like: RasterDataset, inputs: ResolvedBand[], outs: StripOutput[],
+  compute: (ins: Float32Array[], y0: number, rows: number) => ArrayLike<number>[],
+): Promise<void> {
+  const { width: w, height: h } = like;
+  const writers: GeoTiffWriter[] = [];
+  try {
+    for (const o of outs) {
+      writers.push(await GeoTiffWriter.create(o.path, {
+        width: w, height: h, bands: 1, dtype: o.dtype, geo: { ...like.geo }, nodata: o.nodata, descriptions: [o.description],
+      }));
+    }
+    const tile = writers[0].tile;
+    for (let by = 0; by < writers[0].tilesDown; by++) {
+      checkAbort(ctx.signal);
+      const y0 = by * tile, rows = Math.min(tile, h - y0);
+      const ins: Float32Array[] = [];
+      for (const b of inputs) ins.push(await readResolved(b, 0, y0, w, rows, ctx.signal));
+      const strips = compute(ins, y0, rows);
+      for (let k = 0; k < writers.length; k++) {
+        const wr = writers[k], strip = strips[k];
+        for (let bx = 0; bx < wr.tilesAcross; bx++) {
+          const x0 = bx * tile, bw = Math.min(tile, w - x0);
+          const block = new Float64Array(bw * rows);
+          for (let y = 0; y < rows; y++) for (let x = 0; x < bw; x++) block[y * bw + x] = strip[y * w + x0 + x];
+          await wr.writeBlock(bx, by, [block]);
+        }
+      }
+      ctx.progress((by + 1) / writers[0].tilesDown);
+    }
+    for (const wr of writers) await wr.finish();
+  } catch (e) {
+    await Promise.all(writers.map((wr) => wr.abort().catch(() => undefined)));
+    throw e;
+  }
+}
+
+/** Resolves roles on one raster argument without reading (for streamed tools); close with closeResolved. */
+export async function resolveRoles(ctx: ToolContext, imageArg: string, roles: string[], roleArgs: Record<string, unknown>): Promise<Record<string, ResolvedBand>> {
+  const image = ctx.args[imageArg];
+  if (image === undefined || image === null || image === '') throw new Error(`argument "${imageArg}" is required (a GeoTIFF path)`);
+  try {
+    return await resolveBands(image, roles, { sensor: ctx.args.sensor, ...roleArgs }, { cwd: ctx.cwd, signal: ctx.signal });
+  } catch (e) {
+    throw prefixArg(e, imageArg);
+  }
+}
+
+export { closeResolved };
+
+/** 3×3 "where" counts accumulated strip by strip. */
+export class WhereCounter {
+  readonly hits = new Array(9).fill(0);
+  readonly totals = new Array(9).fill(0);
+  constructor(readonly w: number, readonly h: number) {}
+  add(y0: number, rows: number, hit: (i: number) => boolean, valid: (i: number) => boolean): void {
+    const { w, h } = this;
+    const cx1 = Math.ceil(w / 3), cx2 = Math.ceil((2 * w) / 3), cy1 = Math.ceil(h / 3), cy2 = Math.ceil((2 * h) / 3);
+    for (let r = 0; r < rows; r++) {
+      const y = y0 + r;
+      const rc = y < cy1 ? 0 : y < cy2 ? 3 : 6;
+      for (let x = 0; x < w; x++) {
+        const i = r * w + x;
+        if (!valid(i)) continue;
+        const c = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
+        this.totals[c]++;
+        if (hit(i)) this.hits[c]++;
+      }
+    }
+  }
+  text(): string { return whereText(this.hits, this.totals); }
+}
+
+/** Nearest-neighbour decimated copy (long side ≤ 768) gathered strip by strip, for quicklooks of streamed outputs. */
+export class Preview {
+  readonly f: number; readonly pw: number; readonly ph: number; readonly data: Float32Array;
+  constructor(readonly w: number, h: number, maxSide = 768) {
+    this.f = Math.max(1, Math.ceil(Math.max(w, h) / maxSide));
+    this.pw = Math.ceil(w / this.f); this.ph = Math.ceil(h / this.f);
+    this.data = new Float32Array(this.pw * this.ph).fill(NaN);
+  }
+  add(strip: ArrayLike<number>, y0: number, rows: number, nodata?: number): void {
+    const { f, w, pw } = this;
+    for (let r = 0; r < rows; r++) {
+      const y = y0 + r;
+      if (y % f) continue;
+      const py = y / f;
+      for (let px = 0; px < pw; px++) {
+        const v = strip[r * w + px * f];
+        this.data[py * pw + px] = v === nodata ? NaN : v;
+      }
+    }
+  }
 }

@@ -4,6 +4,7 @@ import { areaByClass, ClassArea } from '../algorithms/area';
 import { loadBand, outPath, writeCsv, whereOf, rowAreas, areaText, labelsFromDescription, checkAbort } from './analysis-support';
 
 const MAX_CLASSES = 1000;
+const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
 export const areaByClassTool: BuiltinTool = {
   id: 'area_by_class',
@@ -42,8 +43,8 @@ export const areaByClassTool: BuiltinTool = {
     const name = (v: number) => (labels?.[v] ? `${labels[v]} (${v})` : `class ${v}`);
     const byArea = [...table].sort((a, c) => c.m2 - a.m2);
     const parts = byArea.slice(0, 3).map((r) => `${name(r.class)} ${areaText(r.m2)} (${r.percent.toFixed(1)}%)`);
-    // Locate the largest class that is not background 0 (masks: where the 1s are).
-    const focus = byArea.find((r) => r.class !== 0) ?? byArea[0];
+    // Locate the largest class that is neither background 0 nor the majority (masks: the 1s; severity: the burn).
+    const focus = byArea.find((r) => r.class !== 0 && r.percent < 50) ?? byArea.find((r) => r.class !== 0) ?? byArea[0];
     const where = focus ? whereOf(w, h, (i) => data[i] === focus.class, (i) => data[i] === data[i]) : '';
     return {
       tool: 'area_by_class',
@@ -52,8 +53,8 @@ export const areaByClassTool: BuiltinTool = {
         table, total_m2: totalM2, total_ha: totalM2 / 1e4, classes: table.length,
         pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : `${rowA[0]} m² (projected)`,
       },
-      summary: `${table.length} classes over ${areaText(totalM2)}: ${parts.join(', ')}${byArea.length > 3 ? ', …' : ''}. `
-        + (focus ? `${name(focus.class)} lies ${where}.` : ''),
+      summary: `${table.length} classes over ${areaText(totalM2)}: ${parts.join(', ')}${byArea.length > 3 ? ` and ${byArea.length - 3} smaller` : ''}. `
+        + (focus ? `${cap(name(focus.class))} lies ${where}.` : ''),
     };
   },
 };

@@ -35,7 +35,7 @@ export const kmeansClassifyTool: BuiltinTool = {
     ctx.progress(0.3, 'fitting');
     const model = fitKMeans(arrays, { k, seed, signal: ctx.signal });
     ctx.progress(0.7, 'assigning');
-    const classes = assignKMeans(arrays, model);
+    const classes = assignKMeans(arrays, model, undefined, ctx.signal);
     const rowA = rowAreas(ds);
     const pix = new Array(k + 1).fill(0), m2 = new Array(k + 1).fill(0);
     for (let i = 0; i < classes.length; i++) { pix[classes[i]]++; m2[classes[i]] += rowA[Math.floor(i / w)]; }

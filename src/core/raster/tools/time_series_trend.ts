@@ -1,8 +1,9 @@
-/** time_series_trend: per-pixel least-squares slope per year over dated rasters, plus the mean series. */
+/** time_series_trend: per-pixel least-squares slope per year over dated rasters, plus the mean series (streamed in strips). */
 import type { BuiltinTool } from './types';
+import type { ResolvedBand } from '../bands';
 import { TrendAccumulator, decimalYear } from '../algorithms/trend';
-import { loadRoles, assertSameGrid, outPath, writeBand, quicklook, whereOf, finiteMean, sig, listArg, checkAbort, LoadedBand } from './analysis-support';
-import { pct } from '../stats';
+import { resolveRoles, closeResolved, streamStrips, assertSameGrid, outPath, quicklook, sig, listArg, Preview } from './analysis-support';
+import { pct, StatsAccumulator, whereText } from '../stats';
 
 export const timeSeriesTrendTool: BuiltinTool = {
   id: 'time_series_trend',
@@ -18,45 +19,56 @@ export const timeSeriesTrendTool: BuiltinTool = {
     if (dates.length !== images.length) throw new Error(`argument "dates" has ${dates.length} entries but "images" has ${images.length}; give one date per image`);
     const years = dates.map((d, k) => { try { return decimalYear(d); } catch (e) { throw new Error(`argument "dates"[${k}]: ${e instanceof Error ? e.message : e}`); } });
     if (new Set(years).size < 2) throw new Error('argument "dates" must contain at least two different dates');
-    let first: LoadedBand | undefined;
-    let acc: TrendAccumulator | undefined;
-    const series: { date: string; year: number; mean: number | null; valid: number; image: string }[] = [];
-    for (let k = 0; k < images.length; k++) {
-      checkAbort(ctx.signal);
-      ctx.progress(k / (images.length + 1), `reading ${images[k]}`);
-      const sub = { ...ctx, args: { ...ctx.args, image: images[k] } };
-      const { bands, close } = await loadRoles(sub, 'image', ['band'], { band: ctx.args.band ?? 1 }).catch((e) => {
-        throw new Error(`argument "images"[${k}]: ${e instanceof Error ? e.message.replace(/^argument "image": /, '') : e}`);
+    const resolved: Record<string, ResolvedBand>[] = [];
+    try {
+      for (let k = 0; k < images.length; k++) {
+        const sub = { ...ctx, args: { ...ctx.args, image: images[k] } };
+        const r = await resolveRoles(sub, 'image', ['band'], { band: ctx.args.band ?? 1 }).catch((e) => {
+          throw new Error(`argument "images"[${k}]: ${e instanceof Error ? e.message.replace(/^argument "image": /, '') : e}`);
+        });
+        resolved.push(r);
+        if (k > 0) assertSameGrid(resolved[0].band.dataset, 'images[0]', r.band.dataset, `images[${k}]`);
+      }
+      const bands = resolved.map((r) => r.band);
+      const ds = bands[0].dataset;
+      const { width: w, height: h } = ds;
+      const minObs = Math.min(3, images.length);
+      const sums = new Float64Array(images.length), counts = new Float64Array(images.length);
+      const acc = new StatsAccumulator(w, h);
+      const preview = new Preview(w, h);
+      let down = 0, up = 0;
+      const file = outPath(ctx, 'time_series_trend', 'trend', 'tif');
+      await streamStrips(ctx, ds, bands, [{ path: file, dtype: 'float32', nodata: -9999, description: 'trend: least-squares slope per year' }], (ins, y0, rows) => {
+        const t = new TrendAccumulator(w * rows);
+        ins.forEach((a, k) => {
+          t.add(a, years[k]);
+          for (let i = 0; i < a.length; i++) if (a[i] === a[i]) { sums[k] += a[i]; counts[k]++; }
+        });
+        const slope = t.slope(minObs);
+        for (let i = 0; i < slope.length; i++) { if (slope[i] < 0) down++; else if (slope[i] > 0) up++; }
+        acc.add(slope, 0, y0, w, rows);
+        preview.add(slope, y0, rows);
+        return [slope];
       });
-      await close();
-      const b = bands.band;
-      if (!first) { first = b; acc = new TrendAccumulator(b.w * b.h); }
-      else assertSameGrid(first.ds, 'images[0]', b.ds, `images[${k}]`);
-      acc!.add(b.data, years[k]);
-      const st = finiteMean(b.data);
-      series.push({ date: dates[k], year: years[k], mean: st.count ? sig(st.mean, 6) : null, valid: st.count, image: images[k] });
+      const st = acc.result();
+      if (!st.valid) throw new Error(`no pixel has ${minObs} valid observations for a trend`);
+      const series = images.map((img, k) => ({ date: dates[k], year: years[k], mean: counts[k] ? sig(sums[k] / counts[k], 6) : null, valid: counts[k], image: img }))
+        .sort((a, b) => a.year - b.year);
+      const p10 = st.percentiles!.p10, p90 = st.percentiles!.p90;
+      const whereDown = whereText(acc.where((v) => v <= p10).cells, acc.sampleCells());
+      const png = await quicklook(outPath(ctx, 'time_series_trend', 'trend', 'png'), preview.data, preview.pw, preview.ph, { kind: 'diverging', title: 'Trend per year' });
+      const s0 = series[0], s1 = series[series.length - 1];
+      const sign = (v: number) => (v >= 0 ? '+' : '') + sig(v);
+      return {
+        tool: 'time_series_trend',
+        outputs: { trend: { path: file, type: 'raster', roles: ['trend'], description: `per-pixel OLS slope per year over ${images.length} dates` } },
+        stats: { series, mean_trend_per_year: st.mean, p10, p90, declining_fraction: sig(down / st.valid, 4), rising_fraction: sig(up / st.valid, 4), min_observations: minObs },
+        summary: `The scene mean went from ${sig(s0.mean ?? NaN)} (${s0.date}) to ${sig(s1.mean ?? NaN)} (${s1.date}); the per-pixel trend averages ${sign(st.mean!)} per year, `
+          + `with ${pct(down / st.valid)} of pixels declining and the steepest declines (< ${sign(p10)}/yr) ${whereDown}.`,
+        quicklook: png,
+      };
+    } finally {
+      await Promise.all(resolved.map((r) => closeResolved(r)));
     }
-    const slope = acc!.slope(Math.min(3, images.length));
-    const st = finiteMean(slope);
-    if (st.count === 0) throw new Error('no pixel has enough valid observations for a trend');
-    const { w, h, ds } = first!;
-    let down = 0, up = 0;
-    const sorted = Float32Array.from(slope.filter((v) => v === v)).sort();
-    const p10 = sorted[Math.floor(0.1 * (sorted.length - 1))], p90 = sorted[Math.floor(0.9 * (sorted.length - 1))];
-    for (let i = 0; i < slope.length; i++) { if (slope[i] < 0) down++; else if (slope[i] > 0) up++; }
-    const file = await writeBand(outPath(ctx, 'time_series_trend', 'trend', 'tif'), ds, slope, 'float32', -9999, 'trend: least-squares slope per year');
-    const png = await quicklook(outPath(ctx, 'time_series_trend', 'trend', 'png'), slope, w, h, { kind: 'diverging', title: 'Trend per year' });
-    const whereDown = whereOf(w, h, (i) => slope[i] <= p10, (i) => slope[i] === slope[i]);
-    const ordered = [...series].sort((a, b) => a.year - b.year);
-    const s0 = ordered[0], s1 = ordered[ordered.length - 1];
-    const sign = (v: number) => (v >= 0 ? '+' : '') + sig(v);
-    return {
-      tool: 'time_series_trend',
-      outputs: { trend: { path: file, type: 'raster', roles: ['trend'], description: `per-pixel OLS slope per year over ${images.length} dates` } },
-      stats: { series: ordered, mean_trend_per_year: sig(st.mean, 6), p10, p90, declining_fraction: sig(down / st.count, 4), rising_fraction: sig(up / st.count, 4) },
-      summary: `The scene mean went from ${sig(s0.mean ?? NaN)} (${s0.date}) to ${sig(s1.mean ?? NaN)} (${s1.date}); the per-pixel trend averages ${sign(st.mean)} per year, `
-        + `with ${pct(down / st.count)} of pixels declining and the steepest declines (< ${sign(p10)}/yr) ${whereDown}.`,
-      quicklook: png,
-    };
   },
 };
