@@ -41,7 +41,11 @@ module.exports = {
   },
   // Keep __dirname real so the bundle finds tool-manifests/ and pixel-worker.js next to it.
   node: { __dirname: false, __filename: false },
-  plugins: [new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 })],
+  plugins: [
+    new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
+    // Marks when the bundle starts loading, so the activation time includes module evaluation.
+    new webpack.BannerPlugin({ banner: 'var __geoweaveLoadStart = performance.now();', raw: true, entryOnly: true, test: /^extension\.js$/ }),
+  ],
   devtool: 'nosources-source-map',
   performance: { hints: false },
   // geotiff's worker pool (unused: the engine has its own workers) resolves its worker by expression.

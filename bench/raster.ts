@@ -13,7 +13,7 @@ const DATA = path.join(ROOT, 'bench', '.data');
 const PY = '/usr/bin/python3';
 const CLI = path.join(ROOT, 'out', 'src', 'cli', 'main.js');
 
-interface Measure { wall: number; rssMB: number }
+interface Measure { wall: number; rssMB: number; cpu: number }
 
 function generate(file: string, size: number): void {
   if (fs.existsSync(file)) return;
@@ -59,19 +59,25 @@ function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.e
       const wall = Number(process.hrtime.bigint() - t0) / 1e9;
       if (code !== 0) { reject(new Error(`${cmd} ${args.join(' ')} failed (${code}):\n${err.slice(-2000)}`)); return; }
       const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
-      resolve({ wall, rssMB: m ? Number(m[1]) / 1024 : NaN });
+      const u = /User time \(seconds\): ([\d.]+)/.exec(err), sy = /System time \(seconds\): ([\d.]+)/.exec(err);
+      resolve({ wall, rssMB: m ? Number(m[1]) / 1024 : NaN, cpu: (u ? Number(u[1]) : 0) + (sy ? Number(sy[1]) : 0) });
     });
   });
 }
 
 function median(xs: number[]): number { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
 
-async function runAll(name: string, runs: number, fn: () => Promise<Measure>): Promise<Measure> {
-  const ms: Measure[] = [];
-  for (let i = 0; i < runs; i++) ms.push(await fn());
-  const m = { wall: median(ms.map((x) => x.wall)), rssMB: median(ms.map((x) => x.rssMB)) };
-  console.log(`${name.padEnd(22)} wall ${m.wall.toFixed(2)} s (min ${Math.min(...ms.map((x) => x.wall)).toFixed(2)})   peak RSS ${m.rssMB.toFixed(0)} MB`);
+function summarize(name: string, ms: Measure[]): Measure {
+  const m = { wall: median(ms.map((x) => x.wall)), rssMB: median(ms.map((x) => x.rssMB)), cpu: median(ms.map((x) => x.cpu)) };
+  console.log(`${name.padEnd(22)} wall ${m.wall.toFixed(2)} s (min ${Math.min(...ms.map((x) => x.wall)).toFixed(2)})   CPU ${m.cpu.toFixed(2)} s   peak RSS ${m.rssMB.toFixed(0)} MB`);
   return m;
+}
+
+/** Runs the methods round-robin (so load changes hit all of them alike) and reports medians. */
+async function interleaved(methods: { name: string; run: () => Promise<Measure> }[], runs: number): Promise<Measure[]> {
+  const res: Measure[][] = methods.map(() => []);
+  for (let i = 0; i < runs; i++) for (let k = 0; k < methods.length; k++) res[k].push(await methods[k].run());
+  return methods.map((m, k) => summarize(m.name, res[k]));
 }
 
 async function main(): Promise<void> {
@@ -87,11 +93,11 @@ async function main(): Promise<void> {
   fs.mkdirSync(out, { recursive: true });
   console.log(`\nNDVI end to end on ${path.relative(ROOT, src)} (${(fs.statSync(src).size / 1e6).toFixed(0)} MB), median of ${runs} runs, ${require('node:os').cpus().length} cores`);
 
-  const gw = await runAll('GeoWeave', runs, () => measure(process.execPath, [CLI, 'run', 'ndvi', '--arg', `image=${src}`, '--arg', 'red=3', '--arg', 'nir=4', '--out', path.join(out, 'gw')]));
-  const calc = await runAll('gdal_calc.py', runs, () => measure('gdal_calc.py', [
+  const gwRun = () => measure(process.execPath, [CLI, 'run', 'ndvi', '--arg', `image=${src}`, '--arg', 'red=3', '--arg', 'nir=4', '--out', path.join(out, 'gw')]);
+  const calcRun = () => measure('gdal_calc.py', [
     '-A', src, '--A_band=3', '-B', src, '--B_band=4', '--calc=(B.astype(numpy.float32)-A)/(B.astype(numpy.float32)+A)',
     '--type=Float32', '--NoDataValue=-9999', '--co=TILED=YES', '--co=COMPRESS=DEFLATE', '--co=PREDICTOR=3', '--overwrite', `--outfile=${path.join(out, 'calc.tif')}`, '--quiet',
-  ]));
+  ]);
   const npCode = `
 import sys
 from osgeo import gdal
@@ -107,7 +113,13 @@ o.SetGeoTransform(d.GetGeoTransform()); o.SetProjection(d.GetProjection())
 b = o.GetRasterBand(1); b.SetNoDataValue(-9999); b.WriteArray(v)
 o = None
 `;
-  const np = await runAll('GDAL+numpy (whole)', runs, () => measure(PY, ['-c', npCode, src, path.join(out, 'numpy.tif')]));
+  const npRun = () => measure(PY, ['-c', npCode, src, path.join(out, 'numpy.tif')]);
+  const load0 = require('node:os').loadavg()[0];
+  const [gw, calc, np] = await interleaved([
+    { name: 'GeoWeave', run: gwRun }, { name: 'gdal_calc.py', run: calcRun }, { name: 'GDAL+numpy (whole)', run: npRun },
+  ], runs);
+  console.log(`(load average ${load0.toFixed(1)} before, ${require('node:os').loadavg()[0].toFixed(1)} after: other processes on the machine inflate wall times)`);
+
 
   const r1 = gw.wall / calc.wall, r2 = gw.wall / np.wall, r3 = gw.rssMB / np.rssMB;
   const ok = (b: boolean) => (b ? 'OK  ' : 'MISS');
@@ -115,12 +127,13 @@ o = None
   console.log(`  ${ok(r1 <= 0.8)} wall vs gdal_calc.py   ${r1.toFixed(2)}  (target <= 0.80)`);
   console.log(`  ${ok(r2 <= 1.0)} wall vs GDAL+numpy     ${r2.toFixed(2)}  (target <= 1.00)`);
   console.log(`  ${ok(r3 <= 0.5)} peak RSS vs GDAL+numpy ${r3.toFixed(2)}  (target <= 0.50)`);
+  console.log(`  (CPU seconds: GeoWeave ${gw.cpu.toFixed(2)} on ${require('node:os').cpus().length} threads, gdal_calc.py ${calc.cpu.toFixed(2)}, GDAL+numpy ${np.cpu.toFixed(2)})`);
 
   if (argv.includes('--big')) {
     const big = path.join(DATA, 'ndvi_20000.tif');
     generate(big, 20000);
     console.log(`\n20000×20000 (${(fs.statSync(big).size / 1e9).toFixed(2)} GB input):`);
-    const b = await runAll('GeoWeave 20000²', 1, () => measure(process.execPath, [CLI, 'run', 'ndvi', '--arg', `image=${big}`, '--arg', 'red=3', '--arg', 'nir=4', '--out', path.join(out, 'big')]));
+    const [b] = await interleaved([{ name: 'GeoWeave 20000²', run: () => measure(process.execPath, [CLI, 'run', 'ndvi', '--arg', `image=${big}`, '--arg', 'red=3', '--arg', 'nir=4', '--out', path.join(out, 'big')]) }], 1);
     console.log(`  ${ok(b.rssMB < 1024)} peak RSS ${b.rssMB.toFixed(0)} MB (target < 1024 MB)`);
     fs.rmSync(path.join(out, 'big'), { recursive: true, force: true });
   } else {

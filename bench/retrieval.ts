@@ -96,52 +96,47 @@ async function annVsExact(n: number, params: Partial<HnswParams>, efs: number[])
   const buildMs = performance.now() - t0;
   const exact = new ExactIndex(emb.dimension, n);
   vecs.forEach((v, i) => exact.add(i, v));
-  for (const q of qv.slice(0, 20)) { exact.search(q, 10); hnsw.search(q, 10); }
-  const exactTimes: number[] = [];
-  const truth: Set<number>[] = [];
-  const tenth: number[] = [];
-  for (const q of qv) {
-    const s = performance.now();
-    const res = exact.search(q, 10);
-    exactTimes.push(performance.now() - s);
-    truth.push(new Set(res.map((x) => x.label)));
-    tenth.push(res[res.length - 1].score);
-  }
-  const exactMean = exactTimes.reduce((a, b) => a + b, 0) / exactTimes.length;
-  console.log(`\nsynthetic catalog: ${n} tools x ${emb.dimension} dims (embed ${(embedMs / 1000).toFixed(1)} s, HNSW build ${(buildMs / 1000).toFixed(1)} s, M=${hnsw.params.M}, efConstruction=${hnsw.params.efConstruction})`);
-  console.log(`  exact scan: mean ${exactMean.toFixed(3)} ms   p50 ${pct(exactTimes, 50).toFixed(3)} ms`);
+  const truth = qv.map((q) => exact.search(q, 10));
+  console.log(`\nsynthetic catalog: ${n} tools x ${emb.dimension} dims (embed ${(embedMs / 1000).toFixed(1)} s, HNSW build ${(buildMs / 1000).toFixed(1)} s, M=${hnsw.params.M}, efConstruction=${hnsw.params.efConstruction}, ${qv.length} queries)`);
+  let chosen: { ef: number; speedup: number; recall: number } | undefined;
   for (const ef of efs) {
     hnsw.setEf(ef);
-    const times: number[] = [];
+    for (const q of qv.slice(0, 20)) { exact.search(q, 10); hnsw.search(q, 10); } // warm-up
+    // Exact and HNSW alternate query by query, so machine load hits both alike.
+    const tE: number[] = [];
+    const tH: number[] = [];
     let hit = 0;
-    let tieHit = 0;
     qv.forEach((q, i) => {
-      const s = performance.now();
+      let s = performance.now();
+      exact.search(q, 10);
+      tE.push(performance.now() - s);
+      s = performance.now();
       const res = hnsw.search(q, 10);
-      times.push(performance.now() - s);
-      for (const x of res) {
-        if (truth[i].has(x.label)) hit++;
-        // Synthetic texts repeat vocabulary, so exact ties at the 10th score are common: a neighbour
-        // with the same similarity as the 10th true one is as correct as it.
-        if (truth[i].has(x.label) || x.score >= tenth[i] - 1e-6) tieHit++;
-      }
+      tH.push(performance.now() - s);
+      const ids = new Set(truth[i].map((x) => x.label));
+      for (const x of res) if (ids.has(x.label)) hit++;
     });
-    const mean = times.reduce((a, b) => a + b, 0) / times.length;
-    const recall = tieHit / (10 * qv.length);
-    console.log(`  HNSW ef=${String(ef).padEnd(4)} mean ${mean.toFixed(3)} ms   p50 ${pct(times, 50).toFixed(3)} ms   recall@10 ${recall.toFixed(4)} (by id ${(hit / (10 * qv.length)).toFixed(4)})   speed-up x${(exactMean / mean).toFixed(1)}`);
+    const recall = hit / (10 * qv.length);
+    const speedup = pct(tE, 50) / pct(tH, 50);
+    console.log(`  ef=${String(ef).padEnd(4)} HNSW p50 ${pct(tH, 50).toFixed(3)} ms p99 ${pct(tH, 99).toFixed(3)} ms | exact p50 ${pct(tE, 50).toFixed(3)} ms | recall@10 ${recall.toFixed(4)} | HNSW ${speedup.toFixed(1)}x faster`);
+    if (!chosen && recall >= 0.98) chosen = { ef, speedup, recall };
   }
+  if (chosen) console.log(`  => ef=${chosen.ef}: recall@10 ${chosen.recall.toFixed(4)}, ${chosen.speedup.toFixed(1)}x faster than the exact scan (targets at 10k: >= 0.98 and >= 20x)`);
+  else console.log('  => no ef reached recall@10 0.98');
 }
 
 async function main(): Promise<void> {
   const only = process.argv[2];
   if (only === 'sweep') {
-    for (const M of [16, 24, 32]) for (const efConstruction of [200, 400]) await annVsExact(10000, { M, efConstruction }, [24, 32, 48, 64, 96]);
+    for (const M of [16, 24, 32]) for (const efConstruction of [200, 400]) await annVsExact(10000, { M, efConstruction }, [32, 48, 64, 96]);
     return;
   }
   await suggestLatency();
-  const params = { M: 16, efConstruction: 200 };
-  await annVsExact(1000, params, [32, 64, 128]);
-  await annVsExact(10000, params, [32, 64, 128]);
+  // Tuned with `node out/bench/retrieval.js sweep`: hashed sparse text vectors need a denser graph
+  // than the index default (M=16) to reach recall 0.98 at a small ef.
+  const params = { M: 32, efConstruction: 400 };
+  await annVsExact(1000, params, [32, 48, 64, 96]);
+  await annVsExact(10000, params, [32, 48, 64, 96]);
 }
 
 main().catch((e) => {

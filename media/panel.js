@@ -110,9 +110,6 @@
       state = m.state;
       vscode.setState(state);
       render();
-    } else if (m.type === 'busy' && state) {
-      state = { ...state, busy: m.message };
-      render();
     }
   });
 

@@ -91,9 +91,8 @@ async function findTool(d: CommandDeps): Promise<void> {
   const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
   qp.title = 'GeoWeave: Find Tool';
   qp.placeholder = 'Describe what you want to do, e.g. "water surface from optical imagery"';
+  // Items come ranked by the index and carry alwaysShow, so label filtering does not hide them.
   qp.matchOnDescription = true;
-  // Items come ranked by the index; VS Code must not re-filter them by label.
-  (qp as unknown as { sortByLabel: boolean }).sortByLabel = false;
   const openButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open manifest' };
   const all = gw.tools.map((t) => ({ id: t.manifest.id, label: t.manifest.id, description: t.manifest.name, detail: t.manifest.description, alwaysShow: true, buttons: [openButton] }));
   qp.items = all;

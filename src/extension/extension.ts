@@ -15,6 +15,11 @@ import { registerCommands } from './commands';
 import { registerStatus } from './status';
 import { registerManifestWatch } from './manifest-authoring';
 
+/** Set by the webpack banner at the first line of dist/extension.js. */
+declare const __geoweaveLoadStart: number | undefined;
+const loadStart = typeof __geoweaveLoadStart === 'number' ? __geoweaveLoadStart : performance.now();
+const loaded = performance.now();
+
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   const log = createLog();
@@ -33,17 +38,18 @@ export function activate(context: vscode.ExtensionContext): void {
     registerStatus(retrieval),
     registerManifestWatch(retrieval, log),
   );
-  const ms = Math.round(performance.now() - started);
-  log.info(`activated in ${ms} ms`);
-  recordActivation(context.globalStorageUri.fsPath, ms);
+  const done = performance.now();
+  const timing = { activationMs: Math.round(done - loadStart), loadMs: Math.round(loaded - loadStart), activateMs: Math.round(done - started) };
+  log.info(`activated in ${timing.activationMs} ms (bundle load ${timing.loadMs} ms, activate ${timing.activateMs} ms)`);
+  recordActivation(context.globalStorageUri.fsPath, timing);
 }
 
 /** The activation time goes to globalStorage too, where tests and benchmarks read it. */
-function recordActivation(dir: string, ms: number): void {
+function recordActivation(dir: string, timing: { activationMs: number; loadMs: number; activateMs: number }): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'activation.json');
-    fs.writeFileSync(file + '.tmp', JSON.stringify({ activationMs: ms, time: new Date().toISOString() }) + '\n');
+    fs.writeFileSync(file + '.tmp', JSON.stringify({ ...timing, time: new Date().toISOString() }) + '\n');
     fs.renameSync(file + '.tmp', file);
   } catch {
     // Not being able to record a measurement must not break activation.

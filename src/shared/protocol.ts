@@ -48,10 +48,8 @@ export interface PanelState {
 
 /** Host → panel. */
 export type HostToPanel =
-  /** Replace the whole view. */
-  | { type: 'state'; state: PanelState }
-  /** Show or clear a progress line without re-sending the state. */
-  | { type: 'busy'; message?: string };
+  /** Replace the whole view (progress and errors travel in `state.busy` / `state.error`). */
+  { type: 'state'; state: PanelState };
 
 /** Panel → host. */
 export type PanelToHost =

@@ -115,3 +115,17 @@ test('a fingerprint mismatch (other embedder or dimension) rebuilds', async () =
   assert.equal(r.update.rebuilt, true);
   assert.ok(sink2.warnings().some((w) => /index file missing/.test(w)));
 });
+
+test('GeoWeave.reload picks up manifest changes incrementally and they are searchable', async () => {
+  const { GeoWeave } = await import('../../src/core/geoweave');
+  const dir = copyCatalog();
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: tmpDir() });
+  writeJson(path.join(dir, 'viewshed.json'), { id: 'viewshed', description: 'Visible area from an observer point on a DEM.', examples: ['what can be seen from the watchtower'] });
+  fs.unlinkSync(path.join(dir, 'evi.json'));
+  const diff = await gw.reload();
+  assert.deepEqual(diff, { added: ['viewshed'], changed: [], removed: ['evi'] });
+  assert.equal((await gw.searchTools('what can be seen from the watchtower', 1))[0].id, 'viewshed');
+  assert.equal(gw.getTool('evi'), undefined);
+  assert.equal(gw.stats().tools, 10);
+  await gw.dispose();
+});

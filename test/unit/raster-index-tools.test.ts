@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runTool, describeRaster, listBuiltinTools } from '../../src/core/raster/engine';
+import { runTool, describeRaster, listBuiltinTools, getToolSpec } from '../../src/core/raster/engine';
 import { main } from '../../src/cli/main';
 import { needGdal, py, PY_READ, readF64, tmpDir, gdalinfoJson } from '../helpers/raster-gdal';
 import { makeS2 } from '../helpers/raster-fixtures';
@@ -11,7 +11,8 @@ import { makeS2 } from '../helpers/raster-fixtures';
 function vsNumpy(src: string, out: string, expr: string, dir: string): [number, number] {
   const dump = path.join(dir, `cmp-${Math.random().toString(36).slice(2)}.f64`);
   py(`${PY_READ}
-import numpy as np
+import numpy as np, warnings
+warnings.simplefilter('ignore')
 b = read(${JSON.stringify(src)})
 with np.errstate(all='ignore'):
     ref = np.asarray(${expr}, dtype=np.float64)
@@ -122,6 +123,15 @@ test('raster_info, quicklook, describeRaster and the CLI --json output', needGda
   assert.equal(item.bands?.find((b) => b.role === 'nir')?.index, 5);
   assert.equal(item.bands?.find((b) => b.role === 'qa')?.index, 8);
   assert.ok(listBuiltinTools().some((t) => t.id === 'ndvi'));
+  assert.deepEqual(Object.keys(getToolSpec('threshold')!.params), ['image', 'band', 'op', 'value']);
+  assert.equal(getToolSpec('no_such_tool'), undefined);
+  const dem = path.join(dir, 'terrain.tif');
+  py(`from osgeo import gdal\nd = gdal.GetDriverByName('GTiff').Create(${JSON.stringify(dem)}, 10, 10, 1, gdal.GDT_Float32)\nd.GetRasterBand(1).SetDescription('elevation')\nd = None`);
+  const demItem = await describeRaster(dem);
+  assert.deepEqual(demItem.roles, ['dem']);
+  assert.equal(demItem.bands?.[0].role, 'dem');
+  const cm = await runTool('cloud_mask', { image: src }, { outDir: path.join(dir, 'o') });
+  assert.deepEqual((await describeRaster(cm.outputs.mask.path)).roles, ['mask']);
 
   const lines: string[] = [];
   const code = await main(['run', 'ndvi', '--arg', `image=${src}`, '--out', path.join(dir, 'cli'), '--json'], { out: (t) => lines.push(t), err: (t) => lines.push(t) });

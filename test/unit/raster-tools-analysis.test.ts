@@ -226,7 +226,7 @@ print(json.dumps({"over": float((a - b).max()), "off": float((np.abs(a - b) > 0.
   assert.match(dd.summary, /mean distance to the nearest mask pixel is \d/);
 });
 
-test('change_difference and time_series_trend match numpy; grid mismatches name both files', { skip }, async () => {
+test('change_difference, change_vector_analysis and time_series_trend match numpy; grid mismatches name both files', { skip }, async () => {
   const c = await runTool('change_difference', { before: 'urban_2018.tif', after: 'urban_2024.tif', band: 'red', threshold: 300 }, { outDir: out('chg'), cwd: cwd() });
   const r = py(READ + `
 a, _ = read(sys.argv[1], 3); b, _ = read(sys.argv[2], 3); d, dnd = read(sys.argv[3]); m, mnd = read(sys.argv[4])
@@ -236,6 +236,19 @@ print(json.dumps({"max": float(np.abs(d - ref).max()), "mask_mismatch": int(((re
   assert.equal(r.max, 0);
   assert.equal(r.mask_mismatch, 0);
   assert.match(c.summary, /increased by more than 300 over [\d.]+% of the valid area \(\d+ ha\), mostly in the (east|north-east|eastern third)/);
+
+  const cva = await runTool('change_vector_analysis', { before: 'urban_2018.tif', after: 'urban_2024.tif', bands: 'nir,swir1' }, { outDir: out('cva'), cwd: cwd() });
+  const cv = py(READ + `
+a5, _ = read(sys.argv[1], 5); a6, _ = read(sys.argv[1], 6); b5, _ = read(sys.argv[2], 5); b6, _ = read(sys.argv[2], 6)
+d1 = b5.astype(np.float64) - a5; d2 = b6.astype(np.float64) - a6
+mag = np.hypot(d1, d2); ang = np.degrees(np.arctan2(d2, d1)) % 360
+m, _ = read(sys.argv[3]); d, dnd = read(sys.argv[4])
+ok = (mag > 0) & (d != dnd)
+dd = np.abs(d[ok] - ang[ok]); dd = np.minimum(dd, 360 - dd)
+print(json.dumps({"mag": float(np.abs(m - mag).max() / mag.max()), "dir": float(dd.max())}))
+`, path.join(dir, 'urban_2018.tif'), path.join(dir, 'urban_2024.tif'), cva.outputs.magnitude.path, cva.outputs.direction.path);
+  assert.ok(cv.mag < 1e-6, `CVA magnitude relative difference ${cv.mag}`);
+  assert.ok(cv.dir < 1e-3, `CVA direction difference ${cv.dir}°`);
 
   const tt = await runTool('time_series_trend', {
     images: ['fire_pre.tif', 'urban_2018.tif', 'urban_2024.tif'], dates: ['2018-01-01', '2020-01-01', '2021-01-01'], band: 'nir',

@@ -30,7 +30,7 @@ const ALIASES: Record<string, string[]> = {
   swir1: ['swir1', 'swir 1', 'swir16', 'b11', 'sr_b6'],
   swir2: ['swir2', 'swir 2', 'swir22', 'b12', 'sr_b7'],
   thermal: ['thermal', 'tir', 'lwir', 'lwir11', 'st_b10', 'b10'],
-  qa: ['qa', 'scl', 'qa_pixel', 'fmask', 'cloud'],
+  qa: ['qa', 'scl', 'qa_pixel', 'fmask'],
   dem: ['dem', 'elevation', 'height', 'altitude'],
 };
 

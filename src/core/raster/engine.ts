@@ -182,17 +182,18 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
   };
   const result = await tool.run(ctx);
   throwIfAborted(signal);
-  if (!result.quicklook) {
-    const main = Object.values(result.outputs).find((o) => o.type === 'raster');
-    if (main) {
-      const ds = await openRaster(main.path);
-      try {
-        const p = await readPreview(ds, 1, 768, signal);
-        const ql = main.path.replace(/\.tiff?$/i, '') + '.png';
-        await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(main), title: path.basename(main.path) });
-        result.quicklook = ql;
-      } finally { await ds.close(); }
-    }
+  // Every raster output gets a quicklook PNG next to it (the tool's own when it made one).
+  for (const o of Object.values(result.outputs)) {
+    if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
+    const ql = o.path.replace(/\.tiff?$/i, '.png');
+    if (result.quicklook === ql || fs.existsSync(ql)) { result.quicklook ??= ql; continue; }
+    throwIfAborted(signal);
+    const ds = await openRaster(o.path);
+    try {
+      const p = await readPreview(ds, 1, 768, signal);
+      await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path) });
+    } finally { await ds.close(); }
+    result.quicklook ??= ql;
   }
   return result;
 }
@@ -216,7 +217,7 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
       else if (/^(ndvi|evi|savi|ndwi|mndwi|ndbi|nbr|ndmi|ndsi|ndci)$/.test(desc)) roles.push('index', desc);
       else if (/dnbr/.test(desc) || /dnbr/.test(name)) roles.push('dnbr');
     }
-    if (bands.some((b) => b.role && b.role !== 'dem')) roles.push('multispectral');
+    if (bands.filter((b) => b.role && !['dem', 'qa', 'thermal'].includes(b.role)).length >= 2) roles.push('multispectral');
     const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : ds.geo.wkt;
     return { path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}) };
   } finally {

@@ -170,6 +170,8 @@ export function whereText(hits: number[], totals?: number[]): string {
   const rb = rows.indexOf(Math.max(...rows)), cb = cols.indexOf(Math.max(...cols));
   if (rows[rb] >= 0.55 && rows[rb] >= cols[cb]) return `mostly in the ${['northern', 'middle', 'southern'][rb]} third`;
   if (cols[cb] >= 0.55) return `mostly in the ${['western', 'central', 'eastern'][cb]} third`;
+  const order = share.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]);
+  if (order[0][0] + order[1][0] >= 0.5) return `mostly in the ${CELL_NAMES[order[0][1]]} and the ${CELL_NAMES[order[1][1]]}`;
   if (share[4] >= 0.3) return 'concentrated around the centre';
   return 'spread across the scene';
 }

@@ -93,11 +93,11 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     for (const q of queries) queryRel.push(await relevance(ctx, q.text, parseQuery(q.text).terms, 'hybrid', pool, opts.signal));
   }
   // In full mode the task signal is the forward ranking itself (text + graph + workflow + learned),
-  // scaled so the best forward candidate scores 1.
+  // scaled so a strong best forward candidate scores 1 (weak tasks stay weak).
   const fwdScore = new Map<string, number>();
   if (mode === 'full') {
     const fwd = await forwardCandidates(ctx, memory.task, { k: Math.min(ctx.tools.size, Math.max(30, k * 3)), mode: 'full', signal: opts.signal });
-    const top = Math.max(1e-9, fwd.candidates[0]?.score ?? 1);
+    const top = Math.max(1, fwd.candidates[0]?.score ?? 1);
     for (const c of fwd.candidates) fwdScore.set(c.id, Math.max(0, c.score / top));
   }
   const produced = outputsAsData(memory.trace);
@@ -108,6 +108,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     for (const s of window) for (const e of ctx.graph.downstream(s.tool)) universe.add(e.to);
     for (const s of window) for (const t of ctx.learned.transitionsFrom(s.tool)) universe.add(t.to);
   }
+
+  const bridges = mode === 'full' ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
 
   const all: ComplementarySuggestion[] = [];
   for (const id of universe) {
@@ -120,6 +122,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let graph = 0;
     let learned = 0;
     let affinity = 0;
+    let bridge = 0;
     let feed = 0;
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
@@ -138,7 +141,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       feed = f.score;
       from = f.from;
       affinity = ctx.learned.affinity(taskParsed.terms, id).score;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.nextAffinity * affinity - w.done * penalty;
+      bridge = bridges.get(id)?.score ?? 0;
+      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.nextAffinity * affinity + w.bridge * bridge - w.done * penalty;
     } else {
       score -= penalty;
     }
@@ -148,8 +152,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), done: penalty },
-      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx),
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), done: penalty },
+      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });
   }
@@ -167,12 +171,16 @@ function round(x: number): number {
 
 function shortWhat(m: ToolManifest): string {
   const out = m.outputs?.[0];
-  const what = out?.unit ?? out?.description ?? m.description.split(/[.;]/)[0];
+  const what = out?.description?.split(/[.;]/)[0] ?? out?.unit ?? m.description.split(/[.;]/)[0];
   return what.length > 70 ? what.slice(0, 67).trimEnd() + '…' : what;
 }
 
-function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext): string {
+function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string): string {
   const name = humanName(m).toLowerCase();
+  if (goal && r === 'extend') {
+    const g = ctx.tools.get(goal);
+    return `extend: ${name} turns your ${outText || 'result'} into the input ${g ? humanName(g).toLowerCase() : goal} needs`;
+  }
   const src = from?.producedBy && from.producedBy !== lastTool ? `${from.producedBy} output` : outText || 'result';
   const what = shortWhat(m);
   switch (r) {
@@ -189,6 +197,43 @@ function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataIte
       return `extend: ${name} takes your ${src} further — ${what.toLowerCase()}${after}`;
     }
   }
+}
+
+const PRODUCT_ROLES = new Set(['class', 'mask', 'index', 'dnbr', 'labels', 'severity', 'dem', 'slope']);
+
+/**
+ * Bridges: the task's likely goal tools (high forward score) may need a product (a mask, a class
+ * map…) that nothing produced yet; a tool that consumes what exists and yields that product is
+ * the missing link (an NDVI index → threshold → the mask that connected patches needs).
+ */
+function bridgeScores(ctx: RetrievalContext, fwdScore: Map<string, number>, produced: DataItem[], refine: number): Map<string, { score: number; goal: string }> {
+  const have = new Set(produced.flatMap((p) => p.roles ?? []));
+  const goals: { id: string; score: number; unmet: string[][]; met: string[] }[] = [];
+  for (const [id, score] of fwdScore) {
+    if (score < 0.3) continue;
+    const needs = (ctx.tools.get(id)?.inputs ?? [])
+      .filter((p) => p.required !== false && p.type === 'raster')
+      .map((p) => (p.bands ?? []).filter((b) => PRODUCT_ROLES.has(b)))
+      .filter((alts) => alts.length);
+    const unmet = needs.filter((alts) => !alts.some((r) => have.has(r)));
+    const met = needs.flatMap((alts) => alts.filter((r) => have.has(r)));
+    goals.push({ id, score, unmet, met });
+  }
+  const out = new Map<string, { score: number; goal: string }>();
+  for (const m of ctx.tools.values()) {
+    if (feedScore(m, produced, undefined).score <= 0) continue;
+    const yields = new Set(outputsFromManifest(m).flatMap((o) => o.roles ?? []));
+    const takes = new Set((m.inputs ?? []).filter((p) => p.required !== false).flatMap((p) => p.bands ?? []));
+    for (const g of goals) {
+      if (g.id === m.id) continue;
+      let v = 0;
+      if (g.unmet.some((alts) => alts.some((r) => yields.has(r)))) v = g.score;
+      // A refiner (mask in, mask out) cleans what the goal already could take: a weaker link.
+      else if (g.met.some((r) => takes.has(r) && yields.has(r))) v = refine * g.score;
+      if (v > 0 && (!out.has(m.id) || out.get(m.id)!.score < v)) out.set(m.id, { score: v, goal: g.id });
+    }
+  }
+  return out;
 }
 
 /** Outputs a step of `tool` produces according to its manifest (used when only tool ids are known). */

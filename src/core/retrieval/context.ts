@@ -26,6 +26,10 @@ export interface Weights {
   nextGraph: number;
   transition: number;
   nextAffinity: number;
+  /** Backward: the tool turns what exists into the product a likely goal tool needs. */
+  bridge: number;
+  /** Share of a bridge's credit given to refiners (mask in, mask out) before a goal. */
+  refine: number;
   done: number;
   /** Minimum workflow score to offer a template. */
   workflowThreshold: number;
@@ -44,6 +48,8 @@ export const DEFAULT_WEIGHTS: Weights = {
   nextGraph: 0.25,
   transition: 0.2,
   nextAffinity: 1.3,
+  bridge: 0.15,
+  refine: 1,
   done: 1.0,
   workflowThreshold: 0.6,
 };

@@ -8,6 +8,9 @@ import { relevance, Relevance } from './relevance';
 import { executability } from './executability';
 import { humanName } from '../index/text';
 import { analyze } from '../index/bm25';
+import { stem, tokenizeDetailed } from '../embed/tokenize';
+
+const HAN = /\p{Script=Han}/u;
 
 export interface ForwardOptions { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal }
 
@@ -108,7 +111,13 @@ export async function matchWorkflow(ctx: RetrievalContext, task: string, parsed:
 const CONCEPT_PREFIX = 'c:';
 
 function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r: Relevance, graphWhy: string[], learnedTerms: string[], readiness: string[]): Explanation {
-  const matchedTerms = r.matched.filter((t) => !t.startsWith(CONCEPT_PREFIX)).slice(0, 6);
+  // Show the analyst's own words, not stems; single Chinese characters say little on their own.
+  const surface = new Map<string, string>();
+  for (const w of tokenizeDetailed(parsed.text).rawWords) if (!surface.has(stem(w))) surface.set(stem(w), w);
+  const matchedTerms = r.matched
+    .filter((t) => !t.startsWith(CONCEPT_PREFIX) && !(HAN.test(t) && [...t].length < 2))
+    .map((t) => surface.get(t) ?? t)
+    .slice(0, 6);
   const concepts = r.matched.filter((t) => t.startsWith(CONCEPT_PREFIX)).map((t) => t.slice(2).replace(/_/g, ' '));
   const qTerms = new Set(parsed.terms);
   const matchedTags = (m.tags ?? []).filter((tag) => analyze(tag).some((t) => qTerms.has(t))).slice(0, 3);

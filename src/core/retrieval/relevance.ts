@@ -2,6 +2,9 @@
 import type { RetrievalContext, RetrievalMode } from './context';
 import { embedQuery } from './context';
 
+const DENSE_FLOOR = 0.4;
+const LEXICAL_FLOOR = 12;
+
 export interface Relevance {
   dense: number;
   lexical: number;
@@ -28,8 +31,10 @@ export async function relevance(ctx: RetrievalContext, text: string, terms: stri
   const ids = new Set<string>([...dense.keys(), ...lex.map((h) => h.id)]);
   const lexBy = new Map(lex.map((h) => [h.id, h]));
   if (q) for (const id of ids) if (!dense.has(id)) dense.set(id, ctx.index.score(q, id));
-  const dMax = Math.max(1e-9, ...dense.values());
-  const lMax = Math.max(1e-9, ...lex.map((h) => h.score));
+  // Scores are relative to the best candidate, but never to a weak best: floors near the median
+  // best score of real tasks keep junk queries ("x", "hello") from looking like perfect matches.
+  const dMax = Math.max(DENSE_FLOOR, ...dense.values());
+  const lMax = Math.max(LEXICAL_FLOOR, ...lex.map((h) => h.score));
   const { weights: w } = ctx;
   for (const id of ids) {
     if (!ctx.tools.has(id)) continue;

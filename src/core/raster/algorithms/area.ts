@@ -37,7 +37,7 @@ export function rowPixelAreas(gt: GeoTransform, h: number, geographic: boolean):
 }
 
 /** Pixel size in metres (x, y) at the raster centre: for distances and slopes on geographic grids. */
-export function pixelSizeMetres(gt: GeoTransform, w: number, h: number, geographic: boolean): { x: number; y: number } {
+export function pixelSizeMetres(gt: GeoTransform, _w: number, h: number, geographic: boolean): { x: number; y: number } {
   if (!geographic) return { x: Math.hypot(gt[1], gt[4]), y: Math.hypot(gt[2], gt[5]) };
   const lat = (gt[3] + (h / 2) * gt[5]) * Math.PI / 180;
   const s = Math.sin(lat);

@@ -45,7 +45,7 @@ export function connectedComponents(
     sizes.push(size); sx.push(sumX / size); sy.push(sumY / size);
   }
   // Relabel by descending size (ties by first appearance) and drop small ones.
-  const order = sizes.map((s, i) => i).filter((i) => sizes[i] >= minPixels).sort((a, b) => sizes[b] - sizes[a] || a - b);
+  const order = sizes.map((_, i) => i).filter((i) => sizes[i] >= minPixels).sort((a, b) => sizes[b] - sizes[a] || a - b);
   const map = new Int32Array(next + 1);
   order.forEach((old, i) => { map[old + 1] = i + 1; });
   for (let i = 0; i < raw.length; i++) if (raw[i] !== 0) raw[i] = map[raw[i]];

@@ -25,30 +25,50 @@ function isValid(bands: ArrayLike<number>[], i: number): boolean {
   return true;
 }
 
-export function fitKMeans(bands: ArrayLike<number>[], opts: KMeansOptions): KMeansModel {
-  const nb = bands.length, n = bands[0].length;
-  const rand = mulberry32(opts.seed);
-  const want = opts.sampleSize ?? 20000;
-  // Random (Bernoulli) sample of valid pixels: a strided scan would alias with periodic structure.
-  let validCount = 0;
-  for (let i = 0; i < n; i++) if (isValid(bands, i)) validCount++;
-  if (validCount < opts.k) throw new Error(`k-means needs at least k=${opts.k} valid pixels, found ${validCount}`);
-  const p = Math.min(1, want / validCount);
-  const idx: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (!isValid(bands, i)) continue;
-    if (p === 1 || rand() < p) idx.push(i);
+/** Seeded reservoir sample of valid pixels (rows of band values), fed strip by strip. */
+export class KMeansSampler {
+  readonly X: Float64Array;
+  private seen = 0;
+  private rand: () => number;
+  constructor(readonly nb: number, readonly want: number, seed: number) {
+    this.X = new Float64Array(want * nb);
+    this.rand = mulberry32(seed);
   }
-  const m = idx.length;
+  get size(): number { return Math.min(this.seen, this.want); }
+  get validSeen(): number { return this.seen; }
+  add(bands: ArrayLike<number>[]): void {
+    const { nb, want, X } = this;
+    const n = bands[0].length;
+    for (let i = 0; i < n; i++) {
+      if (!isValid(bands, i)) continue;
+      const slot = this.seen < want ? this.seen : Math.floor(this.rand() * (this.seen + 1));
+      this.seen++;
+      if (slot >= want) continue;
+      for (let b = 0; b < nb; b++) X[slot * nb + b] = bands[b][i];
+    }
+  }
+}
+
+export function fitKMeans(bands: ArrayLike<number>[], opts: KMeansOptions): KMeansModel {
+  const sampler = new KMeansSampler(bands.length, opts.sampleSize ?? 20000, opts.seed);
+  sampler.add(bands);
+  return fitKMeansOnSample(sampler, opts);
+}
+
+/** Fits on a sample: standardises each band, k-means++ initialisation, Lloyd iterations. */
+export function fitKMeansOnSample(sampler: KMeansSampler, opts: KMeansOptions): KMeansModel {
+  const nb = sampler.nb, m = sampler.size;
+  if (m < opts.k) throw new Error(`k-means needs at least k=${opts.k} valid pixels, found ${sampler.validSeen}`);
+  const rand = mulberry32(opts.seed + 0x9e3779b9);
   const mean = new Array(nb).fill(0), std = new Array(nb).fill(0);
   for (let b = 0; b < nb; b++) {
-    let s = 0, ss = 0;
-    for (const i of idx) { const v = bands[b][i]; s += v; ss += v * v; }
-    mean[b] = s / m;
+    let sm = 0, ss = 0;
+    for (let j = 0; j < m; j++) { const v = sampler.X[j * nb + b]; sm += v; ss += v * v; }
+    mean[b] = sm / m;
     std[b] = Math.sqrt(Math.max(ss / m - mean[b] * mean[b], 0)) || 1;
   }
   const X = new Float64Array(m * nb);
-  for (let j = 0; j < m; j++) for (let b = 0; b < nb; b++) X[j * nb + b] = (bands[b][idx[j]] - mean[b]) / std[b];
+  for (let j = 0; j < m; j++) for (let b = 0; b < nb; b++) X[j * nb + b] = (sampler.X[j * nb + b] - mean[b]) / std[b];
 
   const k = opts.k;
   const C = new Float64Array(k * nb);

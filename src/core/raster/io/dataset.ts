@@ -21,7 +21,7 @@ export interface RasterDataset {
 }
 
 type TypedArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
-type ArrayCtor = new (n: number | ArrayBufferLike, off?: number, len?: number) => TypedArray;
+type ArrayCtor = { new (n: number | ArrayBufferLike, off?: number, len?: number): TypedArray; BYTES_PER_ELEMENT: number };
 
 const CTORS: Record<DType, ArrayCtor> = {
   uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
@@ -121,17 +121,15 @@ class TiffDataset implements RasterDataset {
       const dt = dtypeOf(image.getSampleFormat(0), bits);
       this.half = dt === 'float16';
       this.dtype = dt === 'float16' ? 'float32' : dt;
-      this.bytes = dt === 'float16' ? 2 : CTORS[this.dtype].prototype.constructor === Float64Array ? 8 : (new CTORS[this.dtype](1)).BYTES_PER_ELEMENT;
+      this.bytes = dt === 'float16' ? 2 : CTORS[this.dtype].BYTES_PER_ELEMENT;
       if (this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1) > (512 << 20)) {
         throw new Error(`tile size ${this.blockWidth}x${this.blockHeight} is implausibly large`);
       }
       this.tilesAcross = Math.ceil(this.width / this.blockWidth);
       this.tilesDown = Math.ceil(this.height / this.blockHeight);
       this.geo = await readGeoInfo(image);
-      const nd = image.getGDALNoData?.();
       const ndStr = image.fileDirectory.hasTag('GDAL_NODATA') ? String(await image.fileDirectory.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
-      this.nodata = /^nan$/i.test(ndStr) ? NaN : (nd === null || nd === undefined || Number.isNaN(nd) ? (ndStr ? NaN : null) : nd);
-      if (ndStr && !/^nan$/i.test(ndStr) && Number.isNaN(Number(ndStr))) this.nodata = null;
+      this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;
       const xml = image.fileDirectory.hasTag('GDAL_METADATA') ? String(await image.fileDirectory.loadValue('GDAL_METADATA')) : undefined;
       const meta = parseGdalMetadata(xml, this.bandCount);
       this.bandDescriptions = meta.map((m) => m.description);

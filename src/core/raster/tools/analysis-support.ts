@@ -8,6 +8,7 @@ import { whereText } from '../stats';
 import type { ToolContext } from './types';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { rowPixelAreas } from '../algorithms/area';
+import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
 import { outPath as commonOutPath } from './common';
 
 export function checkAbort(signal: AbortSignal): void {
@@ -244,13 +245,14 @@ export function sig(v: number, digits = 3): number {
 export interface StripOutput { path: string; dtype: OutType; nodata: number | null; description: string }
 
 /**
- * Processes the grid of `like` in strips of one writer tile row: reads each input strip, calls
- * compute(inputs, y0, rows) for the output strips (w×rows each), writes them tile by tile. Memory
+ * Processes the grid of `like` in strips of one writer tile row: reads each input strip (plus `halo`
+ * rows above/below for window operators), calls compute(inputs, y0, rows, top) for the output strips (w×rows each), writes them tile by tile. Memory
  * stays at a few strips whatever the raster size; on error or abort every output is removed.
  */
 export async function streamStrips(
   ctx: ToolContext, like: RasterDataset, inputs: ResolvedBand[], outs: StripOutput[],
-  compute: (ins: Float32Array[], y0: number, rows: number) => ArrayLike<number>[],
+  compute: (ins: Float32Array[], y0: number, rows: number, top: number) => ArrayLike<number>[],
+  halo = 0,
 ): Promise<void> {
   const { width: w, height: h } = like;
   const writers: GeoTiffWriter[] = [];
@@ -264,9 +266,11 @@ export async function streamStrips(
     for (let by = 0; by < writers[0].tilesDown; by++) {
       checkAbort(ctx.signal);
       const y0 = by * tile, rows = Math.min(tile, h - y0);
+      // With a halo, inputs carry up to `halo` extra rows above and below (fewer at the raster edges).
+      const top = Math.min(halo, y0), bottom = Math.min(halo, h - y0 - rows);
       const ins: Float32Array[] = [];
-      for (const b of inputs) ins.push(await readResolved(b, 0, y0, w, rows, ctx.signal));
-      const strips = compute(ins, y0, rows);
+      for (const b of inputs) ins.push(await readResolved(b, 0, y0 - top, w, rows + top + bottom, ctx.signal));
+      const strips = compute(ins, y0, rows, top);
       for (let k = 0; k < writers.length; k++) {
         const wr = writers[k], strip = strips[k];
         for (let bx = 0; bx < wr.tilesAcross; bx++) {
@@ -341,4 +345,32 @@ export class Preview {
       }
     }
   }
+}
+
+/** Read-only pass over inputs in strips (for statistics needed before writing, e.g. an Otsu histogram). */
+export async function scanStrips(ctx: ToolContext, like: RasterDataset, inputs: ResolvedBand[], visit: (ins: Float32Array[], y0: number, rows: number) => void): Promise<void> {
+  const { width: w, height: h } = like;
+  const rows = 512;
+  for (let y0 = 0; y0 < h; y0 += rows) {
+    checkAbort(ctx.signal);
+    const n = Math.min(rows, h - y0);
+    const ins: Float32Array[] = [];
+    for (const b of inputs) ins.push(await readResolved(b, 0, y0, w, n, ctx.signal));
+    visit(ins, y0, n);
+  }
+}
+
+/** Otsu threshold of a derived quantity computed strip by strip (two read passes: range, then histogram). */
+export async function streamedOtsu(
+  ctx: ToolContext, like: RasterDataset, inputs: ResolvedBand[], derive: (ins: Float32Array[]) => ArrayLike<number>, bins = 256,
+): Promise<OtsuResult> {
+  let min = Infinity, max = -Infinity;
+  await scanStrips(ctx, like, inputs, (ins) => {
+    const r = finiteRange(derive(ins));
+    if (r.count) { if (r.min < min) min = r.min; if (r.max > max) max = r.max; }
+  });
+  if (!(max >= min)) return { threshold: NaN, min: NaN, max: NaN, validCount: 0, separability: 0 };
+  const hist = new Float64Array(bins);
+  await scanStrips(ctx, like, inputs, (ins) => { histogram(derive(ins), min, max, bins, hist); });
+  return otsuFromHistogram(hist, min, max);
 }

@@ -1,9 +1,12 @@
-/** area_by_class: pixels, m², ha, km² and percent per class value (projected or geographic grids). */
+/** area_by_class: pixels, m², ha, km² and percent per class value (projected or geographic grids), read in strips. */
 import type { BuiltinTool } from './types';
 import { areaByClass, ClassArea } from '../algorithms/area';
-import { loadBand, outPath, writeCsv, whereOf, rowAreas, areaText, labelsFromDescription, checkAbort } from './analysis-support';
+import { readResolved } from '../bands';
+import { resolveRoles, closeResolved, outPath, writeCsv, rowAreas, areaText, labelsFromDescription, checkAbort } from './analysis-support';
+import { whereText } from '../stats';
 
 const MAX_CLASSES = 1000;
+const STRIP = 256;
 const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
 export const areaByClassTool: BuiltinTool = {
@@ -13,48 +16,68 @@ export const areaByClassTool: BuiltinTool = {
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
-    const b = await loadBand(ctx, 'image');
-    const { data, w, h, ds } = b;
-    const rowA = rowAreas(ds);
-    const acc = new Map<number, ClassArea>();
-    const rows = 64;
-    for (let y = 0; y < h; y += rows) {
-      checkAbort(ctx.signal);
-      const n = Math.min(rows, h - y);
-      areaByClass(data.subarray(y * w, (y + n) * w), w, n, rowA, y, acc);
-      if (acc.size > MAX_CLASSES) {
-        throw new Error(`argument "image": ${ds.source} band ${b.band} has more than ${MAX_CLASSES} distinct values; it looks continuous, so reclassify or threshold it first`);
+    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    try {
+      const b = R.band, ds = b.dataset;
+      const { width: w, height: h } = ds;
+      const rowA = rowAreas(ds);
+      const acc = new Map<number, ClassArea>();
+      const cells = new Map<number, number[]>();
+      const validCells = new Array(9).fill(0);
+      const cx1 = Math.ceil(w / 3), cx2 = Math.ceil((2 * w) / 3), cy1 = Math.ceil(h / 3), cy2 = Math.ceil((2 * h) / 3);
+      for (let y0 = 0; y0 < h; y0 += STRIP) {
+        checkAbort(ctx.signal);
+        const rows = Math.min(STRIP, h - y0);
+        const data = await readResolved(b, 0, y0, w, rows, ctx.signal);
+        areaByClass(data, w, rows, rowA, y0, acc);
+        if (acc.size > MAX_CLASSES) {
+          throw new Error(`argument "image": ${ds.source} band ${b.band} has more than ${MAX_CLASSES} distinct values; it looks continuous, so reclassify or threshold it first`);
+        }
+        for (let r = 0; r < rows; r++) {
+          const rc = y0 + r < cy1 ? 0 : y0 + r < cy2 ? 3 : 6;
+          for (let x = 0; x < w; x++) {
+            const v = data[r * w + x];
+            if (v !== v) continue;
+            const cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
+            validCells[cell]++;
+            let c = cells.get(v);
+            if (!c) { c = new Array(9).fill(0); cells.set(v, c); }
+            c[cell]++;
+          }
+        }
+        ctx.progress(Math.min(1, (y0 + rows) / h));
       }
-    }
-    const labels = labelsFromDescription(ds.bandDescriptions[b.band - 1]);
-    const entries = [...acc.values()].sort((a, c) => a.value - c.value);
-    const totalM2 = entries.reduce((s, e) => s + e.m2, 0);
-    const table = entries.map((e) => ({
-      class: e.value,
-      pixels: e.pixels,
-      m2: Number(e.m2.toFixed(3)),
-      ha: Number((e.m2 / 1e4).toFixed(5)),
-      km2: Number((e.m2 / 1e6).toFixed(7)),
-      percent: totalM2 ? Number(((100 * e.m2) / totalM2).toFixed(4)) : 0,
-      ...(labels ? { label: labels[e.value] ?? '' } : {}),
-    }));
-    const columns = ['class', 'pixels', 'm2', 'ha', 'km2', 'percent', ...(labels ? ['label'] : [])];
-    const file = writeCsv(outPath(ctx, 'area_by_class', 'table', 'csv'), columns, table);
-    const name = (v: number) => (labels?.[v] ? `${labels[v]} (${v})` : `class ${v}`);
-    const byArea = [...table].sort((a, c) => c.m2 - a.m2);
-    const parts = byArea.slice(0, 3).map((r) => `${name(r.class)} ${areaText(r.m2)} (${r.percent.toFixed(1)}%)`);
-    // Locate the largest class that is neither background 0 nor the majority (masks: the 1s; severity: the burn).
-    const focus = byArea.find((r) => r.class !== 0 && r.percent < 50) ?? byArea.find((r) => r.class !== 0) ?? byArea[0];
-    const where = focus ? whereOf(w, h, (i) => data[i] === focus.class, (i) => data[i] === data[i]) : '';
-    return {
-      tool: 'area_by_class',
-      outputs: { table: { path: file, type: 'table', description: `area per class of ${ds.source}` } },
-      stats: {
-        table, total_m2: totalM2, total_ha: totalM2 / 1e4, classes: table.length,
-        pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : `${rowA[0]} m² (projected)`,
-      },
-      summary: `${table.length} classes over ${areaText(totalM2)}: ${parts.join(', ')}${byArea.length > 3 ? ` and ${byArea.length - 3} smaller` : ''}. `
-        + (focus ? `${cap(name(focus.class))} lies ${where}.` : ''),
-    };
+      const labels = labelsFromDescription(ds.bandDescriptions[b.band - 1]);
+      const entries = [...acc.values()].sort((a, c) => a.value - c.value);
+      const totalM2 = entries.reduce((s, e) => s + e.m2, 0);
+      const table = entries.map((e) => ({
+        class: e.value,
+        pixels: e.pixels,
+        m2: Number(e.m2.toFixed(3)),
+        ha: Number((e.m2 / 1e4).toFixed(5)),
+        km2: Number((e.m2 / 1e6).toFixed(7)),
+        percent: totalM2 ? Number(((100 * e.m2) / totalM2).toFixed(4)) : 0,
+        ...(labels ? { label: labels[e.value] ?? '' } : {}),
+      }));
+      const columns = ['class', 'pixels', 'm2', 'ha', 'km2', 'percent', ...(labels ? ['label'] : [])];
+      const file = writeCsv(outPath(ctx, 'area_by_class', 'table', 'csv'), columns, table);
+      const name = (v: number) => (labels?.[v] ? `${labels[v]} (${v})` : `class ${v}`);
+      const byArea = [...table].sort((a, c) => c.m2 - a.m2);
+      const parts = byArea.slice(0, 3).map((r) => `${name(r.class)} ${areaText(r.m2)} (${r.percent.toFixed(1)}%)`);
+      // Locate the largest class that is neither background 0 nor the majority (masks: the 1s; severity: the burn).
+      const focus = byArea.find((r) => r.class !== 0 && r.percent < 50) ?? byArea.find((r) => r.class !== 0) ?? byArea[0];
+      return {
+        tool: 'area_by_class',
+        outputs: { table: { path: file, type: 'table', description: `area per class of ${ds.source}` } },
+        stats: {
+          table, total_m2: totalM2, total_ha: totalM2 / 1e4, classes: table.length,
+          pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : `${rowA[0]} m² (projected)`,
+        },
+        summary: table.length === 0
+          ? `No valid pixels in ${ds.source} band ${b.band}.`
+          : `${table.length} classes over ${areaText(totalM2)}: ${parts.join(', ')}${byArea.length > 3 ? ` and ${byArea.length - 3} smaller` : ''}. `
+            + `${cap(name(focus.class))} lies ${whereText(cells.get(focus.class)!, validCells)}.`,
+      };
+    } finally { await closeResolved(R); }
   },
 };

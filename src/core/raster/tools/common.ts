@@ -70,10 +70,18 @@ export async function readPreview(ds: RasterDataset, band: number, maxSide = 768
   const f = Math.max(1, Math.ceil(Math.max(ds.width, ds.height) / maxSide));
   const w = Math.ceil(ds.width / f), h = Math.ceil(ds.height / f);
   const data = new Float32Array(w * h);
-  for (let py = 0; py < h; py++) {
+  // Read one tile row at a time (each tile decoded once), then pick the preview rows inside it.
+  const th = Math.max(1, ds.blockHeight);
+  for (let y0 = 0; y0 < ds.height; y0 += th) {
     throwIfAborted(signal);
-    const row = await ds.readWindow(band, 0, py * f, ds.width, 1, signal);
-    for (let px = 0; px < w; px++) data[py * w + px] = row[px * f];
+    const y1 = Math.min(ds.height, y0 + th);
+    const first = Math.ceil(y0 / f);
+    if (first * f >= y1) continue;
+    const strip = await ds.readWindow(band, 0, y0, ds.width, y1 - y0, signal);
+    for (let py = first; py * f < y1; py++) {
+      const ro = (py * f - y0) * ds.width;
+      for (let px = 0; px < w; px++) data[py * w + px] = strip[ro + px * f];
+    }
   }
   return { data, w, h };
 }

@@ -1,8 +1,8 @@
-/** hillshade: Horn hillshade 1..255 (0 = nodata), as gdaldem hillshade. */
+/** hillshade: Horn hillshade 1..255 (0 = nodata), as gdaldem hillshade; streamed in strips. */
 import type { BuiltinTool } from './types';
 import { hillshade } from '../algorithms/terrain';
-import { loadDem } from './terrain-support';
-import { outPath, writeBand, quicklook, whereOf } from './analysis-support';
+import { openDem, streamTerrain } from './terrain-support';
+import { outPath, quicklook, Preview, WhereCounter } from './analysis-support';
 import { pct } from '../stats';
 
 export const hillshadeTool: BuiltinTool = {
@@ -17,32 +17,39 @@ export const hillshadeTool: BuiltinTool = {
     const azimuth = Number(ctx.args.azimuth ?? 315), altitude = Number(ctx.args.altitude ?? 45), z = Number(ctx.args.z_factor ?? 1);
     if (!(altitude >= 0 && altitude <= 90)) throw new Error(`argument "altitude" must be between 0 and 90 degrees, got ${ctx.args.altitude}`);
     if (!(z > 0)) throw new Error(`argument "z_factor" must be positive, got ${ctx.args.z_factor}`);
-    const { dem, grid, note } = await loadDem(ctx);
-    const f = hillshade(dem.data, grid, { azimuth, altitude, zFactor: z }, ctx.signal);
-    const out = new Uint8Array(f.length);
-    let valid = 0, dark = 0, sum = 0;
-    for (let i = 0; i < f.length; i++) {
-      const v = f[i];
-      if (v !== v) continue;
-      // GDAL converts the float shade to Byte by rounding to nearest.
-      const b = Math.max(1, Math.min(255, Math.floor(v + 0.5)));
-      out[i] = b; valid++; sum += b;
-      if (b < 100) dark++;
-    }
-    if (valid === 0) throw new Error(`argument "dem": ${dem.ds.source} has no 3x3 window without nodata`);
-    const file = await writeBand(outPath(ctx, 'hillshade', 'hillshade', 'tif'), dem.ds, out, 'uint8', 0, `hillshade (azimuth ${azimuth}, altitude ${altitude})`);
-    const ql = new Float32Array(out.length);
-    for (let i = 0; i < out.length; i++) ql[i] = out[i] === 0 ? NaN : out[i];
-    const png = await quicklook(outPath(ctx, 'hillshade', 'hillshade', 'png'), ql, dem.w, dem.h, { kind: 'hillshade', title: `Hillshade ${azimuth}°/${altitude}°` });
-    const where = whereOf(dem.w, dem.h, (i) => out[i] !== 0 && out[i] < 100, (i) => out[i] !== 0);
-    return {
-      tool: 'hillshade',
-      outputs: { hillshade: { path: file, type: 'raster', roles: ['hillshade'], description: `shaded relief, sun at ${azimuth}° azimuth, ${altitude}° altitude` } },
-      stats: { mean: sum / valid, shadow_fraction: Number((dark / valid).toFixed(4)), azimuth, altitude, z_factor: z, ...(note ? { note } : {}) },
-      summary: dark
-        ? `With the sun at ${azimuth}°/${altitude}°, ${pct(dark / valid)} of the terrain is in shade (grey < 100), ${where}, on slopes facing away from the sun; mean brightness ${Math.round(sum / valid)} of 255.`
-        : `With the sun at ${azimuth}°/${altitude}° the relief is gentle: no pixel falls below grey 100; mean brightness ${Math.round(sum / valid)} of 255.`,
-      quicklook: png,
-    };
+    const dem = await openDem(ctx);
+    try {
+      let valid = 0, dark = 0, sum = 0;
+      const where = new WhereCounter(dem.w, dem.h);
+      const preview = new Preview(dem.w, dem.h);
+      const file = outPath(ctx, 'hillshade', 'hillshade', 'tif');
+      await streamTerrain(ctx, dem, { path: file, dtype: 'uint8', nodata: 0, description: `hillshade (azimuth ${azimuth}, altitude ${altitude})` },
+        (zz, g) => hillshade(zz, g, { azimuth, altitude, zFactor: z }, ctx.signal),
+        (f, y0, rows) => {
+          const out = new Uint8Array(f.length);
+          for (let i = 0; i < f.length; i++) {
+            const v = f[i];
+            if (v !== v) continue;
+            // GDAL converts the float shade to Byte by rounding to nearest.
+            const b = Math.max(1, Math.min(255, Math.floor(v + 0.5)));
+            out[i] = b; valid++; sum += b;
+            if (b < 100) dark++;
+          }
+          where.add(y0, rows, (i) => out[i] !== 0 && out[i] < 100, (i) => out[i] !== 0);
+          preview.add(out, y0, rows, 0);
+          return out;
+        });
+      if (valid === 0) throw new Error(`argument "dem": ${dem.ds.source} has no 3x3 window without nodata`);
+      const png = await quicklook(outPath(ctx, 'hillshade', 'hillshade', 'png'), preview.data, preview.pw, preview.ph, { kind: 'hillshade', title: `Hillshade ${azimuth}°/${altitude}°` });
+      return {
+        tool: 'hillshade',
+        outputs: { hillshade: { path: file, type: 'raster', roles: ['hillshade'], description: `shaded relief, sun at ${azimuth}° azimuth, ${altitude}° altitude` } },
+        stats: { mean: sum / valid, shadow_fraction: Number((dark / valid).toFixed(4)), azimuth, altitude, z_factor: z, ...(dem.note ? { note: dem.note } : {}) },
+        summary: dark
+          ? `With the sun at ${azimuth}°/${altitude}°, ${pct(dark / valid)} of the terrain is in shade (grey < 100), ${where.text()}, on slopes facing away from the sun; mean brightness ${Math.round(sum / valid)} of 255.`
+          : `With the sun at ${azimuth}°/${altitude}° the relief is gentle: no pixel falls below grey 100; mean brightness ${Math.round(sum / valid)} of 255.`,
+        quicklook: png,
+      };
+    } finally { await dem.close(); }
   },
 };

@@ -1,10 +1,12 @@
-/** kmeans_classify: unsupervised clusters of several bands (seeded, deterministic). */
+/** kmeans_classify: unsupervised clusters of several bands (seeded, deterministic); fitted on a reservoir sample, applied in strips. */
 import type { BuiltinTool } from './types';
-import { fitKMeans, assignKMeans } from '../algorithms/kmeans';
-import { loadRoles, outPath, writeBand, quicklook, maskedFloat, whereOf, rowAreas, areaText, listArg, sig, checkAbort } from './analysis-support';
+import { KMeansSampler, fitKMeansOnSample, assignKMeans } from '../algorithms/kmeans';
+import {
+  resolveRoles, closeResolved, scanStrips, streamStrips, outPath, quicklook, rowAreas, areaText, listArg, sig, Preview,
+} from './analysis-support';
 import { roleFromDescription } from '../bands';
 import { openRaster } from '../io/dataset';
-import { pct } from '../stats';
+import { pct, whereText } from '../stats';
 
 export const kmeansClassifyTool: BuiltinTool = {
   id: 'kmeans_classify',
@@ -24,39 +26,54 @@ export const kmeansClassifyTool: BuiltinTool = {
       await ds.close();
     }
     const roles = bandList.map((_, i) => `band${i + 1}`);
-    const roleArgs: Record<string, unknown> = {};
-    roles.forEach((r, i) => { roleArgs[r] = bandList[i]; });
-    const { bands, close } = await loadRoles(ctx, 'image', roles, roleArgs);
-    await close();
-    checkAbort(ctx.signal);
-    const arrays = roles.map((r) => bands[r].data);
-    const first = bands[roles[0]];
-    const { w, h, ds } = first;
-    ctx.progress(0.3, 'fitting');
-    const model = fitKMeans(arrays, { k, seed, signal: ctx.signal });
-    ctx.progress(0.7, 'assigning');
-    const classes = assignKMeans(arrays, model, undefined, ctx.signal);
-    const rowA = rowAreas(ds);
-    const pix = new Array(k + 1).fill(0), m2 = new Array(k + 1).fill(0);
-    for (let i = 0; i < classes.length; i++) { pix[classes[i]]++; m2[classes[i]] += rowA[Math.floor(i / w)]; }
-    const valid = classes.length - pix[0];
-    const table = model.centers.map((c, j) => ({
-      class: j + 1, pixels: pix[j + 1], m2: m2[j + 1], percent: valid ? (100 * pix[j + 1]) / valid : 0,
-      center: Object.fromEntries(bandList.map((bn, bi) => [ds.bandDescriptions[bands[roles[bi]].band - 1] ?? `b${bn}`, sig(c[bi], 5)])),
-    }));
-    const file = await writeBand(outPath(ctx, 'kmeans_classify', 'classes', 'tif'), ds, classes, 'uint8', 0, `classes: k-means k=${k} seed=${seed}, ordered dark to bright`);
-    const png = await quicklook(outPath(ctx, 'kmeans_classify', 'classes', 'png'), maskedFloat(classes, 0), w, h, { kind: 'class', title: `k-means, k=${k}` });
-    const sorted = [...table].sort((a, b) => b.pixels - a.pixels);
-    const big = sorted[0], small = sorted[sorted.length - 1];
-    const whereBig = whereOf(w, h, (i) => classes[i] === big.class, (i) => classes[i] !== 0);
-    const whereSmall = whereOf(w, h, (i) => classes[i] === small.class, (i) => classes[i] !== 0);
-    return {
-      tool: 'kmeans_classify',
-      outputs: { classes: { path: file, type: 'raster', roles: ['class'], description: `k-means clusters 1..${k} (1 = darkest)` } },
-      stats: { k, seed, bands: bandList, iterations: model.iterations, sample_pixels: model.sampleSize, classes: table },
-      summary: `${k} spectral clusters over ${bandList.length} bands: the largest, class ${big.class}, covers ${pct(big.pixels / valid)} of valid pixels (${areaText(big.m2)}) ${whereBig}; `
-        + `the smallest, class ${small.class}, covers ${pct(small.pixels / valid)} ${whereSmall}. Classes are ordered from darkest (1) to brightest (${k}).`,
-      quicklook: png,
-    };
+    const R = await resolveRoles(ctx, 'image', roles, Object.fromEntries(roles.map((r, i) => [r, bandList[i]])));
+    try {
+      const inputs = roles.map((r) => R[r]);
+      const ds = inputs[0].dataset;
+      const { width: w, height: h } = ds;
+      ctx.progress(0, 'sampling');
+      const sampler = new KMeansSampler(inputs.length, 20000, seed);
+      await scanStrips(ctx, ds, inputs, (ins) => sampler.add(ins));
+      ctx.progress(0.3, 'fitting');
+      const model = fitKMeansOnSample(sampler, { k, seed, signal: ctx.signal });
+      const rowA = rowAreas(ds);
+      const pix = new Array(k + 1).fill(0), m2 = new Array(k + 1).fill(0);
+      const cells = Array.from({ length: k + 1 }, () => new Array(9).fill(0));
+      const validCells = new Array(9).fill(0);
+      const cx1 = Math.ceil(w / 3), cx2 = Math.ceil((2 * w) / 3), cy1 = Math.ceil(h / 3), cy2 = Math.ceil((2 * h) / 3);
+      const preview = new Preview(w, h);
+      const file = outPath(ctx, 'kmeans_classify', 'classes', 'tif');
+      await streamStrips(ctx, ds, inputs, [{ path: file, dtype: 'uint8', nodata: 0, description: `classes: k-means k=${k} seed=${seed}, ordered dark to bright` }], (ins, y0, rows) => {
+        const classes = assignKMeans(ins, model, undefined, ctx.signal);
+        for (let r = 0; r < rows; r++) {
+          const rc = y0 + r < cy1 ? 0 : y0 + r < cy2 ? 3 : 6;
+          for (let x = 0; x < w; x++) {
+            const c = classes[r * w + x];
+            pix[c]++; m2[c] += rowA[y0 + r];
+            if (c === 0) continue;
+            const cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
+            cells[c][cell]++; validCells[cell]++;
+          }
+        }
+        preview.add(classes, y0, rows, 0);
+        return [classes];
+      });
+      const valid = w * h - pix[0];
+      const table = model.centers.map((c, j) => ({
+        class: j + 1, pixels: pix[j + 1], m2: m2[j + 1], percent: valid ? (100 * pix[j + 1]) / valid : 0,
+        center: Object.fromEntries(bandList.map((bn, bi) => [ds.bandDescriptions[inputs[bi].band - 1] ?? `b${bn}`, sig(c[bi], 5)])),
+      }));
+      const png = await quicklook(outPath(ctx, 'kmeans_classify', 'classes', 'png'), preview.data, preview.pw, preview.ph, { kind: 'class', title: `k-means, k=${k}` });
+      const sorted = [...table].sort((a, b) => b.pixels - a.pixels);
+      const big = sorted[0], small = sorted[sorted.length - 1];
+      return {
+        tool: 'kmeans_classify',
+        outputs: { classes: { path: file, type: 'raster', roles: ['class'], description: `k-means clusters 1..${k} (1 = darkest)` } },
+        stats: { k, seed, bands: bandList, iterations: model.iterations, sample_pixels: model.sampleSize, classes: table },
+        summary: `${k} spectral clusters over ${bandList.length} bands: the largest, class ${big.class}, covers ${pct(big.pixels / valid)} of valid pixels (${areaText(big.m2)}), ${whereText(cells[big.class], validCells)}; `
+          + `the smallest, class ${small.class}, covers ${pct(small.pixels / valid)}, ${whereText(cells[small.class], validCells)}. Classes are ordered from darkest (1) to brightest (${k}).`,
+        quicklook: png,
+      };
+    } finally { await closeResolved(R); }
   },
 };

@@ -103,7 +103,7 @@ export const cloudMaskTool: BuiltinTool = {
         throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
       }
       const kernel: KernelSpec = sensor === 'sentinel2_l2a' ? { type: 'scl', classes: [3, 8, 9, 10] } : { type: 'qabits', bits: [1, 2, 3, 4] };
-      const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud', mask: true });
+      const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud_mask', mask: true });
       const d = describeMask(run.stats, sensor === 'sentinel2_l2a' ? 'cloud, cloud shadow or cirrus (SCL 3, 8, 9, 10)' : 'cloud, shadow or cirrus (QA_PIXEL bits 1-4)',
         b.dataset.geo.geographic ? undefined : pixelArea(b.dataset));
       d.stats.sensor = sensor; d.stats.qa_band = b.band;

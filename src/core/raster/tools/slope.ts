@@ -1,9 +1,9 @@
-/** slope: Horn slope in degrees, as gdaldem slope (edges nodata). */
+/** slope: Horn slope in degrees, as gdaldem slope (edges nodata); streamed in strips. */
 import type { BuiltinTool } from './types';
 import { slopeDegrees } from '../algorithms/terrain';
-import { loadDem } from './terrain-support';
-import { outPath, writeBand, quicklook, whereOf, finiteMean, sig } from './analysis-support';
-import { pct } from '../stats';
+import { openDem, streamTerrain } from './terrain-support';
+import { outPath, quicklook, Preview } from './analysis-support';
+import { pct, StatsAccumulator, whereText } from '../stats';
 
 export const slopeTool: BuiltinTool = {
   id: 'slope',
@@ -14,27 +14,36 @@ export const slopeTool: BuiltinTool = {
   async run(ctx) {
     const z = Number(ctx.args.z_factor ?? 1);
     if (!(z > 0)) throw new Error(`argument "z_factor" must be positive, got ${ctx.args.z_factor}`);
-    const { dem, grid, note } = await loadDem(ctx);
-    const s = slopeDegrees(dem.data, grid, z, ctx.signal);
-    const st = finiteMean(s);
-    if (st.count === 0) throw new Error(`argument "dem": ${dem.ds.source} has no 3x3 window without nodata`);
-    let steep = 0, flat = 0;
-    for (let i = 0; i < s.length; i++) { if (s[i] > 25) steep++; else if (s[i] < 2) flat++; }
-    const file = await writeBand(outPath(ctx, 'slope', 'slope', 'tif'), dem.ds, s, 'float32', -9999, 'slope (degrees)');
-    const png = await quicklook(outPath(ctx, 'slope', 'slope', 'png'), s, dem.w, dem.h, { kind: 'continuous', title: 'Slope', unit: '°' });
-    // The steepest decile locates rugged terrain even when little exceeds 25°.
-    const sorted = Float32Array.from(s.filter((v) => v === v)).sort();
-    const p90 = sorted[Math.floor(0.9 * (sorted.length - 1))];
-    const where = whereOf(dem.w, dem.h, (i) => (steep ? s[i] > 25 : s[i] >= p90), (i) => s[i] === s[i]);
-    const frac = steep / st.count;
-    return {
-      tool: 'slope',
-      outputs: { slope: { path: file, type: 'raster', roles: ['slope'], description: 'slope in degrees (Horn, as gdaldem)' } },
-      stats: { mean: sig(st.mean, 6), min: st.min, max: st.max, p90: p90, steeper_than_25: sig(frac, 4), flatter_than_2: sig(flat / st.count, 4), z_factor: z, ...(note ? { note } : {}) },
-      summary: steep
-        ? `Slope averages ${st.mean.toFixed(1)}° (max ${st.max.toFixed(1)}°); ${pct(frac)} of the area is steeper than 25°, ${where}.`
-        : `Slope averages ${st.mean.toFixed(1)}° (max ${st.max.toFixed(1)}°, none steeper than 25°); the steepest 10% (> ${p90.toFixed(1)}°) lie ${where.replace(/^mostly in/, 'mostly in')}, and ${pct(flat / st.count)} is nearly flat (< 2°).`,
-      quicklook: png,
-    };
+    const dem = await openDem(ctx);
+    try {
+      const acc = new StatsAccumulator(dem.w, dem.h);
+      const preview = new Preview(dem.w, dem.h);
+      let steep = 0, flat = 0;
+      const file = outPath(ctx, 'slope', 'slope', 'tif');
+      await streamTerrain(ctx, dem, { path: file, dtype: 'float32', nodata: -9999, description: 'slope (degrees)' },
+        (zz, g) => slopeDegrees(zz, g, z, ctx.signal),
+        (s, y0, rows) => {
+          for (let i = 0; i < s.length; i++) { if (s[i] > 25) steep++; else if (s[i] < 2) flat++; }
+          acc.add(s, 0, y0, dem.w, rows);
+          preview.add(s, y0, rows);
+          return s;
+        });
+      const st = acc.result();
+      if (!st.valid) throw new Error(`argument "dem": ${dem.ds.source} has no 3x3 window without nodata`);
+      const p90 = st.percentiles!.p90;
+      const totals = acc.sampleCells();
+      const where = whereText(acc.where((v) => (steep ? v > 25 : v >= p90)).cells, totals);
+      const png = await quicklook(outPath(ctx, 'slope', 'slope', 'png'), preview.data, preview.pw, preview.ph, { kind: 'continuous', title: 'Slope', unit: '°' });
+      const frac = steep / st.valid;
+      return {
+        tool: 'slope',
+        outputs: { slope: { path: file, type: 'raster', roles: ['slope'], description: 'slope in degrees (Horn, as gdaldem)' } },
+        stats: { mean: st.mean, min: st.min, max: st.max, p90, steeper_than_25: Number(frac.toFixed(4)), flatter_than_2: Number((flat / st.valid).toFixed(4)), z_factor: z, ...(dem.note ? { note: dem.note } : {}) },
+        summary: steep
+          ? `Slope averages ${st.mean!.toFixed(1)}° (max ${st.max!.toFixed(1)}°); ${pct(frac)} of the area is steeper than 25°, ${where}.`
+          : `Slope averages ${st.mean!.toFixed(1)}° (max ${st.max!.toFixed(1)}°, none steeper than 25°); the steepest 10% (> ${p90.toFixed(1)}°) lie ${where}, and ${pct(flat / st.valid)} is nearly flat (< 2°).`,
+        quicklook: png,
+      };
+    } finally { await dem.close(); }
   },
 };
