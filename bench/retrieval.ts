@@ -132,6 +132,7 @@ async function main(): Promise<void> {
     return;
   }
   await suggestLatency();
+  if (only === 'suggest') return;
   // Tuned with `node out/bench/retrieval.js sweep`: hashed sparse text vectors need a denser graph
   // than the index default (M=16) to reach recall 0.98 at a small ef.
   const params = { M: 32, efConstruction: 400 };

@@ -304,6 +304,12 @@ async function scenario(page, { port, ws, userDir }) {
     const before = await panel.$$eval('#memory li.step', (lis) => lis.map((li) => li.textContent));
     await palette(page, 'View: Close All Editors');
     await until('the notebook to close', async () => !(await page.$('.notebook-editor')), 20000);
+    // Reload the window: the notebook and the extension host start over from the file on disk.
+    await palette(page, 'Developer: Reload Window');
+    await page.waitForTimeout(3000);
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    await page.waitForFunction(() => (document.querySelector('.statusbar')?.textContent ?? '').includes('GeoWeave'), null, { timeout: 90000 });
+    await page.waitForTimeout(3000);
     // Reopen from the explorer, as a person would; then bring the panel back.
     await palette(page, 'View: Show Explorer');
     const row = `.explorer-folders-view .monaco-list-row[aria-label^="${notebookFile}"]`;
@@ -340,7 +346,16 @@ async function scenario(page, { port, ws, userDir }) {
     await page.keyboard.press('Control+A');
     await page.keyboard.insertText(`ndvi as broken\nimage: ${MISSING}\nsensor: sentinel2_l2a`);
     await page.waitForTimeout(500);
-    await palette(page, 'Notebook: Execute Cell');
+    await page.keyboard.press('Escape');
+    // Run it with the cell's own Run button.
+    const row = await until('the edited cell', async () => {
+      for (const r of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {
+        if (/ndvi\s+as\s+broken/.test(await r.innerText().catch(() => ''))) return r;
+      }
+      return null;
+    }, 20000);
+    await row.hover();
+    await (await row.$('.run-button-container .action-label')).click();
     const text = await until('an error naming the missing file', async () => {
       const t = await outputTexts(page);
       const line = t.split('\n').find((l) => l.includes(MISSING));

@@ -54,9 +54,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** A closed pipe (`geoweave suggest ... | head`) is a normal way for a reader to stop. */
+export function exitQuietlyOnEpipe(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
+
 if (require.main === module) {
-  const controller = new AbortController();
-  process.on('SIGINT', () => controller.abort());
+  exitQuietlyOnEpipe();
   main(process.argv.slice(2), { out: (t) => process.stdout.write(t + '\n'), err: (t) => process.stderr.write(t + '\n') }).then(
     (code) => { process.exitCode = code; },
   );

@@ -56,9 +56,9 @@ function isFittable(e: Embedder): e is FittableEmbedder {
 const EMBEDDER_STATE_FILE = 'embedder-state.json';
 
 export class GeoWeave {
-  tools: LoadedManifest[] = [];
-  workflows: WorkflowTemplate[] = [];
-  problems: ManifestProblem[] = [];
+  private _tools: LoadedManifest[] = [];
+  private _workflows: WorkflowTemplate[] = [];
+  private _problems: ManifestProblem[] = [];
   private ctx!: RetrievalContext;
   private index!: ToolIndex;
   private embedder!: Embedder;
@@ -66,6 +66,20 @@ export class GeoWeave {
   private stateDir = '';
 
   private constructor(private readonly opts: GeoWeaveOptions) {}
+
+  /** Loaded tools, sorted by id (replaced on reload). */
+  get tools(): LoadedManifest[] {
+    return this._tools;
+  }
+
+  get workflows(): WorkflowTemplate[] {
+    return this._workflows;
+  }
+
+  /** Problems found while loading manifests (invalid files, duplicates, unknown references). */
+  get problems(): ManifestProblem[] {
+    return this._problems;
+  }
 
   static async open(opts: GeoWeaveOptions): Promise<GeoWeave> {
     const gw = new GeoWeave(opts);
@@ -79,9 +93,9 @@ export class GeoWeave {
 
   private loadCatalog(): void {
     const c = loadCatalog({ builtinDir: this.opts.builtinManifestDir, noBuiltin: this.opts.noBuiltin, extraDirs: this.opts.extraManifestDirs, workspaceDir: this.opts.workspaceDir });
-    this.tools = c.tools;
-    this.workflows = c.workflows;
-    this.problems = c.problems;
+    this._tools = c.tools;
+    this._workflows = c.workflows;
+    this._problems = c.problems;
     for (const p of c.problems) this.log(p.severity === 'error' ? 'warn' : 'info', formatProblem(p));
   }
 
@@ -91,7 +105,7 @@ export class GeoWeave {
     this.loadCatalog();
     this.embedder = o.embedderInstance ?? (await (await import('./embed/factory')).createEmbedder(o.embedder ?? { kind: 'builtin' }, o.signal));
     this.prepareEmbedder(!!o.rebuildIndex);
-    const { index } = await ToolIndex.open(this.tools, { stateDir: this.stateDir, embedder: this.embedder, embedderKey: this.embedderKey, rebuild: o.rebuildIndex, log: o.log, signal: o.signal, onProgress: o.onProgress });
+    const { index } = await ToolIndex.open(this._tools, { stateDir: this.stateDir, embedder: this.embedder, embedderKey: this.embedderKey, rebuild: o.rebuildIndex, log: o.log, signal: o.signal, onProgress: o.onProgress });
     this.index = index;
     let learnedDir = o.learnedDir ?? this.stateDir;
     if (o.learnedDir) learnedDir = ensureStateDir(o.learnedDir, o.log);
@@ -200,7 +214,7 @@ export class GeoWeave {
   /** Re-reads manifest folders and updates the index incrementally. */
   async reload(): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
     this.loadCatalog();
-    const u = await this.index.update(this.tools);
+    const u = await this.index.update(this._tools);
     await this.refreshDerived();
     return { added: u.added, changed: u.changed, removed: u.removed };
   }

@@ -40,8 +40,14 @@ export function gdalinfoJson(file: string): any {
   return JSON.parse(execFileSync('gdalinfo', ['-json', file], { encoding: 'utf8', maxBuffer: 1 << 26 }));
 }
 
+const made: string[] = [];
+process.on('exit', () => { for (const d of made) fs.rmSync(d, { recursive: true, force: true }); });
+
+/** A fresh temp folder, removed when the test process exits. */
 export function tmpDir(prefix = 'gw-raster-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(d);
+  return d;
 }
 
 /** Reads a raw little-endian float64 dump written by numpy's tofile. */

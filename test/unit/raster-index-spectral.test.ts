@@ -100,6 +100,14 @@ test('worker threads and inline processing write identical values', needGdal(), 
     await da.close(); await db.close();
     assert.deepEqual(Buffer.from((va as Float32Array).buffer), Buffer.from((vb as Float32Array).buffer));
     assert.equal(a.summary, b.summary);
+    // A strip-organised copy (workers take whole tile rows) gives the same values too.
+    const striped = path.join(dir, 'striped.tif');
+    py(`from osgeo import gdal\ngdal.Translate(${JSON.stringify(striped)}, ${JSON.stringify(src)}, creationOptions=['COMPRESS=DEFLATE'])`);
+    const c = await runTool('ndvi', { image: striped }, { outDir: path.join(dir, 'striped') });
+    const dc = await openRaster(c.outputs.index.path);
+    const vc = await dc.readWindowRaw(1, 0, 0, dc.width, dc.height);
+    await dc.close();
+    assert.deepEqual(Buffer.from((vc as Float32Array).buffer), Buffer.from((va as Float32Array).buffer));
   } finally {
     if (prev === undefined) delete process.env.GEOWEAVE_WORKERS; else process.env.GEOWEAVE_WORKERS = prev;
   }

@@ -114,6 +114,10 @@ test('area_by_class on a geographic (EPSG:4326) raster: areas by latitude, by ha
   assert.ok(table[0].m2 / table[0].pixels < table[2].m2 / table[2].pixels);
   // 10° of longitude × 7.5° of latitude around 56°N is about 517 000 km².
   const totalKm2 = table.reduce((t, x) => t + x.km2, 0);
+  // Polygons of a geographic mask carry the same ellipsoidal areas (one polygon: every pixel but the nodata corner).
+  const v = await runTool('vectorize_mask', { image: 'geo_classes.tif' }, { outDir: out('geo'), cwd: cwd() });
+  assert.equal(v.stats.count, 1);
+  assert.ok(Math.abs((v.stats.total_m2 as number) / 1e6 / totalKm2 - 1) < 1e-9);
   assert.ok(totalKm2 > 500000 && totalKm2 < 530000, `total ${totalKm2} km²`); // 10° × 7.5° around 56°N
 });
 

@@ -12,4 +12,5 @@ export interface VectorIndex {
 /** HNSW parameters; ef is a query-time setting (not saved by hnswlib). */
 export interface HnswParams { M: number; efConstruction: number; ef: number; seed: number }
 
-export const DEFAULT_HNSW: HnswParams = { M: 16, efConstruction: 200, ef: 96, seed: 42 };
+// M=32 / efConstruction=400: hashed sparse text vectors need a denser graph (bench: recall@10 0.99 at ef=96, 10k tools).
+export const DEFAULT_HNSW: HnswParams = { M: 32, efConstruction: 400, ef: 96, seed: 42 };

@@ -150,11 +150,14 @@ export class IntentionGraph {
     for (const term of new Set(terms)) {
       const row = this.state.affinities[term];
       if (!row) continue;
-      seen++;
+      // Terms seen with many trajectories ("map", "area") say less than rare ones ("mangrove").
+      const total = this.total('affinities', term);
+      const weight = 1 / Math.log(Math.E + total);
+      seen += weight;
       const { s, f } = this.read(row[tool]);
       if (!s && !f) continue;
-      const p = (s - f) / (this.total('affinities', term) + 1);
-      sum += p;
+      const p = (s - f) / (total + 1);
+      sum += weight * p;
       if (p > 0) hits.push({ term, p });
     }
     hits.sort((a, b) => b.p - a.p);

@@ -95,10 +95,18 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // In full mode the task signal is the forward ranking itself (text + graph + workflow + learned),
   // scaled so a strong best forward candidate scores 1 (weak tasks stay weak).
   const fwdScore = new Map<string, number>();
+  // When the task fits a workflow template, its next step after the latest step it contains.
+  const wfNext = new Map<string, number>();
   if (mode === 'full') {
     const fwd = await forwardCandidates(ctx, memory.task, { k: Math.min(ctx.tools.size, Math.max(30, k * 3)), mode: 'full', signal: opts.signal });
     const top = Math.max(1, fwd.candidates[0]?.score ?? 1);
     for (const c of fwd.candidates) fwdScore.set(c.id, Math.max(0, c.score / top));
+    if (fwd.workflow) {
+      const steps = fwd.workflow.steps;
+      const at = Math.max(...memory.trace.map((s) => steps.lastIndexOf(s.tool)));
+      const nextStep = steps.slice(at + 1).find((t) => !done.has(t));
+      if (nextStep) wfNext.set(nextStep, fwd.workflow.score);
+    }
   }
   const produced = outputsAsData(memory.trace);
   const universe = new Set<string>([...taskRel.keys()]);
@@ -142,7 +150,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       from = f.from;
       affinity = ctx.learned.affinity(taskParsed.terms, id).score;
       bridge = bridges.get(id)?.score ?? 0;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.nextAffinity * affinity + w.bridge * bridge - w.done * penalty;
+      const wf = wfNext.get(id) ?? 0;
+      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty;
     } else {
       score -= penalty;
     }

@@ -30,6 +30,8 @@ export interface Weights {
   bridge: number;
   /** Share of a bridge's credit given to refiners (mask in, mask out) before a goal. */
   refine: number;
+  /** Backward: next step of the workflow template the task fits. */
+  workflowNext: number;
   done: number;
   /** Minimum workflow score to offer a template. */
   workflowThreshold: number;
@@ -50,6 +52,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   nextAffinity: 1.3,
   bridge: 0.15,
   refine: 1,
+  workflowNext: 0.2,
   done: 1.0,
   workflowThreshold: 0.6,
 };

@@ -138,6 +138,11 @@ class TiffDataset implements RasterDataset {
       this.decoder = await decoderFor(image);
       const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
       this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
+      if (!image.isTiled) {
+        // Strips span the full width: keep one 512-row band of them so tile-shaped windows left to right decode each strip once.
+        const band = Math.ceil(512 / this.blockHeight) + 1;
+        this.cacheLimit = Math.max(this.cacheLimit, Math.min(band, Math.floor((128 << 20) / Math.max(1, tileBytes))));
+      }
     } catch (e) {
       await this.close().catch(() => undefined);
       throw new RasterError(`${name}: cannot read TIFF structure (${(e as Error).message})`);

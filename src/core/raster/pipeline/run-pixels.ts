@@ -16,6 +16,8 @@ export interface PixelRunSpec {
   width: number; height: number; geo: GeoInfo;
   outPath: string; outDtype: OutDType; outBands: number; nodata: number | null; descriptions?: string[];
   signal?: AbortSignal; progress?: (f: number, msg?: string) => void;
+  /** Give each worker whole tile rows (striped inputs: each full-width strip is then decoded by one worker only). */
+  rowAffinity?: boolean;
   /** Worker count; default from GEOWEAVE_WORKERS or the number of cores (max 4); 0 = inline. */
   workers?: number;
   tile?: number;
@@ -90,7 +92,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
         }
       } finally { await cache.closeAll(); }
     } else {
-      await runWithWorkers(job, tiles, nWorkers, consume, spec.signal);
+      await runWithWorkers(job, tiles, nWorkers, consume, spec.signal, spec.rowAffinity ? writer.tilesAcross : 0);
     }
     if (spec.signal?.aborted) throw abortError(spec.signal);
     await writer.finish();
@@ -101,9 +103,22 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
   return { stats, preview: { data: preview, w: pw, h: ph } };
 }
 
-async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal?: AbortSignal): Promise<void> {
+async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal?: AbortSignal, rowLength = 0): Promise<void> {
   const workers = Array.from({ length: n }, () => new Worker(WORKER_JS, { workerData: {} /* web-worker (via geotiff) reads workerData.mod on import */ }));
-  let next = 0, inFlight = 0, settled = false;
+  let next = 0, inFlight = 0, settled = false, dispatched = 0;
+  // With row affinity a worker keeps taking tiles from the row it started; otherwise tiles go out in order.
+  const own = new Map<Worker, number[]>();
+  const take = (w: Worker): number | undefined => {
+    if (!rowLength) return next < tiles.length ? next++ : undefined;
+    let q = own.get(w);
+    if (!q || !q.length) {
+      if (next >= tiles.length) return undefined;
+      q = [];
+      for (let k = 0; k < rowLength && next < tiles.length; k++) q.push(next++);
+      own.set(w, q);
+    }
+    return q.shift();
+  };
   let chain: Promise<void> = Promise.resolve();
   const perWorker = 2;
   try {
@@ -112,9 +127,10 @@ async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: nu
       const onAbort = () => fail(abortError(signal));
       signal?.addEventListener('abort', onAbort, { once: true });
       const dispatch = (w: Worker) => {
-        if (settled || next >= tiles.length) return;
-        const id = next++;
-        inFlight++;
+        if (settled) return;
+        const id = take(w);
+        if (id === undefined) return;
+        inFlight++; dispatched++;
         w.postMessage({ type: 'tile', id, tx: tiles[id][0], ty: tiles[id][1] });
       };
       workers.forEach((w) => {
@@ -126,7 +142,7 @@ async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: nu
           chain = chain.then(() => (settled ? undefined : consume(m.result!)));
           chain.catch((e) => fail(e));
           dispatch(w);
-          if (inFlight === 0 && next >= tiles.length) chain.then(() => { if (!settled) { settled = true; resolve(); } }, fail);
+          if (inFlight === 0 && dispatched >= tiles.length) chain.then(() => { if (!settled) { settled = true; resolve(); } }, fail);
         });
         w.on('error', (e) => fail(e));
         w.on('exit', (code) => { if (!settled && code !== 0) fail(new Error(`raster worker exited with code ${code}`)); });

@@ -95,3 +95,8 @@ export function pixelArea(ds: RasterDataset): number {
   const g = ds.geo.geoTransform;
   return Math.abs(g[1] * g[5] - g[2] * g[4]);
 }
+
+/** True for strip-organised rasters (full-width blocks): per-pixel runs then give workers whole rows. */
+export function isStriped(ds: RasterDataset): boolean {
+  return ds.blockWidth >= ds.width && ds.width > 512;
+}

@@ -7,7 +7,7 @@ import { KernelSpec } from '../pipeline/kernels';
 import { InputRef } from '../pipeline/tile-job';
 import { renderQuicklook, QuicklookKind } from '../quicklook';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
-import { assertSameGrid, inputStem, outPath, pixelArea, rasterOutput } from './common';
+import { assertSameGrid, inputStem, isStriped, outPath, pixelArea, rasterOutput } from './common';
 import { describeContinuous, describeMask } from './summary';
 import type { BuiltinTool, ToolContext } from './types';
 import type { ToolRunResult } from '../types';
@@ -22,6 +22,7 @@ async function pixelTool(ctx: ToolContext, ds: RasterDataset, inputs: InputRef[]
     inputs, kernel, width: ds.width, height: ds.height, geo: ds.geo, outPath: out,
     outDtype: o.mask ? 'uint8' : 'float32', outBands: o.bands ?? 1, nodata: o.mask ? MASK_NODATA : DEFAULT_FLOAT_NODATA,
     descriptions: o.descriptions ?? [o.output], signal: ctx.signal, progress: (f) => ctx.progress(f * 0.95),
+    rowAffinity: isStriped(ds),
   });
   const ql = outPath(ctx, o.name, 'png');
   const kind: QuicklookKind = o.mask ? 'mask' : 'continuous';

@@ -81,7 +81,9 @@ export const clipBboxTool: BuiltinTool = {
       if (ctx.args.bbox_crs === 'lonlat') {
         if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox}`);
         const pts: [number, number][] = [];
-        for (let i = 0; i <= 4; i++) for (let j = 0; j <= 4; j++) pts.push(lonLatTo(ds.geo.epsg, minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4));
+        try {
+          for (let i = 0; i <= 4; i++) for (let j = 0; j <= 4; j++) pts.push(lonLatTo(ds.geo.epsg, minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4));
+        } catch (e) { throw new Error(`clip_bbox: argument "bbox_crs"=lonlat for ${ds.source}: ${(e as Error).message}`); }
         minx = Math.min(...pts.map((p) => p[0])); maxx = Math.max(...pts.map((p) => p[0]));
         miny = Math.min(...pts.map((p) => p[1])); maxy = Math.max(...pts.map((p) => p[1]));
       }

@@ -3,7 +3,7 @@ import { resolveBands, closeResolved, SENSORS, ResolvedBand } from '../bands';
 import { INDICES, IndexId } from '../spectral';
 import { runPixels } from '../pipeline/run-pixels';
 import { renderQuicklook } from '../quicklook';
-import { assertSameGrid, inputStem, outPath, rasterOutput } from './common';
+import { assertSameGrid, inputStem, isStriped, outPath, rasterOutput } from './common';
 import { describeContinuous } from './summary';
 import type { BuiltinTool, ToolParamSpec } from './types';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
@@ -44,6 +44,7 @@ function makeIndexTool(id: IndexId): BuiltinTool {
           width: first.width, height: first.height, geo: first.geo,
           outPath: out, outDtype: 'float32', outBands: 1, nodata: DEFAULT_FLOAT_NODATA, descriptions: [id],
           signal: ctx.signal, progress: (f) => ctx.progress(f * 0.95),
+          rowAffinity: def.roles.some((r) => isStriped(resolved[r].dataset)),
         });
         const { stats, summary } = describeContinuous(run.stats, def.name, { low: def.low, high: def.high });
         stats.bands = Object.fromEntries(def.roles.map((r) => [r, { file: resolved[r].dataset.source, band: resolved[r].band, how: resolved[r].how }]));

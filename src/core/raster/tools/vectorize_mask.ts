@@ -2,8 +2,8 @@
 import type { BuiltinTool } from './types';
 import { vectorizeMask, polygonArea } from '../algorithms/vectorize';
 import { toByteMask } from '../algorithms/morphology';
-import { loadBand, outPath, writeJson, gt, areaText, checkAbort } from './analysis-support';
-import { ellipsoidCellArea } from '../algorithms/area';
+import { loadBand, outPath, writeJson, gt, areaText, checkAbort, rowAreas } from './analysis-support';
+import { connectedComponents } from '../algorithms/components';
 import { CELL_NAMES } from '../stats';
 
 export const vectorizeMaskTool: BuiltinTool = {
@@ -13,18 +13,21 @@ export const vectorizeMaskTool: BuiltinTool = {
     const b = await loadBand(ctx, 'image');
     const { w, h, ds } = b;
     const g = gt(ds);
-    const polys = vectorizeMask(toByteMask(b.data), w, h, g, ctx.signal);
+    const mask = toByteMask(b.data);
+    const polys = vectorizeMask(mask, w, h, g, ctx.signal);
     checkAbort(ctx.signal);
     const geographic = ds.geo.geographic;
+    // Geographic grids: exact ellipsoidal area as the sum of the pixels' areas by row. Polygons come
+    // in 4-connected label order, so the same labelling maps pixels to polygons.
+    let geoAreas: Float64Array | undefined;
+    if (geographic) {
+      const comp = connectedComponents(mask, w, h, { connectivity: 4, signal: ctx.signal });
+      const rowA = rowAreas(ds);
+      geoAreas = new Float64Array(comp.sizes.length + 1);
+      for (let i = 0; i < comp.labels.length; i++) if (comp.labels[i]) geoAreas[comp.labels[i]] += rowA[Math.floor(i / w)];
+    }
     const features = polys.map((p, k) => {
-      let m2: number;
-      if (!geographic) m2 = polygonArea(p.rings);
-      else {
-        // Sum per-pixel ellipsoidal areas is exact for pixel-outline polygons; approximate by the centroid row.
-        const ys = p.rings[0].map((c) => c[1]);
-        const lat = (Math.min(...ys) + Math.max(...ys)) / 2;
-        m2 = p.pixels * ellipsoidCellArea(lat - Math.abs(g[5]) / 2, lat + Math.abs(g[5]) / 2, Math.abs(g[1]));
-      }
+      const m2 = geoAreas ? geoAreas[k + 1] : polygonArea(p.rings);
       return {
         type: 'Feature',
         properties: { id: k + 1, pixels: p.pixels, area_m2: Number(m2.toFixed(2)), holes: p.rings.length - 1 },
