@@ -90,7 +90,10 @@ async function main() {
   const extDir = path.join(tmp, 'extensions');
   const userDir = path.join(tmp, 'user');
   const ws = path.join(tmp, 'workspace');
-  run(process.execPath, [path.join(ROOT, 'bin', 'geoweave.js'), 'sample', ws]);
+  // The sample writer behind `geoweave sample DIR`, called directly (compiled to out/ by tsc above).
+  const { writeSampleWorkspace } = require(path.join(ROOT, 'out', 'src', 'core', 'raster', 'sample', 'generate.js'));
+  const sample = await writeSampleWorkspace(ws);
+  log(`sample workspace: ${sample.files.map((f) => path.basename(f)).join(', ')}`);
   run(CODE_SERVER, ['--install-extension', VSIX, '--extensions-dir', extDir, '--user-data-dir', userDir], { quiet: true });
   const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('geoweave.geoweave-'));
   if (!installed.length) throw new Error(`the vsix did not install into ${extDir}`);

@@ -17,7 +17,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     const unknown = done.filter((id) => !gw.getTool(id));
     if (unknown.length) throw new UsageError(`--done: unknown tool id(s) ${unknown.join(', ')}; see "geoweave index stats" or the manifests folder`);
     const memory = memoryFromFlow(gw, task, done, opt(args, 'result') ?? '');
-    const res = await gw.complementarySuggestions(memory, { k, data: readDataContext(opt(args, 'data')), mode: modeFrom(args) });
+    const res = await gw.complementarySuggestions(memory, { k, data: await readDataContext(opt(args, 'data'), io), mode: modeFrom(args) });
     if (args.flags.has('json')) {
       io.out(JSON.stringify(res, null, 2));
       return 0;

@@ -1,18 +1,24 @@
 /** `geoweave suggest "<task>"`: forward candidates with reasons. */
 import * as fs from 'fs';
+import * as path from 'path';
 import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt } from '../common';
 import type { DataContext } from '../../core/retrieval/types';
 import type { RetrievalMode } from '../../core/retrieval/context';
 
-export function readDataContext(file: string | undefined): DataContext | undefined {
+/** `--data` is a folder to scan (rasters are described from their headers) or a DataContext JSON file. */
+export async function readDataContext(file: string | undefined, io?: CliIO): Promise<DataContext | undefined> {
   if (!file) return undefined;
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+    const { scanDataFolder } = await import('../../core/data/scan');
+    return scanDataFolder(path.resolve(file), (msg) => io?.err(`warning: ${msg}`));
+  }
   let data: DataContext;
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new UsageError(`--data ${file}: cannot read JSON (${(e as Error).message})`);
+    throw new UsageError(`--data ${file}: cannot read JSON (${(e as Error).message}); give a data folder or a JSON file {"items": [...]}`);
   }
   if (!data || !Array.isArray(data.items)) throw new UsageError(`--data ${file}: expected {"items": [{"path", "type", "bands"?, "roles"?}]}`);
   return data;
@@ -28,7 +34,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const task = args.positionals.join(' ').trim();
   if (!task) throw new UsageError('usage: geoweave suggest "<task>" [--k 10] [--json] [--data context.json]');
   const k = optInt(args, 'k', 10);
-  const data = readDataContext(opt(args, 'data'));
+  const data = await readDataContext(opt(args, 'data'), io);
   const gw = await openFrom(args, io);
   try {
     const res = await gw.forwardCandidates(task, { k, data, mode: modeFrom(args) });

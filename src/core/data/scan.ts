@@ -1,0 +1,59 @@
+/** The data at hand in a folder: rasters described by their headers (band roles, CRS), vectors
+ *  and tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
+ *  VS Code and shares `orderDataItems`. */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { DataContext, DataItem } from '../retrieval/types';
+import { describeRaster } from '../raster/engine';
+
+const RASTER = /\.(tif|tiff|vrt)$/i;
+const VECTOR = /\.geojson$/i;
+const TABLE = /\.csv$/i;
+const SKIP_DIRS = new Set(['node_modules', '.git', '.geoweave', '.geoweave-state', 'out']);
+
+/** Files with data under `dir` (workspace-relative, sorted), at most `maxDepth` folders deep. */
+export function listDataFiles(dir: string, maxDepth = 3): string[] {
+  const found: string[] = [];
+  const walk = (rel: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = rel ? path.join(rel, e.name) : e.name;
+      if (e.isDirectory()) {
+        if (depth < maxDepth && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(child, depth + 1);
+      } else if (RASTER.test(e.name) || VECTOR.test(e.name) || TABLE.test(e.name)) {
+        found.push(child);
+      }
+    }
+  };
+  walk('', 0);
+  return found.sort();
+}
+
+/** Rasters with the most band roles first: retrieval resolves arguments from the first item
+ *  that fits, and the richest scene is what an analyst usually means. */
+export function orderDataItems(items: DataItem[]): DataItem[] {
+  const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
+  return [...items].sort((a, b) => roleCount(b) - roleCount(a) || a.path.localeCompare(b.path));
+}
+
+/** Describes every data file under `dir`; unreadable rasters are reported through `warn` and left out. */
+export async function scanDataFolder(dir: string, warn: (msg: string) => void = () => {}): Promise<DataContext> {
+  const items: DataItem[] = [];
+  for (const rel of listDataFiles(dir)) {
+    if (VECTOR.test(rel)) items.push({ path: rel, type: 'vector' });
+    else if (TABLE.test(rel)) items.push({ path: rel, type: 'table' });
+    else {
+      try {
+        items.push({ ...(await describeRaster(rel, dir)), path: rel });
+      } catch (e) {
+        warn(`cannot describe ${rel}: ${(e as Error).message}`);
+      }
+    }
+  }
+  return { items: orderDataItems(items) };
+}
