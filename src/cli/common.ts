@@ -2,6 +2,7 @@
 import * as os from 'os';
 import * as path from 'path';
 import type { EmbedderConfig } from '../core/embed/types';
+import type { LlmConfig } from '../core/llm';
 import { GeoWeave, GeoWeaveOptions } from '../core/geoweave';
 import { ParsedArgs, UsageError, opt, optAll } from './args';
 import type { CliIO } from './main';
@@ -35,6 +36,16 @@ export function embedderFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.
   }
 }
 
+/** `--llm-base-url URL --llm-model M` (both or neither); the key comes from OPENAI_API_KEY. */
+export function llmFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): LlmConfig | undefined {
+  const baseURL = opt(args, 'llm-base-url');
+  const model = opt(args, 'llm-model');
+  if (!baseURL && !model) return undefined;
+  if (!baseURL || !model) throw new UsageError('the LLM layer needs both --llm-base-url URL (e.g. http://127.0.0.1:8080/v1) and --llm-model NAME; the key is read from OPENAI_API_KEY');
+  if (!/^https?:\/\//i.test(baseURL)) throw new UsageError(`--llm-base-url must be an http(s) URL, got "${baseURL}"`);
+  return { baseURL, model, apiKey: env.OPENAI_API_KEY };
+}
+
 /** GeoWeave options from the common CLI options; warnings go to stderr, info only with --verbose. */
 export function optionsFrom(args: ParsedArgs, io: CliIO, extra: Partial<GeoWeaveOptions> = {}): GeoWeaveOptions {
   const noBuiltin = args.flags.has('no-builtin');
@@ -47,6 +58,7 @@ export function optionsFrom(args: ParsedArgs, io: CliIO, extra: Partial<GeoWeave
     workspaceDir: opt(args, 'workspace') ?? process.cwd(),
     stateDir: stateDirFrom(args),
     embedder: embedderFrom(args),
+    llm: llmFrom(args),
     log: (level, msg) => {
       if (level !== 'info' || verbose) io.err(`${level}: ${msg}`);
     },

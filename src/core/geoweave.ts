@@ -12,7 +12,8 @@ import { allTexts } from './index/text';
 import { writeFileAtomic } from './index/fs-util';
 import { IntentionGraph } from './learning/intention-graph';
 import type { MemoryState } from './memory/types';
-import type { ComplementaryResult, DataContext, Feedback, ForwardResult } from './retrieval/types';
+import type { ComplementaryResult, DataContext, Feedback, ForwardResult, QueryExpansion } from './retrieval/types';
+import { LlmClient, LlmConfig, LlmUnavailable, complementaryQueries, expandTask, isLlmUnavailable } from './llm';
 import { DEFAULT_WEIGHTS, RetrievalContext, RetrievalMode, Weights, WorkflowEntry } from './retrieval/context';
 import { forwardCandidates } from './retrieval/forward';
 import { complementarySuggestions } from './retrieval/backward';
@@ -40,7 +41,12 @@ export interface GeoWeaveOptions {
   rebuildIndex?: boolean;
   /** Override fusion weights (tuning). */
   weights?: Partial<Weights>;
+  /** Optional LLM (any OpenAI-compatible chat server) for query expansion and complementary queries; undefined = off. */
+  llm?: LlmConfig;
 }
+
+/** After a network failure or timeout the LLM is not asked again for this long (each attempt would stall). */
+const LLM_COOLDOWN_MS = 30_000;
 
 /** Embedders that learn corpus statistics (the builtin one fits IDF on the catalog). */
 interface FittableEmbedder extends Embedder {
@@ -64,6 +70,10 @@ export class GeoWeave {
   private embedder!: Embedder;
   private embedderKey = '';
   private stateDir = '';
+  private llmClient?: LlmClient;
+  private llmWarned = false;
+  private llmDownUntil = 0;
+  private readonly expansions = new Map<string, QueryExpansion>();
 
   private constructor(private readonly opts: GeoWeaveOptions) {}
 
@@ -176,13 +186,56 @@ export class GeoWeave {
   }
 
   /** Forward candidates for a task. `mode` selects signals for evaluation (default "full"). */
-  forwardCandidates(task: string, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ForwardResult> {
-    return forwardCandidates(this.ctx, task, opts);
+  async forwardCandidates(task: string, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ForwardResult> {
+    if (!this.opts.llm) return forwardCandidates(this.ctx, task, opts);
+    const expansion = await this.expansion(task, opts.signal);
+    const res = await forwardCandidates(this.ctx, task, { ...opts, expansion });
+    res.llm = expansion ? 'used' : 'unavailable';
+    return res;
   }
 
   /** Complementary suggestions after the steps in `memory`. */
-  complementarySuggestions(memory: MemoryState, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ComplementaryResult> {
-    return complementarySuggestions(this.ctx, memory, opts);
+  async complementarySuggestions(memory: MemoryState, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ComplementaryResult> {
+    if (!this.opts.llm) return complementarySuggestions(this.ctx, memory, opts);
+    const expansion = await this.expansion(memory.task, opts.signal);
+    const extraQueries = expansion ? await this.askLlm((c) => complementaryQueries(c, memory, opts.signal)) : undefined;
+    const res = await complementarySuggestions(this.ctx, memory, { ...opts, expansion, extraQueries });
+    res.llm = expansion && extraQueries ? 'used' : 'unavailable';
+    return res;
+  }
+
+  /** The LLM's restatement of a task (cached per task text); undefined when the LLM is unavailable. */
+  private async expansion(task: string, signal?: AbortSignal): Promise<QueryExpansion | undefined> {
+    const hit = this.expansions.get(task);
+    if (hit) return hit;
+    const vocabulary = this.tools.map((t) => ({ id: t.manifest.id, name: t.manifest.name ?? t.manifest.id, tags: t.manifest.tags }));
+    const e = await this.askLlm((c) => expandTask(c, task, vocabulary, signal));
+    if (!e) return undefined;
+    const out: QueryExpansion = { text: [...e.keywords, ...e.indicators].join(', '), toolHints: e.toolHints };
+    if (this.expansions.size > 500) this.expansions.clear();
+    this.expansions.set(task, out);
+    return out;
+  }
+
+  /**
+   * Runs one LLM call; any LlmUnavailable gives undefined so callers take the builtin path. The first
+   * failure is logged (a cancelled request is not a failure); a server that is down is left alone for a while.
+   */
+  private async askLlm<T>(call: (client: LlmClient) => Promise<T>): Promise<T | undefined> {
+    if (Date.now() < this.llmDownUntil) return undefined;
+    try {
+      this.llmClient ??= new LlmClient(this.opts.llm!);
+      return await call(this.llmClient);
+    } catch (err) {
+      if (!isLlmUnavailable(err)) throw err;
+      if (err.reason === 'aborted') return undefined;
+      if (err.reason === 'network' || err.reason === 'timeout' || err.reason === 'config') this.llmDownUntil = err.reason === 'config' ? Infinity : Date.now() + LLM_COOLDOWN_MS;
+      if (!this.llmWarned) {
+        this.llmWarned = true;
+        this.log('warn', `LLM layer off for now, using builtin retrieval: ${(err as LlmUnavailable).message}`);
+      }
+      return undefined;
+    }
   }
 
   /** Plain text search over the catalog (dense + BM25, no priors). */

@@ -19,8 +19,6 @@ interface NotebookView {
   forward?: ForwardResult;
   complementary?: ComplementaryResult;
   dismissed: Set<string>;
-  /** Trace length when the trajectory was last recorded, so closing twice does not count twice. */
-  recorded: number;
 }
 
 export class Assistant implements vscode.Disposable {
@@ -33,8 +31,15 @@ export class Assistant implements vscode.Disposable {
   readonly onDidChangeState = this.emitter.event;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly retrieval: RetrievalService, private readonly data: WorkspaceData, private readonly log: Log) {
+  constructor(
+    private readonly retrieval: RetrievalService,
+    private readonly data: WorkspaceData,
+    private readonly log: Log,
+    /** Remembers per notebook how much of its trace already taught the transition model. */
+    private readonly workspaceState: vscode.Memento,
+  ) {
     this.subscriptions.push(
+      vscode.workspace.onDidSaveNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
       vscode.window.onDidChangeActiveNotebookEditor(() => this.followActiveNotebook()),
       vscode.workspace.onDidCloseNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
       vscode.workspace.onDidChangeNotebookDocument((e) => { if (e.metadata && isGeoNotebook(e.notebook) && e.notebook === activeNotebookEditor()?.notebook) this.push(); }),
@@ -49,7 +54,7 @@ export class Assistant implements vscode.Disposable {
   private view(nb?: vscode.NotebookDocument): NotebookView {
     const k = this.key(nb);
     let v = this.views.get(k);
-    if (!v) this.views.set(k, (v = { dismissed: new Set(), recorded: 0 }));
+    if (!v) this.views.set(k, (v = { dismissed: new Set() }));
     return v;
   }
 
@@ -114,6 +119,9 @@ export class Assistant implements vscode.Disposable {
     if (!nb) return;
     const v = this.view(nb);
     const memory = memoryOf(nb, config.workingMemorySize());
+    // A notebook just created for the task typed in the panel takes over its candidates.
+    const pending = this.views.get('');
+    if (!v.forward && pending?.forward && memory.task === this.pendingTask) v.forward = pending.forward;
     // A reopened notebook continues where it was: recompute what it showed.
     if (!v.forward && memory.task) void this.forwardFor(nb, memory.task);
     if (!v.complementary && memory.trace.length) void this.suggestNext();
@@ -257,23 +265,31 @@ export class Assistant implements vscode.Disposable {
     await this.recordTrajectory(nb);
     const memory = memoryOf(nb, config.workingMemorySize());
     await setMemory(nb, { ...memory, trace: [] });
-    const v = this.view(nb);
-    v.complementary = undefined;
-    v.recorded = 0;
+    this.view(nb).complementary = undefined;
+    await this.workspaceState.update(this.trajectoryKey(nb), 0);
     this.push();
   }
 
-  /** Executed sequences teach the transition model; recorded when a notebook closes or is cleared. */
+  private trajectoryKey(nb: vscode.NotebookDocument): string {
+    return `geoweave.trajectoryRecorded:${nb.uri.toString()}`;
+  }
+
+  /** Executed sequences teach the transition model: when a notebook is saved, closed or cleared,
+   *  the steps not yet recorded go in, joined to the last recorded step so each transition counts
+   *  once (across reloads too: the count lives in workspace state). */
   private async recordTrajectory(nb: vscode.NotebookDocument): Promise<void> {
     const memory = memoryOf(nb, config.workingMemorySize());
-    const v = this.view(nb);
     const tools = memory.trace.filter((s) => s.ok).map((s) => s.tool);
-    if (tools.length < 2 || tools.length <= v.recorded || !memory.task) return;
-    v.recorded = tools.length;
+    const key = this.trajectoryKey(nb);
+    let recorded = this.workspaceState.get<number>(key, 0);
+    if (recorded > tools.length) recorded = 0;
+    const segment = tools.slice(Math.max(0, recorded - 1));
+    if (segment.length < 2 || tools.length <= recorded || !memory.task) return;
+    await this.workspaceState.update(key, tools.length);
     try {
       const gw = await this.retrieval.get();
-      await gw.recordTrajectory(memory.task, tools, true);
-      this.log.info(`trajectory recorded: ${tools.join(' → ')}`);
+      await gw.recordTrajectory(memory.task, segment, true);
+      this.log.info(`trajectory recorded: ${segment.join(' → ')}`);
     } catch (e) {
       this.log.warn(`trajectory not recorded: ${(e as Error).message}`);
     }

@@ -8,6 +8,7 @@ import { addStep } from '../core/memory/memory';
 import { parseToolCell } from '../core/notebook/tool-cell';
 import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
+import { RUN_KEY } from '../core/notebook/session';
 import { runProcessTool } from '../core/notebook/process-runner';
 import { config } from './config';
 import type { Log } from './log';
@@ -71,6 +72,8 @@ export class ToolController implements vscode.Disposable {
       const message = abort.signal.aborted ? 'Cancelled.' : err.message;
       this.log.warn(`cell ${cell.index + 1} failed: ${message}`);
       await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: 'GeoWeave', message })]));
+      // Later cells must not keep using outputs of a run this one no longer stands for.
+      if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
       exec.end(false, Date.now());
       return false;
     } finally {

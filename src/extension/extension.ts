@@ -26,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const storageDir = (context.storageUri ?? context.globalStorageUri).fsPath;
   const retrieval = new RetrievalService({ extensionPath: context.extensionPath, storageDir, secrets: context.secrets, log });
   const data = new WorkspaceData(log);
-  const assistant = new Assistant(retrieval, data, log);
+  const assistant = new Assistant(retrieval, data, log, context.workspaceState);
   const panel = new PanelProvider(context.extensionUri, assistant, log);
   context.subscriptions.push(
     log, retrieval, data, assistant, panel,

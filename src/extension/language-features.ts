@@ -23,7 +23,7 @@ const KINDS: Record<CompletionKind, vscode.CompletionItemKind> = {
 export class ToolCellLanguage implements vscode.Disposable {
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('geoweave-cells');
   private readonly disposables: vscode.Disposable[] = [];
-  private timer?: NodeJS.Timeout;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly retrieval: RetrievalService, private readonly data: WorkspaceData) {
     const selector: vscode.DocumentSelector = { language: TOOL_LANGUAGE };
@@ -90,8 +90,12 @@ export class ToolCellLanguage implements vscode.Disposable {
 
   private schedule(doc: vscode.TextDocument): void {
     if (doc.languageId !== TOOL_LANGUAGE) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.check(doc), 250);
+    const key = doc.uri.toString();
+    clearTimeout(this.timers.get(key));
+    this.timers.set(key, setTimeout(() => {
+      this.timers.delete(key);
+      void this.check(doc);
+    }, 250));
   }
 
   private refreshAll(): void {
@@ -111,7 +115,7 @@ export class ToolCellLanguage implements vscode.Disposable {
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    for (const t of this.timers.values()) clearTimeout(t);
     this.disposables.forEach((d) => d.dispose());
   }
 }

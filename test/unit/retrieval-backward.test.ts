@@ -47,3 +47,61 @@ test('backward: a DEM-based slope suggests terrain follow-ups, not spectral indi
   assert.ok(top5.some((t) => ['reclassify', 'threshold', 'aspect', 'hillshade'].includes(t)), top5.join(', '));
   assert.ok(!top5.includes('ndvi'));
 });
+
+// Reasons must be true to what each tool makes: derived from its manifest outputs and units.
+function hectareTools(): Set<string> {
+  return new Set(gw.tools.filter((t) => (t.manifest.outputs ?? []).some((o) => /\bha\b|hectare/i.test(o.unit ?? ''))).map((t) => t.manifest.id));
+}
+
+test('backward reasons: only tools that output hectares promise hectares; reclassify promises classes', async () => {
+  const ha = hectareTools();
+  assert.deepEqual([...ha], ['area_by_class']);
+  const scenarios: [string, MemoryState['trace'][number][]][] = [
+    ['how many hectares of my farm have healthy vegetation?', [step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }], 'NDVI mean 0.41')]],
+    ['how many hectares of my farm have healthy vegetation?', [
+      step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }]),
+      step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }], '38% of pixels have NDVI > 0.5')]],
+    ['burned area in hectares after the fire', [step('dnbr', [{ name: 'dnbr', type: 'raster', path: 'dnbr.tif', roles: ['dnbr', 'index'] }])]],
+  ];
+  let sawReclassify = false;
+  for (const [task, steps] of scenarios) {
+    const m = createMemory(task);
+    for (const s of steps) addStep(m, s);
+    const r = await gw.complementarySuggestions(m, { k: 40 });
+    for (const s of r.ranked) {
+      assert.ok(s.reason.startsWith(`${s.rationale}: `), s.reason);
+      if (/hectare/i.test(s.reason)) assert.ok(ha.has(s.id), `${s.id} promises hectares: ${s.reason}`);
+      if (s.id === 'reclassify') {
+        sawReclassify = true;
+        assert.match(s.reason, /class/);
+      }
+      // Only tools that take two dates (or a series / baseline) are offered to compare.
+      if (s.rationale === 'compare') assert.ok(['change_difference', 'change_vector_analysis', 'dnbr', 'time_series_trend', 'ndvi_anomaly', 'bfast_breakpoints', 'phenology_metrics', 'median_composite', 'mosaic_vrt'].includes(s.id), `${s.id}: ${s.reason}`);
+    }
+  }
+  assert.ok(sawReclassify);
+});
+
+test('backward reasons name the right quantity for labelled cases', async () => {
+  const m = createMemory('is the crop healthy in each field? compare with last year and check the result');
+  addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }], 'NDVI mean 0.41'));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const reason = (id: string) => r.ranked.find((s) => s.id === id)?.reason ?? `${id} not ranked`;
+  assert.match(reason('zonal_stats'), /zonal statistics (breaks your NDVI index down by field or zone|turns your NDVI index into) .*mean.* per zone/);
+  assert.match(reason('change_difference'), /^compare: image differencing change detection sets your NDVI index against another date — after − before per pixel/);
+  assert.match(reason('raster_stats'), /percentiles/);
+  assert.doesNotMatch(reason('raster_stats'), /hectare/);
+  assert.match(reason('quicklook'), /^verify: .* lets you look at your NDVI index — a PNG preview/);
+  assert.match(reason('otsu_threshold'), /a mask \(1 = above threshold, 0 = below\)/);
+  // area by class needs a mask or class map, which an index is not: the reason says what it takes.
+  assert.match(reason('area_by_class'), /^quantify: area by class turns a class map or mask made from your NDVI index into hectares per class/);
+
+  const k = createMemory('check my land cover classification');
+  addStep(k, step('kmeans_classify', [{ name: 'classes', type: 'raster', path: 'classes.tif', roles: ['class'] }], '5 clusters'));
+  const r2 = await gw.complementarySuggestions(k, { k: 30 });
+  const acc = r2.ranked.find((s) => s.id === 'accuracy_assessment')!;
+  assert.equal(acc.rationale, 'verify');
+  assert.match(acc.reason, /checks your class map against reference data — confusion matrix plus overall accuracy and kappa/);
+  const abc = r2.ranked.find((s) => s.id === 'area_by_class')!;
+  assert.match(abc.reason, /^quantify: area by class turns your class map into hectares per class and percent of the area$/);
+});

@@ -44,7 +44,9 @@ test('forward candidates carry score parts, a reason and readiness on a data con
   assert.equal(ndvi!.readiness.ready, true);
   assert.equal(ndvi!.readiness.args.image, 's2_scene.tif');
   assert.equal(ndvi!.readiness.args.nir, 5);
-  assert.ok(ndvi!.explanation.readiness.includes('needs NIR — found in s2_scene.tif band 5'), ndvi!.explanation.readiness.join(' | '));
+  // Every role the input needs, not just the first.
+  assert.ok(ndvi!.explanation.readiness.includes('needs red, NIR — found in s2_scene.tif bands 3, 5'), ndvi!.explanation.readiness.join(' | '));
+  assert.match(ndvi!.reason, /needs red, NIR — found in s2_scene\.tif bands 3, 5/);
   assert.ok(ndvi!.reason.length > 10);
   assert.deepEqual(r.slots.dataHints, ['Sentinel-2']);
 });

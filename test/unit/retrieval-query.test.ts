@@ -49,7 +49,8 @@ test('executability: pre/post take distinct, time-ordered rasters and resolve ba
   assert.equal(r.args.pre, 'fire_pre.tif');
   assert.equal(r.args.post, 'fire_post.tif');
   assert.equal(r.args.nir, 4);
-  assert.ok(r.notes.includes('needs SWIR2 — found in fire_pre.tif band 6'));
+  assert.ok(r.notes.includes('needs NIR, SWIR2 — found in fire_pre.tif bands 4, 6'), r.notes.join(' | '));
+  assert.ok(r.notes.includes('needs NIR, SWIR2 — found in fire_post.tif bands 4, 6'), r.notes.join(' | '));
 });
 
 test('executability: one scene cannot be both pre and post; missing roles are named', () => {

@@ -24,6 +24,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     io.out(`task: ${task}\ndone: ${done.join(' → ')}\n`);
     io.out(table(res.ranked.map((s, i) => [String(i + 1), s.id, fmt(s.score), s.rationale, s.reason]), ['#', 'tool', 'score', 'rationale', 'why']));
+    if (res.llm) io.out(`\nLLM: ${res.llm === 'used' ? 'used for complementary queries' : 'unavailable, builtin suggestions only'}`);
     return 0;
   } finally {
     await gw.dispose();

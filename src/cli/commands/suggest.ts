@@ -45,6 +45,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     const slots = Object.entries(res.slots).map(([k2, v]) => `${k2}=${Array.isArray(v) ? v.join('|') : v}`).join('  ');
     io.out(`task: ${task}${slots ? `\nslots: ${slots}` : ''}\n`);
     io.out(table(res.candidates.map((c, i) => [String(i + 1), c.id, fmt(c.score), c.readiness.runnable ? (data ? (c.readiness.ready ? 'ready' : 'missing ' + c.readiness.missing.join(',')) : 'runnable') : 'catalog', c.reason]), ['#', 'tool', 'score', 'run', 'why']));
+    if (res.llm) io.out(`\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
     if (res.workflow) io.out(`\nworkflow ${res.workflow.id} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
     return 0;
   } finally {

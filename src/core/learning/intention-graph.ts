@@ -164,6 +164,32 @@ export class IntentionGraph {
     return { score: seen ? sum / seen : 0, terms: hits.slice(0, 3).map((h) => h.term) };
   }
 
+  /**
+   * Net (success − failure) transition counts pooled by a coarser key of both ends, e.g. the kind
+   * of product the source yields and the target's category: the back-off level for transitions
+   * never seen tool to tool. Keys that map to undefined are skipped.
+   */
+  pooledTransitions(fromKey: (tool: string) => string | undefined, toKey: (tool: string) => string | undefined = (t) => t): Map<string, Map<string, number>> {
+    const out = new Map<string, Map<string, number>>();
+    for (const [a, row] of Object.entries(this.state.transitions)) {
+      const ka = fromKey(a);
+      if (ka === undefined) continue;
+      for (const [b, c] of Object.entries(row)) {
+        const kb = toKey(b);
+        if (kb === undefined) continue;
+        const { s, f } = this.read(c);
+        const m = out.get(ka) ?? out.set(ka, new Map()).get(ka)!;
+        m.set(kb, (m.get(kb) ?? 0) + s - f);
+      }
+    }
+    return out;
+  }
+
+  /** Decayed success total of transitions out of `a` (0 when never seen). */
+  transitionTotal(a: string): number {
+    return this.total('transitions', a);
+  }
+
   /** Number of distinct learned tool→tool transitions. */
   get transitionCount(): number {
     let n = 0;

@@ -14,6 +14,12 @@ export interface RasterStats {
 export const CELL_NAMES = ['north-west', 'north', 'north-east', 'west', 'centre', 'east', 'south-west', 'south', 'south-east'];
 const PCTS = [2, 5, 10, 25, 50, 75, 90, 95, 98];
 
+/** Serializable state of a StatsAccumulator (see state/merge). */
+export interface StatsState {
+  width: number; height: number; step: number; count: number; valid: number; sum: number; sumSq: number;
+  min: number; max: number; cellValid: number[]; cellSum: number[]; sample: Float32Array; sampleCell: Uint8Array;
+}
+
 /** Accumulates over blocks in any order; the subsample is positional, so results do not depend on block order. */
 export class StatsAccumulator {
   readonly width: number; readonly height: number; readonly bins: number;
@@ -35,13 +41,18 @@ export class StatsAccumulator {
     this.sample = new Float32Array(cap); this.sampleCell = new Uint8Array(cap);
   }
 
-  add(block: ArrayLike<number>, x: number, y: number, w: number, h: number): void {
+  /**
+   * Adds a w×h block at (x, y). With `fillNaN` (the output's fill value, equal to `ignore`), NaN entries of
+   * the block are replaced by it in the same pass, so the block is ready to encode; returns whether it did.
+   */
+  add(block: ArrayLike<number>, x: number, y: number, w: number, h: number, fillNaN?: number): boolean {
     this.cached = null;
     const step = this.step;
     const cx1 = Math.ceil(this.width / 3), cx2 = Math.ceil((2 * this.width) / 3);
     const cy1 = Math.ceil(this.height / 3), cy2 = Math.ceil((2 * this.height) / 3);
     this.count += w * h;
     let mn = this.mn, mx = this.mx;
+    const fill = fillNaN !== undefined && block instanceof Float32Array && Math.fround(fillNaN) === this.ignore;
     for (let r = 0; r < h; r++) {
       const gy = y + r;
       const rowCell = gy < cy1 ? 0 : gy < cy2 ? 3 : 6;
@@ -55,9 +66,18 @@ export class StatsAccumulator {
         const end = Math.min(w, (colCell === 0 ? cx1 : colCell === 1 ? cx2 : this.width) - x);
         let cv = 0, cs = 0, sq = 0;
         const ig = this.ignore;
-        for (let i = c; i < end; i++) {
-          const v = block[base + i];
-          if (v === v && v !== ig) { cv++; cs += v; sq += v * v; if (v < mn) mn = v; if (v > mx) mx = v; }
+        if (fill) {
+          const b = block as Float32Array;
+          for (let i = base + c, e = base + end; i < e; i++) {
+            const v = b[i];
+            if (v !== v) b[i] = fillNaN!;
+            else if (v !== ig) { cv++; cs += v; sq += v * v; if (v < mn) mn = v; if (v > mx) mx = v; }
+          }
+        } else {
+          for (let i = c; i < end; i++) {
+            const v = block[base + i];
+            if (v === v && v !== ig) { cv++; cs += v; sq += v * v; if (v < mn) mn = v; if (v > mx) mx = v; }
+          }
         }
         const cell = rowCell + colCell;
         this.cellValid[cell] += cv; this.cellSum[cell] += cs; this.valid += cv; this.sum += cs; this.sumSq += sq;
@@ -72,6 +92,29 @@ export class StatsAccumulator {
       }
     }
     this.mn = mn; this.mx = mx;
+    return fill;
+  }
+
+  /** Plain-data snapshot (to send from a worker thread and merge()). */
+  state(): StatsState {
+    return {
+      width: this.width, height: this.height, step: this.step, count: this.count, valid: this.valid, sum: this.sum, sumSq: this.sumSq,
+      min: this.mn, max: this.mx, cellValid: Array.from(this.cellValid), cellSum: Array.from(this.cellSum),
+      sample: this.sample.slice(0, this.n), sampleCell: this.sampleCell.slice(0, this.n),
+    };
+  }
+
+  /** Adds another accumulator's blocks (same raster size and options); results do not depend on the split. */
+  merge(o: StatsState): void {
+    if (o.width !== this.width || o.height !== this.height || o.step !== this.step) throw new Error(`stats merge: accumulators differ (${o.width}x${o.height}/${o.step} vs ${this.width}x${this.height}/${this.step})`);
+    this.cached = null;
+    this.count += o.count; this.valid += o.valid; this.sum += o.sum; this.sumSq += o.sumSq;
+    if (o.min < this.mn) this.mn = o.min;
+    if (o.max > this.mx) this.mx = o.max;
+    for (let i = 0; i < 9; i++) { this.cellValid[i] += o.cellValid[i]; this.cellSum[i] += o.cellSum[i]; }
+    const k = Math.min(o.sample.length, this.sample.length - this.n);
+    this.sample.set(o.sample.subarray(0, k), this.n); this.sampleCell.set(o.sampleCell.subarray(0, k), this.n);
+    this.n += k;
   }
 
   /** Fraction of valid (sampled) pixels where `pred` holds, and how those pixels split over the 3×3 cells. */

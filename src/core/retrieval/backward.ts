@@ -4,21 +4,36 @@
  * outputs and the task; candidates scored by query match, task match, whether a produced output
  * feeds their inputs, the tool graph, learned transitions, and a penalty for tools already run.
  */
-import type { ToolManifest } from '../manifests/types';
+import type { ToolManifest, ToolParam } from '../manifests/types';
 import type { MemoryState, MemoryStep, StepOutput } from '../memory/types';
-import type { ComplementaryResult, ComplementarySuggestion, DataContext, DataItem, Rationale } from './types';
+import type { ComplementaryResult, ComplementarySuggestion, DataContext, DataItem, QueryExpansion, Rationale } from './types';
 import type { RetrievalContext, RetrievalMode } from './context';
 import { workingMemory } from '../memory/memory';
 import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
 import { canFeed, executability } from './executability';
 import { humanName } from '../index/text';
-import { forwardCandidates } from './forward';
+import { expandedText, forwardCandidates } from './forward';
+import { TransitionModel } from '../learning/backoff';
+import { isProductRole } from './executability';
 
-export interface BackwardOptions { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal }
+export interface BackwardOptions {
+  k?: number;
+  data?: DataContext;
+  mode?: RetrievalMode;
+  signal?: AbortSignal;
+  /** From the optional LLM layer: the task's expansion (for the task signal) … */
+  expansion?: QueryExpansion;
+  /** … and complementary queries added to the template ones. */
+  extraQueries?: { rationale: Rationale; text: string }[];
+}
+
+const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|since|change[sd]?|increas\w*|decreas\w*|grow\w*|expan\w*|shrink\w*|loss|lost|gain\w*|recover\w*|regrowth|years?|annual|seasons?|series|dates|anomal\w*|baseline)\b|变化|对比|比较|前后|趋势|以来|扩大|缩小|减少|增加|多年|逐年|退化|恢复/i;
 
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
+
+const NOUNS: Record<string, string> = { class: 'class map', labels: 'patch labels', dnbr: 'dNBR raster', dem: 'DEM', change_mask: 'change mask', difference: 'difference raster' };
 
 /** What a produced output is, for query text and reasons ("NDVI mask"). */
 function describeOutputs(window: MemoryStep[], tools: Map<string, ToolManifest>): { text: string; roles: string[] } {
@@ -27,7 +42,8 @@ function describeOutputs(window: MemoryStep[], tools: Map<string, ToolManifest>)
   const roles = [...new Set(last.outputs.flatMap((o) => o.roles ?? []))];
   const indexStep = [...window].reverse().find((s) => s.outputs.some((o) => o.roles?.includes('index')) || /index|ndvi|nbr|ndwi/i.test(s.tool));
   const indicator = indexStep ? (tools.get(indexStep.tool)?.name?.split(/[\s(]/)[0] ?? indexStep.tool).toUpperCase() : '';
-  const noun = roles.find((r) => ['mask', 'class', 'index', 'dnbr', 'severity', 'dem', 'slope', 'difference', 'change_mask', 'labels', 'trend'].includes(r)) ?? last.outputs[0]?.name ?? 'result';
+  const role = roles.find((r) => ['mask', 'labels', 'class', 'index', 'dnbr', 'severity', 'dem', 'slope', 'difference', 'change_mask', 'trend'].includes(r));
+  const noun = role ? NOUNS[role] ?? role : last.outputs[0]?.name ?? 'result';
   const text = indicator && noun !== 'index' && !noun.toUpperCase().includes(indicator) ? `${indicator} ${noun}` : noun === 'index' && indicator ? `${indicator} index` : noun;
   return { text, roles };
 }
@@ -83,11 +99,12 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   for (const s of memory.trace) done.set(s.tool, (done.get(s.tool) ?? 0) + 1);
   const last = window[window.length - 1];
   const { text: outText } = describeOutputs(window, ctx.tools);
-  const queries = templates(memory.task, window, outText, ctx.tools);
+  const queries = [...templates(memory.task, window, outText, ctx.tools), ...(opts.extraQueries ?? []).map((q) => ({ rationale: q.rationale, text: `${q.text}. ${memory.task}` }))];
   const pool = ctx.tools.size <= 200 ? ctx.tools.size : Math.max(60, k * 5);
 
-  const taskParsed = parseQuery(memory.task);
-  const taskRel = await relevance(ctx, memory.task, taskParsed.terms, mode === 'full' ? 'hybrid' : mode, pool, opts.signal);
+  const taskText = expandedText(memory.task, opts.expansion);
+  const taskParsed = parseQuery(taskText);
+  const taskRel = await relevance(ctx, taskText, taskParsed.terms, mode === 'full' ? 'hybrid' : mode, pool, opts.signal);
   const queryRel: Map<string, Relevance>[] = [];
   if (mode === 'full') {
     for (const q of queries) queryRel.push(await relevance(ctx, q.text, parseQuery(q.text).terms, 'hybrid', pool, opts.signal));
@@ -98,7 +115,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // When the task fits a workflow template, its next step after the latest step it contains.
   const wfNext = new Map<string, number>();
   if (mode === 'full') {
-    const fwd = await forwardCandidates(ctx, memory.task, { k: Math.min(ctx.tools.size, Math.max(30, k * 3)), mode: 'full', signal: opts.signal });
+    const fwd = await forwardCandidates(ctx, memory.task, { k: Math.min(ctx.tools.size, Math.max(30, k * 3)), mode: 'full', signal: opts.signal, expansion: opts.expansion });
     const top = Math.max(1, fwd.candidates[0]?.score ?? 1);
     for (const c of fwd.candidates) fwdScore.set(c.id, Math.max(0, c.score / top));
     if (fwd.workflow) {
@@ -117,6 +134,12 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     for (const s of window) for (const t of ctx.learned.transitionsFrom(s.tool)) universe.add(t.to);
   }
 
+  const trans = mode === 'full' ? transitionModel(ctx) : undefined;
+  // The task asks about time (before/after, a trend, since a year) and no step has compared dates yet.
+  const wantsTime = TEMPORAL.test(memory.task) || !!parseQuery(memory.task).slots.time?.length;
+  const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
+  const available = opts.data ? [...opts.data.items, ...produced] : produced;
+
   const bridges = mode === 'full' ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
 
   const all: ComplementarySuggestion[] = [];
@@ -132,26 +155,44 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let affinity = 0;
     let bridge = 0;
     let feed = 0;
+    let blocked = 0;
+    let kindTrans = 0;
+    let wf = 0;
+    let temporal = 0;
+    let terminal = 0;
+    let unmet: string[] = [];
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
     if (mode === 'full') {
+      // The score takes the best query match; the rationale shown is the best one the tool can
+      // honestly serve (only tools that yield numbers quantify, only two-date tools compare).
+      const fits = fitsRationale(m);
+      let rBest = -1;
       queryRel.forEach((r, i) => {
         const v = r.get(id)?.base ?? 0;
-        if (v > qBest) { qBest = v; rationale = queries[i].rationale; }
+        if (v > qBest) qBest = v;
+        if (fits(queries[i].rationale) && v > rBest) { rBest = v; rationale = queries[i].rationale; }
       });
       // Recent steps count more: the last step fully, older ones geometrically less.
       window.forEach((s, i) => {
         const rec = Math.pow(0.5, window.length - 1 - i);
         graph = Math.max(graph, ctx.graph.edge(s.tool, id) * rec);
-        learned = Math.max(learned, ctx.learned.transition(s.tool, id) * rec);
+        learned = Math.max(learned, trans!.score(s.tool, id) * rec);
+        kindTrans = Math.max(kindTrans, trans!.kindLevel(s.tool, id) * rec);
       });
       const f = feedScore(m, produced, last?.tool);
       feed = f.score;
       from = f.from;
       affinity = ctx.learned.affinity(taskParsed.terms, id).score;
       bridge = bridges.get(id)?.score ?? 0;
-      const wf = wfNext.get(id) ?? 0;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty;
+      wf = wfNext.get(id) ?? 0;
+      unmet = unmetProducts(m, available);
+      blocked = unmet.length ? 1 : 0;
+      temporal = wantsTime && !timeDone && takesTwoDates(m) ? 1 : 0;
+      terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
+      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.kindTransition * kindTrans +
+        w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
+        w.temporal * temporal + w.terminal * terminal + w.goalTerminal * tr * terminal + w.goalReady * tr * (1 - blocked);
     } else {
       score -= penalty;
     }
@@ -161,8 +202,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), done: penalty },
-      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined),
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, kind: round(kindTrans), workflow: round(wf), temporal, terminal, done: penalty },
+      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });
   }
@@ -174,36 +215,140 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   return { queries, ranked, groups };
 }
 
+/** Product roles (mask, class map, index…) a required input asks for that nothing at hand provides. */
+function unmetProducts(m: ToolManifest, available: DataItem[]): string[] {
+  const out: string[] = [];
+  for (const p of m.inputs ?? []) {
+    if (p.required === false || !(p.type === 'raster' || p.type === 'array')) continue;
+    const wanted = (p.bands ?? []).filter(isProductRole);
+    if (!wanted.length) continue;
+    if (!available.some((it) => canFeed(it, p).ok)) out.push(...wanted);
+  }
+  return [...new Set(out)];
+}
+
+/** What kind of product a tool yields, from its first output: the back-off key of its transitions. */
+export function productKind(m: ToolManifest | undefined): string | undefined {
+  const out = outputsFromManifest(m)[0];
+  if (!out) return undefined;
+  const roles = new Set(out.roles ?? []);
+  if (roles.has('mask')) return 'mask';
+  if (roles.has('class') || roles.has('labels')) return 'class';
+  if (roles.has('dem')) return 'dem';
+  if (['slope', 'aspect', 'hillshade'].some((r) => roles.has(r))) return 'terrain';
+  if (roles.size) return 'index';
+  return out.type === 'raster' ? 'raster' : out.type;
+}
+
+function transitionModel(ctx: RetrievalContext): TransitionModel {
+  const kinds = new Map<string, string | undefined>();
+  for (const m of ctx.tools.values()) kinds.set(m.id, productKind(m));
+  return new TransitionModel(ctx.learned, (t) => kinds.get(t), (t) => ctx.tools.get(t)?.category ?? t, ctx.tools.keys(), { toolPrior: ctx.weights.backoffTool, kindPrior: ctx.weights.backoffKind });
+}
+
 function round(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
 
-function shortWhat(m: ToolManifest): string {
-  const out = m.outputs?.[0];
-  const what = out?.description?.split(/[.;]/)[0] ?? out?.unit ?? m.description.split(/[.;]/)[0];
-  return what.length > 70 ? what.slice(0, 67).trimEnd() + '…' : what;
+function clipText(t: string, max = 70): string {
+  const s = t.trim().replace(/\s+/g, ' ');
+  return s.length > max ? s.slice(0, max - 1).trimEnd() + '…' : s;
 }
 
-function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string): string {
+function firstClause(t: string | undefined): string {
+  return (t ?? '').split(/(?<!\d)\.(?!\d)|;/)[0].trim();
+}
+
+function lowerFirst(t: string): string {
+  return /^[A-Z][a-z]/.test(t) ? t[0].toLowerCase() + t.slice(1) : t;
+}
+
+/** What one output is, in a few words, from its type, roles, unit and description. */
+function outputPhrase(o: ToolParam): string {
+  const unit = o.unit ?? '';
+  const desc = firstClause(o.description);
+  if (o.type === 'table') {
+    if (/\bha\b|hectare/i.test(unit)) return `hectares${/class/i.test(unit) ? ' per class' : ''}${/percent/i.test(unit) ? ' and percent of the area' : ''}`;
+    const perRow = /one row per (\w+) with (.+)/i.exec(o.description ?? '');
+    if (perRow) return `${firstClause(perRow[2])} per ${perRow[1]}`;
+    return lowerFirst(desc || unit);
+  }
+  if (o.type === 'object') {
+    // "count: number of patches; sizes: pixels per patch." → "number of patches, pixels per patch"
+    const parts = (o.description ?? '').split(';').map((p) => p.replace(/^\s*[\w.]+:\s*/, '').replace(/\.$/, '').trim()).filter(Boolean);
+    return lowerFirst(parts.join(', '));
+  }
+  if (o.type === 'vector') return /polygon/i.test(desc) ? 'polygons' : /line/i.test(desc) ? 'lines' : 'vector features';
+  if (/\bpng\b/i.test(unit)) return 'a PNG preview';
+  const roles = new Set(outputsFromManifest({ id: '', description: '', outputs: [o] })[0]?.roles ?? []);
+  if (roles.has('mask')) return `a mask (${unit || '1/0'})`;
+  if (roles.has('class')) return /class/i.test(unit) ? `a map of ${unit.replace(/^(\w+ )?class codes?/i, (m) => m)}`.replace(/ codes? 1\.\.\S+$/, ' codes') : `a class map (${unit})`;
+  if (/same as/i.test(unit)) return lowerFirst(desc);
+  return `${lowerFirst(desc)}${unit && !desc.toLowerCase().includes(unit.toLowerCase()) ? ` (${unit})` : ''}`;
+}
+
+/** The output that answers a rationale: numbers to quantify, else the tool's main product. */
+function productFor(m: ToolManifest, r: Rationale): string {
+  const outs = m.outputs ?? [];
+  if (!outs.length) return clipText(lowerFirst(firstClause(m.description)));
+  const numeric = outs.find((o) => o.type === 'table' || (o.type === 'object' && /count|size|mean|area|pixel/i.test(o.description ?? '')));
+  return clipText(outputPhrase(r === 'quantify' && numeric ? numeric : outs[0]));
+}
+
+/** Mask in, mask out: a cleaning step. */
+function isMaskRefiner(m: ToolManifest): boolean {
+  return (m.inputs ?? []).some((p) => p.required !== false && (p.bands ?? []).includes('mask')) && (m.outputs ?? []).some((o) => (o.bands ?? []).includes('mask'));
+}
+
+function takesTwoDates(m: ToolManifest): boolean {
+  const ins = (m.inputs ?? []).filter((p) => p.required !== false);
+  return ins.filter((p) => p.type === 'raster' && /^(before|after|pre|post|baseline)$/i.test(p.name)).length >= 2 ||
+    ins.some((p) => p.type === 'array' && /images|baseline/i.test(p.name));
+}
+
+function takesZones(m: ToolManifest): boolean {
+  return (m.inputs ?? []).some((p) => /zone/i.test(p.name) || (p.required !== false && p.type === 'vector' && /polygon|zone|field/i.test(p.description ?? '')));
+}
+
+/** Which rationales a tool can serve truthfully, judged from its manifest. */
+function fitsRationale(m: ToolManifest): (r: Rationale) => boolean {
+  const outs = m.outputs ?? [];
+  const numbers = outs.some((o) => o.type === 'table' || (o.type === 'object' && /count|size|mean|area/i.test(o.description ?? '')));
+  const twoDates = takesTwoDates(m);
+  const makesMask = outs.some((o) => (o.bands ?? []).includes('mask'));
+  const checks = /^(statistics|export)$/.test(m.category ?? '') || (m.category === 'masking' && makesMask) ||
+    (m.inputs ?? []).some((p) => /reference|truth/i.test(`${p.name} ${p.description ?? ''}`));
+  return (r) => (r === 'quantify' ? numbers || !outs.length : r === 'compare' ? twoDates : r === 'verify' ? checks || !m.category : true);
+}
+
+function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = []): string {
   const name = humanName(m).toLowerCase();
+  const fromRole = from?.roles?.find((x) => NOUNS[x] || isProductRole(x));
+  let src = from?.producedBy && from.producedBy !== lastTool ? `the ${fromRole ? NOUNS[fromRole] ?? fromRole : 'output'} from ${from.producedBy}` : `your ${outText || 'result'}`;
+  // Say so when the tool cannot take what exists yet: "a class map or mask made from your dNBR raster".
+  if (unmet.length) src = `${unmet.map((x) => NOUNS[x] ?? x).join(' or ')} made from your ${outText || 'result'}`.replace(/^/, (x, _i, t: string) => (/^[aeiou]/i.test(t) ? 'an ' : 'a '));
+  const what = productFor(m, r);
   if (goal && r === 'extend') {
     const g = ctx.tools.get(goal);
-    return `extend: ${name} turns your ${outText || 'result'} into the input ${g ? humanName(g).toLowerCase() : goal} needs`;
+    return `extend: ${name} turns ${src} into ${what}, the input ${g ? humanName(g).toLowerCase() : goal} needs`;
   }
-  const src = from?.producedBy && from.producedBy !== lastTool ? `${from.producedBy} output` : outText || 'result';
-  const what = shortWhat(m);
   switch (r) {
     case 'quantify':
-      return `quantify: ${name} turns your ${src} into ${/hectare|ha\b|area/i.test(m.description + what) ? 'hectares and percentages' : what.toLowerCase()}`;
+      return `quantify: ${name} turns ${src} into ${what}`;
     case 'explain':
-      return `explain: ${name} puts your ${src} in context — ${what.toLowerCase()}`;
+      return takesZones(m) ? `explain: ${name} breaks ${src} down by field or zone — ${what}` : `explain: ${name} puts ${src} in context — ${what}`;
     case 'verify':
-      return `verify: ${name} checks your ${src} — ${what.toLowerCase()}`;
+      if (/\bpng\b/i.test(m.outputs?.[0]?.unit ?? '')) return `verify: ${name} lets you look at ${src} — ${what}`;
+      if ((m.inputs ?? []).some((p) => /reference|truth/i.test(`${p.name} ${p.description ?? ''}`))) return `verify: ${name} checks ${src} against reference data — ${what}`;
+      if (isMaskRefiner(m)) return `verify: ${name} cleans up ${src} — ${what}`;
+      return `verify: ${name} checks ${src} — ${what}`;
     case 'compare':
-      return `compare: ${name} sets your ${src} against another date — ${what.toLowerCase()}`;
+      if ((m.inputs ?? []).some((p) => /baseline/i.test(p.name))) return `compare: ${name} sets ${src} against its multi-year baseline — ${what}`;
+      if ((m.inputs ?? []).some((p) => p.type === 'array' && /images/i.test(p.name))) return `compare: ${name} follows ${src} across dates — ${what}`;
+      return `compare: ${name} sets ${src} against another date — ${what}`;
     default: {
-      const after = lastTool && ctx.graph.edge(lastTool, m.id) > 0 ? ` (usually follows ${lastTool})` : '';
-      return `extend: ${name} takes your ${src} further — ${what.toLowerCase()}${after}`;
+      const after = lastTool && (ctx.graph.edge(lastTool, m.id) > 0 || ctx.learned.transition(lastTool, m.id) > 0) ? ` (usually follows ${lastTool})` : '';
+      return `extend: ${name} takes ${src} on to ${what}${after}`;
     }
   }
 }

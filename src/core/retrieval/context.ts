@@ -33,6 +33,23 @@ export interface Weights {
   /** Backward: next step of the workflow template the task fits. */
   workflowNext: number;
   done: number;
+  /** Backward: pseudo-counts of the transition back-off (tool level ← product kind ← category). */
+  backoffTool: number;
+  backoffKind: number;
+  /** Backward: penalty for a tool whose required product input (mask, class, index…) nothing made yet. */
+  blocked: number;
+  /** Backward: transition estimated at the product-kind level alone (what follows masks, indices…). */
+  kindTransition: number;
+  /** Backward: the task asks about time and the tool compares dates (before/after, a series). */
+  temporal: number;
+  /** Backward: the tool closes a chain (nothing usually follows it: previews, exports)… */
+  terminal: number;
+  /** … scaled by how much the task wants it. */
+  goalTerminal: number;
+  /** Backward: the task wants the tool and what exists can already feed it. */
+  goalReady: number;
+  /** Forward: prior for the tools an LLM proposes (first hint fully, later ones less). */
+  llmHint: number;
   /** Minimum workflow score to offer a template. */
   workflowThreshold: number;
 }
@@ -54,6 +71,15 @@ export const DEFAULT_WEIGHTS: Weights = {
   refine: 1,
   workflowNext: 0.2,
   done: 1.0,
+  backoffTool: 0,
+  backoffKind: 0,
+  blocked: 0,
+  kindTransition: 0,
+  temporal: 0,
+  terminal: 0,
+  goalTerminal: 0,
+  goalReady: 0,
+  llmHint: 0.2,
   workflowThreshold: 0.6,
 };
 

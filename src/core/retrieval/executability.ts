@@ -9,6 +9,11 @@ const SPECTRAL = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'sw
 
 const ROLE_LABEL: Record<string, string> = { nir: 'NIR', swir1: 'SWIR1', swir2: 'SWIR2', qa: 'a QA band', dem: 'a DEM', sar: 'SAR backscatter', rededge: 'red edge', class: 'a class map', mask: 'a mask', index: 'an index raster' };
 
+/** Roles that a processing step produces (mask, class, index…) rather than raw spectral bands. */
+export function isProductRole(role: string): boolean {
+  return PRODUCT_ROLES.has(role);
+}
+
 export function roleLabel(role: string): string {
   return ROLE_LABEL[role] ?? role;
 }
@@ -89,11 +94,11 @@ export function executability(m: ToolManifest, data?: DataContext): Executabilit
     const { bands } = canFeed(pick, p);
     const spectral = roles.filter((r) => SPECTRAL.has(r));
     if (spectral.length) {
-      for (const r of spectral) {
-        const b = bands[r];
-        notes.push(b !== undefined ? `needs ${roleLabel(r)} — found in ${itemName(pick)} band ${b}` : `needs ${roleLabel(r)} — found in ${itemName(pick)}`);
-        if (b !== undefined && paramNames.has(r)) args[r] = b;
-      }
+      // One line per input naming every role it needs: "needs red, NIR — found in s2_scene.tif bands 3, 5".
+      for (const r of spectral) if (bands[r] !== undefined && paramNames.has(r)) args[r] = bands[r];
+      const found = spectral.map((r) => bands[r]).filter((b): b is number => b !== undefined);
+      const where = found.length === spectral.length ? ` ${found.length > 1 ? 'bands' : 'band'} ${found.join(', ')}` : '';
+      notes.push(`needs ${spectral.map(roleLabel).join(', ')} — found in ${itemName(pick)}${where}`);
     } else if (roles.length) {
       const r = roles.find((x) => findRole(pick, x)) ?? roles[0];
       notes.push(`needs ${roleLabel(r)} — found ${itemName(pick)}`);

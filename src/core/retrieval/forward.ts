@@ -1,6 +1,6 @@
 /** Forward retrieval: task → ranked tools, with priors (graph, learned, executability) and reasons. */
 import type { ToolManifest } from '../manifests/types';
-import type { DataContext, Explanation, ForwardCandidate, ForwardResult, WorkflowMatch } from './types';
+import type { DataContext, Explanation, ForwardCandidate, ForwardResult, QueryExpansion, WorkflowMatch } from './types';
 import type { RetrievalContext, RetrievalMode } from './context';
 import { dot, embedQuery } from './context';
 import { parseQuery, ParsedQuery } from './query';
@@ -12,23 +12,37 @@ import { stem, tokenizeDetailed } from '../embed/tokenize';
 
 const HAN = /\p{Script=Han}/u;
 
-export interface ForwardOptions { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal }
+export interface ForwardOptions {
+  k?: number;
+  data?: DataContext;
+  mode?: RetrievalMode;
+  signal?: AbortSignal;
+  /** From the optional LLM layer: appended to the task text, plus a prior for the tools it names. */
+  expansion?: QueryExpansion;
+}
+
+/** The task text the retrievers see: the task plus the LLM's keywords when there are any. */
+export function expandedText(task: string, expansion?: QueryExpansion): string {
+  return expansion?.text.trim() ? `${task}\n${expansion.text.trim()}` : task;
+}
 
 export async function forwardCandidates(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<ForwardResult> {
   const k = opts.k ?? 10;
   const mode = opts.mode ?? 'full';
-  const parsed = parseQuery(task);
+  const text = expandedText(task, opts.expansion);
+  const parsed = parseQuery(text);
+  const hints = opts.expansion?.toolHints ?? [];
   const pool = Math.max(60, k * 5);
-  const rel = await relevance(ctx, task, parsed.terms, mode, pool, opts.signal);
+  const rel = await relevance(ctx, text, parsed.terms, mode, pool, opts.signal);
   const w = ctx.weights;
-  const wfMatch = mode === 'full' || mode === 'hybrid' ? await matchWorkflow(ctx, task, parsed) : undefined;
+  const wfMatch = mode === 'full' || mode === 'hybrid' ? await matchWorkflow(ctx, text, parsed) : undefined;
   const workflow = wfMatch && wfMatch.score >= w.workflowThreshold ? wfMatch : undefined;
 
   // Graph prior: tools linked to the strongest text matches (multi-step tasks need their neighbours).
   const ranked = [...rel.entries()].sort((a, b) => b[1].base - a[1].base);
   const seeds = ranked.slice(0, 5);
-  const scored: { id: string; m: ToolManifest; r: Relevance; score: number; graph: number; graphWhy: string[]; learned: number; learnedTerms: string[]; exec: number; wf: number }[] = [];
-  const universe = new Set<string>(rel.keys());
+  const scored: { id: string; m: ToolManifest; r: Relevance; score: number; graph: number; graphWhy: string[]; learned: number; learnedTerms: string[]; exec: number; wf: number; hint: number }[] = [];
+  const universe = new Set<string>([...rel.keys(), ...hints]);
   if (mode === 'full') {
     for (const [id] of seeds) {
       for (const e of ctx.graph.downstream(id)) universe.add(e.to);
@@ -63,7 +77,10 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
       exec = opts.data ? (ex.ready ? 1 : ex.coverage - 1) : 0;
       score += w.graph * graph + w.learned * learned + w.executability * exec + w.workflow * wf;
     }
-    scored.push({ id, m, r, score, graph, graphWhy, learned, learnedTerms, exec, wf });
+    const hinted = hints.indexOf(id);
+    const hint = hinted >= 0 ? 1 - hinted / (hints.length + 1) : 0;
+    score += w.llmHint * hint;
+    scored.push({ id, m, r, score, graph, graphWhy, learned, learnedTerms, exec, wf, hint });
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   const candidates: ForwardCandidate[] = scored.slice(0, k).map((s) => {
@@ -74,13 +91,13 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
       name: humanName(s.m),
       description: s.m.description,
       score: round(s.score),
-      parts: { dense: round(s.r.dense), lexical: round(s.r.lexical), graph: round(s.graph), learned: round(s.learned), executability: round(s.exec), workflow: round(s.wf) },
-      reason: reasonLine(explanation, s.wf > 0 ? workflow : undefined),
+      parts: { dense: round(s.r.dense), lexical: round(s.r.lexical), graph: round(s.graph), learned: round(s.learned), executability: round(s.exec), workflow: round(s.wf), ...(hints.length ? { llm: round(s.hint) } : {}) },
+      reason: reasonLine(explanation, s.wf > 0 ? workflow : undefined, s.hint > 0),
       explanation,
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     };
   });
-  const res: ForwardResult = { query: task, slots: parsed.slots, candidates };
+  const res: ForwardResult = { query: task, slots: opts.expansion ? parseQuery(task).slots : parsed.slots, candidates };
   if (workflow) res.workflow = workflow;
   return res;
 }
@@ -130,11 +147,12 @@ function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r:
   return { matchedTerms: [...new Set([...matchedTerms, ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };
 }
 
-function reasonLine(e: Explanation, workflow?: WorkflowMatch): string {
+function reasonLine(e: Explanation, workflow?: WorkflowMatch, hinted = false): string {
   const bits: string[] = [];
   if (e.matchedTags.length) bits.push(`matches ${e.matchedTags.join(', ')}`);
   else if (e.matchedTerms.length) bits.push(`matches ${e.matchedTerms.slice(0, 4).join(', ')}`);
-  else bits.push('similar in meaning to the task');
+  else if (!hinted) bits.push('similar in meaning to the task');
+  if (hinted) bits.push('proposed by the LLM for this task');
   if (workflow) bits.push(`step of the ${workflow.name} workflow`);
   if (e.learned.length) bits.push(e.learned[0]);
   if (e.graph.length) bits.push(e.graph[0]);

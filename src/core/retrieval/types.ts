@@ -77,11 +77,24 @@ export interface QuerySlots {
   dataHints?: string[];
 }
 
+/** Whether the optional LLM layer shaped a result: 'used', or configured but 'unavailable' (builtin path taken). */
+export type LlmUse = 'used' | 'unavailable';
+
+/** Extra query material from the optional LLM layer: terms appended to the task text, and tool ids it proposes. */
+export interface QueryExpansion {
+  /** Keywords and indicators, appended to the task for dense and lexical matching. */
+  text: string;
+  /** Catalog ids, best first: a small prior. */
+  toolHints: string[];
+}
+
 export interface ForwardResult {
   query: string;
   slots: QuerySlots;
   candidates: ForwardCandidate[];
   workflow?: WorkflowMatch;
+  /** Absent when no LLM is configured. */
+  llm?: LlmUse;
 }
 
 export type Rationale = 'quantify' | 'explain' | 'verify' | 'compare' | 'extend';
@@ -103,6 +116,8 @@ export interface ComplementaryResult {
   ranked: ComplementarySuggestion[];
   /** The same suggestions grouped by rationale for display. */
   groups: { rationale: Rationale; suggestions: ComplementarySuggestion[] }[];
+  /** Absent when no LLM is configured. */
+  llm?: LlmUse;
 }
 
 /** Explicit feedback from the analyst. */

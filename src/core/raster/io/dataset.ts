@@ -1,9 +1,9 @@
 /** Opening GeoTIFFs (local paths or http(s) COGs) and reading band windows tile by tile. */
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import { GeoTIFF, fromUrl } from 'geotiff';
-import { decoderFor, DecoderLike } from './decoders';
+import type { DecoderLike } from './decoders';
 import { readGeoInfo, parseGdalMetadata } from './geoinfo';
+import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
 
 export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean; }
 export type DType = 'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float32' | 'float64';
@@ -17,7 +17,31 @@ export interface RasterDataset {
   readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
   readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<ArrayLike<number>>;
+  /** The decoded block holding the whole window, for kernels that read samples in place (no copy); null when the window spans blocks. */
+  blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
+  /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
+  describe?(): DatasetDescriptor | null;
   close(): Promise<void>;
+}
+
+/**
+ * Samples of one band window inside a decoded block: pixel (i, j) of the window is
+ * data[start + j * rowStride + i * pixelStride]. Values are raw: readWindow's float value is
+ * NaN when equal to `nodata`, else fround(v * scale + offset) (just v when scale 1, offset 0 and `exact`).
+ */
+export interface BlockWindow {
+  data: ArrayLike<number>; start: number; pixelStride: number; rowStride: number;
+  nodata: number | null; scale: number; offset: number;
+  /** Every raw value is exactly representable as float32 (8/16-bit integers, float32). */
+  exact: boolean;
+}
+
+/** Serializable metadata plus block layout of a local TIFF (see RasterDataset.describe). */
+export interface DatasetDescriptor {
+  source: string; width: number; height: number; bandCount: number;
+  blockWidth: number; blockHeight: number; dtype: DType; geo: GeoInfo; nodata: number | null;
+  bandDescriptions: (string | null)[]; scales: number[]; offsets: number[];
+  layout: RawLayout;
 }
 
 type TypedArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
@@ -90,16 +114,58 @@ class TiffDataset implements RasterDataset {
   private cache = new Map<string, Promise<TypedArray>>();
   private cacheLimit = 64;
   private closed = false;
+  private raw: RawTileReader | null = null;
+  private layout: RawLayout | null = null;
+  /** fd opened by fromDescriptor (no geotiff.js object to close it). */
+  private ownFd = -1;
 
   constructor(source: string) { this.source = source; }
 
+  describe(): DatasetDescriptor | null {
+    if (!this.layout) return null;
+    return {
+      source: this.source, width: this.width, height: this.height, bandCount: this.bandCount,
+      blockWidth: this.blockWidth, blockHeight: this.blockHeight, dtype: this.dtype, geo: this.geo, nodata: this.nodata,
+      bandDescriptions: this.bandDescriptions, scales: this.scales, offsets: this.offsets, layout: this.layout,
+    };
+  }
+
+  /** Reopens a described file (in a worker thread): no IFD parsing, no geotiff.js. */
+  initFromDescriptor(d: DatasetDescriptor): void {
+    Object.assign(this, {
+      width: d.width, height: d.height, bandCount: d.bandCount, blockWidth: d.blockWidth, blockHeight: d.blockHeight,
+      dtype: d.dtype, geo: d.geo, nodata: d.nodata, bandDescriptions: d.bandDescriptions, scales: d.scales, offsets: d.offsets,
+    });
+    this.planar = d.layout.planar; this.little = true; this.half = false;
+    this.bytes = d.layout.bytes;
+    this.tilesAcross = Math.ceil(this.width / this.blockWidth);
+    this.tilesDown = Math.ceil(this.height / this.blockHeight);
+    let fd: number;
+    try { fd = fs.openSync(this.source, 'r'); } catch (e) { throw new RasterError(`${this.source}: cannot open (${(e as Error).message})`); }
+    const size = fs.fstatSync(fd).size;
+    if (size !== d.layout.fileSize) {
+      fs.closeSync(fd);
+      throw new RasterError(`${this.source}: the file changed while it was being processed (${d.layout.fileSize} → ${size} bytes)`);
+    }
+    this.ownFd = fd;
+    this.layout = d.layout;
+    this.raw = new RawTileReader(d.layout, fd, this.source);
+    const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
+    this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
+    if (!d.layout.tiled) this.cacheLimit = Math.max(this.cacheLimit, Math.min(Math.ceil(512 / this.blockHeight) + 1, Math.floor((128 << 20) / Math.max(1, tileBytes))));
+  }
+
   async init(signal?: AbortSignal): Promise<void> {
     const name = this.source;
+    let fileSize = 0;
+    let fd = -1;
     try {
+      const { GeoTIFF, fromUrl } = await import('geotiff');
       if (isRemote(name)) this.tiff = await fromUrl(name, { allowFullFile: false } as any, signal);
       else {
         const fh = await fs.promises.open(name, 'r');
-        const size = (await fh.stat()).size;
+        const size = fileSize = (await fh.stat()).size;
+        fd = fh.fd;
         try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size, name), undefined, signal); }
         catch (e) { await fh.close().catch(() => undefined); throw e; }
       }
@@ -135,7 +201,11 @@ class TiffDataset implements RasterDataset {
       this.bandDescriptions = meta.map((m) => m.description);
       this.scales = meta.map((m) => m.scale);
       this.offsets = meta.map((m) => m.offset);
-      this.decoder = await decoderFor(image);
+      if (fd >= 0) {
+        const layout = await rawLayoutOf(image, fileSize, this.nodata);
+        if (layout) { this.raw = new RawTileReader(layout, fd, name); this.layout = layout; }
+      }
+      if (!this.raw) this.decoder = await (await import('./decoders')).decoderFor(image);
       const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
       this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
       if (!image.isTiled) {
@@ -154,7 +224,11 @@ class TiffDataset implements RasterDataset {
     const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
     const hit = this.cache.get(key);
     if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
-    const p = (async () => {
+    const raw = this.raw;
+    const p = raw ? new Promise<TypedArray>((resolve) => {
+      const b = raw.read(tx, ty, this.planar === 1 ? 0 : sample);
+      resolve(new CTORS[this.dtype](b.buffer, b.byteOffset, Math.floor(b.byteLength / this.bytes)));
+    }) : (async () => {
       const t = await this.image.getTileOrStrip(tx, ty, this.planar === 1 ? 0 : sample, this.decoder, signal);
       let buf: ArrayBuffer = t.data;
       if (this.half) {
@@ -193,9 +267,37 @@ class TiffDataset implements RasterDataset {
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
     const out = new Float32Array(w * h);
-    const nd = this.nodata === null ? null : this.dtype === 'float32' ? Math.fround(this.nodata) : this.nodata;
-    await this.copyWindow(band, x, y, w, h, out, { nd: nd === null || Number.isNaN(nd) ? null : nd, scale: this.scales[band - 1] ?? 1, offset: this.offsets[band - 1] ?? 0 }, signal);
+    await this.copyWindow(band, x, y, w, h, out, this.conversion(band), signal);
     return out;
+  }
+
+  /** How readWindow turns raw samples of `band` into floats. */
+  private conversion(band: number): { nd: number | null; scale: number; offset: number } {
+    const nd = this.nodata === null ? null : this.dtype === 'float32' ? Math.fround(this.nodata) : this.nodata;
+    return { nd: nd === null || Number.isNaN(nd) ? null : nd, scale: this.scales[band - 1] ?? 1, offset: this.offsets[band - 1] ?? 0 };
+  }
+
+  async blockWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null> {
+    this.check(band, x, y, w, h);
+    const tw = this.blockWidth, th = this.blockHeight;
+    const tx = Math.floor(x / tw), ty = Math.floor(y / th);
+    if (Math.floor((x + w - 1) / tw) !== tx || Math.floor((y + h - 1) / th) !== ty) return null;
+    const stride = this.planar === 1 ? this.bandCount : 1;
+    let data: TypedArray;
+    try {
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      data = await this.tile(tx, ty, band - 1, signal);
+      const rowsInData = Math.floor(data.length / (tw * stride));
+      if (y + h - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason ?? e;
+      throw new RasterError(`${this.source}: cannot decode band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
+    }
+    const c = this.conversion(band);
+    return {
+      data, start: ((y - ty * th) * tw + (x - tx * tw)) * stride + (this.planar === 1 ? band - 1 : 0), pixelStride: stride, rowStride: tw * stride,
+      nodata: c.nd, scale: c.scale, offset: c.offset, exact: this.half || ['uint8', 'int8', 'uint16', 'int16', 'float32'].includes(this.dtype),
+    };
   }
 
   /** Copies one band window out of the tiles; with `conv`, converts to float in the same pass (nodata → NaN, scale/offset). */
@@ -238,6 +340,8 @@ class TiffDataset implements RasterDataset {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
+    this.raw = null;
+    if (this.ownFd >= 0) { try { fs.closeSync(this.ownFd); } catch { /* already closed */ } this.ownFd = -1; }
     try { await this.tiff?.close?.(); } catch { /* already closed */ }
   }
 }
@@ -292,5 +396,12 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   }
   const ds = new TiffDataset(source);
   await ds.init(opts.signal);
+  return ds;
+}
+
+/** Opens a file described by another thread's `describe()` (synchronous, no geotiff.js). */
+export function openDescribed(d: DatasetDescriptor): RasterDataset {
+  const ds = new TiffDataset(d.source);
+  ds.initFromDescriptor(d);
   return ds;
 }

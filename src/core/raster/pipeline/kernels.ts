@@ -1,6 +1,7 @@
 /** Serializable per-pixel kernels: the same code runs in worker threads and inline, so outputs are identical. */
-import { computeIndex, IndexId } from '../spectral';
+import { computeIndex, IndexId, INDICES } from '../spectral';
 import { Expr, evalExpr } from '../expr';
+import type { BlockWindow } from '../io/dataset';
 
 export type ThresholdOp = 'gt' | 'ge' | 'lt' | 'le' | 'eq' | 'ne';
 
@@ -70,4 +71,62 @@ export function applyKernel(k: KernelSpec, inputs: Float32Array[]): Float32Array
     }
     case 'copy': return inputs.map((a) => a.slice());
   }
+}
+
+/** Kernels that fusedKernel computes straight from decoded blocks. */
+export function isFusable(k: KernelSpec): boolean {
+  return k.type === 'index' && k.id !== 'evi' && k.id !== 'savi' && INDICES[k.id].roles.length === 2;
+}
+
+/** Extra scale/offset of an input on top of the file's (sensor presets), as tile-job applies it. */
+export interface RefScale { scale?: number; offset?: number }
+
+/**
+ * A normalized difference (a−b)/(a+b) computed straight from the decoded blocks (no float window copies),
+ * bit for bit what readWindow + the input scaling + computeIndex give (same float32 roundings).
+ */
+export function fusedKernel(k: KernelSpec, a: BlockWindow, b: BlockWindow, ra: RefScale, rb: RefScale, w: number, h: number): Float32Array {
+  if (!isFusable(k)) throw new Error(`fusedKernel: kernel ${k.type} is not fusable`);
+  const out = new Float32Array(w * h);
+  const A = a.data, B = b.data;
+  const sa = a.pixelStride, sb = b.pixelStride;
+  // NaN never equals anything: "no nodata".
+  const nda = a.nodata ?? NaN, ndb = b.nodata ?? NaN;
+  const plain = (x: BlockWindow, r: RefScale) => x.exact && x.scale === 1 && x.offset === 0 && !hasRef(r);
+  if (plain(a, ra) && plain(b, rb)) {
+    for (let j = 0; j < h; j++) {
+      let ia = a.start + j * a.rowStride, ib = b.start + j * b.rowStride;
+      const o = j * w;
+      for (let i = 0; i < w; i++, ia += sa, ib += sb) {
+        const x = A[ia], y = B[ib];
+        const d = x + y;
+        out[o + i] = x === nda || y === ndb || d === 0 || x !== x || y !== y ? NaN : (x - y) / d;
+      }
+    }
+    return out;
+  }
+  const ca = converter(a, ra), cb = converter(b, rb);
+  for (let j = 0; j < h; j++) {
+    let ia = a.start + j * a.rowStride, ib = b.start + j * b.rowStride;
+    const o = j * w;
+    for (let i = 0; i < w; i++, ia += sa, ib += sb) {
+      const x = ca(A[ia]), y = cb(B[ib]);
+      const d = x + y;
+      out[o + i] = d === 0 || x !== x || y !== y ? NaN : (x - y) / d;
+    }
+  }
+  return out;
+}
+
+function hasRef(r: RefScale): boolean {
+  return r.scale !== undefined && (r.scale !== 1 || (r.offset ?? 0) !== 0);
+}
+
+/** Raw sample → the float32 value the generic path would hold after readWindow and the input's own scaling. */
+function converter(bw: BlockWindow, r: RefScale): (v: number) => number {
+  const nd = bw.nodata ?? NaN, s = bw.scale, o = bw.offset, fr = Math.fround;
+  const file = s === 1 && o === 0 ? (v: number) => fr(v) : (v: number) => fr(v * s + o);
+  if (!hasRef(r)) return (v) => (v === nd ? NaN : file(v));
+  const rs = r.scale!, ro = r.offset ?? 0;
+  return (v) => (v === nd ? NaN : fr(file(v) * rs + ro));
 }

@@ -3,10 +3,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { GeoInfo } from '../io/dataset';
+import { openRaster, type DatasetDescriptor, type GeoInfo } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
 import type { OutDType } from '../io/encode';
-import { StatsAccumulator } from '../stats';
+import { profiling, stageTotals, STAGES, tick, tock } from '../io/stage-times';
+import { StatsAccumulator, StatsState } from '../stats';
 import { KernelSpec } from './kernels';
 import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
 
@@ -31,11 +32,12 @@ export interface PixelRunResult {
 
 const WORKER_JS = path.join(__dirname, 'pixel-worker.js');
 
+/** One worker per available core (the main thread only writes), from GEOWEAVE_WORKERS when set. */
 export function defaultWorkers(): number {
   const env = process.env.GEOWEAVE_WORKERS;
   if (env !== undefined && env !== '') return Math.max(0, Math.floor(Number(env)) || 0);
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return Math.max(1, Math.min(4, cores));
+  return Math.max(1, Math.min(8, cores));
 }
 
 function abortError(signal?: AbortSignal): Error {
@@ -51,36 +53,39 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     width: spec.width, height: spec.height, bands: spec.outBands, dtype: spec.outDtype, geo: spec.geo,
     nodata: spec.nodata, descriptions: spec.descriptions, blockSize: tile,
   });
+  const fill = writer.fill;
+  const f = Math.max(1, Math.ceil(Math.max(spec.width, spec.height) / 768));
   const job: TileJobSpec = {
     inputs: spec.inputs, kernel: spec.kernel, width: spec.width, height: spec.height, tile,
-    outDtype: spec.outDtype, fill: writer.fill, zlevel: writer.zlevel,
+    outDtype: spec.outDtype, fill, zlevel: writer.zlevel, previewStep: f,
   };
-  const fill = writer.fill;
-  const stats = new StatsAccumulator(spec.width, spec.height, { ignore: fill === fill ? fill : null });
-  const f = Math.max(1, Math.ceil(Math.max(spec.width, spec.height) / 768));
+  const statsIgnore = fill === fill ? fill : null;
+  const stats = new StatsAccumulator(spec.width, spec.height, { ignore: statsIgnore });
   const pw = Math.ceil(spec.width / f), ph = Math.ceil(spec.height / f);
   const preview = new Float32Array(pw * ph).fill(NaN);
   const tiles: [number, number][] = [];
   for (let ty = 0; ty < writer.tilesDown; ty++) for (let tx = 0; tx < writer.tilesAcross; tx++) tiles.push([tx, ty]);
   let done = 0;
+  const t0 = Date.now();
 
+  // The main thread only writes encoded bytes and pastes the small preview pieces; statistics are kept where tiles are computed.
   const consume = async (r: TileResult) => {
+    const t = tick();
     for (let b = 0; b < r.encoded.length; b++) await writer.writeEncoded(r.tx, r.ty, b, r.encoded[b]);
-    const x0 = r.tx * tile, y0 = r.ty * tile;
-    stats.add(r.values, x0, y0, r.w, r.h);
-    for (let py = Math.ceil(y0 / f); py * f < y0 + r.h; py++) {
-      for (let px = Math.ceil(x0 / f); px * f < x0 + r.w; px++) { const v = r.values[(py * f - y0) * r.w + (px * f - x0)]; preview[py * pw + px] = v === fill ? NaN : v; }
-    }
+    tock('write', t);
+    const p = r.preview;
+    if (p) for (let j = 0; j < p.ph; j++) preview.set(p.data.subarray(j * p.pw, (j + 1) * p.pw), (p.py0 + j) * pw + p.px0);
     done++;
     spec.progress?.(done / tiles.length);
   };
 
-  // Worker start-up (loading geotiff.js in each) costs more than it saves on small rasters.
+  // Worker start-up costs more than it saves on small rasters.
   const explicit = spec.workers !== undefined || (process.env.GEOWEAVE_WORKERS ?? '') !== '';
   let nWorkers = spec.workers ?? defaultWorkers();
   if (!explicit && spec.width * spec.height < 3_000_000) nWorkers = 0;
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);
+  const stages: Record<string, number>[] = [];
   try {
     if (spec.signal?.aborted) throw abortError(spec.signal);
     if (nWorkers === 0) {
@@ -88,11 +93,13 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
       try {
         for (const [tx, ty] of tiles) {
           if (spec.signal?.aborted) throw abortError(spec.signal);
-          await consume(await runTileJob(job, tx, ty, cache, spec.signal));
+          await consume(await runTileJob(job, tx, ty, cache, stats, spec.signal));
         }
       } finally { await cache.closeAll(); }
     } else {
-      await runWithWorkers(job, tiles, nWorkers, consume, spec.signal, spec.rowAffinity ? writer.tilesAcross : 0);
+      job.described = await describeSources(spec.inputs);
+      const states = await runWithWorkers(job, statsIgnore, tiles, nWorkers, consume, spec.signal, spec.rowAffinity ? writer.tilesAcross : 0, stages);
+      for (const st of states) stats.merge(st);
     }
     if (spec.signal?.aborted) throw abortError(spec.signal);
     await writer.finish();
@@ -100,10 +107,30 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     await writer.abort();
     throw e;
   }
+  if (profiling) reportStages(stages, nWorkers, Date.now() - t0);
   return { stats, preview: { data: preview, w: pw, h: ph } };
 }
 
-async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal?: AbortSignal, rowLength = 0): Promise<void> {
+/** Layouts of the local inputs, so workers read tiles directly instead of parsing the files with geotiff.js. */
+async function describeSources(inputs: InputRef[]): Promise<Record<string, DatasetDescriptor>> {
+  const out: Record<string, DatasetDescriptor> = {};
+  for (const src of new Set(inputs.map((i) => i.source))) {
+    if (/^https?:\/\//i.test(src)) continue;
+    const ds = await openRaster(src);
+    try { const d = ds.describe?.(); if (d) out[src] = d; } finally { await ds.close(); }
+  }
+  return out;
+}
+
+function reportStages(workerStages: Record<string, number>[], n: number, wallMs: number): void {
+  const main = stageTotals();
+  const sum: Record<string, number> = {};
+  for (const st of [...workerStages, main]) for (const [k, v] of Object.entries(st)) sum[k] = (sum[k] ?? 0) + v;
+  const cells = STAGES.filter((s) => sum[s]).map((s) => `${s} ${sum[s].toFixed(0)}`);
+  process.stderr.write(`[geoweave profile] ${n} worker${n === 1 ? '' : 's'}, pipeline wall ${wallMs} ms; CPU ms by stage (all threads): ${cells.join(', ')}\n`);
+}
+
+async function runWithWorkers(job: TileJobSpec, statsIgnore: number | null, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal: AbortSignal | undefined, rowLength: number, stagesOut: Record<string, number>[]): Promise<StatsState[]> {
   const workers = Array.from({ length: n }, () => new Worker(WORKER_JS, { workerData: {} /* web-worker (via geotiff) reads workerData.mod on import */ }));
   let next = 0, inFlight = 0, settled = false, dispatched = 0;
   // With row affinity a worker keeps taking tiles from the row it started; otherwise tiles go out in order.
@@ -121,6 +148,7 @@ async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: nu
   };
   let chain: Promise<void> = Promise.resolve();
   const perWorker = 2;
+  const states: StatsState[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
       const fail = (e: Error) => { if (!settled) { settled = true; reject(e); } };
@@ -133,20 +161,29 @@ async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: nu
         inFlight++; dispatched++;
         w.postMessage({ type: 'tile', id, tx: tiles[id][0], ty: tiles[id][1] });
       };
+      // Once every tile is written, each worker hands over its statistics.
+      const finish = () => {
+        for (const w of workers) w.postMessage({ type: 'finish' });
+      };
       workers.forEach((w) => {
-        w.on('message', (m: { type: string; result?: TileResult; message?: string }) => {
+        w.on('message', (m: { type: string; result?: TileResult; message?: string; stats?: StatsState; stages?: Record<string, number> }) => {
           if (settled) return;
           if (m.type === 'error') { fail(new Error(m.message)); return; }
+          if (m.type === 'finished') {
+            states.push(m.stats!); stagesOut.push(m.stages ?? {});
+            if (states.length === workers.length) { settled = true; signal?.removeEventListener('abort', onAbort); resolve(); }
+            return;
+          }
           if (m.type !== 'done') return;
           inFlight--;
           chain = chain.then(() => (settled ? undefined : consume(m.result!)));
           chain.catch((e) => fail(e));
           dispatch(w);
-          if (inFlight === 0 && dispatched >= tiles.length) chain.then(() => { if (!settled) { settled = true; resolve(); } }, fail);
+          if (inFlight === 0 && dispatched >= tiles.length) chain.then(() => { if (!settled) finish(); }, fail);
         });
         w.on('error', (e) => fail(e));
         w.on('exit', (code) => { if (!settled && code !== 0) fail(new Error(`raster worker exited with code ${code}`)); });
-        w.postMessage({ type: 'spec', spec: job });
+        w.postMessage({ type: 'spec', spec: job, statsIgnore });
         for (let k = 0; k < perWorker; k++) dispatch(w);
       });
       if (signal?.aborted) onAbort();
@@ -154,4 +191,5 @@ async function runWithWorkers(job: TileJobSpec, tiles: [number, number][], n: nu
   } finally {
     await Promise.all(workers.map((w) => w.terminate().catch(() => undefined)));
   }
+  return states;
 }

@@ -1,7 +1,9 @@
-/** One output tile of a per-pixel run: read the input windows, apply the kernel, encode. Used by workers and inline. */
-import { openRaster, RasterDataset } from '../io/dataset';
+/** One output tile of a per-pixel run: read the input windows, apply the kernel, stats, encode. Used by workers and inline. */
+import { DatasetDescriptor, openDescribed, openRaster, RasterDataset } from '../io/dataset';
 import { encodeTile, toTile, OutDType } from '../io/encode';
-import { applyKernel, KernelSpec } from './kernels';
+import { tick, tock } from '../io/stage-times';
+import type { StatsAccumulator } from '../stats';
+import { applyKernel, fusedKernel, isFusable, KernelSpec } from './kernels';
 
 /** One input band; scale/offset come from sensor presets (on top of the file's own). */
 export interface InputRef { source: string; band: number; scale?: number; offset?: number }
@@ -11,16 +13,28 @@ export interface TileJobSpec {
   kernel: KernelSpec;
   width: number; height: number; tile: number;
   outDtype: OutDType; fill: number; zlevel: number;
+  /** Preview decimation factor (every f-th pixel of the first output band). */
+  previewStep?: number;
+  /** Sources already parsed by the main thread: workers reopen them without geotiff.js. */
+  described?: Record<string, DatasetDescriptor>;
 }
 
-export interface TileResult { tx: number; ty: number; encoded: Uint8Array[]; values: Float32Array; w: number; h: number }
+/** Decimated first-band values of one tile: preview pixels (px0.., py0..), pw × ph, fill → NaN. */
+export interface PreviewPiece { px0: number; py0: number; pw: number; ph: number; data: Float32Array }
+
+export interface TileResult { tx: number; ty: number; encoded: Uint8Array[]; w: number; h: number; preview: PreviewPiece | null }
 
 /** Per-thread cache of open datasets (each worker opens the files itself). */
 export class DatasetCache {
   private open = new Map<string, Promise<RasterDataset>>();
+  constructor(private described: Record<string, DatasetDescriptor> = {}) {}
   get(source: string): Promise<RasterDataset> {
     let p = this.open.get(source);
-    if (!p) { p = openRaster(source); this.open.set(source, p); }
+    if (!p) {
+      const d = this.described[source];
+      p = d ? new Promise<RasterDataset>((resolve) => resolve(openDescribed(d))) : openRaster(source);
+      this.open.set(source, p);
+    }
     return p;
   }
   async closeAll(): Promise<void> {
@@ -29,27 +43,66 @@ export class DatasetCache {
   }
 }
 
-export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cache: DatasetCache, signal?: AbortSignal): Promise<TileResult> {
+/** Computes and encodes tile (tx, ty); its values go into `stats` (as stored: NaN → fill, integers rounded). */
+export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cache: DatasetCache, stats: StatsAccumulator, signal?: AbortSignal): Promise<TileResult> {
   const x = tx * spec.tile, y = ty * spec.tile;
   const w = Math.min(spec.tile, spec.width - x), h = Math.min(spec.tile, spec.height - y);
-  const inputs = await Promise.all(spec.inputs.map(async (r) => {
-    const ds = await cache.get(r.source);
-    const a = await ds.readWindow(r.band, x, y, w, h, signal);
-    if (r.scale !== undefined && (r.scale !== 1 || (r.offset ?? 0) !== 0)) {
-      const s = r.scale, o = r.offset ?? 0;
-      for (let i = 0; i < a.length; i++) a[i] = a[i] * s + o;
-    }
-    return a;
-  }));
-  const outs = applyKernel(spec.kernel, inputs);
+  let t = tick();
+  let outs: Float32Array[] | null = null;
+  if (isFusable(spec.kernel) && spec.inputs.length === 2) {
+    // Straight from the decoded blocks when each input window lies in one block (aligned tiles).
+    const blocks = await Promise.all(spec.inputs.map(async (r) => {
+      const ds = await cache.get(r.source);
+      return ds.blockWindow ? ds.blockWindow(r.band, x, y, w, h, signal) : null;
+    }));
+    t = tock('window', t);
+    if (blocks[0] && blocks[1]) outs = [fusedKernel(spec.kernel, blocks[0], blocks[1], spec.inputs[0], spec.inputs[1], w, h)];
+  }
+  if (!outs) {
+    const inputs = await Promise.all(spec.inputs.map(async (r) => {
+      const ds = await cache.get(r.source);
+      const a = await ds.readWindow(r.band, x, y, w, h, signal);
+      if (r.scale !== undefined && (r.scale !== 1 || (r.offset ?? 0) !== 0)) {
+        const s = r.scale, o = r.offset ?? 0;
+        for (let i = 0; i < a.length; i++) a[i] = a[i] * s + o;
+      }
+      return a;
+    }));
+    t = tock('window', t);
+    outs = applyKernel(spec.kernel, inputs);
+  }
+  t = tock('compute', t);
+  const fill = spec.fill;
+  const full = w === spec.tile && h === spec.tile;
   let values = outs[0];
-  const inPlace = spec.outDtype === 'float32' && w === spec.tile && h === spec.tile;
-  // In place, nodata in `values` becomes the fill value; the caller's stats treat fill as nodata.
-  const encoded = outs.map((o) => encodeTile(toTile(o, w, h, spec.tile, spec.outDtype, spec.fill, inPlace), spec.tile, spec.outDtype, spec.zlevel));
+  let filled = false;
   if (spec.outDtype !== 'float32') {
-    // Stats must see the values as stored: rounded and clamped like the integer tile.
+    // Stats must see the values as stored: rounded like the integer tile.
     values = values.slice();
     for (let i = 0; i < values.length; i++) { const v = values[i]; if (v === v) values[i] = Math.round(v); }
+    stats.add(values, x, y, w, h);
+  } else if (full) {
+    // One pass: statistics, and NaN → fill in place so the array is the tile to encode.
+    filled = stats.add(values, x, y, w, h, fill);
+  } else {
+    stats.add(values, x, y, w, h);
   }
-  return { tx, ty, encoded: encoded.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)), values, w, h };
+  const preview = spec.previewStep ? previewPiece(values, x, y, w, h, spec.previewStep, fill) : null;
+  tock('stats', t);
+  const inPlace = spec.outDtype === 'float32' && full;
+  // outs[0] already had NaN → fill in the stats pass when `filled`.
+  const encoded = outs.map((o, b) => encodeTile(b === 0 && filled ? o : toTile(o, w, h, spec.tile, spec.outDtype, fill, inPlace), spec.tile, spec.outDtype, spec.zlevel));
+  return { tx, ty, encoded: encoded.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)), w, h, preview };
+}
+
+function previewPiece(v: Float32Array, x0: number, y0: number, w: number, h: number, f: number, fill: number): PreviewPiece | null {
+  const px0 = Math.ceil(x0 / f), py0 = Math.ceil(y0 / f);
+  const pw = Math.max(0, Math.ceil((x0 + w) / f) - px0), ph = Math.max(0, Math.ceil((y0 + h) / f) - py0);
+  if (!pw || !ph) return null;
+  const data = new Float32Array(pw * ph);
+  for (let j = 0; j < ph; j++) {
+    const row = ((py0 + j) * f - y0) * w - x0;
+    for (let i = 0; i < pw; i++) { const a = v[row + (px0 + i) * f]; data[j * pw + i] = a === fill ? NaN : a; }
+  }
+  return { px0, py0, pw, ph, data };
 }
