@@ -368,6 +368,38 @@ async function scenario(page, { port, ws, userDir }) {
     return `error: "${text.trim().slice(0, 160)}"`;
   });
 
+  await step(page, 'IntelliSense in a tool cell: file completion and an unknown-tool diagnostic', async () => {
+    await page.keyboard.press('Escape');
+    await palette(page, 'GeoWeave: Insert Tool Cell');
+    await page.waitForTimeout(1500);
+    await page.keyboard.type('hillshade', { delay: 20 });
+    await page.waitForTimeout(1000);
+    await page.keyboard.press('Enter');
+    const editor = await until('the inserted hillshade cell', async () => {
+      for (const row of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {
+        if (/hillshade/.test(await row.innerText().catch(() => ''))) return row.$('.monaco-editor .view-lines');
+      }
+      return null;
+    }, 30000);
+    await editor.click();
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('ndvj\nimage: ');
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+Space');
+    const labels = await until('completions with workspace rasters', async () => {
+      const l = await page.$$eval('.suggest-widget .monaco-list-row', (rows) => rows.map((r) => r.getAttribute('aria-label') || r.textContent));
+      return l.some((x) => x.includes('s2_scene.tif')) ? l : null;
+    }, 30000);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+M'); // Problems view
+    const problem = await until('the unknown-tool diagnostic in Problems', async () => {
+      const t = await page.$eval('.markers-panel', (el) => el.textContent).catch(() => '');
+      return /unknown tool "ndvj"; did you mean "ndvi"\?/.test(t) ? 'unknown tool "ndvj"; did you mean "ndvi"?' : null;
+    }, 30000);
+    return `completions: ${labels.slice(0, 4).map((l) => l.split(',')[0]).join(', ')}…; problem: ${problem}`;
+  });
+
   const activation = path.join(userDir, 'User', 'globalStorage', 'geoweave.geoweave', 'activation.json');
   await step(page, 'activation time recorded', async () => {
     const a = JSON.parse(fs.readFileSync(activation, 'utf8'));

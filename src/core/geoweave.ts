@@ -200,7 +200,7 @@ export class GeoWeave {
     const expansion = await this.expansion(memory.task, opts.signal);
     const extraQueries = expansion ? await this.askLlm((c) => complementaryQueries(c, memory, opts.signal)) : undefined;
     const res = await complementarySuggestions(this.ctx, memory, { ...opts, expansion, extraQueries });
-    res.llm = expansion && extraQueries ? 'used' : 'unavailable';
+    res.llm = expansion || extraQueries ? 'used' : 'unavailable';
     return res;
   }
 

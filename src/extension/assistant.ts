@@ -211,6 +211,13 @@ export class Assistant implements vscode.Disposable {
     const gw = await this.retrieval.get();
     const manifest = gw.getTool(toolId);
     const earlier = nb ? earlierCells(nb) : [];
+    if (!readiness) {
+      // Not among the shown suggestions (Insert Tool Cell, Find Tool, workflows): rank the whole
+      // catalog for the task to get this tool's readiness on the data at hand.
+      const data = await this.data.context(earlier);
+      const all = await gw.forwardCandidates(this.task() || toolId, { k: gw.tools.length, data });
+      readiness = all.candidates.find((c) => c.id === toolId)?.readiness;
+    }
     const call = suggestedCall(toolId, readiness?.args ?? {}, earlier, manifest, this.retrieval.workspaceDir());
     return printToolCall(call) + missingArgComments(manifest, Object.keys(call.args));
   }

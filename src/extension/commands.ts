@@ -185,9 +185,8 @@ async function createSample(d: CommandDeps): Promise<void> {
     const res = await writeSampleWorkspace(dir, { signal: abort.signal });
     d.log.info(`sample workspace: ${res.files.length} files in ${res.dir} (${res.ms} ms)`);
   });
-  const editor = await createNotebookFile(dir, 'Assess vegetation health in the Sentinel-2 scene', config.workingMemorySize(), 'sample');
+  await createNotebookFile(dir, 'Assess vegetation health in the Sentinel-2 scene', config.workingMemorySize(), 'sample');
   await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
-  await vscode.window.showNotebookDocument(editor.notebook);
   if (!ws) {
     const open = await vscode.window.showInformationMessage(`GeoWeave: sample written to ${dir}.`, 'Open Folder');
     if (open) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir));

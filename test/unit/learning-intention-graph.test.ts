@@ -85,3 +85,33 @@ test('learning changes rankings: accepted feedback and trajectories lift the cho
   assert.equal((await gw2.forwardCandidates(task, { k: 3 })).candidates[0].id, 'slope');
   await gw2.dispose();
 });
+
+test('transition back-off: unseen tools inherit what follows their kind of product, seen pairs keep their own counts', async () => {
+  const { TransitionModel } = await import('../../src/core/learning/backoff');
+  const g = new IntentionGraph(undefined);
+  g.recordTrajectory([], ['ndvi', 'threshold', 'area_by_class']);
+  g.recordTrajectory([], ['ndvi', 'threshold', 'area_by_class']);
+  g.recordTrajectory([], ['mndwi', 'otsu_threshold', 'area_by_class']);
+  g.recordTrajectory([], ['ndvi', 'zonal_stats']);
+  const kind: Record<string, string> = { ndvi: 'index', mndwi: 'index', ndwi: 'index', threshold: 'mask', otsu_threshold: 'mask', morphology: 'mask', area_by_class: 'table', zonal_stats: 'table' };
+  const cat: Record<string, string> = { ndvi: 'spectral', mndwi: 'water', ndwi: 'water', threshold: 'masking', otsu_threshold: 'masking', morphology: 'masking', area_by_class: 'statistics', zonal_stats: 'statistics', slope: 'terrain' };
+  const m = new TransitionModel(g, (t) => kind[t], (t) => cat[t], Object.keys(cat), { toolPrior: 1, kindPrior: 5 });
+  // ndwi was never seen: after an index, thresholds and zonal stats came next, never area_by_class or slope.
+  assert.equal(g.transition('ndwi', 'threshold'), 0);
+  assert.ok(m.score('ndwi', 'threshold') > 0.1, String(m.score('ndwi', 'threshold')));
+  assert.ok(m.score('ndwi', 'threshold') > m.score('ndwi', 'area_by_class'));
+  assert.equal(m.score('ndwi', 'slope'), 0);
+  // morphology (a mask, never seen as a source) → area_by_class, as after every other mask.
+  assert.ok(m.score('morphology', 'area_by_class') > 0.2, String(m.score('morphology', 'area_by_class')));
+  // zonal_stats never followed a mask but shares area_by_class's category: some credit, less.
+  assert.ok(m.score('morphology', 'zonal_stats') > 0 && m.score('morphology', 'zonal_stats') < m.score('morphology', 'area_by_class'));
+  // the same category shares its kind's mass: otsu (never after an index from ndvi) gets some, less than threshold.
+  assert.ok(m.score('ndvi', 'otsu_threshold') > 0 && m.score('ndvi', 'otsu_threshold') < m.score('ndvi', 'threshold'));
+  // a well-attested pair stays close to its own estimate.
+  assert.ok(Math.abs(m.score('ndvi', 'threshold') - g.transition('ndvi', 'threshold')) < 0.15);
+  // failures still count against a pair.
+  g.recordTrajectory([], ['ndwi', 'zonal_stats'], false);
+  g.recordTrajectory([], ['ndwi', 'zonal_stats'], false);
+  const m2 = new TransitionModel(g, (t) => kind[t], (t) => cat[t], Object.keys(cat), { toolPrior: 1, kindPrior: 5 });
+  assert.ok(m2.score('ndwi', 'zonal_stats') < m2.score('ndwi', 'threshold'));
+});

@@ -105,3 +105,20 @@ test('backward reasons name the right quantity for labelled cases', async () => 
   const abc = r2.ranked.find((s) => s.id === 'area_by_class')!;
   assert.match(abc.reason, /^quantify: area by class turns your class map into hectares per class and percent of the area$/);
 });
+
+test('backward: a task about change over time brings a two-date tool next, once', async () => {
+  const m = createMemory('how much did the town grow between 2018 and 2024?');
+  addStep(m, step('ndbi', [{ name: 'index', type: 'raster', path: 'ndbi.tif', roles: ['index'] }], 'NDBI mean 0.02'));
+  const r = await gw.complementarySuggestions(m, { k: 5 });
+  assert.ok(r.ranked.slice(0, 3).some((s) => s.id === 'change_difference'), r.ranked.map((s) => s.id).join(', '));
+  assert.equal(r.ranked.find((s) => s.id === 'change_difference')!.parts.temporal, 1);
+  // After the comparison the time signal is spent: no second two-date tool gets it.
+  addStep(m, step('change_difference', [{ name: 'change_mask', type: 'raster', path: 'chg.tif', roles: ['mask', 'change_mask'] }]));
+  const r2 = await gw.complementarySuggestions(m, { k: 20 });
+  assert.ok(r2.ranked.every((s) => s.parts.temporal === 0));
+  // A single date is not a comparison.
+  const one = createMemory('search Landsat 9 scenes of the delta in 2023');
+  addStep(one, step('stac_search', [{ name: 'scenes', type: 'table', path: 'scenes.csv' }]));
+  const r3 = await gw.complementarySuggestions(one, { k: 20 });
+  assert.ok(r3.ranked.every((s) => s.parts.temporal === 0));
+});

@@ -28,7 +28,9 @@ export interface BackwardOptions {
   extraQueries?: { rationale: Rationale; text: string }[];
 }
 
-const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|since|change[sd]?|increas\w*|decreas\w*|grow\w*|expan\w*|shrink\w*|loss|lost|gain\w*|recover\w*|regrowth|years?|annual|seasons?|series|dates|anomal\w*|baseline)\b|变化|对比|比较|前后|趋势|以来|扩大|缩小|减少|增加|多年|逐年|退化|恢复/i;
+const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|since|change[sd]?|increas\w*|decreas\w*|grow\w*|expan\w*|shrink\w*|loss|lost|gain\w*|recover\w*|regrowth|time series|series|dates|anomal\w*|baseline|(wet|dry) season)\b|变化|对比|比较|前后|趋势|以来|扩大|缩小|减少|增加|多年|逐年|退化|恢复/i;
+/** Time slots that span dates ("since 2016", "between 2015 and 2020"), not a single date ("in 2023"). */
+const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
 
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
@@ -136,7 +138,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
 
   const trans = mode === 'full' ? transitionModel(ctx) : undefined;
   // The task asks about time (before/after, a trend, since a year) and no step has compared dates yet.
-  const wantsTime = TEMPORAL.test(memory.task) || !!parseQuery(memory.task).slots.time?.length;
+  const slotsTime = parseQuery(memory.task).slots.time ?? [];
+  const wantsTime = TEMPORAL.test(memory.task) || slotsTime.some((t) => TIME_SPAN.test(t)) || new Set(slotsTime.flatMap((t) => t.match(/(19|20)\d{2}/g) ?? [])).size >= 2;
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? [...opts.data.items, ...produced] : produced;
 
@@ -156,7 +159,6 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let bridge = 0;
     let feed = 0;
     let blocked = 0;
-    let kindTrans = 0;
     let wf = 0;
     let temporal = 0;
     let terminal = 0;
@@ -178,7 +180,6 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
         const rec = Math.pow(0.5, window.length - 1 - i);
         graph = Math.max(graph, ctx.graph.edge(s.tool, id) * rec);
         learned = Math.max(learned, trans!.score(s.tool, id) * rec);
-        kindTrans = Math.max(kindTrans, trans!.kindLevel(s.tool, id) * rec);
       });
       const f = feedScore(m, produced, last?.tool);
       feed = f.score;
@@ -190,9 +191,9 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       blocked = unmet.length ? 1 : 0;
       temporal = wantsTime && !timeDone && takesTwoDates(m) ? 1 : 0;
       terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned + w.kindTransition * kindTrans +
+      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned +
         w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
-        w.temporal * temporal + w.terminal * terminal + w.goalTerminal * tr * terminal + w.goalReady * tr * (1 - blocked);
+        w.temporal * temporal + w.terminal * terminal;
     } else {
       score -= penalty;
     }
@@ -202,7 +203,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, kind: round(kindTrans), workflow: round(wf), temporal, terminal, done: penalty },
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, done: penalty },
       reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });

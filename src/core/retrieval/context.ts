@@ -38,16 +38,10 @@ export interface Weights {
   backoffKind: number;
   /** Backward: penalty for a tool whose required product input (mask, class, index…) nothing made yet. */
   blocked: number;
-  /** Backward: transition estimated at the product-kind level alone (what follows masks, indices…). */
-  kindTransition: number;
   /** Backward: the task asks about time and the tool compares dates (before/after, a series). */
   temporal: number;
-  /** Backward: the tool closes a chain (nothing usually follows it: previews, exports)… */
+  /** Backward: the tool closes a chain (nothing usually follows it: previews, exports). */
   terminal: number;
-  /** … scaled by how much the task wants it. */
-  goalTerminal: number;
-  /** Backward: the task wants the tool and what exists can already feed it. */
-  goalReady: number;
   /** Forward: prior for the tools an LLM proposes (first hint fully, later ones less). */
   llmHint: number;
   /** Minimum workflow score to offer a template. */
@@ -71,14 +65,11 @@ export const DEFAULT_WEIGHTS: Weights = {
   refine: 1,
   workflowNext: 0.2,
   done: 1.0,
-  backoffTool: 0,
-  backoffKind: 0,
+  backoffTool: 1,
+  backoffKind: 5,
   blocked: 0,
-  kindTransition: 0,
-  temporal: 0,
-  terminal: 0,
-  goalTerminal: 0,
-  goalReady: 0,
+  temporal: 0.3,
+  terminal: 0.05,
   llmHint: 0.2,
   workflowThreshold: 0.6,
 };

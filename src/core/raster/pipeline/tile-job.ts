@@ -56,7 +56,11 @@ export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cach
       return ds.blockWindow ? ds.blockWindow(r.band, x, y, w, h, signal) : null;
     }));
     t = tock('window', t);
-    if (blocks[0] && blocks[1]) outs = [fusedKernel(spec.kernel, blocks[0], blocks[1], spec.inputs[0], spec.inputs[1], w, h)];
+    if (blocks[0] && blocks[1]) {
+      // The values are consumed synchronously below (stats, preview, encode), so one buffer per thread serves every tile.
+      if (scratch.length < w * h) scratch = new Float32Array(spec.tile * spec.tile);
+      outs = [fusedKernel(spec.kernel, blocks[0], blocks[1], spec.inputs[0], spec.inputs[1], w, h, scratch.subarray(0, w * h))];
+    }
   }
   if (!outs) {
     const inputs = await Promise.all(spec.inputs.map(async (r) => {
@@ -94,6 +98,8 @@ export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cach
   const encoded = outs.map((o, b) => encodeTile(b === 0 && filled ? o : toTile(o, w, h, spec.tile, spec.outDtype, fill, inPlace), spec.tile, spec.outDtype, spec.zlevel));
   return { tx, ty, encoded: encoded.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)), w, h, preview };
 }
+
+let scratch = new Float32Array(0);
 
 function previewPiece(v: Float32Array, x0: number, y0: number, w: number, h: number, f: number, fill: number): PreviewPiece | null {
   const px0 = Math.ceil(x0 / f), py0 = Math.ceil(y0 / f);
