@@ -226,7 +226,7 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
   ],
   stac_search: [
     'stac', 'search', 'find imagery', 'find scenes', 'find images', 'catalog', 'catalogue', 'scene search',
-    'query scenes', 'sentinel 2 scenes', 'landsat scenes', 'acquisition', 'acquisitions', 'available imagery',
+    'query scenes', 'acquisition', 'acquisitions', 'available imagery',
     'cloud cover filter', '搜索', 'look for', 'whatever scenes', 'which scenes', 'what imagery',
     'imagery available', 'scenes exist',
   ],

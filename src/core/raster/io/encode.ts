@@ -48,30 +48,9 @@ export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDTy
   let t = tick();
   let bytes: Uint8Array;
   if (dtype === 'float32') {
-    // Floating-point predictor (3): per row, split bytes into planes (most significant first), then byte differencing.
-    const words = new Uint32Array(tileArr.buffer, tileArr.byteOffset, tile * tile);
     if (planes.length < tile * tile * 4) planes = new Uint8Array(tile * tile * 4);
     bytes = planes.length === tile * tile * 4 ? planes : planes.subarray(0, tile * tile * 4);
-    // One pass per row: plane p holds byte (3-p) of each word (big-endian order); each output byte is the
-    // difference to the previous byte in the concatenated planes, so for i > 0 it is the same plane's previous word.
-    for (let r = 0; r < tile; r++) {
-      const wb = r * tile, base = r * tile * 4;
-      const t1 = base + tile, t2 = base + 2 * tile, t3 = base + 3 * tile;
-      let prev = words[wb];
-      const last = words[wb + tile - 1];
-      bytes[base] = prev >>> 24;
-      bytes[t1] = (prev >>> 16) - (last >>> 24);
-      bytes[t2] = (prev >>> 8) - (last >>> 16);
-      bytes[t3] = prev - (last >>> 8);
-      for (let i = 1; i < tile; i++) {
-        const w = words[wb + i];
-        bytes[base + i] = (w >>> 24) - (prev >>> 24);
-        bytes[t1 + i] = (w >>> 16) - (prev >>> 16);
-        bytes[t2 + i] = (w >>> 8) - (prev >>> 8);
-        bytes[t3 + i] = w - prev;
-        prev = w;
-      }
-    }
+    predictFloat32(new Uint32Array(tileArr.buffer, tileArr.byteOffset, tile * tile), tile, bytes);
   } else {
     // Horizontal differencing (2) on the integer samples, in their own width (wraps like libtiff).
     const a = tileArr as unknown as Uint8Array;
@@ -91,6 +70,33 @@ export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDTy
   // Tiles that compress well should not pin a whole chunk-sized buffer until written; the copy owns its
   // ArrayBuffer (Buffer.from could land in the shared pool, which cannot be transferred to another thread).
   return out.length < chunkSize >> 1 ? new Uint8Array(out) : out;
+}
+
+/**
+ * TIFF floating-point predictor (3) for a tile×tile float32 tile given as its bit patterns: per row, the bytes
+ * are split into planes (most significant first), then each byte becomes the difference to the previous one.
+ */
+export function predictFloat32(words: Uint32Array, tile: number, bytes: Uint8Array): void {
+  // One pass per row: plane p holds byte (3-p) of each word; for i > 0 the previous byte in the
+  // concatenated planes is the same plane's previous word, for i = 0 the previous plane's last word.
+  for (let r = 0; r < tile; r++) {
+    const wb = r * tile, base = r * tile * 4;
+    const t1 = base + tile, t2 = base + 2 * tile, t3 = base + 3 * tile;
+    let prev = words[wb];
+    const last = words[wb + tile - 1];
+    bytes[base] = prev >>> 24;
+    bytes[t1] = (prev >>> 16) - (last >>> 24);
+    bytes[t2] = (prev >>> 8) - (last >>> 16);
+    bytes[t3] = prev - (last >>> 8);
+    for (let i = 1; i < tile; i++) {
+      const w = words[wb + i];
+      bytes[base + i] = (w >>> 24) - (prev >>> 24);
+      bytes[t1 + i] = (w >>> 16) - (prev >>> 16);
+      bytes[t2 + i] = (w >>> 8) - (prev >>> 8);
+      bytes[t3 + i] = w - prev;
+      prev = w;
+    }
+  }
 }
 
 /** Reused predictor output (the deflate consumes it synchronously). */
