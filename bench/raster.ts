@@ -298,7 +298,8 @@ o = None
     console.log(`  wall times are inflated, GeoWeave's most (it needs both cores); the CPU ratios above are the load-insensitive comparison`);
   }
 
-  const sizes = [['GeoWeave', path.join(gwOutDir, 'ndvi_5000_ndvi.tif')], ['gdal_calc.py', path.join(out, 'calc.tif')], ['GDAL+numpy', npOut]] as const;
+  const sizes: [string, string][] = [['GeoWeave', path.join(gwOutDir, 'ndvi_5000_ndvi.tif')], ['gdal_calc.py', path.join(out, 'calc.tif')], ['GDAL+numpy', npOut]];
+  if (argv.includes('--gdal-zlevel1')) sizes.push(['GDAL+numpy ZLEVEL=1', path.join(out, 'numpy_z1.tif')]);
   console.log(`\noutput sizes: ${sizes.map(([n, f]) => `${n} ${(fs.statSync(f).size / 1e6).toFixed(1)} MB`).join(', ')} (raw float32: 100.0 MB)`);
   const cmp = compareOutputs(sizes[0][1], npOut);
   console.log(`GeoWeave vs GDAL+numpy output: max |diff| ${cmp.maxDiff.toExponential(2)}, nodata mismatches ${cmp.nodataMismatch}`);

@@ -61,8 +61,8 @@ export const config = {
         return { kind: 'builtin' };
     }
   },
-  /** True when a change touches settings that need the index rebuilt. */
+  /** True when a change touches settings the engine is opened with (index, embedder, LLM). */
   affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
-    return e.affectsConfiguration('geoweave.embedder') || e.affectsConfiguration('geoweave.manifestFolders');
+    return e.affectsConfiguration('geoweave.embedder') || e.affectsConfiguration('geoweave.manifestFolders') || e.affectsConfiguration('geoweave.llm');
   },
 };

@@ -71,7 +71,8 @@ export class ToolController implements vscode.Disposable {
       const err = e instanceof Error ? e : new Error(String(e));
       const message = abort.signal.aborted ? 'Cancelled.' : err.message;
       this.log.warn(`cell ${cell.index + 1} failed: ${message}`);
-      await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: 'GeoWeave', message })]));
+      const tool = parseToolCell(cell.document.getText()).call?.tool;
+      await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: tool ? `${tool} failed` : 'GeoWeave', message })]));
       // Later cells must not keep using outputs of a run this one no longer stands for.
       if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
       exec.end(false, Date.now());

@@ -49,7 +49,10 @@ export class RetrievalService implements vscode.Disposable {
     const { log } = this.deps;
     const started = Date.now();
     const workspaceDir = this.workspaceDir();
-    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), await openaiKey(this.deps.secrets));
+    const key = await openaiKey(this.deps.secrets);
+    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), key);
+    // The LLM is optional: both settings set turns it on; the core falls back on any failure.
+    const llm = config.llmBaseURL() && config.llmModel() ? { baseURL: config.llmBaseURL(), model: config.llmModel(), apiKey: key } : undefined;
     if (embedder.kind === 'transformers' && !this.hasModule('@huggingface/transformers')) {
       void vscode.window.showWarningMessage(
         'GeoWeave: the "transformers" embedder needs the optional dependency @huggingface/transformers (with onnxruntime-node), which is not shipped in the extension package. Install it into the extension folder (npm install @huggingface/transformers) or set "geoweave.embedder" to "builtin". Using the builtin embedder for now.');
@@ -69,6 +72,7 @@ export class RetrievalService implements vscode.Disposable {
           workspaceDir,
           stateDir: path.join(this.deps.storageDir, 'state'),
           embedder,
+          llm,
           rebuildIndex,
           log: coreLogger(log),
           signal: abort.signal,

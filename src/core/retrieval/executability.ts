@@ -107,6 +107,13 @@ export function executability(m: ToolManifest, data?: DataContext): Executabilit
     }
   }
   const coverage = required.length ? satisfied / required.length : 1;
+  // A value the analyst must choose (reclassify's breaks, a threshold's value) keeps the tool from
+  // running as inserted, but says nothing about the data: it does not lower coverage.
+  for (const p of m.inputs ?? []) {
+    if (isDataParam(p) || p.required !== true || p.default !== undefined) continue;
+    notes.push(`set ${p.name} (${p.type}) — no default`);
+    missing.push(p.name);
+  }
   return { ready: runnable && missing.length === 0, runnable, missing, args, notes, coverage };
 }
 

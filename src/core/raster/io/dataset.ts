@@ -116,7 +116,7 @@ class TiffDataset implements RasterDataset {
   private closed = false;
   private raw: RawTileReader | null = null;
   private layout: RawLayout | null = null;
-  /** fd opened by fromDescriptor (no geotiff.js object to close it). */
+  /** fd opened by initFromDescriptor (no geotiff.js object to close it). */
   private ownFd = -1;
 
   constructor(source: string) { this.source = source; }
