@@ -257,7 +257,7 @@ function clipText(t: string, max = 70): string {
 }
 
 function firstClause(t: string | undefined): string {
-  return (t ?? '').split(/(?<!\d)\.(?!\d)|;/)[0].trim();
+  return (t ?? '').split(/(?<!\d)\.(?=\s|$)|;/)[0].trim();
 }
 
 function lowerFirst(t: string): string {
@@ -329,6 +329,9 @@ function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataIte
   // Say so when the tool cannot take what exists yet: "a class map or mask made from your dNBR raster".
   if (unmet.length) src = `${unmet.map((x) => NOUNS[x] ?? x).join(' or ')} made from your ${outText || 'result'}`.replace(/^/, (x, _i, t: string) => (/^[aeiou]/i.test(t) ? 'an ' : 'a '));
   const what = productFor(m, r);
+  // A tool that cannot take anything produced so far (a scene search after NDVI) complements the
+  // task, not the result: saying it "turns your NDVI index into" something would be false.
+  if (!from && !unmet.length && outText) return `${r}: ${name} gives ${what} — it starts from other data than your ${outText}`;
   if (goal && r === 'extend') {
     const g = ctx.tools.get(goal);
     return `extend: ${name} turns ${src} into ${what}, the input ${g ? humanName(g).toLowerCase() : goal} needs`;
