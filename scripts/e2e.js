@@ -407,6 +407,96 @@ async function scenario(page, { port, ws, userDir }) {
     activationMs = a.activationMs;
     return `activated in ${a.activationMs} ms (loading the bundle ${a.loadMs} ms, activate() ${a.activateMs} ms)`;
   });
+
+  // Outputs are transient (the reload above left only "Last run" summaries), so run NDVI again.
+  await step(page, 'the NDVI result shows in the compact result renderer', async () => {
+    await page.keyboard.press('Escape');
+    await palette(page, 'View: Show GeoWeave');
+    panel = await panelFrame(page);
+    await panel.fill('#task', TASK);
+    await panel.click('#suggest');
+    await panel.waitForSelector('#forward-list li[data-tool="ndvi"] button.insert-run', { timeout: 120000 });
+    await panel.click('#forward-list li[data-tool="ndvi"] button.insert-run');
+    const card = await until('a GeoWeave result card for ndvi in an output frame', async () => {
+      for (const frame of page.frames()) {
+        const c = await frame.evaluate(() => {
+          const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
+          const el = cards[cards.length - 1];
+          if (!el) return null;
+          const details = el.querySelector('details.gw-stats');
+          const box = el.getBoundingClientRect();
+          return {
+            summary: el.querySelector('.gw-summary')?.textContent ?? '',
+            outputs: [...el.querySelectorAll('.gw-outputs li')].map((li) => li.textContent),
+            details: details ? { open: details.open, label: details.querySelector('summary')?.textContent ?? '', rows: details.querySelectorAll('tbody tr').length, tableHeight: details.querySelector('table')?.getBoundingClientRect().height ?? -1 } : null,
+            height: box.height,
+          };
+        }).catch(() => null);
+        if (c) return { frame, ...c };
+      }
+      return null;
+    }, 180000, 1000);
+    if (!card.summary.trim()) throw new Error('the result card has no summary');
+    if (!card.outputs.some((t) => /index\s*→\s*\S+\.tif/.test(t))) throw new Error(`the card lists no index output: ${JSON.stringify(card.outputs)}`);
+    if (!card.details) throw new Error('the card has no statistics <details>');
+    if (card.details.open) throw new Error('the statistics are expanded; they should start collapsed');
+    if (!/^statistics/.test(card.details.label) || card.details.rows < 3) throw new Error(`statistics element: ${JSON.stringify(card.details)}`);
+    // The markdown output says the same thing, and the raw JSON is no longer drawn expanded.
+    const text = await outputTexts(page);
+    if (!text.includes(card.summary.trim().slice(0, 60))) throw new Error(`the card's summary "${card.summary}" is not the one in the markdown output`);
+    if (/"summary"\s*:/.test(text)) throw new Error('raw result JSON is still rendered in the outputs');
+    await screenshot(page, 'ndvi-result-card-collapsed');
+    // Expanding shows the key/value table.
+    await card.frame.evaluate(() => {
+      const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
+      cards[cards.length - 1].querySelector('details.gw-stats summary').click();
+    });
+    const opened = await until('the statistics table to open', () => card.frame.evaluate(() => {
+      const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
+      const d = cards[cards.length - 1].querySelector('details.gw-stats');
+      const rows = [...d.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent));
+      return d.open && d.querySelector('table').getBoundingClientRect().height > 0 ? rows : null;
+    }), 10000);
+    return `summary "${card.summary.slice(0, 100)}"; ${card.outputs.join('; ').slice(0, 100)}; ${card.details.label} collapsed (card ${Math.round(card.height)} px high), opened: ${opened.slice(0, 3).map(([k, v]) => `${k}=${v}`).join(', ')}`;
+  });
+
+  await step(page, 'Find Tool ranks burn severity tools for a before/after query and inserts the pick', async () => {
+    const query = 'burn severity from before and after images';
+    const wanted = ['dnbr', 'burn_severity'];
+    await page.keyboard.press('Escape');
+    await palette(page, 'GeoWeave: Find Tool');
+    await until('the Find Tool quick pick', async () => /Find Tool/.test(await page.$eval('.quick-input-widget .quick-input-title', (el) => el.textContent).catch(() => '')), 30000);
+    await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
+    await page.keyboard.type(query, { delay: 15 });
+    // Ranked items carry "name · score" in their description; the unfiltered list does not.
+    const top = await until('semantic results for the query', async () => {
+      if (await page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => '') !== query) return null;
+      const rows = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (els) => els.map((r) => ({
+        index: Number(r.getAttribute('data-index')),
+        id: r.querySelector('.label-name')?.textContent?.trim() ?? '',
+        description: r.querySelector('.label-description')?.textContent ?? '',
+      })));
+      rows.sort((a, b) => a.index - b.index);
+      const first = rows.slice(0, 3);
+      return first.length === 3 && first.every((r) => / · \d/.test(r.description)) ? first : null;
+    }, 60000);
+    const at = top.findIndex((r) => wanted.includes(r.id));
+    if (at < 0) throw new Error(`top three are ${top.map((r) => r.id).join(', ')}`);
+    const id = top[at].id;
+    await screenshot(page, 'find-tool-results');
+    for (let i = 0; i < at; i++) await page.keyboard.press('Down');
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+    const first = await until(`a new tool cell for ${id}`, async () => {
+      for (const row of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {
+        const t = (await row.$eval('.monaco-editor .view-lines', (el) => el.innerText).catch(() => '')).replace(/\u00a0/g, ' ');
+        if (t.trim().startsWith(id) && /^\s*\S+/.test(t)) return t.trim().split('\n')[0];
+      }
+      return null;
+    }, 60000);
+    if (!new RegExp(`^${id}(\\s|$)`).test(first)) throw new Error(`the new cell starts with "${first}"`);
+    return `top three: ${top.map((r) => `${r.id} (${r.description.split('·').pop().trim()})`).join(', ')}; inserted cell "${first}"`;
+  });
 }
 
 let activationMs;

@@ -119,9 +119,11 @@ function outputsFor(result: ToolRunResult): vscode.NotebookCellOutput[] {
     outputs.push(new vscode.NotebookCellOutput([new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png')], { quicklook: result.quicklook }));
   }
   outputs.push(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(resultMarkdown(result), 'text/markdown')]));
+  // The custom type first: geoweave.result-renderer shows it compactly; `application/json` stays
+  // in the same output as the raw fallback ("Change Presentation").
   outputs.push(new vscode.NotebookCellOutput([
-    vscode.NotebookCellOutputItem.json(result, 'application/json'),
     vscode.NotebookCellOutputItem.json(result, RESULT_MIME),
+    vscode.NotebookCellOutputItem.json(result, 'application/json'),
   ]));
   return outputs;
 }

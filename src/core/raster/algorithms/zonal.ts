@@ -91,3 +91,48 @@ export function rasterizePolygon(rings: Ring[], gt: GeoTransform, w: number, h: 
     }
   }
 }
+
+/** A polygon in pixel space, ready to be rasterised a strip at a time. */
+export interface PreparedPolygon { segs: Float64Array; yStart: number; yEnd: number }
+
+/** Pixel-space edges and the rows (yStart..yEnd, inclusive; empty when yEnd < yStart) whose centres the polygon can cover. */
+export function preparePolygon(rings: Ring[], gt: GeoTransform, h: number): PreparedPolygon {
+  const inv = invertGeoTransform(gt);
+  const segs: number[] = [];
+  let minY = Infinity, maxY = -Infinity;
+  for (const ring of rings) {
+    const px = ring.map(([X, Y]) => inv(X, Y));
+    for (let k = 0; k < px.length; k++) {
+      const [x0, y0] = px[k], [x1, y1] = px[(k + 1) % px.length];
+      if (y0 === y1) continue;
+      segs.push(x0, y0, x1, y1);
+      minY = Math.min(minY, y0, y1); maxY = Math.max(maxY, y0, y1);
+    }
+  }
+  return { segs: Float64Array.from(segs), yStart: Math.max(0, Math.ceil(minY - 0.5)), yEnd: Math.min(h - 1, Math.floor(maxY - 0.5)) };
+}
+
+/**
+ * rasterizePolygon restricted to image rows y0..y1-1: visit(y, x) for each covered pixel, in the same
+ * order (rows down, spans left to right) and with the same half-open rules.
+ */
+export function rasterizeRows(p: PreparedPolygon, w: number, y0: number, y1: number, visit: (y: number, x: number) => void): void {
+  const { segs } = p;
+  const xs: number[] = [];
+  for (let y = Math.max(y0, p.yStart); y <= Math.min(y1 - 1, p.yEnd); y++) {
+    const cy = y + 0.5;
+    xs.length = 0;
+    for (let s = 0; s < segs.length; s += 4) {
+      const sy0 = segs[s + 1], sy1 = segs[s + 3];
+      if ((sy0 <= cy && cy < sy1) || (sy1 <= cy && cy < sy0)) {
+        const sx0 = segs[s], sx1 = segs[s + 2];
+        xs.push(sx0 + (cy - sy0) * (sx1 - sx0) / (sy1 - sy0));
+      }
+    }
+    xs.sort((a, b) => a - b);
+    for (let k = 0; k + 1 < xs.length; k += 2) {
+      const xa = Math.max(0, Math.ceil(xs[k] - 0.5)), xb = Math.min(w - 1, Math.ceil(xs[k + 1] - 0.5) - 1);
+      for (let x = xa; x <= xb; x++) visit(y, x);
+    }
+  }
+}

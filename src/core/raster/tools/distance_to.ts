@@ -2,21 +2,31 @@
 import type { BuiltinTool } from './types';
 import { distanceTransform } from '../algorithms/distance';
 import { pixelSizeMetres } from '../algorithms/area';
-import { toByteMask } from '../algorithms/morphology';
-import { loadBand, outPath, writeBand, quicklook, whereOf, gt, finiteMean } from './analysis-support';
+import { resolveRoles, closeResolved, outPath, writeBand, quicklook, whereOf, gt, finiteMean } from './analysis-support';
+import { assertBandFits, readMask } from './strip-support';
+
 import { pct } from '../stats';
 
 function metres(m: number): string {
   return m >= 1000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m)} m`;
 }
 
+/** Bytes per pixel distance_to allocates for a whole band (see run). */
+export const DISTANCE_BYTES_PER_PIXEL = 17;
+
 export const distanceToTool: BuiltinTool = {
   id: 'distance_to',
   params: { image: { kind: 'raster', required: true, description: 'mask raster (nonzero = target)' } },
   async run(ctx) {
-    const b = await loadBand(ctx, 'image');
-    const { w, h, ds } = b;
-    const mask = toByteMask(b.data);
+    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    let mask: Uint8Array;
+    const ds = R.band.dataset;
+    const { width: w, height: h } = ds;
+    try {
+      // Whole-band algorithm: mask 1 + column pass 8 + distances 4 + sorted copy 4 bytes per pixel.
+      assertBandFits('distance_to', ds, DISTANCE_BYTES_PER_PIXEL);
+      mask = await readMask(ctx.signal, R.band);
+    } finally { await closeResolved(R); }
     let targets = 0;
     for (let i = 0; i < mask.length; i++) if (mask[i] === 1) targets++;
     if (targets === 0) throw new Error(`argument "image": ${ds.source} has no mask pixels (nonzero values) to measure distance to`);

@@ -1,7 +1,9 @@
-/** morphology: binary open/close/dilate/erode of a mask with a disc. */
+/** morphology: binary open/close/dilate/erode of a mask with a disc, streamed in strips with a halo of rows. */
 import type { BuiltinTool } from './types';
-import { morphology, toByteMask, MASK_NODATA, MorphOp } from '../algorithms/morphology';
-import { loadBand, outPath, writeBand, quicklook, maskedFloat, whereOf, rowAreas, areaText } from './analysis-support';
+import { morphologyStrip, morphologyHalo, toByteMask, MASK_NODATA, MorphOp } from '../algorithms/morphology';
+import { resolveRoles, closeResolved, outPath, rowAreas, areaText, checkAbort, WhereCounter } from './analysis-support';
+import { readResolved } from '../bands';
+import { RowSink, QuicklookSampler, stripRowsFor } from './strip-support';
 import { pct } from '../stats';
 
 const VERB: Record<MorphOp, string> = { open: 'Opening', close: 'Closing', dilate: 'Dilation', erode: 'Erosion' };
@@ -17,31 +19,53 @@ export const morphologyTool: BuiltinTool = {
     const op = String(ctx.args.op) as MorphOp;
     const radius = Number(ctx.args.radius ?? 1);
     if (!Number.isInteger(radius) || radius < 1 || radius > 100) throw new Error(`argument "radius" must be an integer from 1 to 100, got ${ctx.args.radius}`);
-    const b = await loadBand(ctx, 'image');
-    const { w, h, ds } = b;
-    const mask = toByteMask(b.data);
-    const out = morphology(mask, w, h, op, radius, ctx.signal);
-    const rowA = rowAreas(ds);
-    let before = 0, after = 0, added = 0, removed = 0, m2 = 0;
-    for (let i = 0; i < out.length; i++) {
-      const a = mask[i] === 1, c = out[i] === 1;
-      if (a) before++;
-      if (c) { after++; m2 += rowA[Math.floor(i / w)]; }
-      if (c && !a) added++;
-      if (a && !c) removed++;
+    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    let sink: RowSink | undefined;
+    try {
+      const ds = R.band.dataset;
+      const { width: w, height: h } = ds;
+      const rowA = rowAreas(ds);
+      const halo = morphologyHalo(op, radius);
+      const step = stripRowsFor(ds);
+      const where = new WhereCounter(w, h);
+      const ql = new QuicklookSampler(w, h);
+      let before = 0, after = 0, added = 0, removed = 0, m2 = 0;
+      sink = await RowSink.create(outPath(ctx, 'morphology', 'mask', 'tif'), ds, 'uint8', MASK_NODATA, `mask: ${op} radius ${radius}`);
+      for (let y0 = 0; y0 < h; y0 += step) {
+        checkAbort(ctx.signal);
+        const rows = Math.min(step, h - y0);
+        const top = Math.max(0, y0 - halo), bottom = Math.min(h, y0 + rows + halo);
+        const win = toByteMask(await readResolved(R.band, 0, top, w, bottom - top, ctx.signal));
+        const out = morphologyStrip(win, w, bottom - top, op, radius, y0, rows, top, h, ctx.signal);
+        const o = (y0 - top) * w; // the strip's first pixel in the window
+        for (let i = 0; i < out.length; i++) {
+          const a = win[o + i] === 1, c = out[i] === 1;
+          if (a) before++;
+          if (c) { after++; m2 += rowA[y0 + Math.floor(i / w)]; }
+          if (c && !a) added++;
+          if (a && !c) removed++;
+        }
+        where.add(y0, rows, (i) => (win[o + i] === 1) !== (out[i] === 1), (i) => win[o + i] !== MASK_NODATA);
+        ql.add(y0, rows, (i) => (out[i] === MASK_NODATA ? NaN : out[i]));
+        await sink.push(out, rows);
+        ctx.progress((y0 + rows) / h);
+      }
+      const file = await sink.finish();
+      sink = undefined;
+      const png = await ql.render(outPath(ctx, 'morphology', 'mask', 'png'), { kind: 'mask', title: `${op} r=${radius}` });
+      const change = added >= removed
+        ? `added ${added} pixels (${before ? pct(added / before) : 'n/a'} of the original mask)`
+        : `removed ${removed} pixels (${pct(removed / Math.max(before, 1))} of the original mask)`;
+      return {
+        tool: 'morphology',
+        outputs: { mask: { path: file, type: 'raster', roles: ['mask'], description: `${op} with a disc of radius ${radius}` } },
+        stats: { op, radius, pixels_before: before, pixels_after: after, added, removed, mask_m2: m2 },
+        summary: `${VERB[op]} with a ${radius}-pixel disc ${change}, ${added + removed ? where.text() : 'nowhere'}; the mask now has ${after} pixels (${areaText(m2)}).`,
+        quicklook: png,
+      };
+    } finally {
+      if (sink) await sink.abort().catch(() => undefined);
+      await closeResolved(R);
     }
-    const file = await writeBand(outPath(ctx, 'morphology', 'mask', 'tif'), ds, out, 'uint8', MASK_NODATA, `mask: ${op} radius ${radius}`);
-    const png = await quicklook(outPath(ctx, 'morphology', 'mask', 'png'), maskedFloat(out, MASK_NODATA), w, h, { kind: 'mask', title: `${op} r=${radius}` });
-    const changedWhere = whereOf(w, h, (i) => (mask[i] === 1) !== (out[i] === 1), (i) => mask[i] !== MASK_NODATA);
-    const change = added >= removed
-      ? `added ${added} pixels (${before ? pct(added / before) : 'n/a'} of the original mask)`
-      : `removed ${removed} pixels (${pct(removed / Math.max(before, 1))} of the original mask)`;
-    return {
-      tool: 'morphology',
-      outputs: { mask: { path: file, type: 'raster', roles: ['mask'], description: `${op} with a disc of radius ${radius}` } },
-      stats: { op, radius, pixels_before: before, pixels_after: after, added, removed, mask_m2: m2 },
-      summary: `${VERB[op]} with a ${radius}-pixel disc ${change}, ${added + removed ? changedWhere : 'nowhere'}; the mask now has ${after} pixels (${areaText(m2)}).`,
-      quicklook: png,
-    };
   },
 };

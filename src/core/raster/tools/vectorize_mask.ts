@@ -1,8 +1,8 @@
 /** vectorize_mask: mask → GeoJSON polygons (pixel outlines, holes kept) in the raster's CRS. */
 import type { BuiltinTool } from './types';
 import { vectorizeMask, polygonArea } from '../algorithms/vectorize';
-import { toByteMask } from '../algorithms/morphology';
-import { loadBand, outPath, writeJson, gt, areaText, checkAbort, rowAreas } from './analysis-support';
+import { resolveRoles, closeResolved, outPath, writeJson, gt, areaText, checkAbort, rowAreas } from './analysis-support';
+import { assertBandFits, readMask } from './strip-support';
 import { connectedComponents } from '../algorithms/components';
 import { CELL_NAMES } from '../stats';
 
@@ -10,10 +10,17 @@ export const vectorizeMaskTool: BuiltinTool = {
   id: 'vectorize_mask',
   params: { image: { kind: 'raster', required: true, description: 'mask raster (nonzero = set)' } },
   async run(ctx) {
-    const b = await loadBand(ctx, 'image');
-    const { w, h, ds } = b;
+    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    let mask: Uint8Array;
+    const ds = R.band.dataset;
+    const { width: w, height: h } = ds;
+    try {
+      // Whole-band algorithm: mask 1 + labels 4 + fill stack 4 + edge flags 1 bytes per pixel, plus a
+      // second labelling (8) on geographic grids; the polygons themselves come on top.
+      assertBandFits('vectorize_mask', ds, 10 + (ds.geo.geographic ? 8 : 0));
+      mask = await readMask(ctx.signal, R.band);
+    } finally { await closeResolved(R); }
     const g = gt(ds);
-    const mask = toByteMask(b.data);
     const polys = vectorizeMask(mask, w, h, g, ctx.signal);
     checkAbort(ctx.signal);
     const geographic = ds.geo.geographic;

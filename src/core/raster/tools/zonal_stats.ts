@@ -1,12 +1,17 @@
-/** zonal_stats: statistics of one band per zone (class raster zones or GeoJSON polygons). */
+/** zonal_stats: statistics of one band per zone (class raster zones or GeoJSON polygons), accumulated strip by strip. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BuiltinTool, ToolContext } from './types';
-import { zonalByClass, ZoneAccumulator, rasterizePolygon } from '../algorithms/zonal';
+import type { ToolRunResult } from '../types';
+import { zonalByClass, ZoneAccumulator, preparePolygon, rasterizeRows, PreparedPolygon } from '../algorithms/zonal';
 import type { Ring } from '../algorithms/vectorize';
-import { loadBand, outPath, writeCsv, assertSameGrid, gt, rowAreas, checkAbort, sig, areaText } from './analysis-support';
+import type { RasterDataset } from '../io/dataset';
+import { resolveRoles, closeResolved, outPath, writeCsv, assertSameGrid, gt, rowAreas, checkAbort, sig, areaText } from './analysis-support';
+import { readResolved, ResolvedBand } from '../bands';
+import { stripRowsFor } from './strip-support';
 
 interface Zone { key: string; props: Record<string, unknown>; acc: ZoneAccumulator; m2: number }
+interface PolygonZone extends Zone { parts: PreparedPolygon[] }
 
 function geojsonEpsg(doc: any): number | 'crs84' | undefined {
   const name: string | undefined = doc?.crs?.properties?.name;
@@ -23,7 +28,8 @@ function polygonsOf(geom: any, file: string, idx: number): Ring[][] {
   throw new Error(`argument "zones": feature ${idx} in ${file} is a ${geom.type}; zones must be Polygon or MultiPolygon`);
 }
 
-async function vectorZones(ctx: ToolContext, file: string, like: { w: number; h: number; ds: any; data: Float32Array }): Promise<Zone[]> {
+/** Reads the GeoJSON, checks its CRS against the raster and prepares each feature's polygons in pixel space. */
+function vectorZones(ctx: ToolContext, file: string, ds: RasterDataset): PolygonZone[] {
   let doc: any;
   try { doc = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) {
     throw new Error(`argument "zones": cannot read GeoJSON ${file}: ${e instanceof Error ? e.message : e}`);
@@ -31,25 +37,54 @@ async function vectorZones(ctx: ToolContext, file: string, like: { w: number; h:
   const feats: any[] = doc?.type === 'FeatureCollection' ? doc.features : doc?.type === 'Feature' ? [doc] : [];
   if (!Array.isArray(feats) || feats.length === 0) throw new Error(`argument "zones": ${file} has no features`);
   const epsg = geojsonEpsg(doc);
-  const rasterEpsg = like.ds.geo.epsg;
-  const rasterGeographic = like.ds.geo.geographic;
+  const rasterEpsg = ds.geo.epsg;
+  const rasterGeographic = ds.geo.geographic;
   const vecGeographic = epsg === 'crs84' || epsg === undefined;
   if (vecGeographic !== rasterGeographic || (typeof epsg === 'number' && rasterEpsg !== undefined && epsg !== rasterEpsg)) {
-    throw new Error(`argument "zones": ${file} is in ${epsg === undefined ? 'lon/lat (no crs member, RFC 7946)' : epsg === 'crs84' ? 'lon/lat' : `EPSG:${epsg}`} but ${like.ds.source} is in ${rasterEpsg ? `EPSG:${rasterEpsg}` : 'another CRS'}; reproject the polygons (vector_convert / ogr2ogr -t_srs) first`);
+    throw new Error(`argument "zones": ${file} is in ${epsg === undefined ? 'lon/lat (no crs member, RFC 7946)' : epsg === 'crs84' ? 'lon/lat' : `EPSG:${epsg}`} but ${ds.source} is in ${rasterEpsg ? `EPSG:${rasterEpsg}` : 'another CRS'}; reproject the polygons (vector_convert / ogr2ogr -t_srs) first`);
   }
-  const rowA = rowAreas(like.ds);
-  const g = gt(like.ds);
+  const g = gt(ds);
   return feats.map((f, k) => {
     if (k % 16 === 0) checkAbort(ctx.signal);
     const props = { ...(f.properties ?? {}) };
-    const acc = new ZoneAccumulator();
-    let m2 = 0;
-    for (const poly of polygonsOf(f.geometry, file, k)) {
-      rasterizePolygon(poly, g, like.w, like.h, (i) => { acc.add(like.data[i]); m2 += rowA[Math.floor(i / like.w)]; });
-    }
-    const key = String(props.id ?? f.id ?? k + 1);
-    return { key, props, acc, m2 };
+    const parts = polygonsOf(f.geometry, file, k).map((poly) => preparePolygon(poly, g, ds.height));
+    return { key: String(props.id ?? f.id ?? k + 1), props, acc: new ZoneAccumulator(), m2: 0, parts };
   });
+}
+
+/** Streams the value band (and the class band) strip by strip into the zones' accumulators. */
+async function accumulate(ctx: ToolContext, vals: ResolvedBand, zoneBand: ResolvedBand | null, polys: PolygonZone[] | null): Promise<Map<number, { acc: ZoneAccumulator; m2: number }>> {
+  const ds = vals.dataset;
+  const { width: w, height: h } = ds;
+  const rowA = rowAreas(ds);
+  const step = stripRowsFor(ds);
+  const classes = new Map<number, ZoneAccumulator>();
+  const m2 = new Map<number, number>();
+  for (let y0 = 0; y0 < h; y0 += step) {
+    checkAbort(ctx.signal);
+    const rows = Math.min(step, h - y0), y1 = y0 + rows;
+    const v = await readResolved(vals, 0, y0, w, rows, ctx.signal);
+    if (zoneBand) {
+      const z = await readResolved(zoneBand, 0, y0, w, rows, ctx.signal);
+      zonalByClass(v, z, classes);
+      for (let i = 0; i < z.length; i++) {
+        const c = z[i];
+        if (c === c && c !== 0) m2.set(c, (m2.get(c) ?? 0) + rowA[y0 + Math.floor(i / w)]);
+      }
+    }
+    if (polys) {
+      for (const zone of polys) {
+        for (const part of zone.parts) {
+          if (part.yEnd < y0 || part.yStart >= y1) continue; // bounding rows miss this strip
+          rasterizeRows(part, w, y0, y1, (y, x) => { zone.acc.add(v[(y - y0) * w + x]); zone.m2 += rowA[y]; });
+        }
+      }
+    }
+    ctx.progress(y1 / h);
+  }
+  const out = new Map<number, { acc: ZoneAccumulator; m2: number }>();
+  for (const [c, acc] of classes) out.set(c, { acc, m2: m2.get(c) ?? 0 });
+  return out;
 }
 
 export const zonalStatsTool: BuiltinTool = {
@@ -60,7 +95,15 @@ export const zonalStatsTool: BuiltinTool = {
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
-    const vals = await loadBand(ctx, 'image');
+    const V = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    try {
+      return await runZonal(ctx, V.band);
+    } finally { await closeResolved(V); }
+  },
+};
+
+async function runZonal(ctx: ToolContext, valsBand: ResolvedBand): Promise<ToolRunResult> {
+    const vals = { ds: valsBand.dataset, band: valsBand.band };
     const zonesArg = String(ctx.args.zones);
     const zonesPath = path.resolve(ctx.cwd, zonesArg);
     const isVector = /\.(geo)?json$/i.test(zonesArg);
@@ -68,19 +111,17 @@ export const zonalStatsTool: BuiltinTool = {
     let kind: 'polygons' | 'classes';
     if (isVector) {
       if (!fs.existsSync(zonesPath)) throw new Error(`argument "zones": ${zonesPath} not found`);
-      zones = await vectorZones(ctx, zonesPath, vals);
+      const polys = vectorZones(ctx, zonesPath, vals.ds);
+      await accumulate(ctx, valsBand, null, polys);
+      zones = polys;
       kind = 'polygons';
     } else {
-      const z = await loadBand({ ...ctx, args: { ...ctx.args, band: 1 } }, 'zones');
-      assertSameGrid(vals.ds, 'image', z.ds, 'zones');
-      const accs = zonalByClass(vals.data, z.data);
-      const rowA = rowAreas(vals.ds);
-      const m2 = new Map<number, number>();
-      for (let i = 0; i < z.data.length; i++) {
-        const v = z.data[i];
-        if (v === v && v !== 0) m2.set(v, (m2.get(v) ?? 0) + rowA[Math.floor(i / z.w)]);
-      }
-      zones = [...accs.entries()].sort((a, b) => a[0] - b[0]).map(([v, acc]) => ({ key: String(v), props: { zone: v }, acc, m2: m2.get(v) ?? 0 }));
+      const Z = await resolveRoles(ctx, 'zones', ['band'], { band: 1 });
+      try {
+        assertSameGrid(vals.ds, 'image', Z.band.dataset, 'zones');
+        const accs = await accumulate(ctx, valsBand, Z.band, null);
+        zones = [...accs.entries()].sort((a, b) => a[0] - b[0]).map(([v, z]) => ({ key: String(v), props: { zone: v }, acc: z.acc, m2: z.m2 }));
+      } finally { await closeResolved(Z); }
       kind = 'classes';
     }
     const propCols = new Set<string>();
@@ -120,5 +161,4 @@ export const zonalStatsTool: BuiltinTool = {
       stats: { zones: rows.length, zone_kind: kind, table: rows },
       summary,
     };
-  },
-};
+}
