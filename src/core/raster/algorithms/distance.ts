@@ -1,7 +1,7 @@
 /** Exact Euclidean distance transform (Felzenszwalb & Huttenlocher 2012) with anisotropic pixel sizes. */
 
 /** Squared distance transform of a sampled function f along one line, sample spacing `s`. */
-function dt1d(f: Float64Array, n: number, s: number, d: Float64Array, v: Int32Array, z: Float64Array): void {
+export function dt1d(f: Float64Array, n: number, s: number, d: Float64Array, v: Int32Array, z: Float64Array): void {
   let k = 0;
   v[0] = 0; z[0] = -Infinity; z[1] = Infinity;
   const s2 = s * s;
@@ -49,6 +49,45 @@ export function distanceTransform(feature: Uint8Array, w: number, h: number, xre
     for (let x = 0; x < w; x++) f[x] = tmp[y * w + x];
     dt1d(f, w, Math.abs(xres), d, v, z);
     for (let x = 0; x < w; x++) out[y * w + x] = Math.sqrt(d[x]);
+  }
+  return out;
+}
+
+/**
+ * The column pass of distanceTransform for strip rows y0..y0+rows-1 (squared map distances along
+ * columns), from the strip's feature mask and, per column, the nearest feature row above the strip
+ * (`above`, -1 = none) and at or below its end (`below`, -1 = none; updated to the strip's topmost
+ * feature so strips can be processed bottom-up). Equal to the whole-column result.
+ */
+export function columnPassStrip(feature: Uint8Array, w: number, y0: number, rows: number, above: Int32Array, below: Int32Array, yres: number): Float64Array {
+  const s = Math.abs(yres), s2 = s * s;
+  const g = new Float64Array(w * rows);
+  const up = new Int32Array(rows);
+  for (let x = 0; x < w; x++) {
+    let last = above[x];
+    for (let r = 0; r < rows; r++) { if (feature[r * w + x] === 1) last = y0 + r; up[r] = last; }
+    let next = below[x];
+    for (let r = rows - 1; r >= 0; r--) {
+      const q = y0 + r;
+      if (feature[r * w + x] === 1) next = q;
+      const p = up[r];
+      const da = p >= 0 ? s2 * (q - p) * (q - p) : Infinity;
+      const db = next >= 0 ? s2 * (q - next) * (q - next) : Infinity;
+      g[r * w + x] = da < db ? da : db;
+    }
+    below[x] = next;
+  }
+  return g;
+}
+
+/** The row pass of distanceTransform on `rows` rows of column-pass output: distances (square roots) as float32. */
+export function rowPassStrip(g: Float64Array, w: number, rows: number, xres: number): Float32Array {
+  const f = new Float64Array(w), d = new Float64Array(w), z = new Float64Array(w + 1), v = new Int32Array(w);
+  const out = new Float32Array(w * rows);
+  for (let r = 0; r < rows; r++) {
+    for (let x = 0; x < w; x++) f[x] = g[r * w + x];
+    dt1d(f, w, Math.abs(xres), d, v, z);
+    for (let x = 0; x < w; x++) out[r * w + x] = Math.sqrt(d[x]);
   }
   return out;
 }

@@ -53,28 +53,33 @@ export const connectedPatchesTool: BuiltinTool = {
       const file = await sink.finish();
       sink = undefined;
       const g = gt(ds);
-      const patches = comp.sizes.map((s, k) => {
+      // Objects only for the patches reported; totals and the median come from the per-label areas.
+      const patch = (k: number) => {
         const [cx, cy] = comp.centroids[k];
         return {
-          label: k + 1, pixels: s, m2: patchM2[k + 1], ha: patchM2[k + 1] / 1e4,
+          label: k + 1, pixels: comp.sizes[k], m2: patchM2[k + 1], ha: patchM2[k + 1] / 1e4,
           centroid: [g[0] + (cx + 0.5) * g[1] + (cy + 0.5) * g[2], g[3] + (cx + 0.5) * g[4] + (cy + 0.5) * g[5]],
           where: cellOf(cx, cy, w, h),
         };
-      });
-      const png = await ql.render(outPath(ctx, 'connected_patches', 'labels', 'png'), { kind: 'class', title: `${patches.length} patches` });
-      const total = patches.reduce((s, p) => s + p.m2, 0);
-      const sizesHa = patches.map((p) => p.ha).sort((a, c) => a - c);
-      const median = sizesHa.length ? sizesHa[Math.floor((sizesHa.length - 1) / 2)] : 0;
-      const big = patches[0];
+      };
+      const count = comp.sizes.length;
+      const png = await ql.render(outPath(ctx, 'connected_patches', 'labels', 'png'), { kind: 'class', title: `${count} patches` });
+      let total = 0;
+      const sizesHa = new Float64Array(count);
+      for (let k = 0; k < count; k++) { total += patchM2[k + 1]; sizesHa[k] = patchM2[k + 1] / 1e4; }
+      sizesHa.sort();
+      const median = count ? sizesHa[Math.floor((count - 1) / 2)] : 0;
+      const top = Array.from({ length: Math.min(50, count) }, (_, k) => patch(k));
+      const big = top[0];
       return {
         tool: 'connected_patches',
         outputs: { labels: { path: file, type: 'raster', roles: ['labels', 'class'], description: '8-connected patch labels, 1 = largest, 0 = background' } },
         stats: {
-          count: patches.length, removed: comp.removed, min_pixels: minPixels, sizes: patches.map((p) => p.pixels),
-          total_m2: total, median_ha: median, patches: patches.slice(0, 50),
+          count, removed: comp.removed, min_pixels: minPixels, sizes: comp.sizes,
+          total_m2: total, median_ha: median, patches: top,
         },
-        summary: patches.length
-          ? `${patches.length} patch${patches.length > 1 ? 'es' : ''} (${areaText(total)} in all${comp.removed ? `; ${comp.removed} smaller than ${minPixels} px dropped` : ''}); the largest covers ${areaText(big.m2)} (${Math.round((100 * big.m2) / total)}% of the patch area) in the ${big.where}, and the median patch is ${areaText(median * 1e4)}.`
+        summary: count
+          ? `${count} patch${count > 1 ? 'es' : ''} (${areaText(total)} in all${comp.removed ? `; ${comp.removed} smaller than ${minPixels} px dropped` : ''}); the largest covers ${areaText(big.m2)} (${Math.round((100 * big.m2) / total)}% of the patch area) in the ${big.where}, and the median patch is ${areaText(median * 1e4)}.`
           : `No patches${comp.removed ? ` of at least ${minPixels} pixels (${comp.removed} smaller ones dropped)` : ': the mask is empty'}.`,
         quicklook: png,
       };

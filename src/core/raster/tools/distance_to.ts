@@ -1,57 +1,154 @@
-/** distance_to: Euclidean distance in metres from every pixel to the nearest mask pixel. */
+/** distance_to: Euclidean distance in metres from every pixel to the nearest mask pixel, streamed in strips. */
+import * as fs from 'node:fs';
 import type { BuiltinTool } from './types';
-import { distanceTransform } from '../algorithms/distance';
+import { columnPassStrip, rowPassStrip } from '../algorithms/distance';
 import { pixelSizeMetres } from '../algorithms/area';
-import { resolveRoles, closeResolved, outPath, writeBand, quicklook, whereOf, gt, finiteMean } from './analysis-support';
-import { assertBandFits, readMask } from './strip-support';
-
+import { toByteMask } from '../algorithms/morphology';
+import { resolveRoles, closeResolved, outPath, gt, checkAbort, WhereCounter } from './analysis-support';
+import { readResolved } from '../bands';
+import { openRaster, RasterDataset } from '../io/dataset';
+import { GeoTiffWriter } from '../io/writer';
+import { QuicklookSampler, stripRowsFor } from './strip-support';
 import { pct } from '../stats';
 
 function metres(m: number): string {
   return m >= 1000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m)} m`;
 }
 
-/** Bytes per pixel distance_to allocates for a whole band (see run). */
-export const DISTANCE_BYTES_PER_PIXEL = 17;
+/** Float32 value of the order statistic `rank` from a 16-bit high/low histogram pair (non-negative floats sort like their bits). */
+function fromBits(hi: number, lo: number): number {
+  const u = new Uint32Array([((hi << 16) | lo) >>> 0]);
+  return new Float32Array(u.buffer)[0];
+}
+
+function binOf(hist: Uint32Array, rank: number): { bin: number; before: number } {
+  let c = 0;
+  for (let b = 0; b < hist.length; b++) { if (c + hist[b] > rank) return { bin: b, before: c }; c += hist[b]; }
+  throw new Error('rank outside the histogram');
+}
+
+/** Reads the written distances back top to bottom (exact float32) in strips. */
+async function scan(file: string, step: number, signal: AbortSignal, visit: (d: Float32Array, y0: number, rows: number) => void): Promise<void> {
+  const ds: RasterDataset = await openRaster(file);
+  try {
+    for (let y0 = 0; y0 < ds.height; y0 += step) {
+      checkAbort(signal);
+      const rows = Math.min(step, ds.height - y0);
+      visit(await ds.readWindowRaw(1, 0, y0, ds.width, rows, signal) as Float32Array, y0, rows);
+    }
+  } finally { await ds.close(); }
+}
 
 export const distanceToTool: BuiltinTool = {
   id: 'distance_to',
   params: { image: { kind: 'raster', required: true, description: 'mask raster (nonzero = target)' } },
   async run(ctx) {
     const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
-    let mask: Uint8Array;
     const ds = R.band.dataset;
     const { width: w, height: h } = ds;
-    try {
-      // Whole-band algorithm: mask 1 + column pass 8 + distances 4 + sorted copy 4 bytes per pixel.
-      assertBandFits('distance_to', ds, DISTANCE_BYTES_PER_PIXEL);
-      mask = await readMask(ctx.signal, R.band);
-    } finally { await closeResolved(R); }
-    let targets = 0;
-    for (let i = 0; i < mask.length; i++) if (mask[i] === 1) targets++;
-    if (targets === 0) throw new Error(`argument "image": ${ds.source} has no mask pixels (nonzero values) to measure distance to`);
+    const file = outPath(ctx, 'distance_to', 'distance', 'tif');
+    // Strips are the output's tile rows: the second pass writes them bottom-up.
+    const step = Math.max(16, Math.ceil(Math.min(stripRowsFor(ds), 1024) / 16) * 16);
+    const nStrips = Math.ceil(h / step);
     const px = pixelSizeMetres(gt(ds), w, h, ds.geo.geographic);
-    const d = distanceTransform(mask, w, h, px.x, px.y, ctx.signal);
-    const st = finiteMean(d);
-    const sorted = Float32Array.from(d).sort();
-    const median = sorted[Math.floor((sorted.length - 1) / 2)];
-    const far = sorted[Math.floor(0.9 * (sorted.length - 1))];
-    let within = 0;
-    const near = Math.max(100, 5 * px.x);
-    for (let i = 0; i < d.length; i++) if (d[i] <= near) within++;
-    const file = await writeBand(outPath(ctx, 'distance_to', 'distance', 'tif'), ds, d, 'float32', -9999, 'distance (metres) to the nearest mask pixel');
-    const png = await quicklook(outPath(ctx, 'distance_to', 'distance', 'png'), d, w, h, { kind: 'continuous', title: 'Distance', unit: 'm' });
-    const where = whereOf(w, h, (i) => d[i] >= far, () => true);
-    return {
-      tool: 'distance_to',
-      outputs: { distance: { path: file, type: 'raster', roles: ['distance'], description: 'Euclidean distance in metres to the nearest nonzero mask pixel' } },
-      stats: {
-        mean_m: st.mean, median_m: median, max_m: st.max, p90_m: far, target_pixels: targets,
-        within_m: near, within_fraction: Number((within / d.length).toFixed(4)),
-        pixel_size_m: [px.x, px.y], ...(ds.geo.geographic ? { note: 'geographic grid: metres per pixel taken at the centre latitude' } : {}),
-      },
-      summary: `The mean distance to the nearest mask pixel is ${metres(st.mean)} (median ${metres(median)}, max ${metres(st.max)}); ${pct(within / d.length)} of the area lies within ${metres(near)}, and the most remote 10% (> ${metres(far)}) is ${where}.`,
-      quicklook: png,
-    };
+    let wr: GeoTiffWriter | undefined;
+    let targets = 0;
+    try {
+      // Pass 1, top-down: per strip, the nearest target row above it in each column.
+      const aboveAt: Int32Array[] = [];
+      const last = new Int32Array(w).fill(-1);
+      for (let s = 0; s < nStrips; s++) {
+        checkAbort(ctx.signal);
+        const y0 = s * step, rows = Math.min(step, h - y0);
+        aboveAt.push(Int32Array.from(last));
+        const m = toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal));
+        for (let i = 0; i < m.length; i++) if (m[i] === 1) { targets++; last[i % w] = y0 + Math.floor(i / w); }
+        ctx.progress((0.3 * (s + 1)) / nStrips);
+      }
+      if (targets === 0) throw new Error(`argument "image": ${ds.source} has no mask pixels (nonzero values) to measure distance to`);
+      // Pass 2, bottom-up: column distances from above/below, then the row pass; tile rows written in reverse.
+      wr = await GeoTiffWriter.create(file, {
+        width: w, height: h, bands: 1, dtype: 'float32', geo: { ...ds.geo }, nodata: -9999, descriptions: ['distance (metres) to the nearest mask pixel'], blockSize: step,
+      });
+      const below = new Int32Array(w).fill(-1);
+      for (let s = nStrips - 1; s >= 0; s--) {
+        checkAbort(ctx.signal);
+        const y0 = s * step, rows = Math.min(step, h - y0);
+        const m = toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal));
+        const d = rowPassStrip(columnPassStrip(m, w, y0, rows, aboveAt[s], below, px.y), w, rows, px.x);
+        for (let bx = 0; bx < wr.tilesAcross; bx++) {
+          const { w: bw } = wr.blockSize(bx, s);
+          const block = new Float32Array(bw * rows);
+          for (let r = 0; r < rows; r++) block.set(d.subarray(r * w + bx * step, r * w + bx * step + bw), r * bw);
+          await wr.writeBlock(bx, s, [block]);
+        }
+        ctx.progress(0.3 + (0.4 * (nStrips - s)) / nStrips);
+      }
+      await wr.finish();
+    } catch (e) {
+      if (wr) await wr.abort().catch(() => undefined);
+      throw e;
+    } finally { await closeResolved(R); }
+    wr = undefined;
+    try {
+      // Statistics in raster order from the written float32 values, as the whole-band version took them.
+      const n = w * h;
+      const near = Math.max(100, 5 * px.x);
+      let sum = 0, cnt = 0, max = -Infinity, within = 0;
+      const hiHist = new Uint32Array(65536);
+      const qlStep = Math.max(1, Math.floor(n / 200_000));
+      const qlSample: number[] = [];
+      const ql = new QuicklookSampler(w, h);
+      await scan(file, step, ctx.signal, (d, y0, rows) => {
+        const bits = new Uint32Array(d.buffer, d.byteOffset, d.length);
+        for (let i = 0; i < d.length; i++) {
+          const v = d[i];
+          if (v === v && v !== Infinity) { sum += v; cnt++; if (v > max) max = v; }
+          if (v <= near) within++;
+          hiHist[bits[i] >>> 16]++;
+        }
+        for (let i = Math.ceil((y0 * w) / qlStep) * qlStep - y0 * w; i < d.length; i += qlStep) { const v = d[i]; if (v === v && Number.isFinite(v)) qlSample.push(v); }
+        ql.add(y0, rows, (i) => d[i]);
+      });
+      const rMed = Math.floor((n - 1) / 2), rFar = Math.floor(0.9 * (n - 1));
+      const bMed = binOf(hiHist, rMed), bFar = binOf(hiHist, rFar);
+      const loMed = new Uint32Array(65536), loFar = new Uint32Array(65536);
+      await scan(file, step, ctx.signal, (d) => {
+        const bits = new Uint32Array(d.buffer, d.byteOffset, d.length);
+        for (let i = 0; i < bits.length; i++) {
+          const hi = bits[i] >>> 16;
+          if (hi === bMed.bin) loMed[bits[i] & 0xffff]++;
+          if (hi === bFar.bin) loFar[bits[i] & 0xffff]++;
+        }
+      });
+      const median = fromBits(bMed.bin, binOf(loMed, rMed - bMed.before).bin);
+      const far = fromBits(bFar.bin, binOf(loFar, rFar - bFar.before).bin);
+      const where = new WhereCounter(w, h);
+      await scan(file, step, ctx.signal, (d, y0, rows) => where.add(y0, rows, (i) => d[i] >= far, () => true));
+      // The quicklook's colour range from the same samples renderQuicklook would take of the whole band.
+      qlSample.sort((a, b) => a - b);
+      let range: [number, number] = [0, 1];
+      if (qlSample.length) {
+        const lo = qlSample[Math.floor(0.02 * (qlSample.length - 1))], hi = qlSample[Math.ceil(0.98 * (qlSample.length - 1))];
+        range = lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];
+      }
+      const png = await ql.render(outPath(ctx, 'distance_to', 'distance', 'png'), { kind: 'continuous', title: 'Distance', unit: 'm', range });
+      const mean = cnt ? sum / cnt : NaN;
+      const maxM = cnt ? max : NaN;
+      return {
+        tool: 'distance_to',
+        outputs: { distance: { path: file, type: 'raster', roles: ['distance'], description: 'Euclidean distance in metres to the nearest nonzero mask pixel' } },
+        stats: {
+          mean_m: mean, median_m: median, max_m: maxM, p90_m: far, target_pixels: targets,
+          within_m: near, within_fraction: Number((within / n).toFixed(4)),
+          pixel_size_m: [px.x, px.y], ...(ds.geo.geographic ? { note: 'geographic grid: metres per pixel taken at the centre latitude' } : {}),
+        },
+        summary: `The mean distance to the nearest mask pixel is ${metres(mean)} (median ${metres(median)}, max ${metres(maxM)}); ${pct(within / n)} of the area lies within ${metres(near)}, and the most remote 10% (> ${metres(far)}) is ${where.text()}.`,
+        quicklook: png,
+      };
+    } catch (e) {
+      await fs.promises.rm(file, { force: true });
+      throw e;
+    }
   },
 };

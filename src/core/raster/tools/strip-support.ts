@@ -111,8 +111,10 @@ export class QuicklookSampler {
 /** Default ceiling for tools that still hold whole bands (GEOWEAVE_MAX_BAND_BYTES overrides). */
 export const DEFAULT_MAX_BAND_BYTES = 1.5 * 1024 ** 3;
 
-function gb(n: number): string {
-  return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GB` : `${Math.round(n / 1024 ** 2)} MB`;
+function bytesText(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(2)} GB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MB`;
+  return `${Math.round(n)} bytes`;
 }
 
 /** Fails before reading when a whole-band tool would need more than the limit (bytesPerPixel = all buffers it allocates). */
@@ -123,7 +125,7 @@ export function assertBandFits(tool: string, ds: RasterDataset, bytesPerPixel: n
   if (need > limit) {
     throw new Error(
       `${tool}: ${ds.source} is ${ds.width}x${ds.height} pixels and ${tool} holds the whole band in memory ` +
-      `(about ${gb(need)} at ${bytesPerPixel} bytes per pixel), over the ${gb(limit)} limit; run clip_bbox or resample first ` +
+      `(about ${bytesText(need)} at ${bytesPerPixel} bytes per pixel), over the limit of ${bytesText(limit)}; run clip_bbox or resample first ` +
       `(or raise GEOWEAVE_MAX_BAND_BYTES if this machine has the memory)`,
     );
   }
