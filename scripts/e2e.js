@@ -208,6 +208,35 @@ async function outputTexts(page) {
   return texts.join('\n');
 }
 
+/** Scrolls the notebook in small wheel steps until the element `pick` returns (a rect inside the
+ *  output frame) is in view, so screenshots show it. Best effort: screenshots only. */
+async function revealOutput(page, frame, pick) {
+  const list = await page.$eval('.notebook-editor .cell-list-container', (el) => {
+    const b = el.getBoundingClientRect();
+    return { x: b.left + 20, top: b.top, bottom: b.bottom };
+  }).catch(() => null);
+  if (!list) return;
+  await page.mouse.move(list.x, (list.top + list.bottom) / 2);
+  for (let i = 0; i < 80; i++) {
+    const box = await (await frame.frameElement()).boundingBox().catch(() => null);
+    const r = await frame.evaluate(pick).catch(() => null);
+    if (!box || !r) return;
+    const top = box.y + r.top;
+    const bottom = box.y + r.bottom;
+    if (top < list.top) await page.mouse.wheel(0, -150);
+    else if (bottom > list.bottom && top > list.top + 80) await page.mouse.wheel(0, 150);
+    else return;
+    await page.waitForTimeout(60);
+  }
+}
+
+/** Hides the bottom panel (Problems, from the IntelliSense step) to give the notebook room. */
+async function hideBottomPanel(page) {
+  if (!(await page.$('.part.panel.bottom:not(.hidden) .composite.title'))) return;
+  await palette(page, 'View: Hide Panel');
+  await page.waitForTimeout(800);
+}
+
 async function scenario(page, { port, ws, userDir }) {
   const workbench = await step(page, 'open the sample workspace', async () => {
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
@@ -411,6 +440,7 @@ async function scenario(page, { port, ws, userDir }) {
   // Outputs are transient (the reload above left only "Last run" summaries), so run NDVI again.
   await step(page, 'the NDVI result shows in the compact result renderer', async () => {
     await page.keyboard.press('Escape');
+    await hideBottomPanel(page);
     await palette(page, 'View: Show GeoWeave');
     panel = await panelFrame(page);
     await panel.fill('#task', TASK);
@@ -445,6 +475,12 @@ async function scenario(page, { port, ws, userDir }) {
     const text = await outputTexts(page);
     if (!text.includes(card.summary.trim().slice(0, 60))) throw new Error(`the card's summary "${card.summary}" is not the one in the markdown output`);
     if (/"summary"\s*:/.test(text)) throw new Error('raw result JSON is still rendered in the outputs');
+    const lastCard = () => {
+      const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
+      const b = cards[cards.length - 1].getBoundingClientRect();
+      return { top: b.top, bottom: b.bottom };
+    };
+    await revealOutput(page, card.frame, lastCard);
     await screenshot(page, 'ndvi-result-card-collapsed');
     // Expanding shows the key/value table.
     await card.frame.evaluate(() => {
@@ -457,6 +493,7 @@ async function scenario(page, { port, ws, userDir }) {
       const rows = [...d.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent));
       return d.open && d.querySelector('table').getBoundingClientRect().height > 0 ? rows : null;
     }), 10000);
+    await revealOutput(page, card.frame, lastCard);
     return `summary "${card.summary.slice(0, 100)}"; ${card.outputs.join('; ').slice(0, 100)}; ${card.details.label} collapsed (card ${Math.round(card.height)} px high), opened: ${opened.slice(0, 3).map(([k, v]) => `${k}=${v}`).join(', ')}`;
   });
 
@@ -496,6 +533,27 @@ async function scenario(page, { port, ws, userDir }) {
     }, 60000);
     if (!new RegExp(`^${id}(\\s|$)`).test(first)) throw new Error(`the new cell starts with "${first}"`);
     return `top three: ${top.map((r) => `${r.id} (${r.description.split('·').pop().trim()})`).join(', ')}; inserted cell "${first}"`;
+  });
+
+  await step(page, 'walkthrough "Create sample workspace" writes the sample and opens its notebook', async () => {
+    await page.keyboard.press('Escape');
+    await palette(page, 'Welcome: Open Walkthrough...');
+    await until('GeoWeave in the walkthrough picker', async () => (await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) => rows.map((r) => r.textContent))).some((t) => t.includes('Get started with GeoWeave')), 30000);
+    await page.keyboard.type('Get started with GeoWeave', { delay: 10 });
+    await page.waitForTimeout(700);
+    await page.keyboard.press('Enter');
+    // The step itself is a <button> containing the link text; the action is the inner monaco button.
+    const button = page.locator('.gettingStartedContainer .getting-started-step.expanded .monaco-button').filter({ hasText: /^\s*Create sample workspace\s*$/ }).first();
+    await button.waitFor({ state: 'visible', timeout: 30000 });
+    await screenshot(page, 'walkthrough');
+    await button.click();
+    const dir = path.join(ws, 'geoweave-sample');
+    const files = ['s2_scene.tif', 'fire_pre.tif', 'fire_post.tif', 'urban_2018.tif', 'urban_2024.tif', 'dem.tif', 'fields.geojson', 'sample.geonb'];
+    await until('the sample files in geoweave-sample/', () => files.every((f) => fs.existsSync(path.join(dir, f))), 120000, 1000);
+    await until('sample.geonb open in the notebook editor', async () => /sample\.geonb/.test(await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')) && page.$('.notebook-editor'), 60000);
+    const nb = JSON.parse(fs.readFileSync(path.join(dir, 'sample.geonb'), 'utf8'));
+    if (!nb.metadata?.memory?.task) throw new Error('sample.geonb has no task in its memory');
+    return `${files.length} files in geoweave-sample/ (${Math.round(fs.statSync(path.join(dir, 's2_scene.tif')).size / 1024)} KB scene); sample.geonb open, task "${nb.metadata.memory.task}"`;
   });
 }
 
