@@ -12,23 +12,13 @@ import { BuiltinEmbedder } from '../src/core/embed/builtin';
 import { HnswIndex } from '../src/core/index/hnsw';
 import { ExactIndex } from '../src/core/index/exact';
 import type { HnswParams } from '../src/core/index/vector-index';
+import { mulberry32 as rng } from '../src/core/raster/algorithms/prng';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
-/** Deterministic PRNG (mulberry32) so catalogs and queries are identical run to run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const V = {
   verb: ['compute', 'map', 'detect', 'estimate', 'classify', 'extract', 'quantify', 'monitor', 'derive', 'segment', 'mask', 'aggregate', 'interpolate', 'smooth', 'correct', 'export', 'compare', 'fuse'],

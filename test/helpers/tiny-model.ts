@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { mulberry32 as rng } from '../../src/core/raster/algorithms/prng';
 
 // ---- minimal protobuf writer (wire types 0 = varint, 2 = length-delimited, 5 = fixed32) ----
 
@@ -81,17 +82,6 @@ function node(op: string, inputs: string[], outputs: string[], attrs: Buffer[] =
   );
 }
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const TINY_SPECIAL = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 export const TINY_WORDS = [
