@@ -19,7 +19,6 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
-
 const V = {
   verb: ['compute', 'map', 'detect', 'estimate', 'classify', 'extract', 'quantify', 'monitor', 'derive', 'segment', 'mask', 'aggregate', 'interpolate', 'smooth', 'correct', 'export', 'compare', 'fuse'],
   index: ['NDVI', 'EVI', 'SAVI', 'NDWI', 'MNDWI', 'NDBI', 'NBR', 'NDMI', 'NDSI', 'NDCI', 'NDTI', 'GNDVI', 'MSAVI', 'LAI', 'albedo', 'LST', 'backscatter', 'coherence', 'brightness', 'wetness'],

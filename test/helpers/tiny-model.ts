@@ -82,7 +82,6 @@ function node(op: string, inputs: string[], outputs: string[], attrs: Buffer[] =
   );
 }
 
-
 export const TINY_SPECIAL = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 export const TINY_WORDS = [
   'ndvi', 'vegetation', 'index', 'water', 'flood', 'slope', 'dem', 'terrain', 'burn', 'fire', 'urban', 'cloud',
