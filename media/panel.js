@@ -22,14 +22,19 @@
     return e;
   }
 
+  /** A codicon (decorative: the text next to it carries the meaning). */
+  function icon(name) {
+    return el('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
+  }
+
   function send(message) {
     vscode.postMessage(message);
   }
 
   function suggestionItem(s, origin) {
     const readiness = s.ready
-      ? el('div', { class: 'ready', text: `✓ ready${s.args ? ': ' + s.args : ''}` })
-      : el('div', { class: 'missing', text: `✗ ${s.runnable ? 'missing' : 'not runnable'}${s.missing.length ? ': ' + s.missing.join('; ') : ''}` });
+      ? el('div', { class: 'ready' }, icon('check'), `ready${s.args ? ': ' + s.args : ''}`)
+      : el('div', { class: 'missing' }, icon('warning'), `${s.runnable ? 'missing' : 'not runnable'}${s.missing.length ? ': ' + s.missing.join('; ') : ''}`);
     const label = `${s.name} (${s.id})`;
     return el('li', { class: 'suggestion', 'data-tool': s.id, 'data-origin': origin },
       el('div', { class: 'title' },
@@ -39,9 +44,9 @@
       el('div', { class: 'reason', text: s.reason }),
       readiness,
       el('div', { class: 'actions' },
-        el('button', { type: 'button', class: 'insert', 'aria-label': `Insert cell: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: false }), text: '+ Insert cell' }),
-        el('button', { type: 'button', class: 'insert-run', 'aria-label': `Insert and run: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: true }), text: '▶ Insert and run' }),
-        el('button', { type: 'button', class: 'dismiss secondary', 'aria-label': `Dismiss: ${label}`, onclick: () => send({ type: 'dismiss', toolId: s.id, origin }), text: '✕ Dismiss' })));
+        el('button', { type: 'button', class: 'insert', 'aria-label': `Insert cell: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: false }) }, icon('add'), 'Insert cell'),
+        el('button', { type: 'button', class: 'insert-run', 'aria-label': `Insert and run: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: true }) }, icon('play'), 'Insert and run'),
+        el('button', { type: 'button', class: 'dismiss secondary', 'aria-label': `Dismiss: ${label}`, onclick: () => send({ type: 'dismiss', toolId: s.id, origin }) }, icon('close'), 'Dismiss')));
   }
 
   function render() {
@@ -65,7 +70,7 @@
         el('div', { class: 'title' }, el('span', { class: 'name', text: w.name })),
         el('div', { class: 'reason', text: w.description }),
         el('div', { class: 'steps', text: w.steps.join(' → ') }),
-        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }), text: '+ Insert workflow' }));
+        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }) }, icon('add'), 'Insert workflow'));
     }
 
     const comp = $('complementary');

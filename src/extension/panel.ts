@@ -56,6 +56,7 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
     const nonce = crypto.randomBytes(16).toString('base64');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'panel.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'panel.css'));
+    const codicons = webview.asWebviewUri(vscode.Uri.joinPath(media, 'codicons', 'codicon.css'));
     const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
     return `<!DOCTYPE html>
 <html lang="en">
@@ -63,6 +64,7 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link href="${codicons}" rel="stylesheet">
 <link href="${style}" rel="stylesheet">
 <title>GeoWeave</title>
 </head>
@@ -72,14 +74,14 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
     <h2 id="task-h">Task</h2>
     <label for="task" class="sr-only">Describe your analysis task</label>
     <textarea id="task" rows="3" placeholder="Describe your analysis task"></textarea>
-    <div class="row"><button id="suggest" type="button" title="Rank tools for the task (Ctrl+Enter)">Suggest tools</button><span id="index" class="muted"></span></div>
+    <div class="row"><button id="suggest" type="button" title="Rank tools for the task (Ctrl+Enter)"><span class="codicon codicon-search" aria-hidden="true"></span>Suggest tools</button><span id="index" class="muted"></span></div>
     <div id="status" role="status" class="muted"></div>
   </section>
   <section aria-labelledby="fwd-h"><h2 id="fwd-h">Candidates</h2><div id="forward"></div></section>
   <section aria-labelledby="wf-h" id="workflow-section" hidden><h2 id="wf-h">Workflow template</h2><div id="workflow"></div></section>
   <section aria-labelledby="comp-h"><h2 id="comp-h">Next steps</h2><div id="complementary"></div></section>
   <section aria-labelledby="mem-h">
-    <div class="row"><h2 id="mem-h">Memory</h2><button id="clear" type="button" class="secondary" title="Clear the memory timeline of this notebook">Clear</button></div>
+    <div class="row"><h2 id="mem-h">Memory</h2><button id="clear" type="button" class="secondary" title="Clear the memory timeline of this notebook"><span class="codicon codicon-clear-all" aria-hidden="true"></span>Clear</button></div>
     <ol id="memory"></ol>
   </section>
 </main>
