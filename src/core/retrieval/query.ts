@@ -74,8 +74,23 @@ export function parseQuery(text: string): ParsedQuery {
   if (place.length) slots.place = place;
   const hints = DATA_HINTS.filter(([, re]) => re.test(text)).map(([h]) => h);
   if (hints.length) slots.dataHints = hints;
-  const terms = uniq([...tokens, ...concepts.map((c) => 'c:' + c)]);
+  // "in the Sentinel-2 scene" says what the data is, not what to do with it: outside data discovery,
+  // sensor names and scene words, and the concepts they alone evoke, stay out of the lexical terms
+  // (the dense text keeps them, and executability uses the data itself).
+  const dataWords = slots.taskType === 'find_data' ? new Set<string>() : sensorWords(text);
+  const goalTokens = dataWords.size ? tokens.filter((t) => !dataWords.has(t)) : tokens;
+  const goalConcepts = dataWords.size ? expandConcepts(goalTokens) : concepts;
+  const terms = uniq([...goalTokens, ...goalConcepts.map((c) => 'c:' + c)]);
   return { text, slots, tokens, concepts: uniq(concepts), terms };
+}
+
+const SENSOR_SPANS = /sentinel[- ]?[12]\w*|landsat[- ]?\d*|\bs2\b|\bmodis\b|\bnaip\b|planet(scope)?|\b(scenes?|imagery|images?)\b/gi;
+
+/** Tokens of the spans that only name the data source. */
+function sensorWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(SENSOR_SPANS)) for (const t of tokenize(m[0])) out.add(t);
+  return out;
 }
 
 function parsePlace(text: string): string[] {
