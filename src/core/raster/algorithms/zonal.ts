@@ -58,38 +58,7 @@ export function invertGeoTransform(gt: GeoTransform): (X: number, Y: number) => 
  * number of polygons' rings may be passed together: even-odd fill). Scanline in pixel space.
  */
 export function rasterizePolygon(rings: Ring[], gt: GeoTransform, w: number, h: number, visit: (i: number) => void): void {
-  const inv = invertGeoTransform(gt);
-  const segs: number[] = [];
-  let minY = Infinity, maxY = -Infinity;
-  for (const ring of rings) {
-    const px = ring.map(([X, Y]) => inv(X, Y));
-    for (let k = 0; k < px.length; k++) {
-      const [x0, y0] = px[k], [x1, y1] = px[(k + 1) % px.length];
-      if (y0 === y1) continue;
-      segs.push(x0, y0, x1, y1);
-      minY = Math.min(minY, y0, y1); maxY = Math.max(maxY, y0, y1);
-    }
-  }
-  const yStart = Math.max(0, Math.ceil(minY - 0.5)), yEnd = Math.min(h - 1, Math.floor(maxY - 0.5));
-  const xs: number[] = [];
-  for (let y = yStart; y <= yEnd; y++) {
-    const cy = y + 0.5;
-    xs.length = 0;
-    for (let s = 0; s < segs.length; s += 4) {
-      const y0 = segs[s + 1], y1 = segs[s + 3];
-      // half-open rule: an edge counts when cy is in [min, max)
-      if ((y0 <= cy && cy < y1) || (y1 <= cy && cy < y0)) {
-        const x0 = segs[s], x1 = segs[s + 2];
-        xs.push(x0 + (cy - y0) * (x1 - x0) / (y1 - y0));
-      }
-    }
-    xs.sort((a, b) => a - b);
-    for (let k = 0; k + 1 < xs.length; k += 2) {
-      // pixel centres x+0.5 in [xa, xb)
-      const xa = Math.max(0, Math.ceil(xs[k] - 0.5)), xb = Math.min(w - 1, Math.ceil(xs[k + 1] - 0.5) - 1);
-      for (let x = xa; x <= xb; x++) visit(y * w + x);
-    }
-  }
+  rasterizeRows(preparePolygon(rings, gt, h), w, 0, h, (y, x) => visit(y * w + x));
 }
 
 /** A polygon in pixel space, ready to be rasterised a strip at a time. */
