@@ -1,10 +1,17 @@
 // Bundles the extension into dist/extension.js (plus the raster engine's worker, which the engine
-// looks up next to itself as pixel-worker.js). Native addons and heavy ESM packages stay external
-// and are either shipped in node_modules (hnswlib-node) or optional (transformers, onnxruntime).
+// looks up next to itself as pixel-worker.js). Native addons and heavy ESM packages stay external:
+// hnswlib-node ships in node_modules; transformers.js gets its own bundle (third config below).
 // A second config bundles the notebook result renderer into dist/result-renderer.js.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const webpack = require('webpack');
+
+// The transformers embedder's runtime goes into dist/node_modules/, the first place the core's
+// loader (src/core/embed/transformers.ts) looks when it walks up from dist/extension.js. It is built
+// for the platform that runs the build; `npm run package` marks the vsix with the same target.
+const RUNTIME = 'node_modules';
+const PLATFORM = `${process.platform}/${process.arch}`;
 
 const tsRule = {
   test: /\.ts$/,
@@ -27,8 +34,8 @@ const extension = {
     filename: '[name].js',
     library: { type: 'commonjs2' },
     devtoolModuleFilenameTemplate: '../[resource-path]',
-    // The renderer bundle (below) lands in the same folder; clean must not remove it.
-    clean: { keep: /^result-renderer\.js/ },
+    // The renderer and transformers bundles (below) land in the same folder; clean must keep them.
+    clean: { keep: /^(result-renderer\.js|node_modules[\\/])/ },
   },
   externals: {
     vscode: 'commonjs vscode',
@@ -80,4 +87,90 @@ const renderer = {
   infrastructureLogging: { level: 'warn' },
 };
 
-module.exports = [extension, renderer];
+/** Folder of an installed package (some do not export their package.json to require.resolve). */
+const packageDir = (pkg) => path.join(__dirname, 'node_modules', ...pkg.split('/'));
+
+/** Emits files of an installed package under `to`, keeping those `keep(relativePath)` accepts. */
+class CopyPackageFiles {
+  constructor(pkg, to, keep) { this.pkg = pkg; this.to = to; this.keep = keep; }
+  apply(compiler) {
+    compiler.hooks.thisCompilation.tap('CopyPackageFiles', (compilation) => {
+      compilation.hooks.processAssets.tap({ name: 'CopyPackageFiles', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+        const root = packageDir(this.pkg);
+        const walk = (rel) => {
+          for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+            const r = rel ? `${rel}/${e.name}` : e.name;
+            if (e.isDirectory()) walk(r);
+            else if (this.keep(r)) compilation.emitAsset(`${this.to}/${r}`, new webpack.sources.RawSource(fs.readFileSync(path.join(root, r))));
+          }
+        };
+        walk('');
+      });
+    });
+  }
+}
+
+/** Emits a package.json for a rebundled package, so a bare import of it resolves to the bundle. */
+class PackageJson {
+  constructor(pkg, entry, note) { this.pkg = pkg; this.entry = entry; this.note = note; }
+  apply(compiler) {
+    compiler.hooks.thisCompilation.tap('PackageJson', (compilation) => {
+      compilation.hooks.processAssets.tap({ name: 'PackageJson', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+        const up = JSON.parse(fs.readFileSync(path.join(packageDir(this.pkg), 'package.json'), 'utf8'));
+        const json = { name: up.name, version: up.version, description: `${up.name} ${up.version}, ${this.note}`, license: up.license, type: 'module', exports: this.entry, main: this.entry };
+        compilation.emitAsset(`${this.pkg}/package.json`, new webpack.sources.RawSource(JSON.stringify(json, null, 2) + '\n'));
+      });
+    });
+  }
+}
+
+const licence = (r) => /^(LICEN[CS]E|NOTICE|ThirdPartyNotices)[^/]*$/i.test(r);
+const scripts = (r) => /\.[cm]?js$/.test(r);
+
+// transformers.js for Node as one ES module, loaded only when the "transformers" embedder is chosen.
+// Its own Node build imports sharp (image inputs only) at load time: a stub stands in for it.
+// onnxruntime-node (a native addon, required at run time) and onnxruntime-common stay real packages,
+// copied next to the bundle with only this platform's onnxruntime binaries (linux/x64: ~45 MB of
+// the ~288 MB npm package).
+/** @type {import('webpack').Configuration} */
+const transformers = {
+  name: 'transformers',
+  dependencies: ['extension'],
+  target: ['node20', 'es2022'],
+  mode: 'none',
+  entry: { transformers: '@huggingface/transformers' },
+  output: {
+    path: path.resolve(__dirname, 'dist', RUNTIME),
+    filename: '@huggingface/transformers/dist/transformers.node.mjs',
+    library: { type: 'module' },
+    module: true,
+    chunkFormat: 'module',
+    // Owns dist/node_modules: no binaries of another platform or version stay behind.
+    clean: true,
+  },
+  experiments: { outputModule: true },
+  externalsType: 'module',
+  externalsPresets: { node: true },
+  externals: { 'onnxruntime-common': 'onnxruntime-common', 'onnxruntime-node': 'node-commonjs onnxruntime-node' },
+  resolve: { conditionNames: ['node', 'import', 'default'], alias: { sharp: path.resolve(__dirname, 'src/extension/sharp-stub.mjs') } },
+  module: {
+    parser: {
+      // The bundle is already built for Node: leave import.meta.url, new URL(), new Worker() and
+      // createRequire() as they are, so onnxruntime-node resolves from the installed location.
+      javascript: { importMeta: false, url: false, worker: false, createRequire: false, exprContextCritical: false },
+    },
+  },
+  optimization: { minimize: false },
+  plugins: [
+    new CopyPackageFiles('@huggingface/transformers', '@huggingface/transformers', licence),
+    new PackageJson('@huggingface/transformers', './dist/transformers.node.mjs', 'rebundled by GeoWeave for Node without sharp (text only)'),
+    new CopyPackageFiles('onnxruntime-common', 'onnxruntime-common', (r) => /(^|\/)package\.json$/.test(r) || licence(r) || (/^dist\/(cjs|esm)\//.test(r) && scripts(r))),
+    new CopyPackageFiles('onnxruntime-node', 'onnxruntime-node', (r) => r === 'package.json' || licence(r)
+      || (/^dist\//.test(r) && scripts(r)) || r.startsWith(`bin/napi-v6/${PLATFORM}/`)),
+  ],
+  devtool: false,
+  performance: { hints: false },
+  infrastructureLogging: { level: 'warn' },
+};
+
+module.exports = [extension, renderer, transformers];

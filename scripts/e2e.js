@@ -20,6 +20,9 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'e2e');
 const VSIX = path.join(ROOT, 'geoweave.vsix');
 const TASK = 'Assess vegetation health in the Sentinel-2 scene';
 const MISSING = 'missing_scene.tif';
+// A DEM big enough that slope runs for several seconds, to stop it midway.
+const BIG_DEM = 'big/dem_large.tif';
+const BIG_SIZE = 8000;
 const args = new Set(process.argv.slice(2));
 
 const results = [];
@@ -94,6 +97,10 @@ async function main() {
   const { writeSampleWorkspace } = require(path.join(ROOT, 'out', 'src', 'core', 'raster', 'sample', 'generate.js'));
   const sample = await writeSampleWorkspace(ws);
   log(`sample workspace: ${sample.files.map((f) => path.basename(f)).join(', ')}`);
+  await writeBigDem(path.join(ws, BIG_DEM), BIG_SIZE);
+  // The tiny ONNX feature-extraction model the unit tests use, for the transformers embedder.
+  const { buildTinyModel } = require(path.join(ROOT, 'out', 'test', 'helpers', 'tiny-model.js'));
+  const tinyModel = buildTinyModel(path.join(tmp, 'models'));
   run(CODE_SERVER, ['--install-extension', VSIX, '--extensions-dir', extDir, '--user-data-dir', userDir], { quiet: true });
   const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('geoweave.geoweave-'));
   if (!installed.length) throw new Error(`the vsix did not install into ${extDir}`);
@@ -114,8 +121,9 @@ async function main() {
 
   const port = await freePort();
   const serverLog = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+  // cwd outside the repository: nothing the extension loads may resolve from the repo's node_modules.
   const server = spawn(CODE_SERVER, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--extensions-dir', extDir, '--user-data-dir', userDir, ws], { stdio: ['ignore', serverLog, serverLog], detached: true });
+    '--disable-workspace-trust', '--extensions-dir', extDir, '--user-data-dir', userDir, ws], { cwd: tmp, stdio: ['ignore', serverLog, serverLog], detached: true });
   log(`code-server pid ${server.pid} on port ${port}, workspace ${ws}`);
   let browser;
   try {
@@ -127,7 +135,7 @@ async function main() {
     });
     const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
     page.setDefaultTimeout(30000);
-    await scenario(page, { port, ws, userDir });
+    await scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid: server.pid, extDir });
   } finally {
     if (browser) await browser.close().catch(() => undefined);
     try {
@@ -138,6 +146,31 @@ async function main() {
     fs.closeSync(serverLog);
     if (!args.has('--keep')) fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** A smooth float32 DEM of size×size written with GeoWeave's own GeoTIFF writer (compiled to out/). */
+async function writeBigDem(file, size) {
+  const t0 = Date.now();
+  const { GeoTiffWriter } = require(path.join(ROOT, 'out', 'src', 'core', 'raster', 'io', 'writer.js'));
+  const w = await GeoTiffWriter.create(file, { width: size, height: size, bands: 1, dtype: 'float32', nodata: -9999, descriptions: ['elevation'],
+    geo: { epsg: 32650, geoTransform: [400000, 10, 0, 3500000, 0, -10], geographic: false } });
+  w.zlevel = 1; // fast to write; the test is about run time, not file size
+  for (let by = 0; by < w.tilesDown; by++) {
+    for (let bx = 0; bx < w.tilesAcross; bx++) {
+      const { w: bw, h: bh } = w.blockSize(bx, by);
+      const z = new Float32Array(bw * bh);
+      for (let j = 0; j < bh; j++) {
+        const y = by * w.tile + j;
+        for (let i = 0; i < bw; i++) {
+          const x = bx * w.tile + i;
+          z[j * bw + i] = 500 + 300 * Math.sin(x / 400) * Math.cos(y / 350) + 40 * Math.sin(x / 37 + y / 53);
+        }
+      }
+      await w.writeBlock(bx, by, [z]);
+    }
+  }
+  await w.finish();
+  log(`${path.relative(path.dirname(path.dirname(file)), file)}: ${size}x${size} float32, ${Math.round(fs.statSync(file).size / 1048576)} MB in ${Date.now() - t0} ms`);
 }
 
 async function screenshot(page, name) {
@@ -237,7 +270,77 @@ async function hideBottomPanel(page) {
   await page.waitForTimeout(800);
 }
 
-async function scenario(page, { port, ws, userDir }) {
+/** The GeoWeave log channel's file(s) under code-server's logs folder, concatenated. */
+function extensionLog(userDir) {
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name === 'GeoWeave.log') found.push(path.join(d, e.name));
+    }
+  };
+  try { walk(path.join(userDir, 'logs')); } catch { /* no logs yet */ }
+  // Oldest first (one file per extension-host start), so the last matching line is the latest.
+  found.sort((a, b) => fs.statSync(a).mtimeMs - fs.statSync(b).mtimeMs);
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/** Files matching `re` mapped into `root` or its descendants (Linux /proc), as "pid path" lines. */
+function processesMapping(root, re) {
+  const children = new Map();
+  for (const d of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch { /* exited */ }
+  }
+  const hits = new Set();
+  const todo = [root];
+  while (todo.length) {
+    const pid = todo.pop();
+    todo.push(...(children.get(pid) ?? []));
+    try {
+      for (const line of fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+        const file = line.slice(line.indexOf('/'));
+        if (line.includes('/') && re.test(file)) hits.add(`${pid} ${file}`);
+      }
+    } catch { /* exited or not ours */ }
+  }
+  return [...hits];
+}
+
+/** The notebook cell row whose editor text matches `re` (the last one when several do). Rows are
+ *  virtualized and re-rendered, so look them up again instead of keeping handles. */
+async function cellRow(page, re) {
+  let found = null;
+  for (const row of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {
+    const t = (await row.$eval('.monaco-editor .view-lines', (el) => el.innerText).catch(() => '')).replace(/\u00a0/g, ' ');
+    if (re.test(t)) found = row;
+  }
+  return found;
+}
+
+/** Execution state of the (last) cell whose text matches `re`, from its icons: running (spinner or
+ *  stop button), ok, error, idle; null when no such cell is rendered. One round trip, so polling it
+ *  measures the UI and not the test. */
+async function cellState(page, re) {
+  return page.evaluate((source) => {
+    const match = new RegExp(source);
+    let state = null;
+    for (const row of document.querySelectorAll('.notebook-editor .monaco-list-row.code-cell-row')) {
+      const text = (row.querySelector('.monaco-editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' ');
+      if (!match.test(text)) continue;
+      if (row.querySelector('.codicon-notebook-state-executing, .codicon-notebook-stop, .codicon-notebook-state-pending')) state = 'running';
+      else if (row.querySelector('.codicon-notebook-state-success')) state = 'ok';
+      else if (row.querySelector('.codicon-notebook-state-error')) state = 'error';
+      else state = 'idle';
+    }
+    return state;
+  }, re.source).catch(() => null);
+}
+
+async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, extDir }) {
   const workbench = await step(page, 'open the sample workspace', async () => {
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
@@ -430,15 +533,18 @@ async function scenario(page, { port, ws, userDir }) {
   });
 
   const activation = path.join(userDir, 'User', 'globalStorage', 'geoweave.geoweave', 'activation.json');
-  await step(page, 'activation time recorded', async () => {
+  await step(page, 'activation time recorded; the transformers runtime is not loaded', async () => {
     const a = JSON.parse(fs.readFileSync(activation, 'utf8'));
     if (!(a.activationMs >= 0)) throw new Error(`bad activation record ${JSON.stringify(a)}`);
     activationMs = a.activationMs;
-    return `activated in ${a.activationMs} ms (loading the bundle ${a.loadMs} ms, activate() ${a.activateMs} ms)`;
+    // The vsix carries onnxruntime; it must load only when the transformers embedder is chosen.
+    const loaded = processesMapping(serverPid, /libonnxruntime|onnxruntime_binding/);
+    if (loaded.length) throw new Error(`onnxruntime is already loaded with the builtin embedder: ${loaded.join('; ')}`);
+    return `activated in ${a.activationMs} ms (loading the bundle ${a.loadMs} ms, activate() ${a.activateMs} ms); no code-server process maps onnxruntime`;
   });
 
   // Outputs are transient (the reload above left only "Last run" summaries), so run NDVI again.
-  await step(page, 'the NDVI result shows in the compact result renderer', async () => {
+  await step(page, 'the NDVI result: statistics once (markdown), the card lists outputs and arguments, raw JSON collapsed', async () => {
     await page.keyboard.press('Escape');
     await hideBottomPanel(page);
     await palette(page, 'View: Show GeoWeave');
@@ -450,15 +556,26 @@ async function scenario(page, { port, ws, userDir }) {
     const card = await until('a GeoWeave result card for ndvi in an output frame', async () => {
       for (const frame of page.frames()) {
         const c = await frame.evaluate(() => {
-          const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
+          const cards = [...document.querySelectorAll('#container .gw-result')].filter((e) => e.querySelector('.gw-tool')?.textContent === 'ndvi');
           const el = cards[cards.length - 1];
           if (!el) return null;
-          const details = el.querySelector('details.gw-stats');
+          const details = el.querySelector('details.gw-json');
+          // Statistics tables in this output frame: the markdown renderer draws into shadow roots.
+          const tables = [];
+          const walk = (node) => {
+            if (node.nodeType !== Node.ELEMENT_NODE) return;
+            if (node.tagName === 'TABLE' && /statistic/i.test(node.querySelector('th')?.textContent ?? '')) tables.push(node.querySelectorAll('tbody tr').length);
+            if (node.shadowRoot) [...node.shadowRoot.children].forEach(walk);
+            [...node.children].forEach(walk);
+          };
+          walk(document.querySelector('#container'));
           const box = el.getBoundingClientRect();
           return {
-            summary: el.querySelector('.gw-summary')?.textContent ?? '',
             outputs: [...el.querySelectorAll('.gw-outputs li')].map((li) => li.textContent),
-            details: details ? { open: details.open, label: details.querySelector('summary')?.textContent ?? '', rows: details.querySelectorAll('tbody tr').length, tableHeight: details.querySelector('table')?.getBoundingClientRect().height ?? -1 } : null,
+            args: el.querySelector('.gw-args')?.textContent ?? '',
+            tablesInCard: el.querySelectorAll('table').length,
+            statsTables: tables,
+            details: details ? { open: details.open, label: details.querySelector('summary')?.textContent ?? '', jsonVisible: !!details.querySelector('pre')?.checkVisibility() } : null,
             height: box.height,
           };
         }).catch(() => null);
@@ -466,35 +583,94 @@ async function scenario(page, { port, ws, userDir }) {
       }
       return null;
     }, 180000, 1000);
-    if (!card.summary.trim()) throw new Error('the result card has no summary');
     if (!card.outputs.some((t) => /index\s*→\s*\S+\.tif/.test(t))) throw new Error(`the card lists no index output: ${JSON.stringify(card.outputs)}`);
-    if (!card.details) throw new Error('the card has no statistics <details>');
-    if (card.details.open) throw new Error('the statistics are expanded; they should start collapsed');
-    if (!/^statistics/.test(card.details.label) || card.details.rows < 3) throw new Error(`statistics element: ${JSON.stringify(card.details)}`);
-    // The markdown output says the same thing, and the raw JSON is no longer drawn expanded.
+    if (!/image=s2_scene\.tif/.test(card.args)) throw new Error(`the card shows no arguments with the image: "${card.args}"`);
+    if (card.tablesInCard) throw new Error(`the card has ${card.tablesInCard} table(s); the statistics belong to the markdown output only`);
+    // Only this run's outputs are on screen (the reload cleared the earlier ones): one statistics table.
+    if (card.statsTables.length !== 1 || card.statsTables[0] < 3) throw new Error(`expected one statistics table (markdown) with rows, found ${JSON.stringify(card.statsTables)}`);
+    if (!card.details) throw new Error('the card has no JSON result <details>');
+    if (card.details.open || card.details.jsonVisible) throw new Error('the raw JSON is expanded; it should start collapsed');
     const text = await outputTexts(page);
-    if (!text.includes(card.summary.trim().slice(0, 60))) throw new Error(`the card's summary "${card.summary}" is not the one in the markdown output`);
-    if (/"summary"\s*:/.test(text)) throw new Error('raw result JSON is still rendered in the outputs');
-    const lastCard = () => {
-      const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
+    const summary = text.split('\n').find((l) => /^\s*ndvi:/i.test(l)) ?? '';
+    if (!/ndvi:\s*\S/i.test(summary)) throw new Error('the markdown output has no "ndvi: summary" line');
+    const cardRect = () => {
+      const cards = [...document.querySelectorAll('#container .gw-result')].filter((e) => e.querySelector('.gw-tool')?.textContent === 'ndvi');
       const b = cards[cards.length - 1].getBoundingClientRect();
       return { top: b.top, bottom: b.bottom };
     };
-    await revealOutput(page, card.frame, lastCard);
+    await revealOutput(page, card.frame, cardRect);
     await screenshot(page, 'ndvi-result-card-collapsed');
-    // Expanding shows the key/value table.
+    // Expanding shows the raw result, which parses and carries the statistics.
     await card.frame.evaluate(() => {
-      const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
-      cards[cards.length - 1].querySelector('details.gw-stats summary').click();
+      const cards = [...document.querySelectorAll('#container .gw-result')].filter((e) => e.querySelector('.gw-tool')?.textContent === 'ndvi');
+      cards[cards.length - 1].querySelector('details.gw-json summary').click();
     });
-    const opened = await until('the statistics table to open', () => card.frame.evaluate(() => {
-      const cards = [...document.querySelectorAll('#container .gw-result')].filter((el) => el.querySelector('.gw-tool')?.textContent === 'ndvi');
-      const d = cards[cards.length - 1].querySelector('details.gw-stats');
-      const rows = [...d.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent));
-      return d.open && d.querySelector('table').getBoundingClientRect().height > 0 ? rows : null;
+    const json = await until('the raw JSON to open', () => card.frame.evaluate(() => {
+      const cards = [...document.querySelectorAll('#container .gw-result')].filter((e) => e.querySelector('.gw-tool')?.textContent === 'ndvi');
+      const d = cards[cards.length - 1].querySelector('details.gw-json');
+      return d.open && d.querySelector('pre').checkVisibility() ? d.querySelector('pre').textContent : null;
     }), 10000);
-    await revealOutput(page, card.frame, lastCard);
-    return `summary "${card.summary.slice(0, 100)}"; ${card.outputs.join('; ').slice(0, 100)}; ${card.details.label} collapsed (card ${Math.round(card.height)} px high), opened: ${opened.slice(0, 3).map(([k, v]) => `${k}=${v}`).join(', ')}`;
+    const raw = JSON.parse(json);
+    if (raw.tool !== 'ndvi' || typeof raw.stats?.mean !== 'number') throw new Error(`the raw JSON is not the ndvi result: ${json.slice(0, 200)}`);
+    await revealOutput(page, card.frame, cardRect);
+    return `markdown "${summary.trim().slice(0, 80)}" + 1 statistics table (${card.statsTables[0]} rows); card: ${card.outputs.join('; ').slice(0, 80)}; ${card.args.slice(0, 80)}; ${card.details.label} collapsed (card ${Math.round(card.height)} px), opened: stats.mean=${raw.stats.mean}`;
+  });
+
+  await step(page, 'stop a long slope run: the cell ends within 2.5 s, no success state, no output file left', async () => {
+    await page.keyboard.press('Escape');
+    await page.click('.tabs-container .tab.active');
+    await page.waitForTimeout(500);
+    await palette(page, 'GeoWeave: Insert Tool Cell');
+    await page.waitForTimeout(1500);
+    await page.keyboard.type('slope', { delay: 20 });
+    await page.waitForTimeout(1000);
+    await page.keyboard.press('Enter');
+    const editor = await until('the inserted slope cell', async () => (await cellRow(page, /^\s*slope\b/))?.$('.monaco-editor .view-lines'), 30000);
+    await editor.click();
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(`slope as big_slope\ndem: ${BIG_DEM}`);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Escape');
+    const mine = /slope\s+as\s+big_slope/;
+    const row = await until('the edited slope cell', () => cellRow(page, mine), 20000);
+    await row.hover();
+    await (await row.$('.run-button-container .action-label')).click();
+    await until('the slope cell to be running', async () => (await cellState(page, mine)) === 'running', 30000, 100);
+    await page.waitForTimeout(1500); // the engine is well into the 8000×8000 DEM by now
+    const running = await cellRow(page, mine);
+    if ((await cellState(page, mine)) !== 'running') throw new Error('slope finished before it could be stopped; the DEM is too small for this machine');
+    await screenshot(page, 'slope-running');
+    await running.hover();
+    const stop = await running.$('.run-button-container .action-label.codicon-notebook-stop, .run-button-container .codicon-notebook-stop');
+    const box = stop && await stop.boundingBox();
+    if (!box) throw new Error('the running cell shows no stop button');
+    // A plain mouse click at the button, so the clock starts when the click happens.
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const clicked = Date.now();
+    await page.mouse.down();
+    await page.mouse.up();
+    const state = await until('the slope cell to stop', async () => {
+      const st = await cellState(page, mine);
+      return st && st !== 'running' ? st : null;
+    }, 15000, 50);
+    const stoppedMs = Date.now() - clicked;
+    // "Within about 2 s": the engine itself stops in well under a second (the extension logs how
+    // long); the rest is VS Code's round trips on two shared cores, hence the bound of 2.5 s.
+    if (stoppedMs > 2500) {
+      const host = extensionLog(userDir).split('\n').reverse().find((l) => /cancelled: the engine stopped/.test(l)) ?? 'no cancellation line in the extension log';
+      throw new Error(`the cell stopped ${stoppedMs} ms after the stop button (clicked at ${new Date(clicked).toISOString().slice(11, 23)}), not within 2.5 s (${host.trim()})`);
+    }
+    if (state === 'ok') throw new Error('the stopped cell shows the success state');
+    const message = await until('the cancellation message in the cell output', async () => {
+      const t = await outputTexts(page);
+      return t.split('\n').find((l) => /slope cancelled|Cancelled\./.test(l)) ?? null;
+    }, 10000);
+    const outDir = path.join(ws, '.geoweave', 'outputs');
+    const left = (fs.existsSync(outDir) ? fs.readdirSync(outDir) : []).filter((f) => f.startsWith(path.basename(BIG_DEM, '.tif')) || f.includes('.tmp'));
+    if (left.length) throw new Error(`files left in ${outDir}: ${left.join(', ')}`);
+    const host = extensionLog(userDir).split('\n').reverse().find((l) => /cancelled: the engine stopped/.test(l)) ?? '';
+    return `stopped ${stoppedMs} ms after the stop button (extension log: "${host.replace(/^.*?(?=cell \d)/, '').trim()}"); cell state "${state}"; output "${message.trim()}"; nothing from ${BIG_DEM} in .geoweave/outputs`;
   });
 
   await step(page, 'Find Tool ranks burn severity tools for a before/after query and inserts the pick', async () => {
@@ -554,6 +730,61 @@ async function scenario(page, { port, ws, userDir }) {
     const nb = JSON.parse(fs.readFileSync(path.join(dir, 'sample.geonb'), 'utf8'));
     if (!nb.metadata?.memory?.task) throw new Error('sample.geonb has no task in its memory');
     return `${files.length} files in geoweave-sample/ (${Math.round(fs.statSync(path.join(dir, 's2_scene.tif')).size / 1024)} KB scene); sample.geonb open, task "${nb.metadata.memory.task}"`;
+  });
+
+  await step(page, 'transformers embedder from the vsix: index rebuilt with a local ONNX model, suggestions come back', async () => {
+    await page.keyboard.press('Escape');
+    const toastTexts = () => page.$$eval('.notification-list-item-message', (els) => els.map((e) => e.textContent)).catch(() => []);
+    const settings = (model) => {
+      fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({
+        'geoweave.embedder': 'transformers',
+        'geoweave.transformers.model': model,
+        'geoweave.transformers.cacheFolder': path.join(tmp, 'model-cache'),
+      }, null, 2) + '\n');
+    };
+    // First a model folder that does not exist: a warning that says so, and the builtin embedder.
+    const absent = path.join(tmp, 'models', 'no-such-model');
+    settings(absent);
+    const warned = await until('a warning that the model could not load', async () => (await toastTexts()).find((t) => t.includes('could not load') && t.includes(absent)), 60000);
+    await until('the status bar back on the builtin embedder', async () => (await page.$$eval('.statusbar .statusbar-item', (els) => els.map((e) => e.textContent))).some((t) => /GeoWeave: \d+ tools · builtin/.test(t)), 60000);
+    await palette(page, 'Notifications: Clear All Notifications');
+    settings(tinyModel.dir);
+    await page.waitForTimeout(2000);
+    await palette(page, 'GeoWeave: Rebuild Tool Index');
+    const embedder = `transformers:${path.basename(tinyModel.dir)}@`;
+    const status = await until('the status bar to name the transformers embedder', async () => {
+      const items = await page.$$eval('.statusbar .statusbar-item', (els) => els.map((e) => e.textContent.trim()));
+      return items.find((t) => /^GeoWeave: \d+ tools · /.test(t) && t.includes(embedder)) ?? null;
+    }, 120000);
+    const toasts = await toastTexts();
+    const fallback = toasts.find((t) => /builtin embedder for now|falling back/i.test(t));
+    if (fallback) throw new Error(`GeoWeave fell back to the builtin embedder: "${fallback}"`);
+    const rebuilt = toasts.find((t) => /index rebuilt/.test(t)) ?? '';
+    await palette(page, 'View: Show GeoWeave');
+    panel = await panelFrame(page);
+    const index = await until('the panel to name the transformers embedder', async () => {
+      const t = await panel.textContent('#index').catch(() => '');
+      return t && t.includes(embedder) ? t : null;
+    }, 60000);
+    // The runtime doing the work is the one installed from the vsix, not the repository's node_modules.
+    const ort = processesMapping(serverPid, /libonnxruntime\.so/);
+    if (!ort.length) throw new Error('no code-server process has onnxruntime loaded');
+    const foreign = ort.filter((l) => !l.split(' ')[1].startsWith(extDir));
+    if (foreign.length) throw new Error(`onnxruntime loaded from outside the installed extension: ${foreign.join('; ')}`);
+    const task = 'map flood water along the river';
+    await panel.fill('#task', task);
+    await panel.click('#suggest');
+    // The extension logs each ranking; the panel must show this query's, not an earlier list.
+    const logged = await until('the ranking for the query in the extension log', () => {
+      const line = extensionLog(userDir).split('\n').reverse().find((l) => l.includes(`forward "${task}":`));
+      return line ? [...line.split(`"${task}":`)[1].matchAll(/([a-z0-9_]+) -?\d+\.\d+/g)].map((m) => m[1]) : null;
+    }, 120000);
+    const ids = await until('the panel to show the ranking for the query', async () => {
+      const l = await panel.$$eval('#forward-list li.suggestion', (lis) => lis.map((li) => li.getAttribute('data-tool')));
+      return logged.length && logged.every((id, i) => l[i] === id) ? l : null;
+    }, 30000);
+    return `missing model: "${warned.trim().slice(0, 90)}…", builtin used; tiny model: status "${status}"; onnxruntime from ${path.relative(extDir, ort[0].split(' ')[1])}; panel "${index.trim()}"; ${rebuilt ? `"${rebuilt.trim()}"; ` : ''}candidates for "${task}": ${ids.slice(0, 5).join(', ')}`;
   });
 }
 

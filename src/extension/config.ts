@@ -15,19 +15,19 @@ export const config = {
     return k === 'transformers' || k === 'openai' ? k : 'builtin';
   },
   transformersModel(): string {
-    return section().get<string>('embedder.transformers.model', 'Xenova/all-MiniLM-L6-v2');
+    return section().get<string>('transformers.model', 'Xenova/all-MiniLM-L6-v2');
   },
   transformersCacheFolder(): string {
-    return section().get<string>('embedder.transformers.cacheFolder', '');
+    return section().get<string>('transformers.cacheFolder', '');
   },
   transformersAllowDownload(): boolean {
-    return section().get<boolean>('embedder.transformers.allowDownload', false);
+    return section().get<boolean>('transformers.allowDownload', false);
   },
   openaiBaseURL(): string {
-    return section().get<string>('embedder.openai.baseURL', 'https://api.openai.com/v1');
+    return section().get<string>('openai.baseURL', 'https://api.openai.com/v1');
   },
   openaiModel(): string {
-    return section().get<string>('embedder.openai.model', 'text-embedding-3-small');
+    return section().get<string>('openai.model', 'text-embedding-3-small');
   },
   /** Extra manifest folders, absolute (relative ones resolve against the first workspace folder). */
   manifestFolders(workspaceDir?: string): string[] {
@@ -63,6 +63,6 @@ export const config = {
   },
   /** True when a change touches settings the engine is opened with (index, embedder, LLM). */
   affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
-    return e.affectsConfiguration('geoweave.embedder') || e.affectsConfiguration('geoweave.manifestFolders') || e.affectsConfiguration('geoweave.llm');
+    return ['embedder', 'transformers', 'openai', 'manifestFolders', 'llm'].some((k) => e.affectsConfiguration(`geoweave.${k}`));
   },
 };

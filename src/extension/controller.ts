@@ -1,5 +1,6 @@
 /** The notebook controller: runs tool cells with the raster engine (or a manifest's process runner
- *  in a trusted workspace), shows quicklook, statistics and the JSON result, and feeds memory. */
+ *  in a trusted workspace), shows quicklook, summary with statistics and the JSON result, and feeds
+ *  memory. The cell's cancellation token aborts the run. */
 import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -54,11 +55,12 @@ export class ToolController implements vscode.Disposable {
     exec.start(Date.now());
     await exec.clearOutput();
     const abort = new AbortController();
-    const sub = exec.token.onCancellationRequested(() => abort.abort());
+    let cancelAt = 0;
+    const sub = exec.token.onCancellationRequested(() => { cancelAt = Date.now(); abort.abort(); });
     const started = Date.now();
     try {
       const { result, args } = await this.run(cell, abort.signal);
-      await exec.replaceOutput(outputsFor(result));
+      await exec.replaceOutput(outputsFor(result, args));
       const time = new Date().toISOString();
       await setCellRun(cell, runRecord(result, time));
       const nb = cell.notebook;
@@ -69,10 +71,12 @@ export class ToolController implements vscode.Disposable {
       return true;
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      const message = abort.signal.aborted ? 'Cancelled.' : err.message;
-      this.log.warn(`cell ${cell.index + 1} failed: ${message}`);
+      const cancelled = abort.signal.aborted;
+      const message = cancelled ? 'Cancelled.' : err.message;
+      this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${message}`}`);
       const tool = parseToolCell(cell.document.getText()).call?.tool;
-      await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: tool ? `${tool} failed` : 'GeoWeave', message })]));
+      const name = tool ? `${tool} ${cancelled ? 'cancelled' : 'failed'}` : 'GeoWeave';
+      await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       // Later cells must not keep using outputs of a run this one no longer stands for.
       if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
       exec.end(false, Date.now());
@@ -113,7 +117,9 @@ export class ToolController implements vscode.Disposable {
   }
 }
 
-function outputsFor(result: ToolRunResult): vscode.NotebookCellOutput[] {
+/** Quicklook PNG, then the summary with the statistics table (markdown), then the JSON result. Each
+ *  thing is shown once: the result card lists outputs and arguments and keeps the raw JSON collapsed. */
+function outputsFor(result: ToolRunResult, args: Record<string, unknown>): vscode.NotebookCellOutput[] {
   const outputs: vscode.NotebookCellOutput[] = [];
   if (result.quicklook && fs.existsSync(result.quicklook)) {
     outputs.push(new vscode.NotebookCellOutput([new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png')], { quicklook: result.quicklook }));
@@ -122,7 +128,7 @@ function outputsFor(result: ToolRunResult): vscode.NotebookCellOutput[] {
   // The custom type first: geoweave.result-renderer shows it compactly; `application/json` stays
   // in the same output as the raw fallback ("Change Presentation").
   outputs.push(new vscode.NotebookCellOutput([
-    vscode.NotebookCellOutputItem.json(result, RESULT_MIME),
+    vscode.NotebookCellOutputItem.json({ ...result, arguments: args }, RESULT_MIME),
     vscode.NotebookCellOutputItem.json(result, 'application/json'),
   ]));
   return outputs;

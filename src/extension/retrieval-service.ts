@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { GeoWeave } from '../core/geoweave';
+import type { EmbedderConfig } from '../core/embed/types';
 import type { ManifestProblem } from '../core/manifests/types';
 import { config } from './config';
 import { coreLogger, Log } from './log';
@@ -53,10 +54,11 @@ export class RetrievalService implements vscode.Disposable {
     let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), key);
     // The LLM is optional: both settings set turns it on; the core falls back on any failure.
     const llm = config.llmBaseURL() && config.llmModel() ? { baseURL: config.llmBaseURL(), model: config.llmModel(), apiKey: key } : undefined;
-    if (embedder.kind === 'transformers' && !this.hasModule('@huggingface/transformers')) {
+    const missing = embedder.kind === 'transformers' ? this.transformersRuntimeMissing() : undefined;
+    if (missing) {
       void vscode.window.showWarningMessage(
-        'GeoWeave: the "transformers" embedder needs the optional dependency @huggingface/transformers (with onnxruntime-node), which is not shipped in the extension package. Install it into the extension folder (npm install @huggingface/transformers) or set "geoweave.embedder" to "builtin". Using the builtin embedder for now.');
-      log.warn('transformers embedder requested but @huggingface/transformers is not installed; falling back to builtin');
+        `GeoWeave: the "transformers" embedder needs transformers.js with onnxruntime for ${process.platform}-${process.arch}, and ${missing}. Install the GeoWeave package built for this platform, or set "geoweave.embedder" to "builtin". Using the builtin embedder for now.`);
+      log.warn(`transformers embedder requested but ${missing}; falling back to builtin`);
       embedder = { kind: 'builtin' };
     }
     const { GeoWeave } = await import('../core/geoweave');
@@ -66,12 +68,12 @@ export class RetrievalService implements vscode.Disposable {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         let last = 0;
-        return GeoWeave.open({
+        const openWith = (e: EmbedderConfig) => GeoWeave.open({
           builtinManifestDir: path.join(this.deps.extensionPath, 'tool-manifests'),
           extraManifestDirs: config.manifestFolders(workspaceDir),
           workspaceDir,
           stateDir: path.join(this.deps.storageDir, 'state'),
-          embedder,
+          embedder: e,
           llm,
           rebuildIndex,
           log: coreLogger(log),
@@ -82,6 +84,17 @@ export class RetrievalService implements vscode.Disposable {
             last = Math.max(last, pct);
           },
         });
+        try {
+          return await openWith(embedder);
+        } catch (e) {
+          // A model that does not load (not downloaded, wrong folder) must not leave the panel without
+          // suggestions: say why and use the builtin embedder, as when the runtime is missing.
+          if (embedder.kind !== 'transformers' || abort.signal.aborted) throw e;
+          const why = e instanceof Error ? e.message : String(e);
+          void vscode.window.showWarningMessage(`GeoWeave: the "transformers" embedder could not load: ${why}. Using the builtin embedder for now; fix the geoweave.transformers.* settings, then run "GeoWeave: Rebuild Tool Index".`);
+          log.warn(`transformers embedder failed to load (${why}); falling back to builtin`);
+          return openWith({ kind: 'builtin' });
+        }
       });
     const s = gw.stats();
     log.info(`tool index ready in ${Date.now() - started} ms: ${s.tools} tools, ${s.workflows} workflows, embedder ${s.embedder} (${s.dimension}d), ${s.indexFile}`);
@@ -91,8 +104,14 @@ export class RetrievalService implements vscode.Disposable {
     return gw;
   }
 
-  private hasModule(name: string): boolean {
-    return fs.existsSync(path.join(this.deps.extensionPath, 'node_modules', ...name.split('/'), 'package.json'));
+  /** What of the transformers runtime is missing: the packaged one sits in dist/node_modules (see
+   *  webpack.config.js), a development checkout has it in node_modules. Undefined when all is there. */
+  private transformersRuntimeMissing(): string | undefined {
+    const roots = ['dist/node_modules', 'node_modules'].map((r) => path.join(this.deps.extensionPath, r));
+    const has = (...p: string[]) => roots.some((r) => fs.existsSync(path.join(r, ...p)));
+    if (!has('@huggingface', 'transformers', 'package.json')) return 'transformers.js is not in this installation';
+    if (!has('onnxruntime-node', 'bin', 'napi-v6', process.platform, process.arch, 'onnxruntime_binding.node')) return `onnxruntime-node has no binary for ${process.platform}-${process.arch} in this installation`;
+    return undefined;
   }
 
   /** Re-reads manifests after a change on disk; the index updates incrementally. */

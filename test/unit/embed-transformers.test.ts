@@ -86,12 +86,13 @@ test('missing model with downloads disabled gives the actionable error', async (
     TransformersEmbedder.load({ kind: 'transformers', model: missing, cacheDir: path.join(tmp, 'cache'), allowDownload: false }),
     (e: Error) =>
       e.message.includes(`model ${missing} not found in`) &&
-      e.message.includes('geoweave.embedder.transformers.allowDownload'),
+      e.message.includes('geoweave.transformers.allowDownload') &&
+      e.message.includes('--allow-download'),
   );
   // a hub id that is not in the cache folder, downloads disabled: no network attempted, same error
   await assert.rejects(
     createEmbedder({ kind: 'transformers', model: 'acme/not-cached', cacheDir: path.join(tmp, 'cache'), allowDownload: false }),
-    /model acme\/not-cached not found in .*cache; set geoweave\.embedder\.transformers\.allowDownload/,
+    /model acme\/not-cached not found in .*cache; allow downloads \(VS Code setting geoweave\.transformers\.allowDownload/,
   );
   // a folder with corrupt weights fails loudly, not silently
   const broken = path.join(tmp, 'broken');

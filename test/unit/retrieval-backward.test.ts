@@ -122,3 +122,53 @@ test('backward: a task about change over time brings a two-date tool next, once'
   const r3 = await gw.complementarySuggestions(one, { k: 20 });
   assert.ok(r3.ranked.every((s) => s.parts.temporal === 0));
 });
+
+test('backward: graph edges and learned transitions come from the last step only (olderSteps 0)', async () => {
+  // time_series_trend follows ndvi in the catalog graph but not threshold: once a mask exists, the
+  // chain has moved past the index and ndvi's edges no longer count.
+  assert.ok(gw.weights.olderSteps === 0);
+  const m = createMemory('dense vegetation mask and its area');
+  addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }]));
+  addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const tst = r.ranked.find((s) => s.id === 'time_series_trend')!;
+  assert.equal(tst.parts.graph, 0);
+  assert.ok(r.ranked.find((s) => s.id === 'morphology')!.parts.graph > 0.5);
+  const older = await GeoWeave.open({ stateDir: tmpDir(), weights: { olderSteps: 0.5 } });
+  try {
+    const r2 = await older.complementarySuggestions(m, { k: 60 });
+    assert.equal(r2.ranked.find((s) => s.id === 'time_series_trend')!.parts.graph, 0.4, 'ndvi → time_series_trend (0.8) one step back');
+  } finally {
+    await older.dispose();
+  }
+});
+
+test('backward: a cloud mask is applied to the image, not measured or cleaned like an analysis mask', async () => {
+  const m = createMemory('mask the clouds on the Sentinel-2 scene, then a vegetation index');
+  addStep(m, step('cloud_mask', [{ name: 'mask', type: 'raster', path: 'clouds.tif', roles: ['mask', 'cloud'] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const by = (id: string) => r.ranked.find((s) => s.id === id)!;
+  assert.equal(by('apply_mask').parts.feed, 1);
+  for (const id of ['area_by_class', 'morphology', 'connected_patches', 'vectorize_mask']) {
+    assert.ok(by(id).parts.feed < 1, `${id} takes a cloud mask as its analysis mask`);
+    assert.ok(by(id).score < by('apply_mask').score, `${id} above apply_mask`);
+  }
+  assert.ok(r.ranked.slice(0, 3).some((s) => s.id === 'apply_mask'), r.ranked.slice(0, 5).map((s) => s.id).join(', '));
+});
+
+test('backward: a clipped scene still has its bands, so an index can take it', async () => {
+  const m = createMemory('vegetation index for the area around the lake');
+  // Only tool ids are known (as in evaluation): outputs come from the manifest, which says "same as input".
+  addStep(m, step('clip_bbox', [{ name: 'clipped', type: 'raster', path: 'clip.tif', roles: [] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const ndvi = r.ranked.find((s) => s.id === 'ndvi')!;
+  assert.ok(ndvi.parts.feed >= 1, JSON.stringify(ndvi.parts));
+  assert.doesNotMatch(ndvi.reason, /starts from other data/);
+  // A mask clipped to the study area stays a mask: what takes masks is fed by it.
+  const m2 = createMemory('water mask of the lake, clipped to the park, and its area');
+  addStep(m2, step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }]));
+  addStep(m2, step('clip_to_vector', [{ name: 'clipped', type: 'raster', path: 'clip.tif', roles: [] }]));
+  const r2 = await gw.complementarySuggestions(m2, { k: 60 });
+  assert.equal(r2.ranked.find((s) => s.id === 'morphology')!.parts.feed, 1);
+  assert.equal(r2.ranked.find((s) => s.id === 'ndvi')!.parts.feed, 0, 'a clipped mask has no red or NIR band');
+});

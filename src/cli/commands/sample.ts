@@ -7,7 +7,7 @@ import { writeSampleWorkspace } from '../../core/raster/sample/generate';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   if (args.flags.has('help')) {
-    io.out('usage: geoweave sample [DIR] [--json]\nwrites s2_scene.tif, fire_pre.tif, fire_post.tif, urban_2018.tif, urban_2024.tif, dem.tif, fields.geojson and README.md to DIR (default ./sample)');
+    io.out('usage: geoweave sample [DIR] [--json]\nwrites s2_scene.tif, fire_pre.tif, fire_post.tif, urban_2018.tif, urban_2024.tif, dem.tif, thermal_landsat.tif, fields.geojson and README.md to DIR (default ./sample)');
     return 0;
   }
   if (args.positionals.length > 1) throw new UsageError(`expected at most one directory, got ${args.positionals.length}: ${args.positionals.join(' ')}`);

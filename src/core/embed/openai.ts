@@ -73,13 +73,13 @@ export class OpenAIEmbedder implements Embedder {
     }
     if (err instanceof OpenAI.APIConnectionError) {
       const cause = (err as { cause?: { message?: string } }).cause?.message ?? err.message;
-      return new Error(`cannot reach the embeddings server at ${url} (${cause}); check geoweave.embedder.openai.baseURL`);
+      return new Error(`cannot reach the embeddings server at ${url} (${cause}); check the base URL (VS Code setting geoweave.openai.baseURL, CLI OPENAI_BASE_URL)`);
     }
     if (err instanceof OpenAI.APIError) {
       const status = err.status;
       if (status === 401 || status === 403) {
         return new Error(
-          `the embeddings server at ${url} rejected the API key (HTTP ${status}); set geoweave.embedder.openai.apiKey or OPENAI_API_KEY`,
+          `the embeddings server at ${url} rejected the API key (HTTP ${status}); set it with "GeoWeave: Set OpenAI API Key" in VS Code or in OPENAI_API_KEY`,
         );
       }
       if (status === 404) {

@@ -59,7 +59,7 @@ function isLocalPath(model: string): boolean {
 
 function notFound(model: string, folder: string): Error {
   return new Error(
-    `model ${model} not found in ${folder}; set geoweave.embedder.transformers.allowDownload or point the model setting at a local folder`,
+    `model ${model} not found in ${folder}; allow downloads (VS Code setting geoweave.transformers.allowDownload, CLI --allow-download) or point the model at a local folder`,
   );
 }
 

@@ -15,6 +15,16 @@ export interface EvalReport {
 
 export const DEFAULT_KS = [1, 3, 5, 10, 20];
 
+/** One next-step prediction, for error analysis: where the true next tool ranked (0 = not in the list). */
+export interface StepRecord {
+  task: string;
+  query: string;
+  done: string[];
+  target: string;
+  rank: number;
+  top: string[];
+}
+
 /** Memory after running `flow` (outputs as the manifests declare them; no result summaries). */
 export function memoryFromFlow(gw: GeoWeave, task: string, flow: string[], resultSummary = ''): MemoryState {
   return {
@@ -31,7 +41,7 @@ export function memoryFromFlow(gw: GeoWeave, task: string, flow: string[], resul
   };
 }
 
-export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = DEFAULT_KS, mode: RetrievalMode = 'full', signal?: AbortSignal): Promise<EvalReport> {
+export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = DEFAULT_KS, mode: RetrievalMode = 'full', signal?: AbortSignal, steps?: StepRecord[]): Promise<EvalReport> {
   const kMax = Math.max(...ks);
   const rec = new Map<number, number[]>(ks.map((k) => [k, []]));
   const ndcg = new Map<number, number[]>(ks.map((k) => [k, []]));
@@ -53,6 +63,7 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
       const doneSet = new Set(done);
       const next = r.ranked.map((s) => s.id).filter((id) => !doneSet.has(id));
       for (const k of ks) hits.get(k)!.push(hitAt(next, t.flow[i], k));
+      steps?.push({ task: t.id, query: t.query, done, target: t.flow[i], rank: next.indexOf(t.flow[i]) + 1, top: next.slice(0, 5) });
     }
   }
   const r4 = (x: number) => Math.round(x * 10000) / 10000;

@@ -7,9 +7,12 @@ import { DEFAULT_HNSW } from './vector-index';
 export class HnswIndex implements VectorIndex {
   private index: HierarchicalNSW;
   private live = new Set<number>();
+  /** The ef hnswlib currently has, tracked here to spare two native calls per query. */
+  private currentEf: number;
 
   private constructor(readonly dimension: number, readonly params: HnswParams, index: HierarchicalNSW) {
     this.index = index;
+    this.currentEf = params.ef;
   }
 
   static create(dimension: number, capacity: number, params: Partial<HnswParams> = {}): HnswIndex {
@@ -41,16 +44,17 @@ export class HnswIndex implements VectorIndex {
   setEf(ef: number): void {
     this.params.ef = ef;
     this.index.setEf(ef);
+    this.currentEf = ef;
   }
 
-  add(label: number, v: Float32Array): void {
+  add(label: number, v: Float32Array | number[]): void {
     if (v.length !== this.dimension) throw new Error(`vector has dimension ${v.length}, index expects ${this.dimension}`);
     if (this.live.has(label)) this.remove(label);
     if (this.index.getCurrentCount() + 1 > this.index.getMaxElements()) {
       // Deleted slots still count; grow geometrically so adds stay amortised O(1).
       this.index.resizeIndex(Math.ceil(this.index.getMaxElements() * 1.5) + 16);
     }
-    this.index.addPoint(Array.from(v), label, true);
+    this.index.addPoint(Array.isArray(v) ? v : Array.from(v), label, true);
     this.live.add(label);
   }
 
@@ -60,13 +64,19 @@ export class HnswIndex implements VectorIndex {
     this.live.delete(label);
   }
 
-  search(q: Float32Array, k: number): Neighbor[] {
+  /** `q` may be a plain array already (hnswlib-node copies it element by element either way). */
+  search(q: Float32Array | number[], k: number): Neighbor[] {
     const kk = Math.min(k, this.live.size);
     if (kk <= 0) return [];
-    if (this.index.getEf() < kk) this.index.setEf(kk);
-    const r = this.index.searchKnn(Array.from(q), kk);
-    if (this.index.getEf() !== this.params.ef) this.index.setEf(this.params.ef);
-    return r.neighbors.map((label, i) => ({ label, score: 1 - r.distances[i] }));
+    const ef = Math.max(kk, this.params.ef);
+    if (this.currentEf !== ef) {
+      this.index.setEf(ef);
+      this.currentEf = ef;
+    }
+    const r = this.index.searchKnn(Array.isArray(q) ? q : Array.from(q), kk);
+    const out: Neighbor[] = new Array(r.neighbors.length);
+    for (let i = 0; i < out.length; i++) out[i] = { label: r.neighbors[i], score: 1 - r.distances[i] };
+    return out;
   }
 
   /** The stored (normalised) vector of a live label. */

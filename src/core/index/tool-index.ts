@@ -1,16 +1,19 @@
-/** The persisted dense tool index: HNSW vectors (one per tool text) plus a fingerprint beside it. */
+/** The persisted dense tool index: a two-stage HNSW index (one vector per tool text) plus a fingerprint beside it. */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Embedder } from '../embed/types';
 import type { LoadedManifest } from '../manifests/types';
 import { allTexts } from './text';
-import { HnswIndex } from './hnsw';
+import { TwoStageIndex, twoStageOptions } from './two-stage';
+import type { FitInfo, TwoStageFiles, TwoStageOptions } from './two-stage';
 import type { HnswParams } from './vector-index';
-import { DEFAULT_HNSW } from './vector-index';
+import type { ProjectionOptions } from './projection';
 import { fileSha256, writeFileAtomic } from './fs-util';
 
-export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_FORMAT_VERSION = 2;
 export const INDEX_FILE = 'tools.hnsw';
+export const VECTORS_FILE = 'tools.vectors';
+export const PROJECTION_FILE = 'tools.projection';
 export const FINGERPRINT_FILE = 'tools.index.json';
 
 /** Written beside the index; any mismatch with the current embedder/catalog triggers an update or rebuild. */
@@ -20,13 +23,29 @@ export interface Fingerprint {
   dimension: number;
   M: number;
   efConstruction: number;
+  /** The options that decide whether and how the catalog is projected; a change rebuilds. */
+  projectionOptions: ProjectionOptions;
+  /** The fitted PCA projection the graph is built on (absent: the graph holds full vectors). */
+  projection?: { method: 'pca'; dimension: number; energy: number; sha256: string };
+  /** What the projection decision was made on (decides when to refit). */
+  fit: FitInfo;
   /** sha256 of the index file, so a truncated or foreign file is never handed to hnswlib. */
   indexSha256: string;
+  /** sha256 of the full-vector file (exact re-ranking and rescoring). */
+  vectorsSha256: string;
   nextLabel: number;
   tools: Record<string, { hash: string; labels: number[] }>;
 }
 
-export interface IndexUpdate { added: string[]; changed: string[]; removed: string[]; rebuilt: boolean; reason?: string }
+export interface IndexUpdate {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  rebuilt: boolean;
+  reason?: string;
+  /** Set when the graph was rebuilt from the stored vectors (no re-embedding) to refit the projection. */
+  refit?: string;
+}
 
 export interface ToolIndexOptions {
   stateDir: string;
@@ -36,6 +55,9 @@ export interface ToolIndexOptions {
   /** Ignore any saved index and rebuild. */
   rebuild?: boolean;
   params?: Partial<HnswParams>;
+  projection?: Partial<ProjectionOptions>;
+  /** Candidates re-ranked exactly per query when the graph is projected. */
+  candidates?: number;
   log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
   signal?: AbortSignal;
   onProgress?: (fraction: number, message: string) => void;
@@ -44,16 +66,17 @@ export interface ToolIndexOptions {
 export class ToolIndex {
   readonly file: string;
   readonly fingerprintFile: string;
-  private hnsw!: HnswIndex;
+  private readonly files: TwoStageFiles;
+  private hnsw!: TwoStageIndex;
   private fp!: Fingerprint;
   private labelToTool = new Map<number, string>();
-  private vectors = new Map<number, Float32Array>();
-  private readonly params: HnswParams;
+  private readonly options: TwoStageOptions;
 
   private constructor(private readonly opts: ToolIndexOptions) {
     this.file = path.join(opts.stateDir, INDEX_FILE);
     this.fingerprintFile = path.join(opts.stateDir, FINGERPRINT_FILE);
-    this.params = { ...DEFAULT_HNSW, ...opts.params };
+    this.files = { graph: this.file, vectors: path.join(opts.stateDir, VECTORS_FILE), projection: path.join(opts.stateDir, PROJECTION_FILE) };
+    this.options = twoStageOptions({ hnsw: opts.params, projection: opts.projection, candidates: opts.candidates });
   }
 
   /** Opens the index in `stateDir`, bringing it in line with `tools` (incrementally when possible). */
@@ -76,6 +99,8 @@ export class ToolIndex {
   get dimension(): number { return this.opts.embedder.dimension; }
   get toolCount(): number { return Object.keys(this.fp.tools).length; }
   get vectorCount(): number { return this.hnsw.size; }
+  /** Dimension the HNSW graph works in (the PCA dimension for large low-rank catalogs). */
+  get graphDimension(): number { return this.hnsw.graphDimension; }
 
   /** Returns undefined when loaded; otherwise why it could not be ("" when simply absent). */
   private tryLoad(): string | undefined {
@@ -91,36 +116,45 @@ export class ToolIndex {
     if (fp.formatVersion !== INDEX_FORMAT_VERSION) return `format version ${fp.formatVersion} != ${INDEX_FORMAT_VERSION}`;
     if (fp.embedder !== this.embedderId) return `built with embedder ${fp.embedder}, now ${this.embedderId}`;
     if (fp.dimension !== embedder.dimension) return `dimension ${fp.dimension} != ${embedder.dimension}`;
-    if (fp.M !== this.params.M || fp.efConstruction !== this.params.efConstruction) return 'HNSW parameters changed';
+    const p = this.options;
+    if (fp.M !== p.hnsw.M || fp.efConstruction !== p.hnsw.efConstruction) return 'HNSW parameters changed';
+    const po = fp.projectionOptions as Partial<ProjectionOptions> | undefined;
+    if (!po || (Object.keys(p.projection) as (keyof ProjectionOptions)[]).some((k) => po[k] !== p.projection[k])) return 'projection parameters changed';
+    if (!fp.fit) return 'fingerprint malformed (no fit)';
     if (!fs.existsSync(this.file)) return 'index file missing';
+    if (!fs.existsSync(this.files.vectors)) return 'vectors file missing';
+    if (fp.projection && !fs.existsSync(this.files.projection)) return 'projection file missing';
     try {
       if (fileSha256(this.file) !== fp.indexSha256) return 'index file corrupt (checksum mismatch)';
+      if (fileSha256(this.files.vectors) !== fp.vectorsSha256) return 'vectors file corrupt (checksum mismatch)';
+      if (fp.projection && fileSha256(this.files.projection) !== fp.projection.sha256) return 'projection file corrupt (checksum mismatch)';
       const labels = Object.values(fp.tools).flatMap((t) => t.labels);
-      this.hnsw = HnswIndex.load(this.file, fp.dimension, labels, this.params);
+      this.hnsw = TwoStageIndex.load(this.files, fp.dimension, labels, p, fp.fit, fp.projection);
     } catch (e) {
       return `index file unreadable (${(e as Error).message})`;
     }
     this.fp = fp;
     this.labelToTool.clear();
-    this.vectors.clear();
-    for (const [id, t] of Object.entries(fp.tools)) {
-      for (const l of t.labels) {
-        this.labelToTool.set(l, id);
-        this.vectors.set(l, this.hnsw.vector(l));
-      }
-    }
+    for (const [id, t] of Object.entries(fp.tools)) for (const l of t.labels) this.labelToTool.set(l, id);
     return undefined;
   }
 
   private async rebuild(tools: LoadedManifest[]): Promise<void> {
     const { embedder } = this.opts;
-    const capacity = tools.reduce((n, t) => n + allTexts(t.manifest).length, 0);
-    this.hnsw = HnswIndex.create(embedder.dimension, Math.ceil(capacity * 1.25) + 16, this.params);
-    this.fp = { formatVersion: INDEX_FORMAT_VERSION, embedder: this.embedderId, dimension: embedder.dimension, M: this.params.M, efConstruction: this.params.efConstruction, indexSha256: '', nextLabel: 0, tools: {} };
+    const p = this.options;
+    this.fp = { formatVersion: INDEX_FORMAT_VERSION, embedder: this.embedderId, dimension: embedder.dimension, M: p.hnsw.M, efConstruction: p.hnsw.efConstruction, projectionOptions: { ...p.projection }, fit: { vectors: 0, nextLabel: 0 }, indexSha256: '', vectorsSha256: '', nextLabel: 0, tools: {} };
     this.labelToTool.clear();
-    this.vectors.clear();
-    await this.addTools(tools);
+    // Embed everything first: the projection is fitted on the whole catalog before the graph is built.
+    const items = await this.embedTools(tools);
+    this.buildGraph(items);
     this.persist();
+  }
+
+  private buildGraph(items: { label: number; vector: Float32Array }[]): void {
+    this.hnsw = TwoStageIndex.build(this.opts.embedder.dimension, items, this.options, Math.ceil(items.length * 1.25) + 16);
+    this.fp.fit = { ...this.hnsw.fit };
+    const pr = this.hnsw.projection;
+    this.fp.projection = pr ? { method: 'pca', dimension: pr.outDim, energy: pr.energy, sha256: pr.sha256 } : undefined;
   }
 
   /** Applies catalog changes: only added, changed and removed tools are (re-)embedded. */
@@ -136,22 +170,28 @@ export class ToolIndex {
     }
     if (!removed.length && !added.length && !changed.length) return { added, changed, removed, rebuilt: false };
     for (const id of [...removed, ...changed]) this.removeTool(id);
-    await this.addTools([...added, ...changed].map((id) => now.get(id)!));
+    for (const it of await this.embedTools([...added, ...changed].map((id) => now.get(id)!))) this.hnsw.add(it.label, it.vector);
+    const refit = this.hnsw.refitReason();
+    if (refit) {
+      this.opts.log?.('info', `tool index: ${refit}; rebuilding the graph from the stored vectors`);
+      this.buildGraph(this.hnsw.entries());
+    }
     this.persist();
     this.opts.log?.('info', `tool index updated: +${added.length} ~${changed.length} -${removed.length}`);
-    return { added, changed, removed, rebuilt: false };
+    return refit ? { added, changed, removed, rebuilt: false, refit } : { added, changed, removed, rebuilt: false };
   }
 
   private removeTool(id: string): void {
     for (const l of this.fp.tools[id]?.labels ?? []) {
       this.hnsw.remove(l);
       this.labelToTool.delete(l);
-      this.vectors.delete(l);
     }
     delete this.fp.tools[id];
   }
 
-  private async addTools(tools: LoadedManifest[]): Promise<void> {
+  /** Embeds the tools' texts, assigning labels and recording them in the fingerprint. */
+  private async embedTools(tools: LoadedManifest[]): Promise<{ label: number; vector: Float32Array }[]> {
+    const out: { label: number; vector: Float32Array }[] = [];
     const { embedder, signal, onProgress } = this.opts;
     const jobs: { id: string; text: string }[] = [];
     for (const t of tools) for (const text of allTexts(t.manifest)) jobs.push({ id: t.manifest.id, text });
@@ -164,28 +204,29 @@ export class ToolIndex {
       const vecs = await embedder.embed(slice.map((j) => j.text), signal);
       slice.forEach((j, n) => {
         const label = this.fp.nextLabel++;
-        this.hnsw.add(label, vecs[n]);
+        out.push({ label, vector: vecs[n] });
         this.labelToTool.set(label, j.id);
-        this.vectors.set(label, vecs[n]);
         this.fp.tools[j.id].labels.push(label);
       });
       onProgress?.(Math.min(1, (i + slice.length) / jobs.length), `embedded ${i + slice.length}/${jobs.length} tool texts`);
     }
     for (const [id, hash] of hashes) this.fp.tools[id].hash = hash;
+    return out;
   }
 
   private persist(): void {
     try {
       fs.mkdirSync(this.opts.stateDir, { recursive: true });
-      this.hnsw.save(this.file);
+      this.hnsw.save(this.files);
       this.fp.indexSha256 = fileSha256(this.file);
+      this.fp.vectorsSha256 = fileSha256(this.files.vectors);
       writeFileAtomic(this.fingerprintFile, JSON.stringify(this.fp, null, 1) + '\n');
     } catch (e) {
       this.opts.log?.('warn', `cannot save the tool index in ${this.opts.stateDir} (${(e as Error).message}); it stays in memory`);
     }
   }
 
-  /** Dense scores per tool from the HNSW neighbours of `q`, max-pooled over each tool's texts. */
+  /** Dense scores per tool from the index's neighbours of `q` (exact cosines), max-pooled over each tool's texts. */
   search(q: Float32Array, kTools: number): Map<string, number> {
     const out = new Map<string, number>();
     const perTool = this.hnsw.size / Math.max(1, this.toolCount);
@@ -202,11 +243,8 @@ export class ToolIndex {
   score(q: Float32Array, id: string): number {
     let best = -1;
     for (const l of this.fp.tools[id]?.labels ?? []) {
-      const v = this.vectors.get(l);
-      if (!v) continue;
-      let s = 0;
-      for (let j = 0; j < v.length; j++) s += v[j] * q[j];
-      if (s > best) best = s;
+      const s = this.hnsw.dot(l, q);
+      if (s !== undefined && s > best) best = s;
     }
     return best < -0.5 ? 0 : best;
   }

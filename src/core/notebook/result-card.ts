@@ -1,26 +1,19 @@
 /** What the compact result renderer shows, built from a tool result's JSON. The JSON comes from
  *  the notebook file, so nothing here trusts its shape: every field ends up a plain string that
- *  the renderer puts into the DOM with textContent. */
-
-/** One statistic row; `full` is set when `value` was shortened. */
-export interface ResultCardStat {
-  key: string;
-  value: string;
-  full?: string;
-}
+ *  the renderer puts into the DOM with textContent. The statistics are not repeated here: the
+ *  cell's markdown output already shows them as a table beside the summary. */
+import { argSummary } from './result-view';
 
 /** The compact view of one tool result. */
 export interface ResultCard {
   tool: string;
   summary: string;
   outputs: { name: string; path: string; type?: string }[];
-  stats: ResultCardStat[];
+  /** "image=s2_scene.tif, red=3", empty when the result carries no arguments. */
+  args: string;
 }
 
-/** Longest statistic value shown in the table; the full value is the cell's tooltip. */
-export const STAT_VALUE_MAX = 240;
-
-export function resultCard(data: unknown, maxValue = STAT_VALUE_MAX): ResultCard {
+export function resultCard(data: unknown): ResultCard {
   const r = isRecord(data) ? data : {};
   const tool = typeof r.tool === 'string' && r.tool ? r.tool : 'tool';
   const summary = typeof r.summary === 'string' ? r.summary : '';
@@ -31,29 +24,8 @@ export function resultCard(data: unknown, maxValue = STAT_VALUE_MAX): ResultCard
       else if (typeof o === 'string') outputs.push({ name, path: o });
     }
   }
-  const stats: ResultCardStat[] = [];
-  if (isRecord(r.stats)) {
-    for (const [key, v] of Object.entries(r.stats)) {
-      const text = statText(v);
-      stats.push(text.length > maxValue ? { key, value: text.slice(0, maxValue - 1) + '…', full: text } : { key, value: text });
-    }
-  }
-  return { tool, summary, outputs, stats };
-}
-
-/** Numbers to six significant digits, strings as they are, everything else as compact JSON
- *  (numbers inside rounded the same way, so long float tails do not crowd the table). */
-export function statText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return roundNumber(v);
-  if (v === undefined) return '';
-  const json = JSON.stringify(v, (_k, x) => (typeof x === 'number' && Number.isFinite(x) && !Number.isInteger(x) ? Number(x.toPrecision(6)) : x));
-  return json ?? String(v);
-}
-
-function roundNumber(v: number): string {
-  if (!Number.isFinite(v) || Number.isInteger(v)) return String(v);
-  return String(Number(v.toPrecision(6)));
+  const args = isRecord(r.arguments) ? argSummary(r.arguments) : '';
+  return { tool, summary, outputs, args };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -3,17 +3,14 @@ import type { MemoryStep, StepOutput } from '../memory/types';
 import type { ToolRunResult } from '../raster/types';
 import type { CellRunRecord } from './types';
 
-/** Summary paragraph plus a two-column table of the statistics (nested values flattened). */
+/** Summary paragraph plus a two-column table of the statistics (nested values flattened); the
+ *  output paths are left to the result card beside it. */
 export function resultMarkdown(result: ToolRunResult): string {
   const rows = flattenStats(result.stats);
   const lines = [`**${result.tool}**: ${escapeMd(result.summary)}`];
   if (rows.length) {
     lines.push('', '| statistic | value |', '|---|---|');
     for (const [k, v] of rows) lines.push(`| ${escapeMd(k)} | ${escapeMd(v)} |`);
-  }
-  const outs = Object.entries(result.outputs);
-  if (outs.length) {
-    lines.push('', 'Outputs: ' + outs.map(([name, o]) => `\`${name}\` → \`${o.path}\``).join(', '));
   }
   return lines.join('\n');
 }

@@ -44,12 +44,29 @@ export function roleFromDescription(desc: string | null | undefined): string | u
   return undefined;
 }
 
-/** Physical scale/offset a preset implies for a role when the file itself declares none. */
+/**
+ * Sensor implied by a USGS Collection 2 Level-2 band name on uint16 data: SR_B1..SR_B7 and ST_B10
+ * DNs need their offset (−0.2, +149 K) even when no sensor is given. Float bands with those names are
+ * taken as already converted.
+ */
+function c2l2FromName(ds: RasterDataset, band: number, role: string): Sensor | undefined {
+  if (ds.dtype !== 'uint16') return undefined;
+  const d = ds.bandDescriptions[band - 1]?.trim().toLowerCase() ?? '';
+  if (/^sr_b[1-7]$/.test(d) && REFLECTANCE_ROLES.has(role)) return 'landsat89_c2l2';
+  if (d === 'st_b10' && role === 'thermal') return 'landsat89_c2l2';
+  return undefined;
+}
+
+/** Physical scale/offset a preset (or a C2 L2 band name) implies for a role when the file itself declares none. */
 function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset, band: number): { scale: number; offset: number; how: string } | undefined {
-  if (!sensor || ds.scales[band - 1] !== 1 || ds.offsets[band - 1] !== 0) return undefined;
+  if (ds.scales[band - 1] !== 1 || ds.offsets[band - 1] !== 0) return undefined;
+  const named = sensor ? undefined : c2l2FromName(ds, band, role);
+  sensor = sensor ?? named;
+  if (!sensor) return undefined;
   if (sensor === 'landsat89_c2l2') {
-    if (REFLECTANCE_ROLES.has(role)) return { scale: 0.0000275, offset: -0.2, how: 'Landsat C2 L2 reflectance DN×0.0000275−0.2' };
-    if (role === 'thermal') return { scale: 0.00341802, offset: 149.0, how: 'Landsat C2 L2 ST DN×0.00341802+149 K' };
+    const why = named ? ` (band name ${ds.bandDescriptions[band - 1]})` : '';
+    if (REFLECTANCE_ROLES.has(role)) return { scale: 0.0000275, offset: -0.2, how: `Landsat C2 L2 reflectance DN×0.0000275−0.2${why}` };
+    if (role === 'thermal') return { scale: 0.00341802, offset: 149.0, how: `Landsat C2 L2 ST DN×0.00341802+149 K${why}` };
   }
   if (sensor === 'sentinel2_l2a' && REFLECTANCE_ROLES.has(role)) return { scale: 0.0001, offset: 0, how: 'Sentinel-2 L2A reflectance DN/10000' };
   return undefined;

@@ -64,15 +64,48 @@ function templates(task: string, window: MemoryStep[], outText: string, tools: M
   ];
 }
 
-function outputsAsData(trace: MemoryStep[]): DataItem[] {
+/** Bands of a scene as it comes: what a processed copy of it ("same as input") still carries. */
+const SCENE_ROLES = ['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2'];
+
+/**
+ * Products of the steps so far. An output the manifest calls "same as input" (a clip, a reprojection,
+ * a masked image) that arrives without roles carries the roles of what went in: the previous raster
+ * product when that fed the tool's image, else the scene's bands (a quality mask or a mask fed to a
+ * "mask" input means the image was the scene).
+ */
+function outputsAsData(trace: MemoryStep[], tools: Map<string, ToolManifest>): DataItem[] {
   const items: DataItem[] = [];
+  let prev: DataItem | undefined;
   for (const s of trace) {
+    const m = tools.get(s.tool);
+    let main: DataItem | undefined;
     for (const o of s.outputs) {
       if (o.type !== 'raster' && o.type !== 'vector' && o.type !== 'table') continue;
-      items.push({ path: o.path ?? `${s.tool}.${o.name}`, type: o.type, roles: o.roles, producedBy: s.tool });
+      let roles = o.roles;
+      if (o.type === 'raster' && !roles?.length && /same (bands )?as/i.test(m?.outputs?.find((x) => x.name === o.name)?.unit ?? '')) {
+        const fedElsewhere = !!prev && (m?.inputs ?? []).some((p) => p.required !== false && (p.bands ?? []).some((r) => prev!.roles?.includes(r)));
+        roles = prev && prev.type === 'raster' && prev.roles?.length && !isQualityMask(prev) && !fedElsewhere ? [...prev.roles] : [...SCENE_ROLES];
+      }
+      const it: DataItem = { path: o.path ?? `${s.tool}.${o.name}`, type: o.type, roles, producedBy: s.tool };
+      items.push(it);
+      if (!main && o.type === 'raster') main = it;
     }
+    prev = main ?? (s.outputs.some((o) => o.type === 'vector' || o.type === 'table') ? undefined : prev);
   }
   return items;
+}
+
+/**
+ * A quality mask (clouds, shadow) marks pixels to drop: it is the mask an input named "mask" applies
+ * to an image, not an analysis product to measure, clean or outline.
+ */
+function isQualityMask(it: DataItem): boolean {
+  return !!it.roles?.includes('cloud');
+}
+
+function feedsInput(it: DataItem, p: ToolParam): boolean {
+  if (!canFeed(it, p).ok) return false;
+  return !isQualityMask(it) || /^masks?$/i.test(p.name) || !(p.bands ?? []).includes('mask');
 }
 
 /** Output → input feed: 1 when a produced product (mask/class/index…) fits a required input that asks for it. */
@@ -82,7 +115,7 @@ function feedScore(m: ToolManifest, produced: DataItem[], lastTool: string | und
   for (const p of m.inputs ?? []) {
     if (p.required === false || !(p.type === 'raster' || p.type === 'vector' || p.type === 'table')) continue;
     for (const it of produced) {
-      if (!canFeed(it, p).ok) continue;
+      if (!feedsInput(it, p)) continue;
       const specific = (p.bands ?? []).some((r) => it.roles?.includes(r));
       let s = specific ? 1 : 0.4;
       if (it.producedBy === lastTool) s += 0.25;
@@ -127,7 +160,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       if (nextStep) wfNext.set(nextStep, fwd.workflow.score);
     }
   }
-  const produced = outputsAsData(memory.trace);
+  const produced = outputsAsData(memory.trace, ctx.tools);
   const universe = new Set<string>([...taskRel.keys()]);
   if (mode === 'full') {
     for (const r of queryRel) for (const id of r.keys()) universe.add(id);
@@ -175,9 +208,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
         if (v > qBest) qBest = v;
         if (fits(queries[i].rationale) && v > rBest) { rBest = v; rationale = queries[i].rationale; }
       });
-      // Recent steps count more: the last step fully, older ones geometrically less.
+      // The next step follows from the latest product: the last step's edges count fully, older
+      // steps' by w.olderSteps per step back (0 by CV: their edges point at what the chain has passed).
       window.forEach((s, i) => {
-        const rec = Math.pow(0.5, window.length - 1 - i);
+        const rec = Math.pow(w.olderSteps, window.length - 1 - i);
         graph = Math.max(graph, ctx.graph.edge(s.tool, id) * rec);
         learned = Math.max(learned, trans!.score(s.tool, id) * rec);
       });
@@ -223,7 +257,7 @@ function unmetProducts(m: ToolManifest, available: DataItem[]): string[] {
     if (p.required === false || !(p.type === 'raster' || p.type === 'array')) continue;
     const wanted = (p.bands ?? []).filter(isProductRole);
     if (!wanted.length) continue;
-    if (!available.some((it) => canFeed(it, p).ok)) out.push(...wanted);
+    if (!available.some((it) => feedsInput(it, p))) out.push(...wanted);
   }
   return [...new Set(out)];
 }
@@ -365,7 +399,7 @@ const PRODUCT_ROLES = new Set(['class', 'mask', 'index', 'dnbr', 'labels', 'seve
  * the missing link (an NDVI index → threshold → the mask that connected patches needs).
  */
 function bridgeScores(ctx: RetrievalContext, fwdScore: Map<string, number>, produced: DataItem[], refine: number): Map<string, { score: number; goal: string }> {
-  const have = new Set(produced.flatMap((p) => p.roles ?? []));
+  const have = new Set(produced.filter((p) => !isQualityMask(p)).flatMap((p) => p.roles ?? []));
   const goals: { id: string; score: number; unmet: string[][]; met: string[] }[] = [];
   for (const [id, score] of fwdScore) {
     if (score < 0.3) continue;
@@ -408,6 +442,8 @@ function inferRoles(...texts: (string | undefined)[]): string[] {
   const t = texts.filter(Boolean).join(' ').toLowerCase();
   const roles: string[] = [];
   if (/\bmask\b/.test(t)) roles.push('mask');
+  // As the cloud_mask runner labels its output: a quality mask, not an analysis product.
+  if (/\bmask\b/.test(t) && /\bcloud/.test(t)) roles.push('cloud');
   if (/\bclass(es)?\b|classif|severity|land ?cover/.test(t)) roles.push('class');
   if (/\bindex\b|ndvi|nbr|ndwi|-1\.\.1/.test(t)) roles.push('index');
   if (/dnbr/.test(t)) roles.push('dnbr');

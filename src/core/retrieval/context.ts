@@ -36,6 +36,8 @@ export interface Weights {
   /** Backward: pseudo-counts of the transition back-off (tool level ← product kind ← category). */
   backoffTool: number;
   backoffKind: number;
+  /** Backward: factor per step back applied to graph edges and learned transitions from steps before the last. */
+  olderSteps: number;
   /** Backward: penalty for a tool whose required product input (mask, class, index…) nothing made yet. */
   blocked: number;
   /** Backward: the task asks about time and the tool compares dates (before/after, a series). */
@@ -67,6 +69,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   done: 1.0,
   backoffTool: 1,
   backoffKind: 5,
+  olderSteps: 0,
   blocked: 0,
   temporal: 0.3,
   terminal: 0.05,

@@ -1,6 +1,7 @@
-// Notebook renderer for application/vnd.geoweave.result+json: tool id, summary, output files and a
-// collapsed statistics table, styled with the theme's CSS variables. The result JSON comes from the
-// notebook file, so every string goes into the DOM through textContent, never as markup.
+// Notebook renderer for application/vnd.geoweave.result+json: tool id, output files with their paths,
+// the arguments of the run and the raw JSON collapsed. The summary and the statistics table are in the
+// markdown output above it, so the card does not repeat them. The result JSON comes from the notebook
+// file, so every string goes into the DOM through textContent, never as markup.
 // Bundled by webpack (second config) into dist/result-renderer.js as an ES module.
 import { resultCard } from '../../core/notebook/result-card';
 
@@ -9,7 +10,7 @@ const CSS = `
 .gw-result { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size, 13px); color: var(--vscode-foreground); line-height: 1.4; padding: 2px 0 4px; }
 .gw-result .gw-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
 .gw-result .gw-tool { font-family: var(--vscode-editor-font-family); font-weight: 600; color: var(--vscode-textLink-foreground); }
-.gw-result .gw-summary { margin: 2px 0 0; }
+.gw-result .gw-args { margin: 2px 0 0; font-family: var(--vscode-editor-font-family); font-size: 0.92em; color: var(--vscode-descriptionForeground); word-break: break-word; }
 .gw-result .gw-outputs { list-style: none; margin: 4px 0 0; padding: 0; }
 .gw-result .gw-outputs li { display: flex; gap: 6px; align-items: baseline; flex-wrap: wrap; }
 .gw-result .gw-name { font-family: var(--vscode-editor-font-family); color: var(--vscode-textPreformat-foreground); }
@@ -18,11 +19,7 @@ const CSS = `
 .gw-result details { margin-top: 4px; }
 .gw-result summary { cursor: pointer; color: var(--vscode-descriptionForeground); user-select: none; }
 .gw-result summary:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
-.gw-result table { border-collapse: collapse; margin-top: 4px; max-width: 100%; }
-.gw-result th, .gw-result td { text-align: left; vertical-align: top; padding: 1px 10px 1px 0; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-widget-border, rgba(128,128,128,.25))); }
-.gw-result th { font-weight: 600; color: var(--vscode-descriptionForeground); }
-.gw-result td.gw-key { font-family: var(--vscode-editor-font-family); white-space: nowrap; }
-.gw-result td.gw-value { font-family: var(--vscode-editor-font-family); font-variant-numeric: tabular-nums; word-break: break-word; }
+.gw-result pre { margin: 4px 0 0; padding: 4px 6px; max-height: 360px; overflow: auto; font-family: var(--vscode-editor-font-family); font-size: 0.92em; background: var(--vscode-textCodeBlock-background, rgba(128,128,128,.1)); white-space: pre; }
 `;
 
 function el(tag, className, text) {
@@ -42,14 +39,14 @@ function ensureStyle(element) {
   host.appendChild(style);
 }
 
-/** The compact view of one result; exported for the renderer only. */
-export function renderCard(card) {
+/** The compact view of one result (`data` is the parsed JSON); exported for the renderer only. */
+export function renderCard(data) {
+  const card = resultCard(data);
   const root = el('div', 'gw-result');
   const head = el('div', 'gw-head');
   head.appendChild(el('span', 'gw-tool', card.tool));
-  if (card.outputs.length) head.appendChild(el('span', 'gw-muted', `${card.outputs.length} output${card.outputs.length === 1 ? '' : 's'}`));
+  head.appendChild(el('span', 'gw-muted', `${card.outputs.length} output${card.outputs.length === 1 ? '' : 's'}`));
   root.appendChild(head);
-  if (card.summary) root.appendChild(el('div', 'gw-summary', card.summary));
   if (card.outputs.length) {
     const list = el('ul', 'gw-outputs');
     for (const o of card.outputs) {
@@ -63,29 +60,11 @@ export function renderCard(card) {
     }
     root.appendChild(list);
   }
-  if (card.stats.length) {
-    const details = el('details', 'gw-stats');
-    details.appendChild(el('summary', undefined, `statistics (${card.stats.length})`));
-    const table = el('table');
-    const headRow = el('tr');
-    headRow.appendChild(el('th', undefined, 'statistic'));
-    headRow.appendChild(el('th', undefined, 'value'));
-    const thead = el('thead');
-    thead.appendChild(headRow);
-    table.appendChild(thead);
-    const body = el('tbody');
-    for (const s of card.stats) {
-      const tr = el('tr');
-      tr.appendChild(el('td', 'gw-key', s.key));
-      const td = el('td', 'gw-value', s.value);
-      if (s.full) td.title = s.full;
-      tr.appendChild(td);
-      body.appendChild(tr);
-    }
-    table.appendChild(body);
-    details.appendChild(table);
-    root.appendChild(details);
-  }
+  if (card.args) root.appendChild(el('div', 'gw-args', `arguments: ${card.args}`));
+  const details = el('details', 'gw-json');
+  details.appendChild(el('summary', undefined, 'JSON result'));
+  details.appendChild(el('pre', undefined, JSON.stringify(data, null, 2)));
+  root.appendChild(details);
   return root;
 }
 
@@ -100,7 +79,7 @@ export function activate() {
         return;
       }
       ensureStyle(element);
-      element.replaceChildren(renderCard(resultCard(data)));
+      element.replaceChildren(renderCard(data));
     },
     disposeOutputItem() {
       // Nothing to release: the view is plain DOM that VS Code removes with the output.

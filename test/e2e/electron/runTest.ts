@@ -1,6 +1,9 @@
 /** Runs the extension-host suite in a local VS Code with @vscode/test-electron. Nothing can be
- *  downloaded on these machines, so it needs VSCODE_EXECUTABLE_PATH (a `code` binary) and skips
- *  with a message otherwise. Build first: `npx tsc -p . && npx webpack --mode production`.
+ *  downloaded on these machines, so it needs VSCODE_EXECUTABLE_PATH and skips with a message
+ *  otherwise. The path is VS Code's Electron executable, not the `code` CLI script (which returns at
+ *  once): /usr/share/code/code on Linux, the executable in "Visual Studio Code.app/Contents/MacOS/"
+ *  on macOS, Code.exe on Windows. It loads the extension from this folder (dist/, not the vsix), so
+ *  build first: `npx tsc -p . && npx webpack --mode production`.
  *    VSCODE_EXECUTABLE_PATH=/usr/share/code/code node out/test/e2e/electron/runTest.js */
 import * as fs from 'fs';
 import * as os from 'os';

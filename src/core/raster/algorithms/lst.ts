@@ -20,3 +20,25 @@ export function landSurfaceTemperature(bt: ArrayLike<number>, red: ArrayLike<num
   }
   return r;
 }
+
+/** °C from a surface temperature already in kelvin (Landsat C2 L2 ST_B10 after its scale/offset): units only. */
+export function surfaceKelvinToCelsius(st: ArrayLike<number>, out?: Float32Array): Float32Array {
+  const r = out ?? new Float32Array(st.length);
+  for (let i = 0; i < st.length; i++) {
+    const T = st[i];
+    r[i] = T === T && T > 0 ? T - 273.15 : NaN;
+  }
+  return r;
+}
+
+/**
+ * Whether a thermal band holds surface temperature (convert units only) rather than at-sensor
+ * brightness temperature (needs the emissivity correction). C2 L2 ST_B10 is LST: USGS already
+ * corrected it with ASTER GED emissivity, so correcting again would bias it by about +1 K.
+ */
+export function isSurfaceTemperatureBand(description: string | null | undefined, sensor: unknown): boolean {
+  const d = (description ?? '').trim().toLowerCase();
+  if (/^st_b1[01]$|^(lst|st)$|surface[ _-]?temp/.test(d)) return true;
+  if (/(^|[^a-z])bt([^a-z]|$)|bright/.test(d)) return false;
+  return sensor === 'landsat89_c2l2';
+}

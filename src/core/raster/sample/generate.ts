@@ -6,9 +6,10 @@ import type { GeoInfo } from '../io/dataset';
 import { buildLandscape, EPSG, GEOTRANSFORM, SIZE } from './landscape';
 import { BAND_NAMES, renderReflectance, sceneClassification, toDN } from './spectra';
 import { SAMPLE_README } from './readme';
+import { LANDSAT_BANDS, LANDSAT_GEOTRANSFORM, renderLandsat } from './landsat';
 
 export const SAMPLE_FILES = [
-  's2_scene.tif', 'fire_pre.tif', 'fire_post.tif', 'urban_2018.tif', 'urban_2024.tif', 'dem.tif', 'fields.geojson', 'README.md',
+  's2_scene.tif', 'fire_pre.tif', 'fire_post.tif', 'urban_2018.tif', 'urban_2024.tif', 'dem.tif', 'thermal_landsat.tif', 'fields.geojson', 'README.md',
 ] as const;
 
 export interface SampleResult { dir: string; files: string[]; ms: number }
@@ -52,6 +53,13 @@ export async function writeSampleWorkspace(dir: string, opts: { signal?: AbortSi
 
   checkAbort(signal);
   await writeRaster(out('dem.tif'), spec(1, ['elevation'], 'float32', -9999), [L.dem]);
+
+  checkAbort(signal);
+  const ls = renderLandsat(L, renderReflectance(L, { seed: seed + 600, clouds: true, variant: 'base' }), seed + 700);
+  await writeRaster(out('thermal_landsat.tif'), {
+    width: ls.width, height: ls.height, bands: LANDSAT_BANDS.length, dtype: 'uint16', nodata: 0, descriptions: [...LANDSAT_BANDS],
+    geo: { ...geo, geoTransform: LANDSAT_GEOTRANSFORM }, blockSize: 256,
+  }, ls.bands);
 
   const geojson = {
     type: 'FeatureCollection',

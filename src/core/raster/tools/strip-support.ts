@@ -108,29 +108,6 @@ export class QuicklookSampler {
   }
 }
 
-/** Default ceiling for tools that still hold whole bands (GEOWEAVE_MAX_BAND_BYTES overrides). */
-export const DEFAULT_MAX_BAND_BYTES = 1.5 * 1024 ** 3;
-
-function bytesText(n: number): string {
-  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(2)} GB`;
-  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MB`;
-  return `${Math.round(n)} bytes`;
-}
-
-/** Fails before reading when a whole-band tool would need more than the limit (bytesPerPixel = all buffers it allocates). */
-export function assertBandFits(tool: string, ds: RasterDataset, bytesPerPixel: number): void {
-  const env = Number(process.env.GEOWEAVE_MAX_BAND_BYTES);
-  const limit = Number.isFinite(env) && env > 0 ? env : DEFAULT_MAX_BAND_BYTES;
-  const need = ds.width * ds.height * bytesPerPixel;
-  if (need > limit) {
-    throw new Error(
-      `${tool}: ${ds.source} is ${ds.width}x${ds.height} pixels and ${tool} holds the whole band in memory ` +
-      `(about ${bytesText(need)} at ${bytesPerPixel} bytes per pixel), over the limit of ${bytesText(limit)}; run clip_bbox or resample first ` +
-      `(or raise GEOWEAVE_MAX_BAND_BYTES if this machine has the memory)`,
-    );
-  }
-}
-
 /** A band as a whole byte mask (1 set, 0 unset, 255 nodata), read strip by strip so no whole float copy is made. */
 export async function readMask(signal: AbortSignal, band: ResolvedBand): Promise<Uint8Array> {
   const ds = band.dataset;

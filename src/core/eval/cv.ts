@@ -1,0 +1,105 @@
+/**
+ * K-fold cross-validation over a training task file: learn from k−1 folds in a fresh learned state,
+ * evaluate on the held-out fold. Design decisions are made on these numbers, never on the test file.
+ */
+import type { GeoWeave } from '../geoweave';
+import type { RetrievalMode } from '../retrieval/context';
+import type { EvalTask } from './tasks';
+import { DEFAULT_KS, evaluate, EvalReport, StepRecord } from './evaluate';
+
+/** The category label of an id like "tr-fire-07" ("fire"); ids without one share a single stratum. */
+export function stratumOf(id: string): string {
+  const m = /^[a-z]+-(.+)-\d+$/i.exec(id);
+  return m ? m[1] : '';
+}
+
+/** Small seeded PRNG (mulberry32) so shuffled splits are reproducible. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Deterministic stratified folds: tasks sorted by id within each category (then shuffled by
+ * `seed` when it is not 0, for repeated CV) and dealt round-robin, the deal continuing across
+ * categories so fold sizes differ by at most one. Every task is in exactly one fold; the result
+ * does not depend on the order of the input.
+ */
+export function cvFolds(tasks: EvalTask[], k: number, seed = 0): EvalTask[][] {
+  if (!Number.isInteger(k) || k < 2) throw new Error(`cross-validation needs at least 2 folds, got ${k}`);
+  if (tasks.length < k) throw new Error(`cross-validation with ${k} folds needs at least ${k} tasks, got ${tasks.length}`);
+  const byStratum = new Map<string, EvalTask[]>();
+  for (const t of tasks) {
+    const s = stratumOf(t.id);
+    (byStratum.get(s) ?? byStratum.set(s, []).get(s)!).push(t);
+  }
+  const folds: EvalTask[][] = Array.from({ length: k }, () => []);
+  let next = 0;
+  const rand = seed ? prng(seed) : undefined;
+  for (const s of [...byStratum.keys()].sort()) {
+    const group = byStratum.get(s)!.sort((a, b) => a.id.localeCompare(b.id));
+    if (rand) {
+      for (let i = group.length - 1; i > 0; i--) {
+        const j = Math.floor(rand() * (i + 1));
+        [group[i], group[j]] = [group[j], group[i]];
+      }
+    }
+    for (const t of group) {
+      folds[next].push(t);
+      next = (next + 1) % k;
+    }
+  }
+  return folds;
+}
+
+export interface CvReport {
+  folds: { train: number; test: number; steps: number; report: EvalReport }[];
+  /** Mean over folds of each metric. */
+  mean: { forward: Record<string, number>; next: Record<string, number> };
+  /** Next-step hits pooled over every held-out step (folds weighted by their step counts). */
+  pooled: Record<string, number>;
+}
+
+/**
+ * Runs k-fold CV. `open` must return an instance whose learned state is empty (a fresh temporary
+ * folder); it is called once per fold and the instance is disposed after its fold.
+ */
+export async function crossValidate(open: () => Promise<GeoWeave>, tasks: EvalTask[], k: number, opts: { ks?: number[]; mode?: RetrievalMode; signal?: AbortSignal; steps?: StepRecord[]; seed?: number } = {}): Promise<CvReport> {
+  const ks = opts.ks ?? DEFAULT_KS;
+  const folds = cvFolds(tasks, k, opts.seed ?? 0);
+  const out: CvReport['folds'] = [];
+  const pooledHits = new Map<string, number>();
+  let pooledSteps = 0;
+  for (let f = 0; f < k; f++) {
+    const test = folds[f];
+    const train = folds.filter((_, j) => j !== f).flat();
+    const gw = await open();
+    try {
+      if (gw.stats().learnedTransitions) throw new Error('cross-validation needs an instance with an empty learned state');
+      await gw.recordTrajectories(train.map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
+      const steps: StepRecord[] = [];
+      const report = await evaluate(gw, test, ks, opts.mode ?? 'full', opts.signal, steps);
+      opts.steps?.push(...steps);
+      out.push({ train: train.length, test: test.length, steps: steps.length, report });
+      pooledSteps += steps.length;
+      for (const kk of ks) pooledHits.set(`hit@${kk}`, (pooledHits.get(`hit@${kk}`) ?? 0) + (report.next[`hit@${kk}`] ?? 0) * steps.length);
+    } finally {
+      await gw.dispose();
+    }
+  }
+  const r4 = (x: number) => Math.round(x * 10000) / 10000;
+  const avg = (pick: (r: EvalReport) => Record<string, number>) => {
+    const o: Record<string, number> = {};
+    for (const key of Object.keys(pick(out[0].report))) o[key] = r4(out.reduce((a, f) => a + pick(f.report)[key], 0) / out.length);
+    return o;
+  };
+  const pooled: Record<string, number> = {};
+  for (const [key, v] of pooledHits) pooled[key] = r4(pooledSteps ? v / pooledSteps : 0);
+  return { folds: out, mean: { forward: avg((r) => r.forward), next: avg((r) => r.next) }, pooled };
+}
