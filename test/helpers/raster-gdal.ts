@@ -74,3 +74,34 @@ def read(p, scale=True):
         out[i] = a
     return out
 `;
+
+/**
+ * node:test's `skip` for a GDAL comparison: false when GDAL (CLI, python osgeo + numpy, and the
+ * named command-line `tools`) is usable, else a message naming what is skipped. In CI a missing
+ * GDAL throws instead: CI must never skip these.
+ */
+export function gdalSkip(what: string, tools: string[] = []): string | false {
+  const why = gdalMissing() ?? tools.map((t) => (spawnSync('sh', ['-c', `command -v ${t}`]).status === 0 ? '' : `${t} not found`)).find(Boolean) ?? null;
+  if (!why) return false;
+  if (process.env.CI) throw new Error(`GDAL is required in CI (${why})`);
+  return `GDAL unavailable (${why}): skipping ${what}`;
+}
+
+/** Runs a python script (GDAL + numpy) with `args` as its argv and parses its stdout as JSON. */
+export function pyJson(script: string, ...args: string[]): any {
+  const r = spawnSync(PY, ['-c', script, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`python failed (status ${r.status}, ${r.signal ?? r.error?.message ?? ''}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** Python prelude: `read(path, band)` → (array, nodata). Each dataset stays referenced while its
+ *  bands are in use (GDAL python segfaults otherwise). */
+export const PY_READ_BAND = `
+import sys, json, numpy as np
+from osgeo import gdal, ogr
+_keep = []
+def read(p, band=1):
+    ds = gdal.Open(p); _keep.append(ds)
+    b = ds.GetRasterBand(band)
+    return b.ReadAsArray(), b.GetNoDataValue()
+`;

@@ -10,31 +10,10 @@ import { runTool } from '../../src/core/raster/engine';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
 import type { ToolManifest } from '../../src/core/manifests/types';
+import { gdalSkip, pyJson, PY_READ_BAND } from '../helpers/raster-gdal';
 
-const PY = '/usr/bin/python3';
-function gdalAvailable(): boolean {
-  const ok = spawnSync('gdalinfo', ['--version']).status === 0 && spawnSync(PY, ['-c', 'from osgeo import gdal; import numpy']).status === 0;
-  if (!ok && process.env.CI) throw new Error('GDAL (gdalinfo, python3 osgeo + numpy) is required in CI');
-  return ok;
-}
-const HAVE_GDAL = gdalAvailable();
-const skip = HAVE_GDAL ? false : 'GDAL not installed (gdalinfo / python3-gdal + numpy): skipping the Landsat LST checks';
-
-function py(script: string, ...args: string[]): any {
-  const r = spawnSync(PY, ['-c', script, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`python failed (status ${r.status} ${r.signal ?? ''}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-// Keep each dataset referenced while its bands are read (GDAL python segfaults otherwise).
-const READ = `
-import sys, json, numpy as np
-from osgeo import gdal
-_keep = []
-def read(p, band=1):
-    ds = gdal.Open(p); _keep.append(ds)
-    b = ds.GetRasterBand(band)
-    return b.ReadAsArray(), b.GetNoDataValue()
-`;
+const skip = gdalSkip('the Landsat LST checks');
+const READ = PY_READ_BAND;
 const SCENE = 'thermal_landsat.tif';
 
 let dir = '';
@@ -67,7 +46,7 @@ test('LST of Landsat C2 L2 ST_B10 is DN × 0.00341802 + 149 − 273.15 (no secon
   // The arguments readiness pre-fills for this file (band indices, no sensor).
   const byIndex = await run('land_surface_temperature', { image: SCENE, thermal: 8, red: 4, nir: 5 }, 'lst-index');
   const file = byName.outputs.lst.path;
-  const q = py(READ + `
+  const q = pyJson(READ + `
 st, snd = read(sys.argv[1], 8); qa, _ = read(sys.argv[1], 9)
 mine, mnd = read(sys.argv[2])
 st = st.astype(np.float64); qa = qa.astype(np.int64)
@@ -136,7 +115,7 @@ print(json.dumps({
 
 test('a brightness-temperature band gets the REFERENCE NDVI-emissivity correction, with SR_B4/SR_B5 scaled by their C2 L2 names', { skip }, async () => {
   // A float32 kelvin band named as brightness temperature, red/NIR from the Landsat scene via a {role: path} mapping.
-  py(READ + `
+  pyJson(READ + `
 src = gdal.Open(sys.argv[1])
 st = src.GetRasterBand(8).ReadAsArray().astype(np.float64)
 bt = np.where(st == 0, -9999, st * 0.00341802 + 149.0 - 1.0).astype(np.float32)
@@ -147,7 +126,7 @@ d = None
 print('{}')
 `, scene(), path.join(dir, 'bt.tif'));
   const r = await run('land_surface_temperature', { image: { thermal: 'bt.tif', red: SCENE, nir: SCENE }, red: 4, nir: 5 }, 'lst-bt');
-  const q = py(READ + `
+  const q = pyJson(READ + `
 bt, bnd = read(sys.argv[1]); red, rnd = read(sys.argv[2], 4); nir, _ = read(sys.argv[2], 5)
 ok = (bt != bnd) & (red != rnd) & (nir != rnd)
 bt = bt.astype(np.float64)
@@ -171,7 +150,7 @@ print(json.dumps({"max": float(np.abs(mine[ok] - lst[ok]).max()), "nodata": bool
 test('cloud_mask on QA_PIXEL matches numpy bit tests (bits 1-4 set = 1, fill bit 0 = nodata), by name and with the preset', { skip }, async () => {
   const a = await run('cloud_mask', { image: SCENE, sensor: 'landsat89_c2l2' }, 'cm-preset');
   const b = await run('cloud_mask', { image: SCENE }, 'cm-name');
-  const q = py(READ + `
+  const q = pyJson(READ + `
 qa, _ = read(sys.argv[1], 9); qa = qa.astype(np.int64)
 ref = np.where((qa & 1) == 1, 255, np.where((qa & 0b11110) != 0, 1, 0))
 out = {}
@@ -199,7 +178,7 @@ test('NDVI through the landsat89_c2l2 preset (and by SR_B4/SR_B5 names alone) ap
   const a = await run('ndvi', { image: SCENE, sensor: 'landsat89_c2l2' }, 'ndvi-preset');
   const b = await run('ndvi', { image: SCENE }, 'ndvi-name');
   // Float bands keeping the USGS names hold converted reflectance already: not scaled a second time.
-  py(READ + `
+  pyJson(READ + `
 src = gdal.Open(sys.argv[1])
 d = gdal.GetDriverByName('GTiff').Create(sys.argv[2], src.RasterXSize, src.RasterYSize, 2, gdal.GDT_Float32)
 d.SetGeoTransform(src.GetGeoTransform()); d.SetProjection(src.GetProjection())
@@ -211,7 +190,7 @@ d = None
 print('{}')
 `, scene(), path.join(dir, 'sr_float.tif'));
   const c = await run('ndvi', { image: 'sr_float.tif' }, 'ndvi-float');
-  const q = py(READ + `
+  const q = pyJson(READ + `
 red, nd = read(sys.argv[1], 4); nir, _ = read(sys.argv[1], 5)
 ok = (red != nd) & (nir != nd)
 r = red.astype(np.float64) * 0.0000275 - 0.2; n = nir.astype(np.float64) * 0.0000275 - 0.2

@@ -9,31 +9,10 @@ import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
 import { writeRaster } from '../../src/core/raster/io/writer';
 import { runTool } from '../../src/core/raster/engine';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
+import { gdalSkip, pyJson, PY_READ_BAND, PY } from '../helpers/raster-gdal';
 
-const PY = '/usr/bin/python3';
-function gdalAvailable(): boolean {
-  const ok = spawnSync('gdalinfo', ['--version']).status === 0 && spawnSync(PY, ['-c', 'from osgeo import gdal, ogr; import numpy']).status === 0;
-  if (!ok && process.env.CI) throw new Error('GDAL (gdalinfo, python3 osgeo + numpy) is required in CI');
-  return ok;
-}
-const HAVE_GDAL = gdalAvailable();
-const skip = HAVE_GDAL ? false : 'GDAL not installed (python3-gdal / numpy): skipping numpy/GDAL comparisons';
-
-function py(script: string, ...args: string[]): any {
-  const r = spawnSync(PY, ['-c', script, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`python failed (status ${r.status} ${r.signal ?? ''}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-// GDAL python: keep each dataset referenced while its bands are read (else segfault).
-const READ = `
-import sys, json, numpy as np
-from osgeo import gdal, ogr
-_keep = []
-def read(p, band=1):
-    ds = gdal.Open(p); _keep.append(ds)
-    b = ds.GetRasterBand(band)
-    return b.ReadAsArray(), b.GetNoDataValue()
-`;
+const skip = gdalSkip('numpy/GDAL comparisons');
+const READ = PY_READ_BAND;
 
 let dir = '';
 const cwd = () => dir;
@@ -49,7 +28,7 @@ test('dnbr and burn_severity match numpy over GDAL-read arrays; area_by_class ma
   const d = await runTool('dnbr', { pre: 'fire_pre.tif', post: 'fire_post.tif' }, { outDir: out('burn'), cwd: cwd() });
   const s = await runTool('burn_severity', { image: d.outputs.dnbr.path }, { outDir: out('burn'), cwd: cwd() });
   const a = await runTool('area_by_class', { image: s.outputs.severity.path }, { outDir: out('burn'), cwd: cwd() });
-  const r = py(READ + `
+  const r = pyJson(READ + `
 pre = gdal.Open(sys.argv[1]).ReadAsArray().astype(np.float64); post = gdal.Open(sys.argv[2]).ReadAsArray().astype(np.float64)
 nbr = lambda x: (x[4] - x[6]) / (x[4] + x[6])
 ref = nbr(pre) - nbr(post)
@@ -125,7 +104,7 @@ test('zonal_stats: class zones match numpy; GeoJSON polygons match gdal_rasteriz
   const d = await runTool('dnbr', { pre: 'fire_pre.tif', post: 'fire_post.tif' }, { outDir: out('zonal'), cwd: cwd() });
   const s = await runTool('burn_severity', { image: d.outputs.dnbr.path }, { outDir: out('zonal'), cwd: cwd() });
   const z = await runTool('zonal_stats', { image: d.outputs.dnbr.path, zones: s.outputs.severity.path }, { outDir: out('zonal'), cwd: cwd() });
-  const r = py(READ + `
+  const r = pyJson(READ + `
 v, vnd = read(sys.argv[1]); z, znd = read(sys.argv[2])
 v = v.astype(np.float64); ok = (v != vnd)
 res = {}
@@ -148,7 +127,7 @@ print(json.dumps(res))
   const ids = path.join(dir, 'field_ids.tif');
   const rr = spawnSync('gdal_rasterize', ['-q', '-a', 'id', '-ot', 'Int32', '-a_nodata', '0', '-init', '0', '-te', '500000', '4424000', '506000', '4430000', '-tr', '10', '10', path.join(dir, 'fields.geojson'), ids], { encoding: 'utf8' });
   assert.equal(rr.status, 0, rr.stderr);
-  const q = py(READ + `
+  const q = pyJson(READ + `
 nir, nd = read(sys.argv[1], 5); ids, _ = read(sys.argv[2])
 nir = nir.astype(np.float64)
 res = {}
@@ -184,7 +163,7 @@ test('otsu → vectorize_mask and connected_patches agree with gdal_polygonize (
     const args = ['/usr/bin/gdal_polygonize.py', '-q', ...(conn === '8' ? ['-8'] : []), m.outputs.mask.path, '-f', 'GeoJSON', dst, 'poly', 'DN'];
     const rr = spawnSync(PY, args, { encoding: 'utf8' });
     assert.equal(rr.status, 0, rr.stderr);
-    res[conn] = py(READ + `
+    res[conn] = pyJson(READ + `
 ds = ogr.Open(sys.argv[1]); lyr = ds.GetLayer()
 n = 0; area = 0.0; holes = 0
 for f in lyr:
@@ -201,7 +180,7 @@ print(json.dumps({"n": n, "area": area, "holes": holes}))
   assert.equal(doc.crs.properties.name, 'urn:ogc:def:crs:EPSG::32650');
   const x = doc.features[0].geometry.coordinates[0][0][0];
   assert.ok(x >= 500000 && x <= 506000, 'coordinates in the raster CRS');
-  const lab = py(READ + `
+  const lab = pyJson(READ + `
 l, nd = read(sys.argv[1]); u, n = np.unique(l[l > 0], return_counts=True)
 print(json.dumps({"sizes": sorted([int(k) for k in n], reverse=True), "first": int(u[np.argmax(n)])}))
 `, c.outputs.labels.path);
@@ -217,7 +196,7 @@ test('distance_to matches gdal_proximity.py in metres', { skip }, async () => {
   const ref = path.join(dir, 'prox.tif');
   const rr = spawnSync(PY, ['/usr/bin/gdal_proximity.py', '-q', mask, ref, '-values', '1', '-distunits', 'GEO', '-ot', 'Float32'], { encoding: 'utf8' });
   assert.equal(rr.status, 0, rr.stderr);
-  const r = py(READ + `
+  const r = pyJson(READ + `
 a, _ = read(sys.argv[1]); b, _ = read(sys.argv[2])
 a = a.astype(np.float64); b = b.astype(np.float64)
 print(json.dumps({"over": float((a - b).max()), "off": float((np.abs(a - b) > 0.01).mean()), "max": float(np.abs(a - b).max())}))
@@ -232,7 +211,7 @@ print(json.dumps({"over": float((a - b).max()), "off": float((np.abs(a - b) > 0.
 
 test('change_difference, change_vector_analysis and time_series_trend match numpy; grid mismatches name both files', { skip }, async () => {
   const c = await runTool('change_difference', { before: 'urban_2018.tif', after: 'urban_2024.tif', band: 'red', threshold: 300 }, { outDir: out('chg'), cwd: cwd() });
-  const r = py(READ + `
+  const r = pyJson(READ + `
 a, _ = read(sys.argv[1], 3); b, _ = read(sys.argv[2], 3); d, dnd = read(sys.argv[3]); m, mnd = read(sys.argv[4])
 ref = b.astype(np.float64) - a
 print(json.dumps({"max": float(np.abs(d - ref).max()), "mask_mismatch": int(((ref > 300).astype(np.uint8) != m).sum())}))
@@ -242,7 +221,7 @@ print(json.dumps({"max": float(np.abs(d - ref).max()), "mask_mismatch": int(((re
   assert.match(c.summary, /increased by more than 300 over [\d.]+% of the valid area \(\d+ ha\), mostly in the (east|north-east|eastern third)/);
 
   const cva = await runTool('change_vector_analysis', { before: 'urban_2018.tif', after: 'urban_2024.tif', bands: 'nir,swir1' }, { outDir: out('cva'), cwd: cwd() });
-  const cv = py(READ + `
+  const cv = pyJson(READ + `
 a5, _ = read(sys.argv[1], 5); a6, _ = read(sys.argv[1], 6); b5, _ = read(sys.argv[2], 5); b6, _ = read(sys.argv[2], 6)
 d1 = b5.astype(np.float64) - a5; d2 = b6.astype(np.float64) - a6
 mag = np.hypot(d1, d2); ang = np.degrees(np.arctan2(d2, d1)) % 360
@@ -257,7 +236,7 @@ print(json.dumps({"mag": float(np.abs(m - mag).max() / mag.max()), "dir": float(
   const tt = await runTool('time_series_trend', {
     images: ['fire_pre.tif', 'urban_2018.tif', 'urban_2024.tif'], dates: ['2018-01-01', '2020-01-01', '2021-01-01'], band: 'nir',
   }, { outDir: out('trend'), cwd: cwd() });
-  const q = py(READ + `
+  const q = pyJson(READ + `
 ys = np.stack([read(p, 5)[0].astype(np.float64) for p in sys.argv[1:4]])
 t = np.array([2018.0, 2020.0, 2021.0])
 slope = np.polyfit(t, ys.reshape(3, -1), 1)[0].reshape(ys.shape[1:])
@@ -290,7 +269,7 @@ test('land_surface_temperature matches the REFERENCE formula in numpy; Landsat S
   const geo = { epsg: 32650, geoTransform: [500000, 30, 0, 4430000, 0, -30] as [number, number, number, number, number, number], geographic: false };
   await writeRaster(path.join(dir, 'thermal.tif'), { width: w, height: h, bands: 3, dtype: 'float32', nodata: -9999, descriptions: ['red', 'nir', 'thermal'], geo }, [red, nir, bt]);
   const r = await runTool('land_surface_temperature', { image: 'thermal.tif' }, { outDir: out('lst'), cwd: cwd() });
-  const q = py(READ + `
+  const q = pyJson(READ + `
 red, _ = read(sys.argv[1], 1); nir, _ = read(sys.argv[1], 2); bt, nd = read(sys.argv[1], 3)
 red = red.astype(np.float64); nir = nir.astype(np.float64); bt = bt.astype(np.float64)
 ndvi = (nir - red) / (nir + red)
@@ -310,7 +289,7 @@ print(json.dumps({"max": float(np.abs(mine[ok] - lst[ok]).max()), "nodata_kept":
   for (let i = 0; i < n; i++) { st[i] = 42000 + (i % 1000); sr4[i] = 9000; sr5[i] = 20000; }
   await writeRaster(path.join(dir, 'landsat.tif'), { width: w, height: h, bands: 3, dtype: 'uint16', nodata: 0, descriptions: ['SR_B4', 'SR_B5', 'ST_B10'], geo }, [sr4, sr5, st]);
   const l = await runTool('land_surface_temperature', { image: 'landsat.tif', sensor: 'landsat89_c2l2' }, { outDir: out('lst8'), cwd: cwd() });
-  const z = py(READ + `
+  const z = pyJson(READ + `
 st, _ = read(sys.argv[1], 3); mine, _ = read(sys.argv[2])
 print(json.dumps({"max": float(np.abs(mine - (st * 0.00341802 + 149.0 - 273.15)).max())}))
 `, path.join(dir, 'landsat.tif'), l.outputs.lst.path);
@@ -325,7 +304,7 @@ test('kmeans_classify, reclassify and morphology: deterministic outputs, summari
   assert.match(k1.summary, /^4 spectral clusters over 3 bands: the largest, class \d, covers \d+% of valid pixels \(\d+ ha\)/);
 
   const dem = await runTool('reclassify', { image: 'dem.tif', breaks: [100, 200, 300], labels: ['low', 'mid', 'high', 'very high'] }, { outDir: out('rc'), cwd: cwd() });
-  const r = py(READ + `
+  const r = pyJson(READ + `
 z, _ = read(sys.argv[1]); c, nd = read(sys.argv[2])
 ref = np.select([z < 100, z < 200, z < 300], [1, 2, 3], 4)
 print(json.dumps({"mismatch": int((ref != c).sum()), "nd": nd}))

@@ -8,21 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { buildLandscape, EPSG, GEOTRANSFORM, SIZE } from '../../src/core/raster/sample/landscape';
 import { writeRaster } from '../../src/core/raster/io/writer';
 import { runTool } from '../../src/core/raster/engine';
+import { gdalSkip, pyJson } from '../helpers/raster-gdal';
 
-const PY = '/usr/bin/python3';
-function gdalAvailable(): boolean {
-  const ok = spawnSync('gdalinfo', ['--version']).status === 0 && spawnSync('sh', ['-c', 'command -v gdaldem']).status === 0 && spawnSync(PY, ['-c', 'from osgeo import gdal; import numpy']).status === 0;
-  if (!ok && process.env.CI) throw new Error('GDAL (gdaldem, python3 osgeo + numpy) is required in CI');
-  return ok;
-}
-const HAVE_GDAL = gdalAvailable();
-const skip = HAVE_GDAL ? false : 'GDAL not installed (gdaldem / python3-gdal): skipping comparisons against gdaldem';
-
-function py(script: string, ...args: string[]): any {
-  const r = spawnSync(PY, ['-c', script, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`python failed (status ${r.status}, ${r.signal ?? r.error?.message ?? ""}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
+const skip = gdalSkip('comparisons against gdaldem', ['gdaldem']);
 
 /** Compares two rasters away from a 2-pixel border: max |a-b| (or circular for aspect), nodata agreement. */
 const COMPARE = `
@@ -72,7 +60,7 @@ test('slope matches gdaldem slope within 0.01° (edges and nodata windows nodata
     const out = path.join(dir, `out-${dem}`);
     const r = await runTool('slope', { dem }, { outDir: out, cwd: dir });
     gdaldem('slope', path.join(dir, dem), path.join(dir, `gdal-slope-${dem}`));
-    const c = py(COMPARE, r.outputs.slope.path, path.join(dir, `gdal-slope-${dem}`), 'linear');
+    const c = pyJson(COMPARE, r.outputs.slope.path, path.join(dir, `gdal-slope-${dem}`), 'linear');
     assert.ok(c.max <= 0.01, `max slope difference ${c.max}°`);
     assert.ok(c.n > 300000);
     assert.equal(c.nodata_mismatch, 0);
@@ -86,7 +74,7 @@ test('aspect matches gdaldem aspect within 0.01° circularly; flat cells follow 
     const out = path.join(dir, `out-${dem}`);
     const r = await runTool('aspect', { dem }, { outDir: out, cwd: dir });
     gdaldem('aspect', path.join(dir, dem), path.join(dir, `gdal-aspect-${dem}`));
-    const c = py(COMPARE, r.outputs.aspect.path, path.join(dir, `gdal-aspect-${dem}`), 'circular');
+    const c = pyJson(COMPARE, r.outputs.aspect.path, path.join(dir, `gdal-aspect-${dem}`), 'circular');
     assert.ok(c.max <= 0.01, `max aspect difference ${c.max}°`);
     assert.equal(c.nodata_mismatch, 0, 'flat/nodata cells agree with gdaldem');
     if (dem === 'dem_flat.tif') assert.ok(c.flat >= 38 * 38, `flat plateau interior is nodata (${c.flat})`);
@@ -103,7 +91,7 @@ test('hillshade matches gdaldem hillshade within 1 grey level, default and custo
     const r = await runTool('hillshade', { dem: 'dem_flat.tif', ...args }, { outDir: out, cwd: dir });
     const ref = path.join(dir, `gdal-hs-${k}.tif`);
     gdaldem('hillshade', path.join(dir, 'dem_flat.tif'), ref, flags);
-    const c = py(COMPARE, r.outputs.hillshade.path, ref, 'linear');
+    const c = pyJson(COMPARE, r.outputs.hillshade.path, ref, 'linear');
     assert.ok(c.max <= 1, `max hillshade difference ${c.max}`);
     assert.equal(c.nodata_mismatch, 0);
     assert.deepEqual(c.nodata, [0, 0]);

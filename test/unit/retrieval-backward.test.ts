@@ -172,3 +172,33 @@ test('backward: a clipped scene still has its bands, so an index can take it', a
   assert.equal(r2.ranked.find((s) => s.id === 'morphology')!.parts.feed, 1);
   assert.equal(r2.ranked.find((s) => s.id === 'ndvi')!.parts.feed, 0, 'a clipped mask has no red or NIR band');
 });
+
+test('backward: the deliverable the task names (polygons, per field, a preview) counts once its input exists', async () => {
+  const m = createMemory('extent of the algal bloom on the reservoir, as polygons');
+  addStep(m, step('ndci', [{ name: 'index', type: 'raster', path: 'ndci.tif', roles: ['index'] }]));
+  addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'bloom.tif', roles: ['mask'] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const vec = r.ranked.find((s) => s.id === 'vectorize_mask')!;
+  assert.equal(vec.parts.deliver, 1);
+  assert.equal(r.ranked[0].id, 'vectorize_mask', r.ranked.slice(0, 3).map((s) => s.id).join(', '));
+  assert.equal(r.ranked.find((s) => s.id === 'quicklook')!.parts.deliver, 0, 'the task asks for polygons, not a preview');
+  // Per-field wording asks for zonal statistics; a plain task does not.
+  const perField = createMemory('flooded cropland per field polygon');
+  addStep(perField, step('mndwi', [{ name: 'index', type: 'raster', path: 'mndwi.tif', roles: ['index'] }]));
+  addStep(perField, step('otsu_threshold', [{ name: 'mask', type: 'raster', path: 'water.tif', roles: ['mask'] }]));
+  const pf = await gw.complementarySuggestions(perField, { k: 60 });
+  assert.equal(pf.ranked.find((s) => s.id === 'zonal_stats')!.parts.deliver, 1);
+  const plain = createMemory('flooded cropland');
+  plain.trace = perField.trace;
+  const pl = await gw.complementarySuggestions(plain, { k: 60 });
+  assert.equal(pl.ranked.find((s) => s.id === 'zonal_stats')!.parts.deliver, 0);
+  // Without the weight the same polygons task ranks by the chain alone.
+  const flat = await GeoWeave.open({ stateDir: tmpDir(), weights: { deliver: 0 } });
+  try {
+    const r0 = await flat.complementarySuggestions(m, { k: 60 });
+    const s0 = r0.ranked.find((s) => s.id === 'vectorize_mask')!.score;
+    assert.ok(Math.abs(vec.score - s0 - gw.weights.deliver) < 1e-3, `${vec.score} vs ${s0}`);
+  } finally {
+    await flat.dispose();
+  }
+});

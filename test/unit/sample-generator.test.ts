@@ -7,15 +7,9 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { writeSampleWorkspace, SAMPLE_FILES } from '../../src/core/raster/sample/generate';
 import { main } from '../../src/cli/main';
+import { gdalSkip, PY } from '../helpers/raster-gdal';
 
-const PY = '/usr/bin/python3';
-function gdalAvailable(): boolean {
-  const ok = spawnSync('gdalinfo', ['--version']).status === 0 && spawnSync(PY, ['-c', 'from osgeo import gdal; import numpy']).status === 0;
-  if (!ok && process.env.CI) throw new Error('GDAL (gdalinfo, python3 osgeo + numpy) is required in CI');
-  return ok;
-}
-const HAVE_GDAL = gdalAvailable();
-const skip = HAVE_GDAL ? false : 'GDAL not installed (gdalinfo / python3-gdal): skipping GDAL checks of the sample';
+const skip = gdalSkip('GDAL checks of the sample');
 
 let root = '';
 let a = '', b = '';

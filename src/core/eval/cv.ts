@@ -6,23 +6,12 @@ import type { GeoWeave } from '../geoweave';
 import type { RetrievalMode } from '../retrieval/context';
 import type { EvalTask } from './tasks';
 import { DEFAULT_KS, evaluate, EvalReport, StepRecord } from './evaluate';
+import { mulberry32 } from '../raster/algorithms/prng';
 
 /** The category label of an id like "tr-fire-07" ("fire"); ids without one share a single stratum. */
 export function stratumOf(id: string): string {
   const m = /^[a-z]+-(.+)-\d+$/i.exec(id);
   return m ? m[1] : '';
-}
-
-/** Small seeded PRNG (mulberry32) so shuffled splits are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -41,7 +30,7 @@ export function cvFolds(tasks: EvalTask[], k: number, seed = 0): EvalTask[][] {
   }
   const folds: EvalTask[][] = Array.from({ length: k }, () => []);
   let next = 0;
-  const rand = seed ? prng(seed) : undefined;
+  const rand = seed ? mulberry32(seed) : undefined;
   for (const s of [...byStratum.keys()].sort()) {
     const group = byStratum.get(s)!.sort((a, b) => a.id.localeCompare(b.id));
     if (rand) {

@@ -32,6 +32,18 @@ const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|sin
 /** Time slots that span dates ("since 2016", "between 2015 and 2020"), not a single date ("in 2023"). */
 const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
 
+/**
+ * What the task asks to hand over, and the tools that make it. Analysts often say how they want
+ * the answer ("as polygons", "per field", "a thumbnail"); that names a closing step the chain of
+ * products alone cannot predict.
+ */
+const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
+  { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick-?look|png|figure|picture|a map (i|we) can|for the (annual )?report)\b|缩略图|预览|出图|专题图|展示|可视化/i, tools: ['quicklook'] },
+  { re: /\b(polygons?|outlines?|shapefile|geojson|vector layer|boundar(y|ies) of)\b|矢量|多边形|面要素|边界线/i, tools: ['vectorize_mask', 'polygonize'] },
+  { re: /\b(per|each|every|by) (field|parcel|plot|district|county|village|zone|polygon|site|watershed|basin|region|grid cell|cell)s?\b|每个|各个|逐个|按(地块|区|县|乡|村|流域|作物)/i, tools: ['zonal_stats'] },
+  { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
+];
+
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
 
@@ -173,6 +185,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // The task asks about time (before/after, a trend, since a year) and no step has compared dates yet.
   const slotsTime = parseQuery(memory.task).slots.time ?? [];
   const wantsTime = TEMPORAL.test(memory.task) || slotsTime.some((t) => TIME_SPAN.test(t)) || new Set(slotsTime.flatMap((t) => t.match(/(19|20)\d{2}/g) ?? [])).size >= 2;
+  const delivers = new Set(DELIVERABLES.filter((d) => d.re.test(memory.task)).flatMap((d) => d.tools));
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? [...opts.data.items, ...produced] : produced;
 
@@ -195,6 +208,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let wf = 0;
     let temporal = 0;
     let terminal = 0;
+    let deliver = 0;
     let unmet: string[] = [];
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
@@ -225,9 +239,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       blocked = unmet.length ? 1 : 0;
       temporal = wantsTime && !timeDone && takesTwoDates(m) ? 1 : 0;
       terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
+      deliver = delivers.has(id) && !unmet.length ? 1 : 0;
       score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned +
         w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
-        w.temporal * temporal + w.terminal * terminal;
+        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver;
     } else {
       score -= penalty;
     }
@@ -237,7 +252,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, done: penalty },
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, done: penalty },
       reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });

@@ -44,6 +44,8 @@ export interface Weights {
   temporal: number;
   /** Backward: the tool closes a chain (nothing usually follows it: previews, exports). */
   terminal: number;
+  /** Backward: the tool makes the deliverable the task asks for (polygons, a per-field table, a preview, a COG). */
+  deliver: number;
   /** Forward: prior for the tools an LLM proposes (first hint fully, later ones less). */
   llmHint: number;
   /** Minimum workflow score to offer a template. */
@@ -73,6 +75,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   blocked: 0,
   temporal: 0.3,
   terminal: 0.05,
+  deliver: 0.2,
   llmHint: 0.2,
   workflowThreshold: 0.6,
 };
