@@ -87,7 +87,7 @@ function swapBytes(buf: ArrayBuffer, size: number): void {
  * in an IFD would otherwise allocate gigabytes before failing. Short overruns are zero-padded (as geotiff.js expects).
  */
 class BoundedFileSource {
-  constructor(private fh: fs.promises.FileHandle, private size: number, private name: string) {}
+  constructor(private fh: fs.promises.FileHandle, private size: number) {}
   get fileSize(): number { return this.size; }
   async fetch(slices: { offset: number; length: number }[], signal?: AbortSignal): Promise<ArrayBuffer[]> {
     return Promise.all(slices.map(async ({ offset, length }) => {
@@ -110,7 +110,6 @@ class TiffDataset implements RasterDataset {
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   private tiff: any; private image: any; private decoder!: DecoderLike;
   private planar = 1; private half = false; private bytes = 1; private little = true;
-  private tilesAcross = 0; private tilesDown = 0;
   private cache = new Map<string, Promise<TypedArray>>();
   private cacheLimit = 64;
   private closed = false;
@@ -138,8 +137,6 @@ class TiffDataset implements RasterDataset {
     });
     this.planar = d.layout.planar; this.little = true; this.half = false;
     this.bytes = d.layout.bytes;
-    this.tilesAcross = Math.ceil(this.width / this.blockWidth);
-    this.tilesDown = Math.ceil(this.height / this.blockHeight);
     let fd: number;
     try { fd = fs.openSync(this.source, 'r'); } catch (e) { throw new RasterError(`${this.source}: cannot open (${(e as Error).message})`); }
     const size = fs.fstatSync(fd).size;
@@ -166,7 +163,7 @@ class TiffDataset implements RasterDataset {
         const fh = await fs.promises.open(name, 'r');
         const size = fileSize = (await fh.stat()).size;
         fd = fh.fd;
-        try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size, name), undefined, signal); }
+        try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal); }
         catch (e) { await fh.close().catch(() => undefined); throw e; }
       }
     } catch (e) {
@@ -191,8 +188,6 @@ class TiffDataset implements RasterDataset {
       if (this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1) > (512 << 20)) {
         throw new Error(`tile size ${this.blockWidth}x${this.blockHeight} is implausibly large`);
       }
-      this.tilesAcross = Math.ceil(this.width / this.blockWidth);
-      this.tilesDown = Math.ceil(this.height / this.blockHeight);
       this.geo = await readGeoInfo(image);
       const ndStr = image.fileDirectory.hasTag('GDAL_NODATA') ? String(await image.fileDirectory.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
       this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GeoInfo } from './dataset';
-import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, OutDType, DEFAULT_ZLEVEL } from './encode';
+import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, DEFAULT_ZLEVEL } from './encode';
 import { escapeXml } from './geoinfo';
 
 export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number;

@@ -1,4 +1,4 @@
-/** Shared plumbing for the analysis tools (reading whole bands, grid checks, outputs, CSV, "where" words). */
+/** Shared plumbing for the analysis tools (strip streaming, grid checks, outputs, CSV, "where" words). */
 import * as fs from 'node:fs';
 import type { RasterDataset, GeoInfo } from '../io/dataset';
 import { writeRaster, GeoTiffWriter } from '../io/writer';
@@ -13,64 +13,6 @@ import { outPath as commonOutPath } from './common';
 
 export function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-}
-
-/** A single band read whole, with the dataset it came from. */
-export interface LoadedBand {
-  ds: RasterDataset;
-  band: number;
-  data: Float32Array;
-  w: number;
-  h: number;
-  /** Argument the raster came from, for messages. */
-  arg: string;
-}
-
-/** Rows per read: keeps reads tile-friendly and lets abort land between chunks. */
-const CHUNK_ROWS = 256;
-
-export async function readWhole(b: ResolvedBand, signal: AbortSignal): Promise<Float32Array> {
-  const { width: w, height: h } = b.dataset;
-  const out = new Float32Array(w * h);
-  for (let y = 0; y < h; y += CHUNK_ROWS) {
-    checkAbort(signal);
-    const rows = Math.min(CHUNK_ROWS, h - y);
-    out.set(await readResolved(b, 0, y, w, rows, signal), y * w);
-  }
-  return out;
-}
-
-/** Resolves roles on one raster argument and reads each band whole; the dataset stays open until close(). */
-export async function loadRoles(
-  ctx: ToolContext, imageArg: string, roles: string[], roleArgs: Record<string, unknown>,
-): Promise<{ bands: Record<string, LoadedBand>; close: () => Promise<void> }> {
-  const image = ctx.args[imageArg];
-  if (image === undefined || image === null || image === '') throw new Error(`argument "${imageArg}" is required (a GeoTIFF path)`);
-  let resolved: Record<string, ResolvedBand>;
-  try {
-    resolved = await resolveBands(image, roles, { sensor: ctx.args.sensor, ...roleArgs }, { cwd: ctx.cwd, signal: ctx.signal });
-  } catch (e) {
-    throw prefixArg(e, imageArg);
-  }
-  try {
-    const bands: Record<string, LoadedBand> = {};
-    for (const role of roles) {
-      const r = resolved[role];
-      bands[role] = { ds: r.dataset, band: r.band, data: await readWhole(r, ctx.signal), w: r.dataset.width, h: r.dataset.height, arg: imageArg };
-    }
-    return { bands, close: () => closeResolved(resolved) };
-  } catch (e) {
-    await closeResolved(resolved);
-    throw e;
-  }
-}
-
-/** One band (argument `bandArg`, default 1) of raster argument `imageArg`, read whole and closed. */
-export async function loadBand(ctx: ToolContext, imageArg: string, bandArg = 'band'): Promise<LoadedBand> {
-  const band = ctx.args[bandArg] ?? 1;
-  const { bands, close } = await loadRoles(ctx, imageArg, ['band'], { band });
-  await close();
-  return bands.band;
 }
 
 function prefixArg(e: unknown, arg: string): Error {
