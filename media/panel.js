@@ -5,6 +5,10 @@
   const vscode = acquireVsCodeApi();
   /** @type {any} */
   let state = vscode.getState() || null;
+  // Text typed in the task box but not submitted yet, and the task it was typed over: it survives
+  // the panel being hidden (the webview is torn down) as long as the host's task is unchanged.
+  /** @type {{ text: string, base: string } | undefined} */
+  let draft = state && state.draft;
   // Suggestions already shown before the panel was hidden do not scroll it again.
   let lastComplementary = state ? state.complementary.map((g) => g.suggestions.map((x) => x.id).join(',')).join('|') : '';
   const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -49,9 +53,47 @@
         el('button', { type: 'button', class: 'dismiss secondary', 'aria-label': `Dismiss: ${label}`, onclick: () => send({ type: 'dismiss', toolId: s.id, origin }) }, icon('close'), 'Dismiss')));
   }
 
+  function save() {
+    vscode.setState(state ? { ...state, draft } : null);
+  }
+
+  /** Which control has the focus, so that re-rendering the lists does not drop it to the body. */
+  function focusedControl() {
+    const a = document.activeElement;
+    if (!(a instanceof HTMLButtonElement)) return undefined;
+    const li = a.closest('li.suggestion');
+    const cls = ['insert', 'insert-run', 'dismiss', 'insert-workflow'].find((c) => a.classList.contains(c));
+    if (!cls) return undefined;
+    const list = li ? li.getAttribute('data-origin') : 'workflow';
+    const items = li ? [...document.querySelectorAll(`li.suggestion[data-origin="${list}"]`)] : [];
+    return { cls, tool: li && li.getAttribute('data-tool'), origin: list, at: li ? items.indexOf(li) : 0 };
+  }
+
+  function restoreFocus(f) {
+    if (!f || (document.activeElement && document.activeElement !== document.body)) return;
+    if (f.cls === 'insert-workflow') {
+      const b = document.querySelector('button.insert-workflow');
+      if (b instanceof HTMLElement) b.focus();
+      return;
+    }
+    const same = document.querySelector(`li.suggestion[data-origin="${f.origin}"][data-tool="${f.tool}"] button.${f.cls}`);
+    // A dismissed suggestion is gone: its neighbour (now at the same place) takes the focus.
+    const items = [...document.querySelectorAll(`li.suggestion[data-origin="${f.origin}"]`)];
+    const near = items.length ? items[Math.min(f.at, items.length - 1)].querySelector(`button.${f.cls}`) : null;
+    const target = same || near || $('suggest');
+    if (target instanceof HTMLElement) target.focus();
+  }
+
   function render() {
     if (!state) return;
-    if (document.activeElement !== task) task.value = state.task || '';
+    const focused = focusedControl();
+    if (document.activeElement !== task) {
+      if (draft && draft.base === (state.task || '')) task.value = draft.text;
+      else {
+        draft = undefined;
+        task.value = state.task || '';
+      }
+    }
     $('index').textContent = state.index || '';
     const status = $('status');
     status.textContent = state.busy || state.error || (state.notebook ? `Notebook: ${state.notebook}` : 'No GeoWeave notebook open: inserting creates one.');
@@ -93,18 +135,26 @@
       el('div', { class: 'reason', text: m.resultSummary }))));
     if (!state.memory.length) mem.replaceChildren(el('li', { class: 'muted empty', text: 'No steps yet.' }));
     /** @type {HTMLButtonElement} */ ($('clear')).disabled = !state.memory.length;
+    restoreFocus(focused);
   }
 
   function submitTask() {
+    draft = undefined;
+    save();
     send({ type: 'describeTask', task: task.value });
   }
 
   $('suggest').addEventListener('click', submitTask);
+  // Enter submits (a task is one request); Shift+Enter starts a new line.
   task.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       submitTask();
     }
+  });
+  task.addEventListener('input', () => {
+    draft = { text: task.value, base: state ? state.task || '' : '' };
+    save();
   });
   $('clear').addEventListener('click', () => send({ type: 'clearMemory' }));
 
@@ -113,8 +163,11 @@
     if (!m || typeof m !== 'object') return;
     if (m.type === 'state' && m.state) {
       state = m.state;
-      vscode.setState(state);
       render();
+      save();
+    } else if (m.type === 'focusTask') {
+      task.focus();
+      task.select();
     }
   });
 

@@ -49,7 +49,9 @@ export interface PanelState {
 /** Host → panel. */
 export type HostToPanel =
   /** Replace the whole view (progress and errors travel in `state.busy` / `state.error`). */
-  { type: 'state'; state: PanelState };
+  | { type: 'state'; state: PanelState }
+  /** Put the keyboard focus in the task box (the Describe Task command). */
+  | { type: 'focusTask' };
 
 /** Panel → host. */
 export type PanelToHost =

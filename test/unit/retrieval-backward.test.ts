@@ -202,3 +202,18 @@ test('backward: the deliverable the task names (polygons, per field, a preview) 
     await flat.dispose();
   }
 });
+
+test('backward: an indicator the task names is computed next after a preparation step', async () => {
+  const m = createMemory('先去云，再按作物类型统计NDMI');
+  addStep(m, step('cloud_mask', [{ name: 'mask', type: 'raster', path: 'clouds.tif', roles: ['mask', 'cloud'] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const ndmi = r.ranked.find((s) => s.id === 'ndmi')!;
+  assert.equal(ndmi.parts.named, 1);
+  assert.equal(r.ranked.find((s) => s.id === 'ndvi')!.parts.named, 0, 'only the indicator the task names');
+  assert.ok(r.ranked.slice(0, 3).some((s) => s.id === 'ndmi'), r.ranked.slice(0, 3).map((s) => s.id).join(', '));
+  // Once it has run it is not pushed again.
+  addStep(m, step('ndmi', [{ name: 'index', type: 'raster', path: 'ndmi.tif', roles: ['index'] }]));
+  const after = await gw.complementarySuggestions(m, { k: 60 });
+  assert.equal(after.ranked.find((s) => s.id === 'ndmi')?.parts.named ?? 0, 0);
+  assert.ok(!after.ranked.slice(0, 10).some((s) => s.id === 'ndmi'));
+});

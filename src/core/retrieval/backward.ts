@@ -186,6 +186,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const slotsTime = parseQuery(memory.task).slots.time ?? [];
   const wantsTime = TEMPORAL.test(memory.task) || slotsTime.some((t) => TIME_SPAN.test(t)) || new Set(slotsTime.flatMap((t) => t.match(/(19|20)\d{2}/g) ?? [])).size >= 2;
   const delivers = new Set(DELIVERABLES.filter((d) => d.re.test(memory.task)).flatMap((d) => d.tools));
+  // Indicators the task names outright ("mean NDVI inside", "统计NDMI") whose tool has not run yet.
+  const named = new Set((taskParsed.slots.indicator ?? []).map((x) => x.toLowerCase()).filter((id) => ctx.tools.has(id) && !done.has(id)));
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? [...opts.data.items, ...produced] : produced;
 
@@ -209,6 +211,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let temporal = 0;
     let terminal = 0;
     let deliver = 0;
+    let indicator = 0;
     let unmet: string[] = [];
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
@@ -240,9 +243,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       temporal = wantsTime && !timeDone && takesTwoDates(m) ? 1 : 0;
       terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
       deliver = delivers.has(id) && !unmet.length ? 1 : 0;
+      indicator = named.has(id) ? 1 : 0;
       score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned +
         w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
-        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver;
+        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver + w.named * indicator;
     } else {
       score -= penalty;
     }
@@ -252,7 +256,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, done: penalty },
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, done: penalty },
       reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });

@@ -46,6 +46,8 @@ export interface Weights {
   terminal: number;
   /** Backward: the tool makes the deliverable the task asks for (polygons, a per-field table, a preview, a COG). */
   deliver: number;
+  /** Backward: the task names the indicator this tool computes (NDVI, NDMI…) and it has not run yet. */
+  named: number;
   /** Forward: prior for the tools an LLM proposes (first hint fully, later ones less). */
   llmHint: number;
   /** Minimum workflow score to offer a template. */
@@ -76,6 +78,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   temporal: 0.3,
   terminal: 0.05,
   deliver: 0.2,
+  named: 0.3,
   llmHint: 0.2,
   workflowThreshold: 0.6,
 };
