@@ -60,7 +60,8 @@
   /** Which control has the focus, so that re-rendering the lists does not drop it to the body. */
   function focusedControl() {
     const a = document.activeElement;
-    if (!(a instanceof HTMLButtonElement)) return undefined;
+    // Only while the panel has the keyboard: never pull the focus back from the notebook.
+    if (!(a instanceof HTMLButtonElement) || !document.hasFocus()) return undefined;
     const li = a.closest('li.suggestion');
     const cls = ['insert', 'insert-run', 'dismiss', 'insert-workflow'].find((c) => a.classList.contains(c));
     if (!cls) return undefined;

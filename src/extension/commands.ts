@@ -18,6 +18,8 @@ export interface CommandDeps {
   assistant: Assistant;
   log: Log;
   secrets: vscode.SecretStorage;
+  /** The side panel: the Describe Task command puts the focus in its task box. */
+  panel: { focusTask(): Promise<void> };
 }
 
 type Factory = (d: CommandDeps) => (...args: unknown[]) => unknown;
@@ -28,11 +30,14 @@ export const COMMANDS: Record<string, Factory> = {
     if (!dir) return vscode.window.showErrorMessage('GeoWeave: open a folder first; notebooks and outputs live in the workspace.');
     await createNotebookFile(dir, d.assistant.task(), config.workingMemorySize());
   },
-  'geoweave.describeTask': (d) => async () => {
-    const task = await vscode.window.showInputBox({ title: 'GeoWeave: describe your analysis task', value: d.assistant.task(), placeHolder: 'e.g. assess vegetation health in the Sentinel-2 scene' });
-    if (task === undefined) return;
-    await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
-    await d.assistant.describeTask(task);
+  // The task is typed in the panel (Enter submits); a string argument (a link, a keybinding) sets it directly.
+  'geoweave.describeTask': (d) => async (task?: unknown) => {
+    if (typeof task === 'string') {
+      await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
+      await d.assistant.describeTask(task);
+      return;
+    }
+    await d.panel.focusTask();
   },
   'geoweave.findTool': (d) => () => findTool(d),
   'geoweave.suggestNext': (d) => async () => {
@@ -165,6 +170,8 @@ async function newManifest(d: CommandDeps): Promise<void> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file + '.tmp', stableStringify(scaffold));
   fs.renameSync(file + '.tmp', file);
+  // Index it now: a file watcher can miss a file written into a folder it has not seen yet.
+  await d.retrieval.reload().catch((e) => d.log.error(`reload after New Tool Manifest failed: ${(e as Error).message}`));
   await vscode.window.showTextDocument(vscode.Uri.file(file));
 }
 

@@ -34,7 +34,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new ToolController(retrieval, assistant, log),
     vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
     new ToolCellLanguage(retrieval, data),
-    registerCommands({ retrieval, assistant, log, secrets: context.secrets }),
+    registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),
     registerStatus(retrieval),
     registerManifestWatch(retrieval, log),
   );

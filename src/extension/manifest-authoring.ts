@@ -1,5 +1,6 @@
 /** Re-index when workspace or extra manifests change on disk; rebuild when index settings change. */
 import * as vscode from 'vscode';
+import * as path from 'path';
 import type { RetrievalService } from './retrieval-service';
 import { config } from './config';
 import type { Log } from './log';
@@ -22,10 +23,16 @@ export function registerManifestWatch(retrieval: RetrievalService, log: Log): vs
     w.onDidCreate(reload);
     w.onDidDelete(reload);
   }
+  // Saving in the editor re-indexes even when the watcher missed the folder (created after it started).
+  const saved = vscode.workspace.onDidSaveTextDocument((doc) => {
+    const file = doc.uri.fsPath;
+    const folders = config.manifestFolders(retrieval.workspaceDir());
+    if (file.endsWith('.json') && (file.includes(`${path.sep}.geoweave${path.sep}tools${path.sep}`) || folders.some((f) => file.startsWith(f + path.sep)))) reload(doc.uri);
+  });
   const settings = vscode.workspace.onDidChangeConfiguration((e) => {
     if (!config.affectsIndex(e) || !retrieval.peek()) return;
     log.info('index settings changed: rebuilding');
     retrieval.rebuild().catch((err) => log.error(`rebuild failed: ${(err as Error).message}`));
   });
-  return vscode.Disposable.from(...watchers, settings, { dispose: () => clearTimeout(timer) });
+  return vscode.Disposable.from(...watchers, saved, settings, { dispose: () => clearTimeout(timer) });
 }

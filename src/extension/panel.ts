@@ -11,6 +11,8 @@ export const PANEL_VIEW_ID = 'geoweave.panel';
 
 export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view?: vscode.WebviewView;
+  /** Until when a focus request waits for a panel that is still loading its script. */
+  private focusPendingUntil = 0;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly extensionUri: vscode.Uri, private readonly assistant: Assistant, private readonly log: Log) {
@@ -28,8 +30,16 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
     );
   }
 
-  private post(message: HostToPanel): void {
-    void this.view?.webview.postMessage(message);
+  private post(message: HostToPanel): Thenable<boolean> {
+    return this.view?.webview.postMessage(message) ?? Promise.resolve(false);
+  }
+
+  /** Shows the panel and puts the keyboard focus in its task box. */
+  async focusTask(): Promise<void> {
+    this.focusPendingUntil = Date.now() + 10000;
+    await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
+    // A panel that was never shown (or was hidden) asks with 'ready' once its script runs.
+    if (await this.post({ type: 'focusTask' })) this.focusPendingUntil = 0;
   }
 
   private receive(raw: unknown): void {
@@ -43,7 +53,13 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
 
   private async handle(m: PanelToHost): Promise<void> {
     switch (m.type) {
-      case 'ready': return this.post({ type: 'state', state: this.assistant.state() });
+      case 'ready':
+        await this.post({ type: 'state', state: this.assistant.state() });
+        if (Date.now() < this.focusPendingUntil) {
+          this.focusPendingUntil = 0;
+          await this.post({ type: 'focusTask' });
+        }
+        return;
       case 'describeTask': return this.assistant.describeTask(m.task);
       case 'insert': return this.assistant.insert(m.toolId, m.origin, m.run);
       case 'insertWorkflow': return this.assistant.insertWorkflow(m.workflowId);
@@ -74,7 +90,7 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
     <h2 id="task-h">Task</h2>
     <label for="task" class="sr-only">Describe your analysis task</label>
     <textarea id="task" rows="3" placeholder="Describe your analysis task"></textarea>
-    <div class="row"><button id="suggest" type="button" title="Rank tools for the task (Ctrl+Enter)"><span class="codicon codicon-search" aria-hidden="true"></span>Suggest tools</button><span id="index" class="muted"></span></div>
+    <div class="row"><button id="suggest" type="button" title="Rank tools for the task (Enter in the task box; Shift+Enter for a new line)"><span class="codicon codicon-search" aria-hidden="true"></span>Suggest tools</button><span id="index" class="muted"></span></div>
     <div id="status" role="status" class="muted"></div>
   </section>
   <section aria-labelledby="fwd-h"><h2 id="fwd-h">Candidates</h2><div id="forward"></div></section>

@@ -147,7 +147,9 @@ export class RetrievalService implements vscode.Disposable {
         this.deps.log.warn(`manifest problem: ${p.file} ${p.path}: ${p.message}`);
         continue;
       }
-      const d = new vscode.Diagnostic(problemRange(p), `${p.path ? p.path + ': ' : ''}${p.message}`,
+      // Messages from schema validation already start with the JSON path.
+      const text = p.path && !p.message.startsWith(p.path) ? `${p.path}: ${p.message}` : p.message;
+      const d = new vscode.Diagnostic(problemRange(p), text,
         p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
       d.source = 'GeoWeave';
       byFile.set(p.file, [...(byFile.get(p.file) ?? []), d]);
