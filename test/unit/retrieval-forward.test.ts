@@ -71,6 +71,24 @@ test('a task that fits a workflow template offers it', async () => {
   assert.equal(none.workflow, undefined);
 });
 
+test('a plainly worded task gets its template when its best matches are the template\'s own steps', async () => {
+  // Below the text threshold, but dnbr, burn_severity and area_by_class are among its best matches.
+  const task = 'how severe was the burn and how many hectares burned';
+  const r = await gw.forwardCandidates(task, { k: 10 });
+  assert.equal(r.workflow?.id, 'burn_severity');
+  assert.ok(r.workflow!.score < gw.weights.workflowThreshold && r.workflow!.coverage! >= gw.weights.workflowCoverage, JSON.stringify(r.workflow));
+  assert.equal((await gw.forwardCandidates('how much did the town grow since 2018', { k: 10 })).workflow?.id, 'urban_expansion');
+  // Shared steps (area_by_class, connected_patches) alone do not make a template fit.
+  assert.equal((await gw.forwardCandidates('计算坡向并统计朝北坡的面积', { k: 10 })).workflow, undefined);
+  assert.equal((await gw.forwardCandidates('slope map of the hills', { k: 10 })).workflow, undefined);
+  const strict = await GeoWeave.open({ stateDir: tmpDir(), weights: { workflowLow: 1 } });
+  try {
+    assert.equal((await strict.forwardCandidates(task, { k: 10 })).workflow, undefined, 'the text score alone does not reach the threshold');
+  } finally {
+    await strict.dispose();
+  }
+});
+
 test('the full system ranks a multi-tool task at least as well as BM25 alone', async () => {
   const task = 'how many hectares burned, and how severe was the fire?';
   const gold = ['dnbr', 'burn_severity', 'area_by_class'];

@@ -50,8 +50,11 @@ export interface Weights {
   named: number;
   /** Forward: prior for the tools an LLM proposes (first hint fully, later ones less). */
   llmHint: number;
-  /** Minimum workflow score to offer a template. */
+  /** Minimum workflow score to offer a template … */
   workflowThreshold: number;
+  /** … or this lower score when its distinctive steps among the task's best text matches reach workflowCoverage. */
+  workflowLow: number;
+  workflowCoverage: number;
 }
 
 export const DEFAULT_WEIGHTS: Weights = {
@@ -81,6 +84,8 @@ export const DEFAULT_WEIGHTS: Weights = {
   named: 0.3,
   llmHint: 0.2,
   workflowThreshold: 0.6,
+  workflowLow: 0.3,
+  workflowCoverage: 1.25,
 };
 
 export interface WorkflowEntry { workflow: WorkflowTemplate; vectors: Float32Array[]; terms: Set<string> }

@@ -35,12 +35,13 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
   const pool = Math.max(60, k * 5);
   const rel = await relevance(ctx, text, parsed.terms, mode, pool, opts.signal);
   const w = ctx.weights;
-  const wfMatch = mode === 'full' || mode === 'hybrid' ? await matchWorkflow(ctx, text, parsed) : undefined;
-  const workflow = wfMatch && wfMatch.score >= w.workflowThreshold ? wfMatch : undefined;
-
   // Graph prior: tools linked to the strongest text matches (multi-step tasks need their neighbours).
   const ranked = [...rel.entries()].sort((a, b) => b[1].base - a[1].base);
   const seeds = ranked.slice(0, 5);
+  const wfMatch = mode === 'full' || mode === 'hybrid' ? await matchWorkflow(ctx, text, parsed, seeds.map(([id]) => id)) : undefined;
+  // A template is offered when the task reads like it, or reads somewhat like it and its own best
+  // text matches already include enough of the template's distinctive steps.
+  const workflow = wfMatch && (wfMatch.score >= w.workflowThreshold || (wfMatch.score >= w.workflowLow && (wfMatch.coverage ?? 0) >= w.workflowCoverage)) ? wfMatch : undefined;
   const scored: { id: string; m: ToolManifest; r: Relevance; score: number; graph: number; graphWhy: string[]; learned: number; learnedTerms: string[]; exec: number; wf: number; hint: number }[] = [];
   const universe = new Set<string>([...rel.keys(), ...hints]);
   if (mode === 'full') {
@@ -106,8 +107,10 @@ function round(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
 
-/** Best workflow template for the task (dense over description+examples, plus term overlap). */
-export async function matchWorkflow(ctx: RetrievalContext, task: string, parsed: ParsedQuery): Promise<WorkflowMatch | undefined> {
+/** Best workflow template for the task (dense over description+examples, plus term overlap);
+ *  `coverage` counts its steps among `seeds`, the task's best text matches, each step weighted by
+ *  1 / the number of templates that use it. */
+export async function matchWorkflow(ctx: RetrievalContext, task: string, parsed: ParsedQuery, seeds: string[] = []): Promise<WorkflowMatch | undefined> {
   if (!ctx.workflows.length) return undefined;
   const q = await embedQuery(ctx, task);
   let best: WorkflowMatch | undefined;
@@ -119,7 +122,9 @@ export async function matchWorkflow(ctx: RetrievalContext, task: string, parsed:
     const l = qTerms.size ? overlap / qTerms.size : 0;
     const score = 0.7 * d + 0.3 * l;
     if (!best || score > best.score) {
-      best = { id: e.workflow.id, name: e.workflow.name ?? e.workflow.id.replace(/_/g, ' '), description: e.workflow.description, steps: e.workflow.steps, score: round(score) };
+      // Steps many templates share (area_by_class, cloud_mask…) say little about which one fits.
+      const coverage = e.workflow.steps.filter((t) => seeds.includes(t)).reduce((sum, t) => sum + 1 / ctx.workflows.filter((o) => o.workflow.steps.includes(t)).length, 0);
+      best = { id: e.workflow.id, name: e.workflow.name ?? e.workflow.id.replace(/_/g, ' '), description: e.workflow.description, steps: e.workflow.steps, score: round(score), coverage };
     }
   }
   return best;

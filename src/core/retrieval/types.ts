@@ -65,6 +65,8 @@ export interface WorkflowMatch {
   description: string;
   steps: string[];
   score: number;
+  /** Its steps among the task's best text matches, each weighted by 1 / the templates using it. */
+  coverage?: number;
 }
 
 /** Slots parsed from a task ("task type, target, indicator, time, place, data hints"). */
