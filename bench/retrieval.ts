@@ -10,10 +10,10 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { GeoWeave } from '../src/core/geoweave';
 import { BuiltinEmbedder } from '../src/core/embed/builtin';
-import { ExactIndex } from '../src/core/index/exact';
+import { ExactIndex, topK } from '../src/core/index/exact';
 import { TwoStageIndex, twoStageOptions } from '../src/core/index/two-stage';
 import type { TwoStageOptions } from '../src/core/index/two-stage';
-import type { HnswParams } from '../src/core/index/vector-index';
+import type { HnswParams, Neighbor } from '../src/core/index/vector-index';
 import type { ProjectionOptions } from '../src/core/index/projection';
 import { loadCatalog } from '../src/core/manifests/load';
 import { allTexts } from '../src/core/index/text';
@@ -94,22 +94,18 @@ function highRankCatalog(n: number): { texts: string[]; queries: string[] } {
  * zeros. It visits only the query's non-zeros in every row, so it is the strongest plain-JS exact
  * scan for these vectors (dense embedders get no such shortcut). Printed beside the dense scan.
  */
-function sparseExactScan(matrix: Float32Array, n: number, d: number, q: Float32Array, k: number): number[] {
+function sparseExactScan(matrix: Float32Array, labels: number[], d: number, q: Float32Array, k: number): Neighbor[] {
   const idx: number[] = [];
   const val: number[] = [];
   for (let j = 0; j < d; j++) if (q[j] !== 0) { idx.push(j); val.push(q[j]); }
-  const best: { label: number; score: number }[] = [];
-  for (let i = 0; i < n; i++) {
+  const scores = new Float32Array(labels.length);
+  for (let i = 0; i < labels.length; i++) {
     const off = i * d;
     let s = 0;
     for (let j = 0; j < idx.length; j++) s += matrix[off + idx[j]] * val[j];
-    if (best.length === k && s <= best[k - 1].score) continue;
-    let pos = best.length;
-    while (pos > 0 && best[pos - 1].score < s) pos--;
-    best.splice(pos, 0, { label: i, score: s });
-    if (best.length > k) best.pop();
+    scores[i] = s;
   }
-  return best.map((b) => b.label);
+  return topK(scores, labels, k);
 }
 
 interface Opts { hnsw?: Partial<HnswParams>; projection?: Partial<ProjectionOptions>; candidates?: number }
@@ -138,6 +134,7 @@ async function annVsExact(n: number, o: Opts, efs: number[], kind: 'synthetic' |
   const truth = qv.map((q) => exact.search(q, 10));
   const matrix = new Float32Array(n * emb.dimension);
   vecs.forEach((v, i) => matrix.set(v, i * emb.dimension));
+  const labels = vecs.map((_, i) => i);
   const p = index.projection;
   const stage = p ? `PCA ${emb.dimension} -> ${p.outDim} dims (keeps ${(p.energy * 100).toFixed(2)}% of the energy), ${options.candidates} candidates re-ranked exactly` : 'no projection (full-dimension graph)';
   console.log(`\n${kind} catalog: ${n} tools x ${emb.dimension} dims, ${qv.length} queries (embed ${(embedMs / 1000).toFixed(1)} s, index build ${(buildMs / 1000).toFixed(1)} s)`);
@@ -156,7 +153,7 @@ async function annVsExact(n: number, o: Opts, efs: number[], kind: 'synthetic' |
       exact.search(q, 10);
       tE.push(performance.now() - s);
       s = performance.now();
-      sparseExactScan(matrix, n, emb.dimension, q, 10);
+      sparseExactScan(matrix, labels, emb.dimension, q, 10);
       tS.push(performance.now() - s);
       s = performance.now();
       const res = index.search(q, 10);

@@ -6,6 +6,7 @@ import * as path from 'path';
 import type { GeoWeave } from '../core/geoweave';
 import type { EmbedderConfig } from '../core/embed/types';
 import type { ManifestProblem } from '../core/manifests/types';
+import { formatProblem, problemMessage } from '../core/manifests/problem';
 import { config } from './config';
 import { coreLogger, Log } from './log';
 import { openaiKey } from './secrets';
@@ -144,12 +145,10 @@ export class RetrievalService implements vscode.Disposable {
     const byFile = new Map<string, vscode.Diagnostic[]>();
     for (const p of problems) {
       if (!path.isAbsolute(p.file)) {
-        this.deps.log.warn(`manifest problem: ${p.file} ${p.path}: ${p.message}`);
+        this.deps.log.warn(`manifest problem: ${formatProblem(p)}`);
         continue;
       }
-      // Messages from schema validation already start with the JSON path.
-      const text = p.path && !p.message.startsWith(p.path) ? `${p.path}: ${p.message}` : p.message;
-      const d = new vscode.Diagnostic(problemRange(p), text,
+      const d = new vscode.Diagnostic(problemRange(p), problemMessage(p),
         p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
       d.source = 'GeoWeave';
       byFile.set(p.file, [...(byFile.get(p.file) ?? []), d]);

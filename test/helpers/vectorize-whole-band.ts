@@ -1,6 +1,7 @@
 /** The former whole-band vectorizer (labels + edge flags for every pixel), kept as the reference the streaming one must reproduce. */
 import { connectedComponents } from '../../src/core/raster/algorithms/components';
 import type { GeoTransform, Ring, MaskPolygon } from '../../src/core/raster/algorithms/vectorize';
+import { signedArea } from '../../src/core/raster/algorithms/vectorize';
 
 // Directions in pixel space (y down), clockwise order: right, down, left, up.
 const DX = [1, 0, -1, 0];
@@ -104,15 +105,6 @@ function splitAtRepeats(pts: [number, number][], W1: number): [number, number][]
   }
   loops.push(stack);
   return loops;
-}
-
-function signedArea(r: Ring): number {
-  let s = 0;
-  for (let i = 0; i < r.length; i++) {
-    const [x0, y0] = r[i], [x1, y1] = r[(i + 1) % r.length];
-    s += x0 * y1 - x1 * y0;
-  }
-  return s / 2;
 }
 
 function orient(r: Ring, ccw: boolean): Ring {

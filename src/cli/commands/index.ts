@@ -2,7 +2,7 @@
 import { ParsedArgs, UsageError } from '../args';
 import type { CliIO } from '../main';
 import { openFrom } from '../common';
-import { formatProblem } from '../../core/manifests/load';
+import { formatProblem } from '../../core/manifests/problem';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const sub = args.positionals[0];

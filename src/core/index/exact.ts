@@ -56,7 +56,8 @@ function dotAt(data: Float32Array, off: number, q: Float32Array, d: number): num
   return s;
 }
 
-function topK(scores: Float32Array, labels: number[], k: number): Neighbor[] {
+/** The k best (label, score) pairs, best first. */
+export function topK(scores: Float32Array, labels: number[], k: number): Neighbor[] {
   const kk = Math.min(k, scores.length);
   // Small k: keep a sorted buffer instead of sorting all n scores.
   const best: Neighbor[] = [];

@@ -108,8 +108,3 @@ function readJson(file: string, problems: ManifestProblem[]): unknown {
     return undefined;
   }
 }
-
-/** One line per problem, for logs and the CLI. */
-export function formatProblem(p: ManifestProblem): string {
-  return `${p.severity}: ${p.file}${p.path ? ' ' + p.path : ''}: ${p.message}`;
-}

@@ -27,7 +27,8 @@ export function vectorizeMask(mask: Uint8Array, w: number, h: number, gt: GeoTra
   return polys;
 }
 
-function signedArea(r: Ring): number {
+/** Shoelace signed area of a ring: positive when counter-clockwise in map coordinates. */
+export function signedArea(r: Ring): number {
   let s = 0;
   for (let i = 0; i < r.length; i++) {
     const [x0, y0] = r[i], [x1, y1] = r[(i + 1) % r.length];
