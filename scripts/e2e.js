@@ -1070,6 +1070,34 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     return `scaffold .geoweave/tools/${MANIFEST_ID}.json (${base} → ${base + 1} tools); Problems: ${error.file} → "${error.message}", ${base} tools; fixed: error gone, ${base + 1} tools; Find Tool "${query}": ${top.map((r) => `${r.id} (${r.description.split('·').pop().trim()})`).join(', ')}`;
   });
 
+  await step(page, 'a JSON file in front of the notebook: the panel keeps working on the notebook, Insert brings it back with the new cell', async () => {
+    const nbName = notebookFile ?? fs.readdirSync(ws).find((f) => f.endsWith('.geonb'));
+    await page.keyboard.press('Escape');
+    await page.click(`.tabs-container .tab:has-text("${nbName}")`);
+    const cellsBefore = await until('the notebook cell count', () => cellCount(page), 15000);
+    await page.click(`.tabs-container .tab:has-text("${MANIFEST_ID}.json")`);
+    await until(`${MANIFEST_ID}.json in front`, async () => (await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')).includes(`${MANIFEST_ID}.json`), 15000);
+    await palette(page, 'View: Show GeoWeave');
+    panel = await panelFrame(page);
+    const status = await until('the panel status naming the notebook', async () => {
+      const t = await panel.$eval('#status', (el) => el.textContent).catch(() => '');
+      return t.includes(nbName) ? t : null;
+    }, 15000);
+    const front = await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '');
+    if (!front.includes(`${MANIFEST_ID}.json`)) throw new Error(`"${front}" is in front, not the manifest`);
+    const tool = await until('a forward candidate', () => panel.$eval('#forward-list li.suggestion', (li) => li.getAttribute('data-tool')).catch(() => null), 30000);
+    await panel.click(`#forward-list li.suggestion[data-tool="${tool}"] button.insert`);
+    const inserted = await until(`the notebook back in front with a new ${tool} cell`, async () => {
+      if (!(await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')).includes(nbName)) return null;
+      if ((await cellCount(page)) !== cellsBefore + 1) return null;
+      const t = await cellTextAt(page, cellsBefore);
+      return t && new RegExp(`^\\s*${tool}\\b`).test(t) ? t.trim().split('\n')[0] : null;
+    }, 60000);
+    const notebooks = fs.readdirSync(ws).filter((f) => f.endsWith('.geonb'));
+    if (notebooks.length !== 1) throw new Error(`a second notebook was created: ${notebooks.join(', ')}`);
+    return `${MANIFEST_ID}.json in front, panel status "${status}"; Insert ${tool} → ${nbName} back in front, cell ${cellsBefore + 1} "${inserted}", no new notebook`;
+  });
+
   await step(page, 'walkthrough "Create sample workspace" writes the sample and opens its notebook', async () => {
     await page.keyboard.press('Escape');
     await palette(page, 'Welcome: Open Walkthrough...');

@@ -13,7 +13,7 @@ import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { WorkspaceData } from './workspace-data';
-import { activeNotebookEditor, appendToolCells, createNotebookFile, earlierCells, isGeoNotebook, memoryOf, setMemory } from './notebook-session';
+import { activeNotebookEditor, appendToolCells, createNotebookFile, currentNotebook, earlierCells, editorFor, isGeoNotebook, memoryOf, setMemory } from './notebook-session';
 
 interface NotebookView {
   forward?: ForwardResult;
@@ -42,7 +42,7 @@ export class Assistant implements vscode.Disposable {
       vscode.workspace.onDidSaveNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
       vscode.window.onDidChangeActiveNotebookEditor(() => this.followActiveNotebook()),
       vscode.workspace.onDidCloseNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
-      vscode.workspace.onDidChangeNotebookDocument((e) => { if (e.metadata && isGeoNotebook(e.notebook) && e.notebook === activeNotebookEditor()?.notebook) this.push(); }),
+      vscode.workspace.onDidChangeNotebookDocument((e) => { if (e.metadata && isGeoNotebook(e.notebook) && e.notebook === currentNotebook()) this.push(); }),
       retrieval.onDidChange(() => this.push()),
     );
   }
@@ -59,7 +59,7 @@ export class Assistant implements vscode.Disposable {
   }
 
   private notebook(): vscode.NotebookDocument | undefined {
-    return activeNotebookEditor()?.notebook;
+    return currentNotebook();
   }
 
   task(): string {
@@ -194,6 +194,8 @@ export class Assistant implements vscode.Disposable {
   private async targetEditor(): Promise<vscode.NotebookEditor | undefined> {
     const existing = activeNotebookEditor();
     if (existing) return existing;
+    const open = currentNotebook();
+    if (open) return editorFor(open);
     const dir = this.retrieval.workspaceDir();
     if (!dir) {
       void vscode.window.showErrorMessage('GeoWeave: open a folder first; notebooks and outputs live in the workspace.');

@@ -9,7 +9,7 @@ import type { RetrievalService } from './retrieval-service';
 import type { Assistant } from './assistant';
 import { runCells } from './assistant';
 import { promptOpenaiKey } from './secrets';
-import { activeNotebookEditor, createNotebookFile } from './notebook-session';
+import { createNotebookFile, currentNotebook } from './notebook-session';
 import { stableStringify } from '../core/notebook/notebook-file';
 import { PANEL_VIEW_ID } from './panel';
 
@@ -49,9 +49,8 @@ export const COMMANDS: Record<string, Factory> = {
     if (id) await d.assistant.insert(id, 'forward', false);
   },
   'geoweave.runAll': () => async () => {
-    const editor = activeNotebookEditor();
-    if (!editor) return vscode.window.showInformationMessage('GeoWeave: no GeoWeave notebook is open.');
-    const nb = editor.notebook;
+    const nb = currentNotebook();
+    if (!nb) return vscode.window.showInformationMessage('GeoWeave: no GeoWeave notebook is open.');
     const tools = nb.getCells().filter((c) => c.kind === vscode.NotebookCellKind.Code);
     if (!tools.length) return;
     await runCells(nb, tools[0].index, nb.cellCount);

@@ -61,11 +61,30 @@ export async function appendToolCells(editor: vscode.NotebookEditor, sources: st
   return nb.getCells(range);
 }
 
-/** The GeoWeave notebook the user works in: the active one, else the most recently visible one. */
+/** The GeoWeave notebook editor in front: the active one, else a visible one. */
 export function activeNotebookEditor(): vscode.NotebookEditor | undefined {
   const active = vscode.window.activeNotebookEditor;
   if (isGeoNotebook(active?.notebook)) return active;
   return vscode.window.visibleNotebookEditors.find((e) => isGeoNotebook(e.notebook));
+}
+
+let lastNotebook: vscode.NotebookDocument | undefined;
+
+/**
+ * The GeoWeave notebook the user works in: the one in front, else the last one that was, while it
+ * is still open. Opening a manifest or a data file over the notebook does not end the analysis,
+ * so the panel keeps showing (and inserting into) that notebook.
+ */
+export function currentNotebook(): vscode.NotebookDocument | undefined {
+  const editor = activeNotebookEditor();
+  if (editor) lastNotebook = editor.notebook;
+  else if (lastNotebook?.isClosed) lastNotebook = undefined;
+  return lastNotebook;
+}
+
+/** An editor showing `nb`: a visible one, else `nb` brought back to the front. */
+export async function editorFor(nb: vscode.NotebookDocument): Promise<vscode.NotebookEditor> {
+  return vscode.window.visibleNotebookEditors.find((e) => e.notebook === nb) ?? vscode.window.showNotebookDocument(nb);
 }
 
 /** Writes a new notebook file (`analysis.geonb`, `analysis-2.geonb`, ...) in `dir` and opens it. */

@@ -217,3 +217,14 @@ test('backward: an indicator the task names is computed next after a preparation
   assert.equal(after.ranked.find((s) => s.id === 'ndmi')?.parts.named ?? 0, 0);
   assert.ok(!after.ranked.slice(0, 10).some((s) => s.id === 'ndmi'));
 });
+
+test('backward: a named indicator in Chinese or by its abbreviation maps to its tool (坡度 → slope, LST → land_surface_temperature)', async () => {
+  const m = createMemory('只保留流域边界范围内的高程数据再算坡度');
+  addStep(m, step('clip_to_vector', [{ name: 'clipped', type: 'raster', path: 'dem_clip.tif', roles: ['dem'] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  assert.equal(r.ranked.find((s) => s.id === 'slope')!.parts.named, 1);
+  const t = createMemory('cloud-free LST of the town in summer');
+  addStep(t, step('cloud_mask', [{ name: 'mask', type: 'raster', path: 'clouds.tif', roles: ['mask', 'cloud'] }]));
+  const rt = await gw.complementarySuggestions(t, { k: 60 });
+  assert.equal(rt.ranked.find((s) => s.id === 'land_surface_temperature')!.parts.named, 1);
+});

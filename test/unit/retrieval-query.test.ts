@@ -23,6 +23,14 @@ test('slots in Chinese: 2018年以来, 湖北省, 面积', () => {
   assert.ok(q.terms.includes('c:water'));
 });
 
+test('indicator slot in Chinese: the index names analysts write (坡度, 归一化水体指数 vs 改进的归一化水体指数, 地表温度)', () => {
+  assert.deepEqual(parseQuery('只保留流域边界范围内的高程数据再算坡度').slots.indicator, ['SLOPE']);
+  assert.deepEqual(parseQuery('用归一化水体指数提取水体').slots.indicator, ['NDWI']);
+  assert.deepEqual(parseQuery('用改进的归一化水体指数提取水体').slots.indicator, ['MNDWI']);
+  assert.deepEqual(parseQuery('夏季地表温度和坡向').slots.indicator, ['LST', 'ASPECT']);
+  assert.equal(parseQuery('看看植被长得怎么样').slots.indicator, undefined, 'a generic vegetation index names no one indicator');
+});
+
 test('slots: find data with a DEM hint; since-year', () => {
   const q = parseQuery('download a DEM for the watershed since 2018');
   assert.equal(q.slots.taskType, 'find_data');

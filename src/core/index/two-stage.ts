@@ -10,6 +10,8 @@ import type { ProjectionOptions } from './projection';
 import type { HnswParams, Neighbor, VectorIndex } from './vector-index';
 import { DEFAULT_HNSW } from './vector-index';
 import { writeFileAtomic } from './fs-util';
+import { topK } from './exact';
+import { VectorStore } from './vector-store';
 
 /** Everything that shapes a two-stage index; `hnsw.ef` and `candidates` are query-time only. */
 export interface TwoStageOptions {
@@ -44,9 +46,7 @@ export interface TwoStageFiles { graph: string; vectors: string; projection: str
 const VECTORS_MAGIC = 0x31565747; // "GWV1" little-endian
 
 export class TwoStageIndex implements VectorIndex {
-  private data: Float32Array;
-  private slotLabels: number[] = [];
-  private slot = new Map<number, number>();
+  private store: VectorStore;
   private readonly pbuf: Float64Array;
   private readonly nz: Int32Array;
 
@@ -58,7 +58,7 @@ export class TwoStageIndex implements VectorIndex {
     readonly fit: FitInfo,
     capacity: number,
   ) {
-    this.data = new Float32Array(dimension * Math.max(16, capacity));
+    this.store = new VectorStore(dimension, Math.max(16, capacity));
     this.pbuf = new Float64Array(projection?.outDim ?? 0);
     this.nz = new Int32Array(dimension);
   }
@@ -94,14 +94,12 @@ export class TwoStageIndex implements VectorIndex {
     const rows = new Float32Array(body.buffer, count * 4, count * dim);
     const want = new Set(labels);
     if (count !== want.size || !Array.from(stored).every((l) => want.has(l))) throw new Error(`${files.vectors}: its labels do not match the index`);
-    const ix = new TwoStageIndex(dimension, graph, proj, options, { ...fit }, count);
-    ix.data.set(rows);
-    ix.slotLabels = Array.from(stored);
-    ix.slotLabels.forEach((l, i) => ix.slot.set(l, i));
+    const ix = new TwoStageIndex(dimension, graph, proj, options, { ...fit }, 0);
+    ix.store = VectorStore.from(dimension, Array.from(stored), rows);
     return ix;
   }
 
-  get size(): number { return this.slotLabels.length; }
+  get size(): number { return this.store.size; }
 
   /** Dimension of the vectors the HNSW graph holds (the projected dimension when projected). */
   get graphDimension(): number { return this.projection?.outDim ?? this.dimension; }
@@ -112,32 +110,15 @@ export class TwoStageIndex implements VectorIndex {
 
   add(label: number, v: Float32Array): void {
     if (v.length !== this.dimension) throw new Error(`vector has dimension ${v.length}, index expects ${this.dimension}`);
-    if (this.slot.has(label)) this.remove(label);
+    if (this.store.has(label)) this.remove(label);
     this.graph.add(label, this.projection ? this.projected(v) : v);
-    const i = this.slotLabels.length;
-    if ((i + 1) * this.dimension > this.data.length) {
-      const bigger = new Float32Array(Math.ceil(this.data.length * 1.5) + this.dimension * 16);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data.set(v, i * this.dimension);
-    this.slotLabels.push(label);
-    this.slot.set(label, i);
+    this.store.set(label, v);
   }
 
   remove(label: number): void {
-    const i = this.slot.get(label);
-    if (i === undefined) return;
+    if (!this.store.has(label)) return;
     this.graph.remove(label);
-    const last = this.slotLabels.length - 1;
-    const d = this.dimension;
-    if (i !== last) {
-      this.data.copyWithin(i * d, last * d, (last + 1) * d);
-      this.slotLabels[i] = this.slotLabels[last];
-      this.slot.set(this.slotLabels[i], i);
-    }
-    this.slotLabels.pop();
-    this.slot.delete(label);
+    this.store.delete(label);
   }
 
   search(q: Float32Array, k: number): Neighbor[] {
@@ -152,9 +133,9 @@ export class TwoStageIndex implements VectorIndex {
     const nz = this.nz;
     let m = 0;
     for (let j = 0; j < d; j++) if (q[j] !== 0) nz[m++] = j;
-    const data = this.data;
+    const data = this.store.data;
     for (const c of cands) {
-      const off = this.slot.get(c.label)! * d;
+      const off = this.store.row(c.label)! * d;
       let s = 0;
       for (let t = 0; t < m; t++) s += data[off + nz[t]] * q[nz[t]];
       c.score = s;
@@ -165,26 +146,19 @@ export class TwoStageIndex implements VectorIndex {
 
   /** Exact cosine of `q` with the stored vector of `label` (undefined when absent). */
   dot(label: number, q: Float32Array): number | undefined {
-    const i = this.slot.get(label);
-    if (i === undefined) return undefined;
-    const off = i * this.dimension;
-    let s = 0;
-    for (let j = 0; j < this.dimension; j++) s += this.data[off + j] * q[j];
-    return s;
+    return this.store.dot(label, q);
   }
 
   /** A copy of the stored full vector of `label`. */
   vector(label: number): Float32Array | undefined {
-    const i = this.slot.get(label);
-    return i === undefined ? undefined : this.data.slice(i * this.dimension, (i + 1) * this.dimension);
+    return this.store.view(label)?.slice();
   }
 
-  labels(): number[] { return [...this.slotLabels]; }
+  labels(): number[] { return [...this.store.labels]; }
 
   /** All live entries (views into the store; copy before mutating the index). */
   entries(): { label: number; vector: Float32Array }[] {
-    const d = this.dimension;
-    return this.slotLabels.map((label, i) => ({ label, vector: this.data.subarray(i * d, (i + 1) * d) }));
+    return this.store.labels.map((label) => ({ label, vector: this.store.view(label)! }));
   }
 
   /**
@@ -197,10 +171,10 @@ export class TwoStageIndex implements VectorIndex {
     if (!this.projection) return undefined;
     let n = 0;
     let residual = 0;
-    for (const l of this.slotLabels) {
+    for (const l of this.store.labels) {
       if (l < this.fit.nextLabel) continue;
       n++;
-      residual += this.projection.residual(this.data.subarray(this.slot.get(l)! * this.dimension, (this.slot.get(l)! + 1) * this.dimension));
+      residual += this.projection.residual(this.store.view(l)!);
     }
     const allowed = 2 * (1 - o.energy);
     if (n >= Math.max(20, 0.02 * this.size) && residual / n > allowed) {
@@ -218,8 +192,8 @@ export class TwoStageIndex implements VectorIndex {
     const head = new Uint32Array(4);
     head.set([VECTORS_MAGIC, d, n, 0]);
     Buffer.from(head.buffer).copy(buf, 0);
-    Buffer.from(Uint32Array.from(this.slotLabels).buffer).copy(buf, 16);
-    Buffer.from(this.data.buffer, 0, n * d * 4).copy(buf, 16 + n * 4);
+    Buffer.from(Uint32Array.from(this.store.labels).buffer).copy(buf, 16);
+    Buffer.from(this.store.data.buffer, 0, n * d * 4).copy(buf, 16 + n * 4);
     writeFileAtomic(files.vectors, buf);
     if (this.projection) writeFileAtomic(files.projection, this.projection.toBuffer());
     else if (fs.existsSync(files.projection)) fs.rmSync(files.projection, { force: true });
@@ -231,8 +205,6 @@ export class TwoStageIndex implements VectorIndex {
   }
 
   private scan(q: Float32Array, k: number): Neighbor[] {
-    const all = this.slotLabels.map((label) => ({ label, score: this.dot(label, q)! }));
-    all.sort((a, b) => b.score - a.score);
-    return all.slice(0, k);
+    return topK(this.store.scanDots(q), this.store.labels, k);
   }
 }

@@ -44,6 +44,9 @@ const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
   { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
 ];
 
+/** Indicator names whose tool id is not the name in lower case. */
+const INDICATOR_TOOL: Record<string, string> = { LST: 'land_surface_temperature', 'TASSELED CAP': 'tasseled_cap' };
+
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
 
@@ -187,7 +190,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const wantsTime = TEMPORAL.test(memory.task) || slotsTime.some((t) => TIME_SPAN.test(t)) || new Set(slotsTime.flatMap((t) => t.match(/(19|20)\d{2}/g) ?? [])).size >= 2;
   const delivers = new Set(DELIVERABLES.filter((d) => d.re.test(memory.task)).flatMap((d) => d.tools));
   // Indicators the task names outright ("mean NDVI inside", "统计NDMI") whose tool has not run yet.
-  const named = new Set((taskParsed.slots.indicator ?? []).map((x) => x.toLowerCase()).filter((id) => ctx.tools.has(id) && !done.has(id)));
+  const named = new Set((taskParsed.slots.indicator ?? []).map((x) => INDICATOR_TOOL[x] ?? x.toLowerCase()).filter((id) => ctx.tools.has(id) && !done.has(id)));
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? [...opts.data.items, ...produced] : produced;
 

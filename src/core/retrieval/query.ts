@@ -30,6 +30,12 @@ const TARGET_CONCEPTS = new Set([
 ]);
 
 const INDICATORS = /\b(ndvi|evi|savi|msavi|ndwi|mndwi|ndbi|nbr|dnbr|ndmi|ndsi|ndci|ndti|lst|slope|aspect|hillshade|tasseled cap)\b/gi;
+/** The same indicators as Chinese analysts name them. */
+const INDICATORS_ZH: [RegExp, string][] = [
+  [/归一化植被指数/, 'NDVI'], [/增强型?植被指数/, 'EVI'], [/土壤调节植被指数/, 'SAVI'], [/改进的?归一化水体指数/, 'MNDWI'],
+  [/(?<!改进的?)归一化水体指数/, 'NDWI'], [/归一化建筑指数/, 'NDBI'], [/归一化(燃烧|火烧)指数/, 'NBR'], [/归一化水分指数/, 'NDMI'],
+  [/归一化积雪指数/, 'NDSI'], [/地表温度/, 'LST'], [/坡度/, 'SLOPE'], [/坡向/, 'ASPECT'], [/山体阴影|晕渲/, 'HILLSHADE'], [/缨帽变换/, 'TASSELED CAP'],
+];
 
 const DATA_HINTS: [string, RegExp][] = [
   ['Sentinel-2', /sentinel[- ]?2|\bs2\b|哨兵[二2]/i],
@@ -61,7 +67,7 @@ export function parseQuery(text: string): ParsedQuery {
   }
   const target = uniq(concepts.filter((c) => TARGET_CONCEPTS.has(c)));
   if (target.length) slots.target = target;
-  const indicator = uniq([...text.matchAll(INDICATORS)].map((m) => m[1].toUpperCase()));
+  const indicator = uniq([...[...text.matchAll(INDICATORS)].map((m) => m[1].toUpperCase()), ...INDICATORS_ZH.filter(([re]) => re.test(text)).map(([, id]) => id)]);
   if (indicator.length) slots.indicator = indicator;
   const time: string[] = [];
   let rest = text;
