@@ -38,10 +38,13 @@ const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
  * products alone cannot predict.
  */
 const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
-  { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick-?look|png|figure|picture|a map (i|we) can|for the (annual )?report)\b|缩略图|预览|出图|专题图|展示|可视化/i, tools: ['quicklook'] },
+  { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick[- ]?(look|map|view)|png|figure|picture|a map (i|we) can|for the (annual )?report)\b|缩略图|预览|出(个|张|一张|幅)?图|专题图|展示|可视化/i, tools: ['quicklook'] },
   { re: /\b(polygons?|outlines?|shapefile|geojson|vector layer|boundar(y|ies) of)\b|矢量|多边形|面要素|边界线/i, tools: ['vectorize_mask', 'polygonize'] },
-  { re: /\b(per|each|every|by) (field|parcel|plot|district|county|village|zone|polygon|site|watershed|basin|region|grid cell|cell)s?\b|每个|各个|逐个|按(地块|区|县|乡|村|流域|作物)/i, tools: ['zonal_stats'] },
+  { re: /\b(per|each|every|by|for each) ([\w-]+ )?(field|parcel|plot|paddock|farm|stand|unit|block|district|county|township|village|neighbou?rhood|ward|municipality|province|state|zone|polygon|feature|site|reach|reservoir|lake|pond|watershed|catchment|basin|region|grid cell|cell)s?\b|每(个|块|条|座|片)|各(个|街道|乡镇|区|县|村|地块|流域)|逐个|按.{0,4}(地块|区|县|乡|镇|村|街道|流域|作物|格网|网格)/i, tools: ['zonal_stats'] },
   { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
+  { re: /\bmosaic\w*|\bstitch\w*|\badjacent (paths|rows|tiles|scenes)\b|镶嵌|拼接/i, tools: ['mosaic_vrt'] },
+  { re: /\b\d+(\.\d+)?\s?(k?m|kilomet\w+|met\w+) (grid|cells?|resolution|pixels)\b|\bcoarser (grid|resolution|pixels)\b|\d+\s?(米|公里|千米)(格网|网格|分辨率)/i, tools: ['resample'] },
+  { re: /\b(inside|within|only in|limited to|restricted to|clip(ped)? to|crop(ped)? to|cut (out )?to) (the |my |our |a |this )?([\w-]+ ){0,3}(boundary|boundaries|limits?|perimeter|polygons?|outline|footprint|buffer|ring|area of interest|aoi)\b|\b(field|parcel|plot|block) \d+ only\b|(边界|范围|轮廓|缓冲区)(内|以内|之内)|只保留.{0,12}(范围|边界)|裁剪到|裁切到/i, tools: ['clip_to_vector'] },
 ];
 
 /** Indicator names whose tool id is not the name in lower case. */

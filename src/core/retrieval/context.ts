@@ -80,7 +80,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   blocked: 0,
   temporal: 0.3,
   terminal: 0.05,
-  deliver: 0.2,
+  deliver: 0.3,
   named: 0.3,
   llmHint: 0.2,
   workflowThreshold: 0.6,
