@@ -11,6 +11,8 @@ export interface EvalReport {
   tools: number;
   forward: Record<string, number>;
   next: Record<string, number>;
+  /** Tasks whose flow holds 3+ steps of a workflow template: how many get that template offered (another one: `other`). */
+  workflows?: { fitting: number; offered: number; other: number };
 }
 
 export const DEFAULT_KS = [1, 3, 5, 10, 20];
@@ -47,10 +49,17 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
   const ndcg = new Map<number, number[]>(ks.map((k) => [k, []]));
   const comp = new Map<number, number[]>(ks.map((k) => [k, []]));
   const hits = new Map<number, number[]>(ks.map((k) => [k, []]));
+  const wf = { fitting: 0, offered: 0, other: 0 };
   for (const t of tasks) {
     signal?.throwIfAborted();
     const res = await gw.forwardCandidates(t.query, { k: kMax, mode });
     const ranked = res.candidates.map((c) => c.id);
+    const fits = gw.workflows.find((w) => t.flow.filter((x) => w.steps.includes(x)).length >= 3);
+    if (fits) {
+      wf.fitting++;
+      if (res.workflow?.id === fits.id) wf.offered++;
+      else if (res.workflow) wf.other++;
+    }
     for (const k of ks) {
       rec.get(k)!.push(recallAt(ranked, t.gold, k));
       ndcg.get(k)!.push(ndcgAt(ranked, t.gold, k));
@@ -73,5 +82,5 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
   for (const k of ks) forward[`COMP@${k}`] = r4(mean(comp.get(k)!));
   const next: Record<string, number> = {};
   for (const k of ks) next[`hit@${k}`] = r4(mean(hits.get(k)!));
-  return { tasks: tasks.length, tools: gw.tools.length, forward, next };
+  return { tasks: tasks.length, tools: gw.tools.length, forward, next, ...(mode === 'full' ? { workflows: wf } : {}) };
 }
