@@ -228,3 +228,25 @@ test('backward: a named indicator in Chinese or by its abbreviation maps to its 
   const rt = await gw.complementarySuggestions(t, { k: 60 });
   assert.equal(rt.ranked.find((s) => s.id === 'land_surface_temperature')!.parts.named, 1);
 });
+
+test('backward: named deliverables and operations as analysts phrase them (quick look, 出个图, per paddock, 按乡镇, clip to a boundary, mosaic, a km grid)', async () => {
+  const afterIndex = async (task: string) => {
+    const m = createMemory(task);
+    addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }]));
+    const r = await gw.complementarySuggestions(m, { k: 60 });
+    return new Set(r.ranked.filter((s) => s.parts.deliver === 1).map((s) => s.id));
+  };
+  const cases: [string, string[]][] = [
+    ['NDVI of the park, just a quick look', ['quicklook']],
+    ['给领导出个图，看看植被长势', ['quicklook']],
+    ['what fraction of each paddock is bare soil', ['zonal_stats']],
+    ['植被指数按乡镇汇总', ['zonal_stats']],
+    ['green space inside the city limits', ['clip_to_vector']],
+    ['只保留流域边界范围内的植被指数', ['clip_to_vector']],
+    ['greenness of two adjacent paths, mosaicked into one map', ['mosaic_vrt']],
+    ['mean greenness per 1 km grid cell for the climate model', ['resample']],
+    ['vegetation index of the orchard', []],
+    ['NDVI change per pixel since 2018', []],
+  ];
+  for (const [task, want] of cases) assert.deepEqual([...(await afterIndex(task))].sort(), want.sort(), task);
+});
