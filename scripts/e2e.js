@@ -479,10 +479,15 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     await until('complementary suggestions in the panel', () => panel.$('#complementary .group li.suggestion'), 120000);
     const groups = await panel.$$eval('#complementary .group', (gs) => gs.map((g) => ({
       rationale: g.getAttribute('data-rationale'),
-      items: [...g.querySelectorAll('li.suggestion')].map((li) => ({ id: li.getAttribute('data-tool'), reason: li.querySelector('.reason')?.textContent ?? '', ready: !!li.querySelector('.ready'), args: li.querySelector('.ready')?.textContent ?? '' })),
+      items: [...g.querySelectorAll('li.suggestion')].map((li) => ({ id: li.getAttribute('data-tool'), reason: li.querySelector('.reason')?.textContent ?? '', ready: !!li.querySelector('.ready'), args: li.querySelector('.ready')?.textContent ?? '', score: Number(li.querySelector('.score')?.textContent) })),
     })));
     const all = groups.flatMap((g) => g.items);
     if (all.some((s) => !s.reason.trim())) throw new Error('a suggestion has no reason');
+    // Best group first; no long tail far below the best suggestion.
+    const heads = groups.map((g) => g.items[0].score);
+    if (heads.some((v, i) => i > 0 && v > heads[i - 1])) throw new Error(`groups are not ordered by their best score: ${heads.join(', ')}`);
+    const best = Math.max(...all.map((s) => s.score));
+    if (all.some((s) => s.score < 0.3 * best - 1e-3)) throw new Error(`a suggestion scores under 30% of the best (${best}): ${all.map((s) => `${s.id} ${s.score}`).join(', ')}`);
     const valid = ['quantify', 'explain', 'verify', 'compare', 'extend'];
     if (groups.some((g) => !valid.includes(g.rationale))) throw new Error(`unexpected rationale in ${groups.map((g) => g.rationale).join(', ')}`);
     // Prefer a ready suggestion that needs nothing beyond data (no thresholds or class breaks to choose).

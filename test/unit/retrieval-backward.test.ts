@@ -250,3 +250,16 @@ test('backward: named deliverables and operations as analysts phrase them (quick
   ];
   for (const [task, want] of cases) assert.deepEqual([...(await afterIndex(task))].sort(), want.sort(), task);
 });
+
+test('backward groups: best group first, nothing far below the best suggestion, no tool already run', async () => {
+  const m = createMemory('Which parts of the valley have stressed or sparse vegetation, and how many hectares is that?');
+  addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }]));
+  const r = await gw.complementarySuggestions(m, { k: 60 });
+  const heads = r.groups.map((g) => g.suggestions[0].score);
+  assert.deepEqual(heads, [...heads].sort((a, b) => b - a));
+  const best = r.ranked.find((s) => s.id !== 'ndvi')!.score;
+  const shown = r.groups.flatMap((g) => g.suggestions);
+  assert.ok(shown.every((s) => s.score >= 0.3 * best && s.id !== 'ndvi'), shown.map((s) => `${s.id} ${s.score}`).join(', '));
+  // The tail exists: some rationale-fitting tools were left out for scoring too low.
+  assert.ok(r.ranked.some((s) => s.id !== 'ndvi' && s.score < 0.3 * best && s.score > 0));
+});

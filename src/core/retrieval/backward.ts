@@ -52,6 +52,8 @@ const INDICATOR_TOOL: Record<string, string> = { LST: 'land_surface_temperature'
 
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
+/** Share of the best suggestion's score a suggestion needs to be shown in a group. */
+const GROUP_FLOOR = 0.3;
 
 const NOUNS: Record<string, string> = { class: 'class map', labels: 'patch labels', dnbr: 'dNBR raster', dem: 'DEM', change_mask: 'change mask', difference: 'difference raster' };
 
@@ -269,9 +271,14 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   }
   all.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   const ranked = all.slice(0, k);
-  // Groups show the best few of each rationale, even when the flat top-k is dominated by one kind.
+  // Groups show the best few of each rationale, even when the flat top-k is dominated by one kind,
+  // but not the long tail: a suggestion far below the best one (a scene search after an index) is
+  // noise in a group. Groups come best first.
   const fresh = all.filter((s) => !done.has(s.id));
-  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r).slice(0, GROUP_SIZE) })).filter((g) => g.suggestions.length);
+  const floor = fresh.length && fresh[0].score > 0 ? GROUP_FLOOR * fresh[0].score : -Infinity;
+  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && s.score >= floor).slice(0, GROUP_SIZE) }))
+    .filter((g) => g.suggestions.length)
+    .sort((a, b) => b.suggestions[0].score - a.suggestions[0].score);
   return { queries, ranked, groups };
 }
 
