@@ -5,6 +5,8 @@ import { createHash } from 'crypto';
 import type { Embedder, EmbedderConfig } from './embed/types';
 import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } from './manifests/types';
 import { loadCatalog } from './manifests/load';
+import { builtinManifestDir } from './manifests/package-root';
+import { parseTasks } from './eval/tasks';
 import { formatProblem } from './manifests/problem';
 import { ToolGraph } from './manifests/graph';
 import { ToolIndex } from './index/tool-index';
@@ -42,9 +44,18 @@ export interface GeoWeaveOptions {
   rebuildIndex?: boolean;
   /** Override fusion weights (tuning). */
   weights?: Partial<Weights>;
+  /**
+   * Analyst flows (a task file) the learned graph starts from, so next-step suggestions work before
+   * anyone has run anything. Default: `practice.jsonl` of the builtin catalog (none with
+   * `noBuiltin`); `false` for none (evaluation learns only from what it is given).
+   */
+  practice?: string | false;
   /** Optional LLM (any OpenAI-compatible chat server) for query expansion and complementary queries; undefined = off. */
   llm?: LlmConfig;
 }
+
+/** Shipped analyst flows beside the builtin manifests (see `practice`). */
+export const PRACTICE_FILE = 'practice.jsonl';
 
 /** After a network failure or timeout the LLM is not asked again for this long (each attempt would stall). */
 const LLM_COOLDOWN_MS = 30_000;
@@ -121,6 +132,7 @@ export class GeoWeave {
     let learnedDir = o.learnedDir ?? this.stateDir;
     if (o.learnedDir) learnedDir = ensureStateDir(o.learnedDir, o.log);
     const learned = IntentionGraph.load(learnedDir, { halfLifeDays: o.halfLifeDays, log: o.log });
+    this.loadPractice(learned);
     this.ctx = {
       tools: new Map(),
       index,
@@ -133,6 +145,20 @@ export class GeoWeave {
       embedCache: new Map(),
     };
     await this.refreshDerived();
+  }
+
+  private loadPractice(learned: IntentionGraph): void {
+    const o = this.opts;
+    const builtin = o.noBuiltin ? undefined : o.builtinManifestDir ?? builtinManifestDir();
+    const file = o.practice === false ? undefined : o.practice ?? (builtin ? path.join(builtin, PRACTICE_FILE) : undefined);
+    if (!file) return;
+    if (o.practice === undefined && !fs.existsSync(file)) return;
+    try {
+      const flows = parseTasks(fs.readFileSync(file, 'utf8'), file);
+      learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: t.flow.length ? t.flow : t.gold })));
+    } catch (e) {
+      this.log('warn', `analyst practice ${file} not used: ${(e as Error).message}`);
+    }
   }
 
   /**
@@ -273,7 +299,7 @@ export class GeoWeave {
     return { added: u.added, changed: u.changed, removed: u.removed };
   }
 
-  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number } {
+  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number } {
     return {
       tools: this.tools.length,
       workflows: this.workflows.length,
@@ -281,6 +307,7 @@ export class GeoWeave {
       dimension: this.embedder.dimension,
       indexFile: this.index.file,
       learnedTransitions: this.ctx.learned.transitionCount,
+      practiceTransitions: this.ctx.learned.priorTransitionCount,
     };
   }
 

@@ -11,7 +11,7 @@ export function registerStatus(retrieval: RetrievalService): vscode.Disposable {
   const update = () => {
     const s = retrieval.peek()?.stats();
     item.text = s ? `$(globe) GeoWeave: ${s.tools} tools · ${s.embedder}` : `$(globe) GeoWeave: ${config.embedderKind()} (index loads on first use)`;
-    item.tooltip = s ? `${s.tools} tools, ${s.workflows} workflows, ${s.learnedTransitions} learned transitions\nembedder ${s.embedder} (${s.dimension}d)\n${s.indexFile}` : 'The tool index loads when the panel or a notebook needs it.';
+    item.tooltip = s ? `${s.tools} tools, ${s.workflows} workflows, ${s.learnedTransitions} learned transitions (+${s.practiceTransitions} from analyst practice)\nembedder ${s.embedder} (${s.dimension}d)\n${s.indexFile}` : 'The tool index loads when the panel or a notebook needs it.';
   };
   update();
   item.show();

@@ -8,7 +8,7 @@ import { cvFolds, crossValidate, stratumOf } from '../../src/core/eval/cv';
 import type { StepRecord } from '../../src/core/eval/evaluate';
 import { tmpDir } from '../fixtures/helpers';
 
-const TRAIN = path.join(__dirname, '..', '..', '..', 'bench', 'train.jsonl');
+const TRAIN = path.join(__dirname, '..', '..', '..', 'tool-manifests', 'practice.jsonl');
 
 test('cv folds: stratified, a partition, deterministic and independent of input order', () => {
   const tasks = readTasks(TRAIN);
@@ -51,7 +51,7 @@ test('cross-validation learns each fold only from the other folds and scores hel
   ].join('\n'));
   const trainedOn: string[][] = [];
   const open = async () => {
-    const gw = await GeoWeave.open({ stateDir, learnedDir: tmpDir() });
+    const gw = await GeoWeave.open({ stateDir, learnedDir: tmpDir(), practice: false });
     // Record what each fold learns from (the real recordTrajectories still runs).
     const record = gw.recordTrajectories.bind(gw);
     gw.recordTrajectories = async (items) => { trainedOn.push(items.map((i) => i.task)); return record(items); };
@@ -79,7 +79,7 @@ test('cross-validation refuses an instance that already learned something', asyn
   const tasks = parseTasks('{"id":"a-x-1","query":"q one","flow":["ndvi","threshold"]}\n{"id":"a-x-2","query":"q two","flow":["ndvi","zonal_stats"]}');
   const learned = tmpDir();
   const open = async () => {
-    const gw = await GeoWeave.open({ stateDir, learnedDir: learned });
+    const gw = await GeoWeave.open({ stateDir, learnedDir: learned, practice: false });
     await gw.recordTrajectories([{ task: 'leak', tools: ['dnbr', 'burn_severity'] }]);
     return gw;
   };

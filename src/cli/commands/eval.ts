@@ -4,6 +4,8 @@
  * file is not read). `--weights '{"terminal":0.1}'` overrides fusion weights (for CV experiments);
  * `--seed N` shuffles the CV folds (repeated CV);
  * `--misses FILE.jsonl` writes every next-step prediction whose target missed the top 3.
+ * The shipped analyst practice (tool-manifests/practice.jsonl) is never loaded here: evaluation
+ * learns only from `--train`.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -56,7 +58,7 @@ async function runCv(args: ParsedArgs, io: CliIO, folds: number, ks: number[], m
   const open = () => {
     const learnedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-cv-'));
     dirs.push(learnedDir);
-    return openFrom(args, io, { learnedDir, weights });
+    return openFrom(args, io, { learnedDir, weights, practice: false });
   };
   try {
     const results = [];
@@ -105,7 +107,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const train = trainFile ? readTasks(trainFile) : [];
   // Learning from --train never touches the real state: it goes to a temporary folder.
   const learnedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-eval-'));
-  const gw = await openFrom(args, io, { learnedDir, weights: parseWeights(opt(args, 'weights')) });
+  // Evaluation learns only from --train: the shipped analyst practice stays out.
+  const gw = await openFrom(args, io, { learnedDir, weights: parseWeights(opt(args, 'weights')), practice: false });
   try {
     for (const m of missingIds(tasks, (id) => !!gw.getTool(id))) io.err(`warning: ${tasksFile}: tool not in the catalog: ${m}`);
     if (train.length) {

@@ -70,7 +70,8 @@ export async function crossValidate(open: () => Promise<GeoWeave>, tasks: EvalTa
     const train = folds.filter((_, j) => j !== f).flat();
     const gw = await open();
     try {
-      if (gw.stats().learnedTransitions) throw new Error('cross-validation needs an instance with an empty learned state');
+      const st = gw.stats();
+      if (st.learnedTransitions || st.practiceTransitions) throw new Error('cross-validation needs an instance with an empty learned state and no practice prior (open it with practice: false)');
       await gw.recordTrajectories(train.map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
       const steps: StepRecord[] = [];
       const report = await evaluate(gw, test, ks, opts.mode ?? 'full', opts.signal, steps);

@@ -29,8 +29,15 @@ export interface IntentionGraphOptions {
   now?: () => number;
 }
 
+type Table = 'transitions' | 'affinities';
+
 export class IntentionGraph {
   private state: LearnedState;
+  /**
+   * Counts from shipped analyst practice, read beside the learned ones: never saved, never decayed,
+   * and outweighed as the user's own runs and feedback accumulate.
+   */
+  private prior: LearnedState | undefined;
   private readonly now: () => number;
   /** Cached totals per source (successes), recomputed lazily after updates. */
   private totals = new Map<string, number>();
@@ -40,6 +47,19 @@ export class IntentionGraph {
     this.now = opts.now ?? Date.now;
     this.state = state ?? { version: FORMAT_VERSION, halfLifeDays: opts.halfLifeDays ?? 90, transitions: {}, affinities: {} };
     if (opts.halfLifeDays) this.state.halfLifeDays = opts.halfLifeDays;
+  }
+
+  /** Counts of `flows` as a starting prior (what an analyst would run), kept apart from what is learned. */
+  setPrior(flows: { terms: string[]; tools: string[] }[]): void {
+    const g = new IntentionGraph(undefined, { now: () => 0 });
+    for (const f of flows) g.recordTrajectory(f.terms, f.tools, true);
+    this.prior = flows.length ? g.state : undefined;
+    this.dirtyTotals = true;
+  }
+
+  /** Number of distinct transitions in the prior. */
+  get priorTransitionCount(): number {
+    return this.prior ? countPairs(this.prior.transitions) : 0;
   }
 
   /** Loads `learned.json` from `stateDir`; a missing file is fresh, an unreadable one is fresh with a warning. */
@@ -99,6 +119,26 @@ export class IntentionGraph {
     return { s: c.s * k, f: c.f * k };
   }
 
+  /** Learned (decayed) plus prior counts of a → b. */
+  private counts(table: Table, a: string, b: string): { s: number; f: number } {
+    const own = this.read(this.state[table][a]?.[b]);
+    const p = this.prior?.[table][a]?.[b];
+    return p ? { s: own.s + p.s, f: own.f + p.f } : own;
+  }
+
+  /** Targets seen after `a`, learned or prior. */
+  private targets(table: Table, a: string): string[] {
+    const own = Object.keys(this.state[table][a] ?? {});
+    const p = this.prior?.[table][a];
+    return p ? [...new Set([...own, ...Object.keys(p)])] : own;
+  }
+
+  /** Sources with any row, learned or prior. */
+  private sources(table: Table): string[] {
+    const own = Object.keys(this.state[table]);
+    return this.prior ? [...new Set([...own, ...Object.keys(this.prior[table])])] : own;
+  }
+
   /** Learns from an executed flow: consecutive transitions and task-term affinities. */
   recordTrajectory(terms: string[], tools: string[], ok = true): void {
     for (let i = 0; i + 1 < tools.length; i++) if (tools[i] !== tools[i + 1]) this.bump(this.state.transitions, tools[i], tools[i + 1], ok, 1);
@@ -112,7 +152,7 @@ export class IntentionGraph {
     if (previousTool && previousTool !== tool) this.bump(this.state.transitions, previousTool, tool, accepted, 2);
   }
 
-  private total(table: 'transitions' | 'affinities', key: string): number {
+  private total(table: Table, key: string): number {
     if (this.dirtyTotals) {
       this.totals.clear();
       this.dirtyTotals = false;
@@ -121,7 +161,7 @@ export class IntentionGraph {
     let v = this.totals.get(ck);
     if (v === undefined) {
       v = 0;
-      for (const c of Object.values(this.state[table][key] ?? {})) v += this.read(c).s;
+      for (const b of this.targets(table, key)) v += this.counts(table, key, b).s;
       this.totals.set(ck, v);
     }
     return v;
@@ -129,14 +169,14 @@ export class IntentionGraph {
 
   /** Learned preference for b right after a, in about [-1, 1): smoothed P(b | a), each failure cancelling a success. */
   transition(a: string, b: string): number {
-    const { s, f } = this.read(this.state.transitions[a]?.[b]);
+    const { s, f } = this.counts('transitions', a, b);
     if (!s && !f) return 0;
     return (s - f) / (this.total('transitions', a) + 2);
   }
 
   /** Tools learned to follow `a`, strongest first. */
   transitionsFrom(a: string): { to: string; score: number }[] {
-    return Object.keys(this.state.transitions[a] ?? {})
+    return this.targets('transitions', a)
       .map((to) => ({ to, score: this.transition(a, to) }))
       .filter((x) => x.score > 0)
       .sort((x, y) => y.score - x.score);
@@ -148,13 +188,12 @@ export class IntentionGraph {
     let seen = 0;
     const hits: { term: string; p: number }[] = [];
     for (const term of new Set(terms)) {
-      const row = this.state.affinities[term];
-      if (!row) continue;
+      if (!this.state.affinities[term] && !this.prior?.affinities[term]) continue;
       // Terms seen with many trajectories ("map", "area") say less than rare ones ("mangrove").
       const total = this.total('affinities', term);
       const weight = 1 / Math.log(Math.E + total);
       seen += weight;
-      const { s, f } = this.read(row[tool]);
+      const { s, f } = this.counts('affinities', term, tool);
       if (!s && !f) continue;
       const p = (s - f) / (total + 1);
       sum += weight * p;
@@ -171,13 +210,13 @@ export class IntentionGraph {
    */
   pooledTransitions(fromKey: (tool: string) => string | undefined, toKey: (tool: string) => string | undefined = (t) => t): Map<string, Map<string, number>> {
     const out = new Map<string, Map<string, number>>();
-    for (const [a, row] of Object.entries(this.state.transitions)) {
+    for (const a of this.sources('transitions')) {
       const ka = fromKey(a);
       if (ka === undefined) continue;
-      for (const [b, c] of Object.entries(row)) {
+      for (const b of this.targets('transitions', a)) {
         const kb = toKey(b);
         if (kb === undefined) continue;
-        const { s, f } = this.read(c);
+        const { s, f } = this.counts('transitions', a, b);
         const m = out.get(ka) ?? out.set(ka, new Map()).get(ka)!;
         m.set(kb, (m.get(kb) ?? 0) + s - f);
       }
@@ -190,10 +229,14 @@ export class IntentionGraph {
     return this.total('transitions', a);
   }
 
-  /** Number of distinct learned tool→tool transitions. */
+  /** Number of distinct learned tool→tool transitions (the prior not counted). */
   get transitionCount(): number {
-    let n = 0;
-    for (const row of Object.values(this.state.transitions)) n += Object.keys(row).length;
-    return n;
+    return countPairs(this.state.transitions);
   }
+}
+
+function countPairs(table: Record<string, Record<string, Counts>>): number {
+  let n = 0;
+  for (const row of Object.values(table)) n += Object.keys(row).length;
+  return n;
 }

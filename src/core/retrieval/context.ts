@@ -9,7 +9,7 @@ import type { IntentionGraph } from '../learning/intention-graph';
 /** Which signals are used: for ablations in evaluation ("full" is the product). */
 export type RetrievalMode = 'bm25' | 'dense' | 'hybrid' | 'full';
 
-/** Fusion weights (tuned by cross-validation on bench/train.jsonl, never on the test tasks). */
+/** Fusion weights (tuned by cross-validation on tool-manifests/practice.jsonl, never on the test tasks). */
 export interface Weights {
   /** Forward: dense vs lexical mix, then priors added to it. */
   dense: number;

@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { IntentionGraph, LEARNED_FILE } from '../../src/core/learning/intention-graph';
+import { GeoWeave } from '../../src/core/geoweave';
+import { readTasks } from '../../src/core/eval/tasks';
+import { evaluate } from '../../src/core/eval/evaluate';
+import { tmpDir } from '../fixtures/helpers';
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+
+test('prior: read beside learned counts, never saved, outweighed by what the user does', () => {
+  const dir = tmpDir();
+  const g = IntentionGraph.load(dir);
+  g.setPrior([{ terms: ['burn'], tools: ['dnbr', 'burn_severity'] }, { terms: ['burn'], tools: ['dnbr', 'burn_severity', 'area_by_class'] }]);
+  assert.ok(g.transition('dnbr', 'burn_severity') > 0.4);
+  assert.equal(g.transitionCount, 0, 'the prior is not what was learned');
+  assert.equal(g.priorTransitionCount, 2);
+  assert.ok(g.affinity(['burn'], 'dnbr').score > 0);
+  assert.deepEqual(g.transitionsFrom('dnbr').map((t) => t.to), ['burn_severity']);
+  // The user keeps going from dNBR to a threshold and dismisses the severity classes.
+  for (let i = 0; i < 3; i++) g.recordTrajectory(['burn'], ['dnbr', 'threshold']);
+  g.recordFeedback(['burn'], 'burn_severity', false, 'dnbr');
+  assert.ok(g.transition('dnbr', 'threshold') > g.transition('dnbr', 'burn_severity'));
+  g.save();
+  const raw = JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8'));
+  assert.equal(raw.transitions.dnbr.threshold.s, 3);
+  assert.equal(raw.transitions.dnbr.burn_severity.s, 0, 'only the dismissal is saved, not the prior');
+  assert.equal(raw.transitions.burn_severity, undefined);
+});
+
+test('a fresh install starts from the shipped analyst practice: next-step hit@3 on the held-out tasks as if trained on it', async () => {
+  const tasks = readTasks(path.join(ROOT, 'bench', 'tasks.jsonl'));
+  const fresh = await GeoWeave.open({ stateDir: tmpDir() });
+  const none = await GeoWeave.open({ stateDir: tmpDir(), practice: false });
+  const trained = await GeoWeave.open({ stateDir: tmpDir(), practice: false });
+  try {
+    assert.equal(fresh.stats().learnedTransitions, 0);
+    await trained.recordTrajectories(readTasks(path.join(ROOT, 'tool-manifests', 'practice.jsonl')).map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
+    const [a, b, c] = [await evaluate(fresh, tasks, [3]), await evaluate(none, tasks, [3]), await evaluate(trained, tasks, [3])];
+    assert.equal(a.next['hit@3'], c.next['hit@3'], 'the prior counts like learning from the same flows');
+    assert.ok(a.next['hit@3'] >= 0.82, `with the practice prior: ${a.next['hit@3']}`);
+    assert.ok(a.next['hit@3'] - b.next['hit@3'] >= 0.05, `prior ${a.next['hit@3']} vs none ${b.next['hit@3']}`);
+  } finally {
+    await Promise.all([fresh.dispose(), none.dispose(), trained.dispose()]);
+  }
+});
+
+test('a broken practice file is reported and skipped; retrieval still works', async () => {
+  const bad = path.join(tmpDir(), 'practice.jsonl');
+  fs.writeFileSync(bad, '{"id":"a","query":"burn","flow":["dnbr","burn_severity"]}\n{"id":"b","query":\n');
+  const warnings: string[] = [];
+  const gw = await GeoWeave.open({ stateDir: tmpDir(), practice: bad, log: (level, msg) => { if (level === 'warn') warnings.push(msg); } });
+  try {
+    assert.ok(warnings.some((w) => w.includes(bad) && /:2: not valid JSON/.test(w)), warnings.join('\n'));
+    const r = await gw.forwardCandidates('burn severity', { k: 3 });
+    assert.ok(r.candidates.length === 3);
+  } finally {
+    await gw.dispose();
+  }
+});
