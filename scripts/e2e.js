@@ -486,6 +486,11 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     // Best group first; no long tail far below the best suggestion.
     const heads = groups.map((g) => g.items[0].score);
     if (heads.some((v, i) => i > 0 && v > heads[i - 1])) throw new Error(`groups are not ordered by their best score: ${heads.join(', ')}`);
+    // A two-date tool never gets the same file as both dates (a file is listed both relative and absolute).
+    for (const s of all) {
+      const pair = /\b(?:before|pre)=([^,]+), (?:after|post)=([^,]+)/.exec(s.args);
+      if (pair && pair[1].trim() === pair[2].trim()) throw new Error(`${s.id} is "ready" with one file as both dates: ${s.args}`);
+    }
     const best = Math.max(...all.map((s) => s.score));
     if (all.some((s) => s.score < 0.3 * best - 1e-3)) throw new Error(`a suggestion scores under 30% of the best (${best}): ${all.map((s) => `${s.id} ${s.score}`).join(', ')}`);
     const valid = ['quantify', 'explain', 'verify', 'compare', 'extend'];

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseQuery } from '../../src/core/retrieval/query';
-import { executability } from '../../src/core/retrieval/executability';
+import { executability, sameFile } from '../../src/core/retrieval/executability';
+import * as path from 'path';
 import type { ToolManifest } from '../../src/core/manifests/types';
 
 test('slots: task type, target, indicator, time, place and data hints', () => {
@@ -68,6 +69,13 @@ test('executability: one scene cannot be both pre and post; missing roles are na
   const rgb = executability(DNBR, { items: [{ path: 'rgb.tif', type: 'raster', bands: bands(['red', 'green', 'blue']) }] });
   assert.deepEqual(rgb.missing, ['pre', 'post']);
   assert.ok(rgb.notes.some((n) => n === 'needs NIR + SWIR2 for pre — none found'), rgb.notes.join(' | '));
+  // The same file listed twice (workspace-relative by the data scan, absolute from a run) is still one scene.
+  const twice = executability(DNBR, { items: [
+    { path: '.geoweave/outputs/scene_clip.tif', type: 'raster', bands: bands(['red', 'nir', 'swir2']) },
+    { path: path.join(path.sep, 'ws', '.geoweave', 'outputs', 'scene_clip.tif'), type: 'raster', bands: bands(['red', 'nir', 'swir2']), producedBy: 'clip_bbox' },
+  ] });
+  assert.equal(twice.ready, false, JSON.stringify(twice.args));
+  assert.ok(sameFile('/ws/a/b.tif', 'a/b.tif') && sameFile('./b.tif', '/ws/b.tif') && !sameFile('/ws/ab.tif', 'b.tif') && !sameFile('a/b.tif', 'c/b.tif'));
   const catalogOnly = executability({ id: 'x', description: 'x' }, { items: [] });
   assert.equal(catalogOnly.runnable, false);
   assert.equal(catalogOnly.ready, false);

@@ -11,7 +11,7 @@ import type { RetrievalContext, RetrievalMode } from './context';
 import { workingMemory } from '../memory/memory';
 import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
-import { canFeed, executability } from './executability';
+import { canFeed, executability, withProducts } from './executability';
 import { humanName } from '../index/text';
 import { expandedText, forwardCandidates } from './forward';
 import { TransitionModel } from '../learning/backoff';
@@ -197,7 +197,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // Indicators the task names outright ("mean NDVI inside", "统计NDMI") whose tool has not run yet.
   const named = new Set((taskParsed.slots.indicator ?? []).map((x) => INDICATOR_TOOL[x] ?? x.toLowerCase()).filter((id) => ctx.tools.has(id) && !done.has(id)));
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
-  const available = opts.data ? [...opts.data.items, ...produced] : produced;
+  const available = opts.data ? withProducts(opts.data.items, produced) : produced;
 
   const bridges = mode === 'full' ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
 
@@ -258,7 +258,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     } else {
       score -= penalty;
     }
-    const ex = executability(m, opts.data ? { items: [...opts.data.items, ...produced] } : produced.length ? { items: produced } : undefined);
+    const ex = executability(m, opts.data ? { items: available } : produced.length ? { items: produced } : undefined);
     all.push({
       id,
       name: humanName(m),

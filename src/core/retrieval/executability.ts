@@ -59,6 +59,24 @@ export function canFeed(item: DataItem, p: ToolParam): { ok: boolean; bands: Rec
   return { ok: true, bands };
 }
 
+/**
+ * Whether two item paths name the same file. A data context mixes workspace-relative paths with the
+ * absolute ones a run reports, so a relative path that ends an absolute one is the same file.
+ */
+export function sameFile(a: string, b: string): boolean {
+  const x = path.normalize(a);
+  const y = path.normalize(b);
+  if (x === y) return true;
+  if (path.isAbsolute(x) === path.isAbsolute(y)) return false;
+  const [abs, rel] = path.isAbsolute(x) ? [x, y] : [y, x];
+  return abs.endsWith(path.sep + rel.replace(/^\.[\\/]/, ''));
+}
+
+/** Data items plus products of the steps so far, each file once (the data context's entry wins). */
+export function withProducts(data: DataItem[], produced: DataItem[]): DataItem[] {
+  return [...data, ...produced.filter((p) => !data.some((d) => sameFile(d.path, p.path)))];
+}
+
 function isDataParam(p: ToolParam): boolean {
   return p.type === 'raster' || p.type === 'vector' || p.type === 'table' || (p.type === 'array' && (p.bands?.length ?? 0) > 0);
 }
@@ -74,13 +92,14 @@ export function executability(m: ToolManifest, data?: DataContext): Executabilit
   if (!data) {
     return { ready: false, runnable, missing, args, notes, coverage: required.length ? 0.5 : 1 };
   }
-  const used = new Set<DataItem>();
+  const used: DataItem[] = [];
+  const isUsed = (it: DataItem) => used.some((u) => u === it || sameFile(u.path, it.path));
   let satisfied = 0;
   const paramNames = new Set((m.inputs ?? []).map((p) => p.name));
   for (const p of required) {
     const options = data.items.filter((it) => canFeed(it, p).ok);
     // Two inputs of the same kind (before/after, pre/post) take distinct items, in a time-aware order.
-    const pick = orderForParam(p.name, options).find((it) => !used.has(it)) ?? (options.length && !isPairParam(p.name) ? options[0] : undefined);
+    const pick = orderForParam(p.name, options).find((it) => !isUsed(it)) ?? (options.length && !isPairParam(p.name) ? options[0] : undefined);
     const roles = p.bands ?? [];
     if (!pick) {
       const what = roles.length ? roles.filter((r) => !PRODUCT_ROLES.has(r)).map(roleLabel).join(' + ') || roles.map(roleLabel).join(' or ') : `a ${p.type}`;
@@ -88,7 +107,7 @@ export function executability(m: ToolManifest, data?: DataContext): Executabilit
       missing.push(p.name);
       continue;
     }
-    used.add(pick);
+    used.push(pick);
     satisfied++;
     args[p.name] = pick.path;
     const { bands } = canFeed(pick, p);
