@@ -1,3 +1,4 @@
+import { VectorStore } from '../../src/core/index/vector-store';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HnswIndex } from '../../src/core/index/hnsw';
@@ -70,4 +71,25 @@ test('the builtin embedder puts tool texts near their tasks', async () => {
   const [a, b, c] = await e.embed(['Slope in degrees from a digital elevation model', 'how steep is the terrain', 'mask clouds']);
   const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i], 0);
   assert.ok(dot(a, b) > dot(a, c));
+});
+
+test('vector store: replace, swap-remove and growth keep every label on its own vector', () => {
+  const d = 5;
+  const s = new VectorStore(d, 1);
+  const vec = (x: number) => Float32Array.from({ length: d }, (_, j) => x * 10 + j);
+  for (let i = 0; i < 40; i++) s.set(i, vec(i));
+  s.set(7, vec(70));
+  for (let i = 0; i < 40; i += 3) assert.equal(s.delete(i), true);
+  assert.equal(s.delete(3), false, 'already gone');
+  const live = [...s.labels].sort((a, b) => a - b);
+  assert.deepEqual(live, Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 3 !== 0));
+  const q = Float32Array.from({ length: d }, (_, j) => (j === 0 ? 1 : 0));
+  for (const l of live) {
+    const want = l === 7 ? 700 : l * 10;
+    assert.equal(s.view(l)![0], want, `label ${l}`);
+    assert.equal(s.dot(l, q), want);
+  }
+  const dots = s.scanDots(q);
+  s.labels.forEach((l, row) => { assert.equal(dots[row], l === 7 ? 700 : l * 10); assert.equal(s.row(l), row); });
+  assert.throws(() => s.set(99, new Float32Array(3)), /dimension 3, index expects 5/);
 });

@@ -85,9 +85,6 @@ export class VectorStore {
     for (let i = 0; i < n; i++) out[i] = dotAt(this.buf, i * d, q, d);
     return out;
   }
-
-  /** The live rows as one contiguous copy-free view. */
-  rows(): Float32Array { return this.buf.subarray(0, this.size * this.dimension); }
 }
 
 /** Kept as a small monomorphic function: V8 optimises it best (about 1.4x over an inlined loop). */
