@@ -434,7 +434,7 @@ function bridgeScores(ctx: RetrievalContext, fwdScore: Map<string, number>, prod
   const have = new Set(produced.filter((p) => !isQualityMask(p)).flatMap((p) => p.roles ?? []));
   const goals: { id: string; score: number; unmet: string[][]; met: string[] }[] = [];
   for (const [id, score] of fwdScore) {
-    if (score < 0.3) continue;
+    if (score < ctx.weights.bridgeGoal) continue;
     const needs = (ctx.tools.get(id)?.inputs ?? [])
       .filter((p) => p.required !== false && p.type === 'raster')
       .map((p) => (p.bands ?? []).filter((b) => PRODUCT_ROLES.has(b)))

@@ -30,6 +30,8 @@ export interface Weights {
   bridge: number;
   /** Share of a bridge's credit given to refiners (mask in, mask out) before a goal. */
   refine: number;
+  /** Forward score (relative to the best) a tool needs to count as a goal bridges lead to. */
+  bridgeGoal: number;
   /** Backward: next step of the workflow template the task fits. */
   workflowNext: number;
   done: number;
@@ -72,6 +74,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   nextAffinity: 1.3,
   bridge: 0.15,
   refine: 1,
+  bridgeGoal: 0.5,
   workflowNext: 0.2,
   done: 1.0,
   backoffTool: 1,
