@@ -486,6 +486,9 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     // Best group first; no long tail far below the best suggestion.
     const heads = groups.map((g) => g.items[0].score);
     if (heads.some((v, i) => i > 0 && v > heads[i - 1])) throw new Error(`groups are not ordered by their best score: ${heads.join(', ')}`);
+    // The packaged extension found the shipped analyst practice: its learned graph does not start blank.
+    const practice = /learned graph starts from (\d+) analyst flows \((\d+) transitions\) in (\S+)/.exec(extensionLog(userDir));
+    if (!practice || Number(practice[1]) < 200 || !practice[3].startsWith(extDir)) throw new Error(`no analyst practice loaded from the installed extension: ${practice ? practice[0] : 'nothing in the log'}`);
     // A two-date tool never gets the same file as both dates (a file is listed both relative and absolute).
     for (const s of all) {
       const pair = /\b(?:before|pre)=([^,]+), (?:after|post)=([^,]+)/.exec(s.args);
@@ -498,7 +501,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     // Prefer a ready suggestion that needs nothing beyond data (no thresholds or class breaks to choose).
     const plain = ['zonal_stats', 'raster_stats', 'area_by_class', 'otsu_threshold', 'quicklook'];
     chosen = plain.map((id) => all.find((s) => s.id === id && s.ready)).find(Boolean) ?? all.find((s) => s.ready && s.id !== 'ndvi') ?? all[0];
-    return groups.map((g) => `${g.rationale}: ${g.items.map((s) => s.id).join(', ')}`).join(' | ') + ` — e.g. "${all[0].reason.slice(0, 100)}"`;
+    return groups.map((g) => `${g.rationale}: ${g.items.map((s) => s.id).join(', ')}`).join(' | ') + ` — e.g. "${all[0].reason.slice(0, 100)}"; prior: ${practice[1]} analyst flows, ${practice[2]} transitions`;
   });
   if (!suggested) return;
 

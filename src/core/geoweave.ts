@@ -156,6 +156,7 @@ export class GeoWeave {
     try {
       const flows = parseTasks(fs.readFileSync(file, 'utf8'), file);
       learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: t.flow.length ? t.flow : t.gold })));
+      this.log('info', `learned graph starts from ${flows.length} analyst flows (${learned.priorTransitionCount} transitions) in ${file}`);
     } catch (e) {
       this.log('warn', `analyst practice ${file} not used: ${(e as Error).message}`);
     }
