@@ -1,5 +1,6 @@
 /** Options every retrieval command shares: catalogs, state folder, embedder; and opening the core with them. */
 import * as os from 'os';
+import * as fs from 'fs';
 import * as path from 'path';
 import type { EmbedderConfig } from '../core/embed/types';
 import type { LlmConfig } from '../core/llm';
@@ -52,8 +53,12 @@ export function optionsFrom(args: ParsedArgs, io: CliIO, extra: Partial<GeoWeave
   const extraManifestDirs = optAll(args, 'manifests').map((d) => path.resolve(d));
   if (noBuiltin && !extraManifestDirs.length) throw new UsageError('--no-builtin needs at least one --manifests DIR');
   const verbose = args.flags.has('verbose');
+  const practiceFile = opt(args, 'practice');
+  if (practiceFile && !fs.existsSync(practiceFile)) throw new UsageError(`--practice ${practiceFile}: no such file (a JSONL task file, or --no-practice for none)`);
   return {
     noBuiltin,
+    // The analyst flows the learned graph starts from: the shipped ones unless --practice FILE or --no-practice.
+    practice: args.flags.has('no-practice') ? false : practiceFile ? path.resolve(practiceFile) : undefined,
     extraManifestDirs,
     workspaceDir: opt(args, 'workspace') ?? process.cwd(),
     stateDir: stateDirFrom(args),

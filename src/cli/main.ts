@@ -25,7 +25,7 @@ function usage(): string {
     '',
     ...lines,
     '',
-    'common options: --manifests DIR (repeatable) --no-builtin --state DIR --embedder builtin|transformers|openai',
+    'common options: --manifests DIR (repeatable) --no-builtin --state DIR --embedder builtin|transformers|openai --practice FILE.jsonl | --no-practice',
   ].join('\n');
 }
 

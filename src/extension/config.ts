@@ -33,6 +33,13 @@ export const config = {
   manifestFolders(workspaceDir?: string): string[] {
     return section().get<string[]>('manifestFolders', []).map((d) => (path.isAbsolute(d) || !workspaceDir ? d : path.join(workspaceDir, d)));
   },
+  /** Analyst flows the learned graph starts from: undefined = the shipped ones, false = none, else a task file. */
+  practice(workspaceDir?: string): string | false | undefined {
+    const v = section().get<string>('practiceFile', '').trim();
+    if (!v) return undefined;
+    if (v.toLowerCase() === 'none') return false;
+    return path.isAbsolute(v) || !workspaceDir ? v : path.join(workspaceDir, v);
+  },
   workingMemorySize(): number {
     return Math.max(1, Math.floor(section().get<number>('workingMemorySize', 5)));
   },
@@ -63,6 +70,6 @@ export const config = {
   },
   /** True when a change touches settings the engine is opened with (index, embedder, LLM). */
   affectsIndex(e: vscode.ConfigurationChangeEvent): boolean {
-    return ['embedder', 'transformers', 'openai', 'manifestFolders', 'llm'].some((k) => e.affectsConfiguration(`geoweave.${k}`));
+    return ['embedder', 'transformers', 'openai', 'manifestFolders', 'practiceFile', 'llm'].some((k) => e.affectsConfiguration(`geoweave.${k}`));
   },
 };

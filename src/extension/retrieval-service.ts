@@ -72,6 +72,7 @@ export class RetrievalService implements vscode.Disposable {
         const openWith = (e: EmbedderConfig) => GeoWeave.open({
           builtinManifestDir: path.join(this.deps.extensionPath, 'tool-manifests'),
           extraManifestDirs: config.manifestFolders(workspaceDir),
+          practice: config.practice(workspaceDir),
           workspaceDir,
           stateDir: path.join(this.deps.storageDir, 'state'),
           embedder: e,

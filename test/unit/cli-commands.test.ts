@@ -106,3 +106,21 @@ test('usage errors exit 2 and say what to do', async () => {
   const d = await cli('eval', '--tasks', tasksFile, '--k', '0,3', ...common());
   assert.equal(d.code, 2);
 });
+
+test('--practice FILE / --no-practice choose the flows the learned graph starts from; a missing file is a usage error', async () => {
+  const state = ['--state', tmpDir()];
+  const shipped = await cli('index', 'stats', ...state);
+  assert.equal(shipped.code, 0, shipped.err);
+  const n = Number(/plus (\d+) from analyst practice/.exec(shipped.out)?.[1]);
+  assert.ok(n > 200, shipped.out);
+  const none = await cli('index', 'stats', '--no-practice', ...state);
+  assert.match(none.out, /plus 0 from analyst practice/);
+  const own = path.join(tmpDir(), 'team.jsonl');
+  fs.writeFileSync(own, '{"query":"burn scar","flow":["dnbr","burn_severity","area_by_class"]}\n');
+  const team = await cli('next', '--task', 'burn scar', '--done', 'dnbr', '--k', '1', '--json', '--practice', own, ...state);
+  assert.equal(team.code, 0, team.err);
+  assert.equal(JSON.parse(team.out).ranked[0].parts.learned > 0, true, 'the team flow counts as learned');
+  const missing = await cli('index', 'stats', '--practice', path.join(tmpDir(), 'nope.jsonl'), ...state);
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /--practice .*nope\.jsonl: no such file/);
+});
