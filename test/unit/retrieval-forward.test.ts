@@ -104,3 +104,14 @@ test('searchTools returns plain matches', async () => {
   assert.equal(r[0].id, 'hillshade');
   assert.deepEqual(await gw.searchTools('   '), []);
 });
+
+test('forward reasons name learned terms in the analyst\'s words, not stems or concept ids', async () => {
+  const r = await gw.forwardCandidates('Assess vegetation health in the Sentinel-2 scene', { k: 5 });
+  const learned = r.candidates.flatMap((c) => c.explanation.learned);
+  assert.ok(learned.length, 'the shipped practice gives learned reasons');
+  for (const l of learned) {
+    assert.doesNotMatch(l, /"[^"]*(_|c:)[^"]*"/, l);
+    assert.doesNotMatch(l, /"veget"/, l);
+  }
+  assert.ok(learned.some((l) => l.includes('"vegetation index"') || l.includes('"vegetation"')), learned.join(' | '));
+});

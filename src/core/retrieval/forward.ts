@@ -148,7 +148,11 @@ function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r:
     const next = ctx.graph.downstream(m.id).slice(0, 2).map((e) => e.to);
     if (next.length) graph.push(`often followed by ${next.join(', ')}`);
   }
-  const learned = learnedTerms.length ? [`chosen before for "${learnedTerms.map((t) => t.replace(CONCEPT_PREFIX, '')).join('", "')}"`] : [];
+  // Learned terms in the same words: "veget" → "vegetation", "c:vegetation_index" → "vegetation index".
+  const readable = [...new Set(learnedTerms
+    .filter((t) => !(HAN.test(t) && [...t].length < 2))
+    .map((t) => (t.startsWith(CONCEPT_PREFIX) ? t.slice(2).replace(/_/g, ' ') : surface.get(t) ?? t)))];
+  const learned = readable.length ? [`chosen before for "${readable.join('", "')}"`] : [];
   return { matchedTerms: [...new Set([...matchedTerms, ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };
 }
 
