@@ -9,6 +9,16 @@ let gw: GeoWeave;
 before(async () => { gw = await GeoWeave.open({ stateDir: tmpDir() }); });
 after(async () => { await gw.dispose(); });
 
+/** Complementary suggestions for `m` from a separate instance with some weights changed. */
+async function suggestWith(weights: Partial<GeoWeave['weights']>, m: MemoryState) {
+  const other = await GeoWeave.open({ stateDir: tmpDir(), weights });
+  try {
+    return await other.complementarySuggestions(m, { k: 60 });
+  } finally {
+    await other.dispose();
+  }
+}
+
 function step(tool: string, outputs: MemoryState['trace'][number]['outputs'], resultSummary = '') {
   return { tool, argSummary: '', resultSummary, outputs, ok: true, time: '2026-01-01T00:00:00Z' };
 }
@@ -134,13 +144,8 @@ test('backward: graph edges and learned transitions come from the last step only
   const tst = r.ranked.find((s) => s.id === 'time_series_trend')!;
   assert.equal(tst.parts.graph, 0);
   assert.ok(r.ranked.find((s) => s.id === 'morphology')!.parts.graph > 0.5);
-  const older = await GeoWeave.open({ stateDir: tmpDir(), weights: { olderSteps: 0.5 } });
-  try {
-    const r2 = await older.complementarySuggestions(m, { k: 60 });
-    assert.equal(r2.ranked.find((s) => s.id === 'time_series_trend')!.parts.graph, 0.4, 'ndvi → time_series_trend (0.8) one step back');
-  } finally {
-    await older.dispose();
-  }
+  const r2 = await suggestWith({ olderSteps: 0.5 }, m);
+  assert.equal(r2.ranked.find((s) => s.id === 'time_series_trend')!.parts.graph, 0.4, 'ndvi → time_series_trend (0.8) one step back');
 });
 
 test('backward: a cloud mask is applied to the image, not measured or cleaned like an analysis mask', async () => {
@@ -193,14 +198,9 @@ test('backward: the deliverable the task names (polygons, per field, a preview) 
   const pl = await gw.complementarySuggestions(plain, { k: 60 });
   assert.equal(pl.ranked.find((s) => s.id === 'zonal_stats')!.parts.deliver, 0);
   // Without the weight the same polygons task ranks by the chain alone.
-  const flat = await GeoWeave.open({ stateDir: tmpDir(), weights: { deliver: 0 } });
-  try {
-    const r0 = await flat.complementarySuggestions(m, { k: 60 });
-    const s0 = r0.ranked.find((s) => s.id === 'vectorize_mask')!.score;
-    assert.ok(Math.abs(vec.score - s0 - gw.weights.deliver) < 1e-3, `${vec.score} vs ${s0}`);
-  } finally {
-    await flat.dispose();
-  }
+  const r0 = await suggestWith({ deliver: 0 }, m);
+  const s0 = r0.ranked.find((s) => s.id === 'vectorize_mask')!.score;
+  assert.ok(Math.abs(vec.score - s0 - gw.weights.deliver) < 1e-3, `${vec.score} vs ${s0}`);
 });
 
 test('backward: an indicator the task names is computed next after a preparation step', async () => {
