@@ -12,7 +12,9 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 
 test('prior: read beside learned counts, never saved, outweighed by what the user does', () => {
   const dir = tmpDir();
-  const g = IntentionGraph.load(dir);
+  // A fixed clock: counts decay with time, and this test compares saved counts exactly.
+  const now = Date.UTC(2026, 0, 1);
+  const g = IntentionGraph.load(dir, { now: () => now });
   g.setPrior([{ terms: ['burn'], tools: ['dnbr', 'burn_severity'] }, { terms: ['burn'], tools: ['dnbr', 'burn_severity', 'area_by_class'] }]);
   assert.ok(g.transition('dnbr', 'burn_severity') > 0.4);
   assert.equal(g.transitionCount, 0, 'the prior is not what was learned');
