@@ -229,7 +229,19 @@ test('backward: a named indicator in Chinese or by its abbreviation maps to its 
   assert.equal(rt.ranked.find((s) => s.id === 'land_surface_temperature')!.parts.named, 1);
 });
 
-test('backward: named deliverables and operations as analysts phrase them (quick look, 出个图, per paddock, 按乡镇, clip to a boundary, mosaic, a km grid)', async () => {
+test('backward: which way a slope faces names its aspect (face north, south-facing, 朝南, 阳坡)', async () => {
+  for (const task of ['avalanche slopes steeper than 30 degrees that face north', 'south-facing hillsides for the new vineyard', '找朝南的缓坡地块', '阳坡和阴坡的植被差异']) {
+    const m = createMemory(task);
+    addStep(m, step('dem_download', [{ name: 'dem', type: 'raster', path: 'dem.tif', roles: ['dem'] }]));
+    const r = await gw.complementarySuggestions(m, { k: 60 });
+    assert.equal(r.ranked.find((s) => s.id === 'aspect')!.parts.named, 1, task);
+  }
+  const flat = createMemory('flat land for the solar farm');
+  addStep(flat, step('dem_download', [{ name: 'dem', type: 'raster', path: 'dem.tif', roles: ['dem'] }]));
+  assert.equal((await gw.complementarySuggestions(flat, { k: 60 })).ranked.find((s) => s.id === 'aspect')?.parts.named ?? 0, 0);
+});
+
+test('backward: named deliverables and operations as analysts phrase them (quick look, 出个图, per paddock, 按乡镇, clip to a boundary, mosaic, a km grid, named classes, counting)', async () => {
   const afterIndex = async (task: string) => {
     const m = createMemory(task);
     addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }]));
@@ -245,10 +257,26 @@ test('backward: named deliverables and operations as analysts phrase them (quick
     ['只保留流域边界范围内的植被指数', ['clip_to_vector']],
     ['greenness of two adjacent paths, mosaicked into one map', ['mosaic_vrt']],
     ['mean greenness per 1 km grid cell for the climate model', ['resample']],
+    ['two scenes of the county: merge them into one and compute greenness', ['mosaic_vrt']],
+    ['split the greenness into bare, sparse and dense cover', ['reclassify']],
+    ['vigour classes (low, medium, high) for the agronomist', ['reclassify']],
+    ['植被长势分成好、中、差三档', ['reclassify']],
+    ['split the vineyard into vigour zones', []],
     ['vegetation index of the orchard', []],
     ['NDVI change per pixel since 2018', []],
   ];
   for (const [task, want] of cases) assert.deepEqual([...(await afterIndex(task))].sort(), want.sort(), task);
+  // Counting separate things is labelling patches, once a mask exists to label.
+  for (const task of ['how many separate ponds are there on the farm?', 'count the clearings in the forest', '林地里有几处空地']) {
+    const m = createMemory(task);
+    addStep(m, step('ndwi', [{ name: 'index', type: 'raster', path: 'ndwi.tif', roles: ['index'] }]));
+    const before = await gw.complementarySuggestions(m, { k: 60 });
+    assert.equal(before.ranked.find((s) => s.id === 'connected_patches')?.parts.deliver ?? 0, 0, `${task}: no mask yet`);
+    addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }]));
+    const r = await gw.complementarySuggestions(m, { k: 60 });
+    assert.equal(r.ranked.find((s) => s.id === 'connected_patches')!.parts.deliver, 1, task);
+    assert.ok(r.ranked.slice(0, 3).some((s) => s.id === 'connected_patches'), `${task}: ${r.ranked.slice(0, 3).map((s) => s.id).join(', ')}`);
+  }
 });
 
 test('backward groups: best group first, nothing far below the best suggestion, no tool already run', async () => {

@@ -114,4 +114,12 @@ test('forward reasons name learned terms in the analyst\'s words, not stems or c
     assert.doesNotMatch(l, /"veget"/, l);
   }
   assert.ok(learned.some((l) => l.includes('"vegetation index"') || l.includes('"vegetation"')), learned.join(' | '));
+  // Bare numbers ("0" of "1/0") were chosen with everything: they explain nothing.
+  const masked = await gw.forwardCandidates('keep only the water class of the land cover map as a 1/0 mask', { k: 5 });
+  for (const l of masked.candidates.flatMap((c) => c.explanation.learned)) assert.doesNotMatch(l, /"\d+"/, l);
+});
+
+test('forward: picking one class out of a class map is a threshold with eq', async () => {
+  const r = await gw.forwardCandidates('keep only the water class of the land cover map as a 1/0 mask', { k: 3 });
+  assert.ok(r.candidates.some((c) => c.id === 'threshold'), r.candidates.map((c) => c.id).join(', '));
 });

@@ -5,6 +5,7 @@ import type { MemoryState } from '../memory/types';
 import { outputsFromManifest } from '../retrieval/backward';
 import type { EvalTask } from './tasks';
 import { completeAt, hitAt, mean, ndcgAt, recallAt } from './metrics';
+import { bootstrapInterval, Share } from './bootstrap';
 
 export interface EvalReport {
   tasks: number;
@@ -13,6 +14,8 @@ export interface EvalReport {
   next: Record<string, number>;
   /** Tasks whose flow holds 3+ steps of a workflow template: how many get that template offered (another one: `other`). */
   workflows?: { fitting: number; offered: number; other: number };
+  /** 95% bootstrap interval over tasks of every forward and next-step metric ("R@10", "hit@3"). */
+  ci95?: Record<string, [number, number]>;
 }
 
 export const DEFAULT_KS = [1, 3, 5, 10, 20];
@@ -50,6 +53,9 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
   const comp = new Map<number, number[]>(ks.map((k) => [k, []]));
   const hits = new Map<number, number[]>(ks.map((k) => [k, []]));
   const wf = { fitting: 0, offered: 0, other: 0 };
+  // Per task, for the bootstrap: each forward metric, and next-step hits over the task's steps.
+  const shares = new Map<string, Share[]>();
+  const share = (key: string, num: number, den: number) => (shares.get(key) ?? shares.set(key, []).get(key)!).push({ num, den });
   for (const t of tasks) {
     signal?.throwIfAborted();
     const res = await gw.forwardCandidates(t.query, { k: kMax, mode });
@@ -64,16 +70,24 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
       rec.get(k)!.push(recallAt(ranked, t.gold, k));
       ndcg.get(k)!.push(ndcgAt(ranked, t.gold, k));
       comp.get(k)!.push(completeAt(ranked, t.gold, k));
+      share(`R@${k}`, recallAt(ranked, t.gold, k), 1);
+      share(`nDCG@${k}`, ndcgAt(ranked, t.gold, k), 1);
+      share(`COMP@${k}`, completeAt(ranked, t.gold, k), 1);
     }
+    const taskHits = new Map<number, number>(ks.map((k) => [k, 0]));
     for (let i = 1; i < t.flow.length; i++) {
       const done = t.flow.slice(0, i);
       const mem = memoryFromFlow(gw, t.query, done);
       const r = await gw.complementarySuggestions(mem, { k: kMax + done.length, mode });
       const doneSet = new Set(done);
       const next = r.ranked.map((s) => s.id).filter((id) => !doneSet.has(id));
-      for (const k of ks) hits.get(k)!.push(hitAt(next, t.flow[i], k));
+      for (const k of ks) {
+        hits.get(k)!.push(hitAt(next, t.flow[i], k));
+        taskHits.set(k, taskHits.get(k)! + hitAt(next, t.flow[i], k));
+      }
       steps?.push({ task: t.id, query: t.query, done, target: t.flow[i], rank: next.indexOf(t.flow[i]) + 1, top: next.slice(0, 5) });
     }
+    for (const k of ks) share(`hit@${k}`, taskHits.get(k)!, Math.max(0, t.flow.length - 1));
   }
   const r4 = (x: number) => Math.round(x * 10000) / 10000;
   const forward: Record<string, number> = {};
@@ -82,5 +96,7 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
   for (const k of ks) forward[`COMP@${k}`] = r4(mean(comp.get(k)!));
   const next: Record<string, number> = {};
   for (const k of ks) next[`hit@${k}`] = r4(mean(hits.get(k)!));
-  return { tasks: tasks.length, tools: gw.tools.length, forward, next, ...(mode === 'full' ? { workflows: wf } : {}) };
+  const ci95: Record<string, [number, number]> = {};
+  for (const [key, g] of shares) ci95[key] = bootstrapInterval(g).map(r4) as [number, number];
+  return { tasks: tasks.length, tools: gw.tools.length, forward, next, ...(mode === 'full' ? { workflows: wf } : {}), ci95 };
 }

@@ -42,7 +42,11 @@ const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
   { re: /\b(polygons?|outlines?|shapefile|geojson|vector layer|boundar(y|ies) of)\b|矢量|多边形|面要素|边界线/i, tools: ['vectorize_mask', 'polygonize'] },
   { re: /\b(per|each|every|by|for each) ([\w-]+ )?(field|parcel|plot|paddock|farm|stand|unit|block|district|county|township|village|neighbou?rhood|ward|municipality|province|state|zone|polygon|feature|site|reach|reservoir|lake|pond|watershed|catchment|basin|region|grid cell|cell)s?\b|每(个|块|条|座|片)|各(个|街道|乡镇|区|县|村|地块|流域)|逐个|按.{0,4}(地块|区|县|乡|镇|村|街道|流域|作物|格网|网格)/i, tools: ['zonal_stats'] },
   { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
-  { re: /\bmosaic\w*|\bstitch\w*|\badjacent (paths|rows|tiles|scenes)\b|镶嵌|拼接/i, tools: ['mosaic_vrt'] },
+  { re: /\bmosaic\w*|\bstitch\w*|\badjacent (paths|rows|tiles|scenes)\b|\bmerg\w* (them |the tiles |the scenes )?into one\b|镶嵌|拼接|拼成一(幅|张|景)/i, tools: ['mosaic_vrt'] },
+  // Classes the analyst names ("into bare, sparse and dense", "(mild, moderate, severe)", 分成初级、中级、高级) are breaks on a value.
+  { re: /\b(classif\w*|group\w*|split|divid\w*|bin|sort|break|merg\w*|reclass\w*)\b[^.;:]{0,40}\binto\s+[\w-]+( [\w-]+)?(, [\w-]+( [\w-]+)?)+(,? (and|or) [\w-]+)?|\bclasses \([\w-]+(, [\w-]+)+\)|分(成|为)[^，。,；]{0,8}(档|等级|级别)|分(成|为)[^，。,；]{1,8}、[^，。,；]{1,8}、|分级/i, tools: ['reclassify'] },
+  // Counting separate things in a mask is labelling connected patches.
+  { re: /\bhow many (separate |distinct |individual )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|\bcount (the |how many )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|有几(处|个|块|片|段)|多少(处|个|块|片)|数一下/i, tools: ['connected_patches'] },
   { re: /\b\d+(\.\d+)?\s?(k?m|kilomet\w+|met\w+) (grid|cells?|resolution|pixels)\b|\bcoarser (grid|resolution|pixels)\b|\d+\s?(米|公里|千米)(格网|网格|分辨率)/i, tools: ['resample'] },
   { re: /\b(inside|within|only in|limited to|restricted to|clip(ped)? to|crop(ped)? to|cut (out )?to) (the |my |our |a |this )?([\w-]+ ){0,3}(boundary|boundaries|limits?|perimeter|polygons?|outline|footprint|buffer|ring|area of interest|aoi)\b|\b(field|parcel|plot|block) \d+ only\b|(边界|范围|轮廓|缓冲区)(内|以内|之内)|只保留.{0,12}(范围|边界)|裁剪到|裁切到/i, tools: ['clip_to_vector'] },
 ];

@@ -149,8 +149,9 @@ function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r:
     if (next.length) graph.push(`often followed by ${next.join(', ')}`);
   }
   // Learned terms in the same words: "veget" → "vegetation", "c:vegetation_index" → "vegetation index".
+  // A bare number ("0" from "1/0", a year) was chosen with everything and explains nothing.
   const readable = [...new Set(learnedTerms
-    .filter((t) => !(HAN.test(t) && [...t].length < 2))
+    .filter((t) => !(HAN.test(t) && [...t].length < 2) && !/^\d+(\.\d+)?$/.test(t))
     .map((t) => (t.startsWith(CONCEPT_PREFIX) ? t.slice(2).replace(/_/g, ' ') : surface.get(t) ?? t)))];
   const learned = readable.length ? [`chosen before for "${readable.join('", "')}"`] : [];
   return { matchedTerms: [...new Set([...matchedTerms, ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };

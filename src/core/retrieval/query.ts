@@ -30,8 +30,10 @@ const TARGET_CONCEPTS = new Set([
 ]);
 
 const INDICATORS = /\b(ndvi|evi|savi|msavi|ndwi|mndwi|ndbi|nbr|dnbr|ndmi|ndsi|ndci|ndti|lst|slope|aspect|hillshade|tasseled cap)\b/gi;
-/** The same indicators as Chinese analysts name them. */
+/** The same indicators as Chinese analysts name them, and as analysts describe them without the name. */
 const INDICATORS_ZH: [RegExp, string][] = [
+  // Which way a slope faces is its aspect: "slopes that face north", "south-facing", 朝南, 阳坡.
+  [/\bfac(e|es|ing) (due )?(north|south|east|west)|\b(north|south|east|west)(-| )facing\b|\bwhich way\b.{0,30}\bfac(e|es|ing)\b|朝(南|北|东|西)|阳坡|阴坡/i, 'ASPECT'],
   [/归一化植被指数/, 'NDVI'], [/增强型?植被指数/, 'EVI'], [/土壤调节植被指数/, 'SAVI'], [/改进的?归一化水体指数/, 'MNDWI'],
   [/(?<!改进的?)归一化水体指数/, 'NDWI'], [/归一化建筑指数/, 'NDBI'], [/归一化(燃烧|火烧)指数/, 'NBR'], [/归一化水分指数/, 'NDMI'],
   [/归一化积雪指数/, 'NDSI'], [/地表温度/, 'LST'], [/坡度/, 'SLOPE'], [/坡向/, 'ASPECT'], [/山体阴影|晕渲/, 'HILLSHADE'], [/缨帽变换/, 'TASSELED CAP'],
