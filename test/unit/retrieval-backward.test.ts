@@ -241,6 +241,27 @@ test('backward: which way a slope faces names its aspect (face north, south-faci
   assert.equal((await gw.complementarySuggestions(flat, { k: 60 })).ranked.find((s) => s.id === 'aspect')?.parts.named ?? 0, 0);
 });
 
+test('backward: one class named over a class map is picked out with a threshold (eq) first', async () => {
+  const afterCover = async (task: string) => {
+    const m = createMemory(task);
+    addStep(m, step('landcover_worldcover', [{ name: 'classes', type: 'raster', path: 'worldcover.tif', roles: ['class'] }]));
+    return gw.complementarySuggestions(m, { k: 60 });
+  };
+  for (const task of ['outline the cropland of the district from WorldCover', '从土地覆盖数据里把水体提出来', 'mask out everything but cropland with the land cover map']) {
+    const r = await afterCover(task);
+    assert.equal(r.ranked.find((s) => s.id === 'threshold')!.parts.pick, 1, task);
+    assert.ok(r.ranked.slice(0, 3).some((s) => s.id === 'threshold'), `${task}: ${r.ranked.slice(0, 3).map((s) => s.id).join(', ')}`);
+  }
+  // Every class, or two of them side by side, is measured from the class map as it is.
+  for (const task of ['hectares of each WorldCover class in the reserve', 'WorldCover cropland versus tree cover per municipality']) {
+    assert.equal((await afterCover(task)).ranked.find((s) => s.id === 'threshold')?.parts.pick ?? 0, 0, task);
+  }
+  // A mask is not a class map: nothing to pick.
+  const m = createMemory('outline the cropland of the district');
+  addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }]));
+  assert.ok(!(await gw.complementarySuggestions(m, { k: 60 })).ranked.some((s) => s.parts.pick));
+});
+
 test('backward: named deliverables and operations as analysts phrase them (quick look, 出个图, per paddock, 按乡镇, clip to a boundary, mosaic, a km grid, named classes, counting)', async () => {
   const afterIndex = async (task: string) => {
     const m = createMemory(task);
@@ -262,6 +283,9 @@ test('backward: named deliverables and operations as analysts phrase them (quick
     ['vigour classes (low, medium, high) for the agronomist', ['reclassify']],
     ['植被长势分成好、中、差三档', ['reclassify']],
     ['split the vineyard into vigour zones', []],
+    ['which orchards lost the most canopy?', ['zonal_stats']],
+    ['哪几个村的植被最差', ['zonal_stats']],
+    ['植被指数按企业边界统计', ['zonal_stats']],
     ['vegetation index of the orchard', []],
     ['NDVI change per pixel since 2018', []],
   ];

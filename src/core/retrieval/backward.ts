@@ -40,7 +40,7 @@ const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
 const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
   { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick[- ]?(look|map|view)|png|figure|picture|a map (i|we) can|for the (annual )?report)\b|缩略图|预览|出(个|张|一张|幅)?图|专题图|展示|可视化/i, tools: ['quicklook'] },
   { re: /\b(polygons?|outlines?|shapefile|geojson|vector layer|boundar(y|ies) of)\b|矢量|多边形|面要素|边界线/i, tools: ['vectorize_mask', 'polygonize'] },
-  { re: /\b(per|each|every|by|for each) ([\w-]+ )?(field|parcel|plot|paddock|farm|stand|unit|block|district|county|township|village|neighbou?rhood|ward|municipality|province|state|zone|polygon|feature|site|reach|reservoir|lake|pond|watershed|catchment|basin|region|grid cell|cell)s?\b|每(个|块|条|座|片)|各(个|街道|乡镇|区|县|村|地块|流域)|逐个|按.{0,4}(地块|区|县|乡|镇|村|街道|流域|作物|格网|网格)/i, tools: ['zonal_stats'] },
+  { re: /\b(per|each|every|by|for each) ([\w-]+ )?(field|parcel|plot|paddock|farm|stand|unit|block|district|county|township|village|neighbou?rhood|ward|municipality|province|state|zone|polygon|feature|site|reach|reservoir|lake|pond|watershed|catchment|basin|region|grid cell|cell)s?\b|每(个|块|条|座|片)|各(个|街道|乡镇|区|县|村|地块|流域)|逐个|按.{0,4}(地块|区|县|乡|镇|村|街道|流域|作物|格网|网格)|按.{0,6}(边界|范围)(统计|汇总)|\bwhich (of the |of our )?([\w-]+ )?(fields|parcels|plots|paddocks|farms|orchards|stands|districts|counties|townships|villages|neighbou?rhoods|wards|zones|sites|reaches|reservoirs|lakes|watersheds|catchments)\b|哪(几|些)(个|块|座|片|条)?.{0,4}(地块|果园|田|村|乡镇|街道|区|县|湖|水库|流域)/i, tools: ['zonal_stats'] },
   { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
   { re: /\bmosaic\w*|\bstitch\w*|\badjacent (paths|rows|tiles|scenes)\b|\bmerg\w* (them |the tiles |the scenes )?into one\b|镶嵌|拼接|拼成一(幅|张|景)/i, tools: ['mosaic_vrt'] },
   // Classes the analyst names ("into bare, sparse and dense", "(mild, moderate, severe)", 分成初级、中级、高级) are breaks on a value.
@@ -49,6 +49,17 @@ const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
   { re: /\bhow many (separate |distinct |individual )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|\bcount (the |how many )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|有几(处|个|块|片|段)|多少(处|个|块|片)|数一下/i, tools: ['connected_patches'] },
   { re: /\b\d+(\.\d+)?\s?(k?m|kilomet\w+|met\w+) (grid|cells?|resolution|pixels)\b|\bcoarser (grid|resolution|pixels)\b|\d+\s?(米|公里|千米)(格网|网格|分辨率)/i, tools: ['resample'] },
   { re: /\b(inside|within|only in|limited to|restricted to|clip(ped)? to|crop(ped)? to|cut (out )?to) (the |my |our |a |this )?([\w-]+ ){0,3}(boundary|boundaries|limits?|perimeter|polygons?|outline|footprint|buffer|ring|area of interest|aoi)\b|\b(field|parcel|plot|block) \d+ only\b|(边界|范围|轮廓|缓冲区)(内|以内|之内)|只保留.{0,12}(范围|边界)|裁剪到|裁切到/i, tools: ['clip_to_vector'] },
+];
+
+/** Land-cover classes as analysts name them: one of them named over a class map is a class to pick out. */
+const COVER_CLASSES: [string, RegExp][] = [
+  ['crop', /\b(crop ?land|farm ?land|arable|cultivated)\b|耕地|农田/i],
+  ['water', /\b(water|open water|water bodies)\b|水体|水域/i],
+  ['tree', /\b(tree cover|forest|woodland)\b|林地|森林|树木覆盖/i],
+  ['built', /\b(built[- ]up|urban|settlements?|impervious)\b|建设用地|建成区|不透水/i],
+  ['grass', /\b(grass ?land|pasture)\b|草地/i],
+  ['wetland', /\b(wetlands?|mangroves?)\b|湿地|红树林/i],
+  ['bare', /\bbare\b|裸地/i],
 ];
 
 /** Indicator names whose tool id is not the name in lower case. */
@@ -200,6 +211,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const delivers = new Set(DELIVERABLES.filter((d) => d.re.test(memory.task)).flatMap((d) => d.tools));
   // Indicators the task names outright ("mean NDVI inside", "统计NDMI") whose tool has not run yet.
   const named = new Set((taskParsed.slots.indicator ?? []).map((x) => INDICATOR_TOOL[x] ?? x.toLowerCase()).filter((id) => ctx.tools.has(id) && !done.has(id)));
+  // One class named over a class map (cropland of WorldCover, 水体 of the land cover): picking it out
+  // is a threshold with eq, before measuring, outlining or masking with it.
+  const lastIsClassMap = !!last && last.outputs.some((o) => o.roles?.includes('class'));
+  const picksClass = lastIsClassMap && COVER_CLASSES.filter(([, re]) => re.test(memory.task)).length === 1;
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? withProducts(opts.data.items, produced) : produced;
 
@@ -222,6 +237,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let wf = 0;
     let temporal = 0;
     let terminal = 0;
+    let pick = 0;
     let deliver = 0;
     let indicator = 0;
     let unmet: string[] = [];
@@ -254,11 +270,12 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       blocked = unmet.length ? 1 : 0;
       temporal = wantsTime && !timeDone && takesTwoDates(m) ? 1 : 0;
       terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
+      pick = picksClass && id === 'threshold' ? 1 : 0;
       deliver = delivers.has(id) && !unmet.length ? 1 : 0;
       indicator = named.has(id) ? 1 : 0;
       score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned +
         w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
-        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver + w.named * indicator;
+        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver + w.named * indicator + w.pick * pick;
     } else {
       score -= penalty;
     }
@@ -268,7 +285,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, done: penalty },
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, pick, done: penalty },
       reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });

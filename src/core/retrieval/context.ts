@@ -48,6 +48,8 @@ export interface Weights {
   terminal: number;
   /** Backward: the tool makes the deliverable the task asks for (polygons, a per-field table, a preview, a COG). */
   deliver: number;
+  /** Backward: threshold (eq) when the task names one class of the class map just made. */
+  pick: number;
   /** Backward: the task names the indicator this tool computes (NDVI, NDMI…) and it has not run yet. */
   named: number;
   /** Forward: prior for the tools an LLM proposes (first hint fully, later ones less). */
@@ -85,6 +87,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   terminal: 0.05,
   deliver: 0.3,
   named: 0.3,
+  pick: 0.3,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,
