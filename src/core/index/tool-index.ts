@@ -11,6 +11,24 @@ import type { ProjectionOptions } from './projection';
 import { fileSha256, writeFileAtomic } from './fs-util';
 
 export const INDEX_FORMAT_VERSION = 2;
+
+/** Sharpness of the soft maximum over a tool's texts (chosen on the practice tasks, dense only). */
+export const POOL_BETA = 5;
+
+/**
+ * A soft maximum of a tool's text similarities: log-mean-exp. The best-matching text still
+ * decides, and each further example that matches adds to it — a tool that several of its examples
+ * describe beats one that a single phrase happens to match (dense R@5 on the practice tasks 0.75 →
+ * 0.79 against the plain maximum). The mean, not the sum, keeps tools with many examples from
+ * gaining on queries none of them matches.
+ */
+export function poolSimilarities(sims: number[], beta = POOL_BETA): number {
+  if (!sims.length) return 0;
+  const m = Math.max(...sims);
+  let acc = 0;
+  for (const s of sims) acc += Math.exp(beta * (s - m));
+  return m + Math.log(acc / sims.length) / beta;
+}
 export const INDEX_FILE = 'tools.hnsw';
 export const VECTORS_FILE = 'tools.vectors';
 export const PROJECTION_FILE = 'tools.projection';
@@ -226,27 +244,30 @@ export class ToolIndex {
     }
   }
 
-  /** Dense scores per tool from the index's neighbours of `q` (exact cosines), max-pooled over each tool's texts. */
+  /**
+   * Dense scores per tool: the index's nearest texts propose the tools, then each is scored over
+   * all its texts (exact cosines, pooled by `poolSimilarities`).
+   */
   search(q: Float32Array, kTools: number): Map<string, number> {
     const out = new Map<string, number>();
     const perTool = this.hnsw.size / Math.max(1, this.toolCount);
     const kv = Math.min(this.hnsw.size, Math.ceil(kTools * Math.max(2, perTool * 1.5)));
     for (const nb of this.hnsw.search(q, kv)) {
       const id = this.labelToTool.get(nb.label);
-      if (id === undefined) continue;
-      if (!out.has(id) || out.get(id)! < nb.score) out.set(id, nb.score);
+      if (id === undefined || out.has(id)) continue;
+      out.set(id, this.score(q, id));
     }
     return out;
   }
 
-  /** Exact dense score of one tool (max cosine over its texts): rescoring for lexical-only candidates. */
+  /** Exact dense score of one tool, pooled over its texts: also rescoring for lexical-only candidates. */
   score(q: Float32Array, id: string): number {
-    let best = -1;
+    const sims: number[] = [];
     for (const l of this.fp.tools[id]?.labels ?? []) {
       const s = this.hnsw.dot(l, q);
-      if (s !== undefined && s > best) best = s;
+      if (s !== undefined) sims.push(s);
     }
-    return best < -0.5 ? 0 : best;
+    return sims.length ? Math.max(0, poolSimilarities(sims)) : 0;
   }
 
   has(id: string): boolean { return id in this.fp.tools; }

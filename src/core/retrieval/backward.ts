@@ -38,7 +38,7 @@ const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
  * products alone cannot predict.
  */
 const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
-  { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick[- ]?(look|map|view)|png|figure|picture|a map (i|we) can|(as a|as one|one|a single) map|for the (annual )?report)\b|缩略图|预览|出(个|张|一张|幅)?图|出一?(张|幅|个)[^，。,；]{1,10}图|看看.{0,6}(分布|哪里|在哪)|专题图|展示|可视化/i, tools: ['quicklook'] },
+  { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick[- ]?(look|map|view)|png|figure|picture|a map (i|we) can|(as a|as one|a single) map|one map (with|showing|of)|for the (annual )?report)\b|缩略图|预览|出(个|张|一张|幅)?图|出一?(张|幅|个)[^，。,；]{1,10}图|看看.{0,6}(分布|哪里|在哪)|专题图|展示|可视化/i, tools: ['quicklook'] },
   { re: /\b(polygons?|outlines?|shapefile|geojson|vector layer|boundar(y|ies) of)\b|矢量|多边形|面要素|边界线/i, tools: ['vectorize_mask', 'polygonize'] },
   { re: /\b(per|each|every|by|for each) ([\w-]+ ){0,2}(field|parcel|plot|paddock|farm|stand|unit|block|district|county|township|village|neighbou?rhood|ward|municipality|province|state|zone|polygon|feature|site|reach|reservoir|lake|pond|watershed|catchment|basin|region)s?\b|每(个|块|条|座|片)|各(个|街道|乡镇|区|县|村|地块|流域)|逐个|按.{0,4}(地块|区|县|乡|镇|村|街道|流域|作物)|按.{0,6}(边界|范围)(统计|汇总)|\bwhich (of the |of our )?([\w-]+ )?(fields|parcels|plots|paddocks|farms|orchards|stands|districts|counties|townships|villages|neighbou?rhoods|wards|zones|sites|reaches|reservoirs|lakes|watersheds|catchments)\b|哪(几|些)(个|块|座|片|条)?.{0,4}(地块|果园|田|村|乡镇|街道|区|县|湖|水库|流域)/i, tools: ['zonal_stats'] },
   { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
