@@ -249,13 +249,25 @@ export class ToolIndex {
    * all its texts (exact cosines, pooled by `poolSimilarities`).
    */
   search(q: Float32Array, kTools: number): Map<string, number> {
-    const out = new Map<string, number>();
     const perTool = this.hnsw.size / Math.max(1, this.toolCount);
     const kv = Math.min(this.hnsw.size, Math.ceil(kTools * Math.max(2, perTool * 1.5)));
+    // Neighbours come with exact cosines; only a proposed tool's texts outside them need a dot product.
+    const known = new Map<number, number>();
+    const order = new Set<string>();
     for (const nb of this.hnsw.search(q, kv)) {
       const id = this.labelToTool.get(nb.label);
-      if (id === undefined || out.has(id)) continue;
-      out.set(id, this.score(q, id));
+      if (id === undefined) continue;
+      order.add(id);
+      known.set(nb.label, nb.score);
+    }
+    const out = new Map<string, number>();
+    for (const id of order) {
+      const sims: number[] = [];
+      for (const l of this.fp.tools[id]?.labels ?? []) {
+        const s = known.get(l) ?? this.hnsw.dot(l, q);
+        if (s !== undefined) sims.push(s);
+      }
+      out.set(id, sims.length ? Math.max(0, poolSimilarities(sims)) : 0);
     }
     return out;
   }
