@@ -152,19 +152,6 @@ test('embedding honours an aborted signal', async () => {
   await assert.rejects(new BuiltinEmbedder().embed(['a', 'b'], ac.signal));
 });
 
-test('a 30-word query embeds in well under a millisecond', () => {
-  const e = new BuiltinEmbedder().fit(Object.values(CATALOG));
-  const q =
-    'compute the NDVI vegetation index for every crop field in the Sentinel-2 scene and summarise the mean ' +
-    'value per parcel over the growing season then export a map of the 植被指数 trend';
-  for (let i = 0; i < 200; i++) e.embedOne(q + i);
-  const n = 2000;
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) e.embedOne(q + i);
-  const perQueryMs = Number(process.hrtime.bigint() - t0) / 1e6 / n;
-  assert.ok(perQueryMs < 0.5, `${perQueryMs.toFixed(3)} ms per query`);
-});
-
 test('dense retrieval on the labelled benchmark beats plain BM25 (R@5 and R@10)', async (t) => {
   const root = path.resolve(__dirname, '../../..');
   const tasksFile = path.join(root, 'bench', 'tasks.jsonl');

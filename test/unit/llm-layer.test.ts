@@ -215,7 +215,8 @@ describe('LlmClient', () => {
       assert.equal(err.reason, 'timeout');
       assert.match(err.message, /did not answer within 300 ms/);
       assert.ok(err.message.includes(base), err.message);
-      assert.ok(elapsed >= 250 && elapsed < 300 + 600, `took ${elapsed} ms`);
+      // Not before the timeout; the upper bound only catches a hang (CI machines are loaded).
+      assert.ok(elapsed >= 250 && elapsed < 300 + 3000, `took ${elapsed} ms`);
       assert.equal(seen.length, 1, 'no retries');
     }));
 

@@ -353,7 +353,8 @@ test('vectorize_mask stops on abort between strips, leaves no file, and names th
     /abort/i,
   ));
   assert.ok(calls >= 3 && calls < 6, `stopped within a strip or two (${calls} progress calls)`);
-  assert.ok(Date.now() - t0 < 1000, `${Date.now() - t0} ms`);
+  // The progress count above is the precise check; the clock only catches a hang (CI machines are loaded).
+  assert.ok(Date.now() - t0 < 5000, `${Date.now() - t0} ms`);
   assert.deepEqual(fs.existsSync(od) ? fs.readdirSync(od) : [], [], 'no partial output');
   // Abort while the GeoJSON is being written (progress past 0.8): the temp file goes too.
   const rnd = mulberry32(3);
