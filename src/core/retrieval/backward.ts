@@ -16,6 +16,7 @@ import { humanName } from '../index/text';
 import { expandedText, forwardCandidates } from './forward';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
+import { COVER_CLASSES, DELIVERABLES, INDICATOR_TOOL, TEMPORAL, TIME_SPAN } from './task-phrases';
 
 export interface BackwardOptions {
   k?: number;
@@ -27,43 +28,6 @@ export interface BackwardOptions {
   /** … and complementary queries added to the template ones. */
   extraQueries?: { rationale: Rationale; text: string }[];
 }
-
-const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|since|change[sd]?|increas\w*|decreas\w*|grow\w*|expan\w*|shrink\w*|loss|lost|gain\w*|recover\w*|regrowth|time series|series|dates|anomal\w*|baseline|(wet|dry) season|(summer|winter|spring|autumn)( season)? (and|versus|vs\.?|against) (summer|winter|spring|autumn))\b|变化|对比|温差|两期|(夏|冬|春|秋)季(和|与|跟|对比)(夏|冬|春|秋)季|比较|前后|趋势|以来|扩大|缩小|减少|增加|多年|逐年|退化|恢复/i;
-/** Time slots that span dates ("since 2016", "between 2015 and 2020"), not a single date ("in 2023"). */
-const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
-
-/**
- * What the task asks to hand over, and the tools that make it. Analysts often say how they want
- * the answer ("as polygons", "per field", "a thumbnail"); that names a closing step the chain of
- * products alone cannot predict.
- */
-const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
-  { re: /\b(show|showing|display|visuali[sz]e|preview|thumbnail|quick[- ]?(look|map|view)|png|figure|picture|a map (i|we) can|(as a|as one|a single) map|one map (with|showing|of)|for the (annual )?report)\b|缩略图|预览|出(个|张|一张|幅)?图|出一?(张|幅|个)[^，。,；]{1,10}图|看看.{0,6}(分布|哪里|在哪)|专题图|展示|可视化/i, tools: ['quicklook'] },
-  { re: /\b(polygons?|outlines?|shapefile|geojson|vector layer|boundar(y|ies) of)\b|矢量|多边形|面要素|边界线/i, tools: ['vectorize_mask', 'polygonize'] },
-  { re: /\b(per|each|every|by|for each) ([\w-]+ ){0,2}(field|parcel|plot|paddock|farm|stand|unit|block|district|county|township|village|neighbou?rhood|ward|municipality|province|state|zone|polygon|feature|site|reach|reservoir|lake|pond|watershed|catchment|basin|region)s?\b|每(个|块|条|座|片)|各(个|街道|乡镇|区|县|村|地块|流域)|逐个|按.{0,4}(地块|区|县|乡|镇|村|街道|流域|作物)|按.{0,6}(边界|范围)(统计|汇总)|\bwhich (of the |of our )?([\w-]+ )?(fields|parcels|plots|paddocks|farms|orchards|stands|districts|counties|townships|villages|neighbou?rhoods|wards|zones|sites|reaches|reservoirs|lakes|watersheds|catchments)\b|哪(几|些)(个|块|座|片|条)?.{0,4}(地块|果园|田|村|乡镇|街道|区|县|湖|水库|流域)/i, tools: ['zonal_stats'] },
-  { re: /\b(cog|cloud[- ]optimi[sz]ed)\b|导出为?COG/i, tools: ['cog_convert'] },
-  { re: /\bmosaic\w*|\bstitch\w*|\badjacent (paths|rows|tiles|scenes)\b|\bmerg\w* (them |the tiles |the scenes )?into one\b|镶嵌|拼接|拼成一(幅|张|景)/i, tools: ['mosaic_vrt'] },
-  // Classes the analyst names ("into bare, sparse and dense", "(mild, moderate, severe)", 分成初级、中级、高级) are breaks on a value.
-  { re: /\b(classif\w*|group\w*|split|divid\w*|bin|sort|break|merg\w*|reclass\w*)\b[^.;:]{0,40}\binto\s+[\w-]+( [\w-]+)?(, [\w-]+( [\w-]+)?)+(,? (and|or) [\w-]+)?|\bclasses \([\w-]+(, [\w-]+)+\)|分(成|为)[^，。,；]{0,8}(档|等级|级别)|分(成|为)[^，。,；]{1,8}、[^，。,；]{1,8}、|分级/i, tools: ['reclassify'] },
-  // Counting separate things in a mask is labelling connected patches.
-  { re: /\bhow many (separate |distinct |individual )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|\bcount (the |how many )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|有几(处|个|块|片|段)|多少(处|个|块|片)|数一下/i, tools: ['connected_patches'] },
-  { re: /\b\d+(\.\d+)?\s?(k?m|kilomet\w+|met\w+) (grid|cells?|resolution|pixels)\b|\bcoarser (grid|resolution|pixels)\b|\d+\s?(米|公里|千米)(格网|网格|分辨率)/i, tools: ['resample'] },
-  { re: /\b(inside|within|only in|limited to|restricted to|clip(ped)? to|crop(ped)? to|cut (out )?to) (the |my |our |a |this )?([\w-]+ ){0,3}(boundary|boundaries|limits?|perimeter|polygons?|outline|footprint|buffer|ring|area of interest|aoi)\b|\b(field|parcel|plot|block) \d+ only\b|(边界|范围|轮廓|缓冲区)(内|以内|之内)|只保留.{0,12}(范围|边界)|裁剪到|裁切到/i, tools: ['clip_to_vector'] },
-];
-
-/** Land-cover classes as analysts name them: one of them named over a class map is a class to pick out. */
-const COVER_CLASSES: [string, RegExp][] = [
-  ['crop', /\b(crop ?land|farm ?land|arable|cultivated)\b|耕地|农田/i],
-  ['water', /\b(water|open water|water bodies)\b|水体|水域/i],
-  ['tree', /\b(tree cover|forest|woodland)\b|林地|森林|树木覆盖/i],
-  ['built', /\b(built[- ]up|urban|settlements?|impervious)\b|建设用地|建成区|不透水/i],
-  ['grass', /\b(grass ?land|pasture)\b|草地/i],
-  ['wetland', /\b(wetlands?|mangroves?)\b|湿地|红树林/i],
-  ['bare', /\bbare\b|裸地/i],
-];
-
-/** Indicator names whose tool id is not the name in lower case. */
-const INDICATOR_TOOL: Record<string, string> = { LST: 'land_surface_temperature', 'TASSELED CAP': 'tasseled_cap' };
 
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
