@@ -284,6 +284,8 @@ test('backward: named deliverables and operations as analysts phrase them (quick
     ['植被长势分成好、中、差三档', ['reclassify']],
     ['split the vineyard into vigour zones', []],
     ['which orchards lost the most canopy?', ['zonal_stats']],
+    ['tree canopy share in every census tract', ['zonal_stats']],
+    ['mean greenness for each of the municipalities', ['zonal_stats']],
     ['哪几个村的植被最差', ['zonal_stats']],
     ['植被指数按企业边界统计', ['zonal_stats']],
     ['vegetation index of the orchard', []],
