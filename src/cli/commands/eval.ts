@@ -139,8 +139,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     // How far the numbers could move with another draw of tasks: differences inside it are noise.
     const ciKeys = [...fcols, ...ncols].filter((c) => c === 'R@10' || c === 'hit@3');
-    const last = reports.get('full') ?? reports.get(modes[modes.length - 1])!;
-    if (ciKeys.length && last.ci95) io.out(`\n95% interval, bootstrap over tasks (${reports.has('full') ? 'full' : modes[modes.length - 1]}): ${ciKeys.map((c) => `${c === 'hit@3' ? 'next ' : ''}${c} ${fmt(last.ci95![c][0])}–${fmt(last.ci95![c][1])}`).join(', ')}`);
+    const ciMode = reports.has('full') ? 'full' : modes[modes.length - 1];
+    const ci = reports.get(ciMode)!.ci95;
+    if (ciKeys.length && ci) io.out(`\n95% interval, bootstrap over tasks (${ciMode}): ${ciKeys.map((c) => `${c === 'hit@3' ? 'next ' : ''}${c} ${fmt(ci[c][0])}–${fmt(ci[c][1])}`).join(', ')}`);
     const full = reports.get('full')?.workflows;
     if (full) io.out(`\nworkflow templates: offered for ${full.offered} of the ${full.fitting} tasks whose flow holds 3+ of a template's steps${full.other ? ` (${full.other} got another template)` : ''}`);
     return 0;

@@ -4,7 +4,7 @@ import type { RetrievalMode } from '../retrieval/context';
 import type { MemoryState } from '../memory/types';
 import { outputsFromManifest } from '../retrieval/backward';
 import type { EvalTask } from './tasks';
-import { completeAt, hitAt, mean, ndcgAt, recallAt } from './metrics';
+import { completeAt, hitAt, ndcgAt, recallAt } from './metrics';
 import { bootstrapInterval, Share } from './bootstrap';
 
 export interface EvalReport {
@@ -48,12 +48,9 @@ export function memoryFromFlow(gw: GeoWeave, task: string, flow: string[], resul
 
 export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = DEFAULT_KS, mode: RetrievalMode = 'full', signal?: AbortSignal, steps?: StepRecord[]): Promise<EvalReport> {
   const kMax = Math.max(...ks);
-  const rec = new Map<number, number[]>(ks.map((k) => [k, []]));
-  const ndcg = new Map<number, number[]>(ks.map((k) => [k, []]));
-  const comp = new Map<number, number[]>(ks.map((k) => [k, []]));
-  const hits = new Map<number, number[]>(ks.map((k) => [k, []]));
   const wf = { fitting: 0, offered: 0, other: 0 };
-  // Per task, for the bootstrap: each forward metric, and next-step hits over the task's steps.
+  // Per task: each forward metric (over 1), and next-step hits over the task's steps. A metric is
+  // the ratio of the sums; the bootstrap resamples the same shares by task.
   const shares = new Map<string, Share[]>();
   const share = (key: string, num: number, den: number) => (shares.get(key) ?? shares.set(key, []).get(key)!).push({ num, den });
   for (const t of tasks) {
@@ -67,9 +64,6 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
       else if (res.workflow) wf.other++;
     }
     for (const k of ks) {
-      rec.get(k)!.push(recallAt(ranked, t.gold, k));
-      ndcg.get(k)!.push(ndcgAt(ranked, t.gold, k));
-      comp.get(k)!.push(completeAt(ranked, t.gold, k));
       share(`R@${k}`, recallAt(ranked, t.gold, k), 1);
       share(`nDCG@${k}`, ndcgAt(ranked, t.gold, k), 1);
       share(`COMP@${k}`, completeAt(ranked, t.gold, k), 1);
@@ -81,21 +75,22 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
       const r = await gw.complementarySuggestions(mem, { k: kMax + done.length, mode });
       const doneSet = new Set(done);
       const next = r.ranked.map((s) => s.id).filter((id) => !doneSet.has(id));
-      for (const k of ks) {
-        hits.get(k)!.push(hitAt(next, t.flow[i], k));
-        taskHits.set(k, taskHits.get(k)! + hitAt(next, t.flow[i], k));
-      }
+      for (const k of ks) taskHits.set(k, taskHits.get(k)! + hitAt(next, t.flow[i], k));
       steps?.push({ task: t.id, query: t.query, done, target: t.flow[i], rank: next.indexOf(t.flow[i]) + 1, top: next.slice(0, 5) });
     }
     for (const k of ks) share(`hit@${k}`, taskHits.get(k)!, Math.max(0, t.flow.length - 1));
   }
   const r4 = (x: number) => Math.round(x * 10000) / 10000;
+  const ratio = (key: string): number => {
+    let num = 0;
+    let den = 0;
+    for (const g of shares.get(key) ?? []) { num += g.num; den += g.den; }
+    return r4(den ? num / den : 0);
+  };
   const forward: Record<string, number> = {};
-  for (const k of ks) forward[`R@${k}`] = r4(mean(rec.get(k)!));
-  for (const k of ks) forward[`nDCG@${k}`] = r4(mean(ndcg.get(k)!));
-  for (const k of ks) forward[`COMP@${k}`] = r4(mean(comp.get(k)!));
+  for (const m of ['R', 'nDCG', 'COMP']) for (const k of ks) forward[`${m}@${k}`] = ratio(`${m}@${k}`);
   const next: Record<string, number> = {};
-  for (const k of ks) next[`hit@${k}`] = r4(mean(hits.get(k)!));
+  for (const k of ks) next[`hit@${k}`] = ratio(`hit@${k}`);
   const ci95: Record<string, [number, number]> = {};
   for (const [key, g] of shares) ci95[key] = bootstrapInterval(g).map(r4) as [number, number];
   return { tasks: tasks.length, tools: gw.tools.length, forward, next, ...(mode === 'full' ? { workflows: wf } : {}), ci95 };

@@ -261,22 +261,15 @@ export class ToolIndex {
       known.set(nb.label, nb.score);
     }
     const out = new Map<string, number>();
-    for (const id of order) {
-      const sims: number[] = [];
-      for (const l of this.fp.tools[id]?.labels ?? []) {
-        const s = known.get(l) ?? this.hnsw.dot(l, q);
-        if (s !== undefined) sims.push(s);
-      }
-      out.set(id, sims.length ? Math.max(0, poolSimilarities(sims)) : 0);
-    }
+    for (const id of order) out.set(id, this.score(q, id, known));
     return out;
   }
 
-  /** Exact dense score of one tool, pooled over its texts: also rescoring for lexical-only candidates. */
-  score(q: Float32Array, id: string): number {
+  /** Exact dense score of one tool, pooled over its texts (cosines in `known` are reused): also rescoring for lexical-only candidates. */
+  score(q: Float32Array, id: string, known?: Map<number, number>): number {
     const sims: number[] = [];
     for (const l of this.fp.tools[id]?.labels ?? []) {
-      const s = this.hnsw.dot(l, q);
+      const s = known?.get(l) ?? this.hnsw.dot(l, q);
       if (s !== undefined) sims.push(s);
     }
     return sims.length ? Math.max(0, poolSimilarities(sims)) : 0;
