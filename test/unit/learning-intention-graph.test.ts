@@ -115,3 +115,57 @@ test('transition back-off: unseen tools inherit what follows their kind of produ
   const m2 = new TransitionModel(g, (t) => kind[t], (t) => cat[t], Object.keys(cat), { toolPrior: 1, kindPrior: 5 });
   assert.ok(m2.score('ndwi', 'zonal_stats') < m2.score('ndwi', 'threshold'));
 });
+
+test('similar cases: flows of tasks worded alike vote for what followed the latest step; prior never decays, learned cases do and persist', () => {
+  let now = Date.UTC(2026, 0, 1);
+  const dir = tmpDir();
+  const g = IntentionGraph.load(dir, { halfLifeDays: 10, now: () => now });
+  g.setPrior([
+    { terms: ['mean', 'parcel', 'orchard'], tools: ['ndvi', 'zonal_stats'] },
+    { terms: ['year', 'pine', 'die'], tools: ['ndvi', 'bfast_breakpoints', 'quicklook'] },
+  ]);
+  const parcel = g.similarNext(['parcel', 'mean', 'vineyard'], ['ndvi']);
+  assert.deepEqual([...parcel.keys()], ['zonal_stats']);
+  assert.equal(parcel.get('zonal_stats'), 1);
+  const year = g.similarNext(['which', 'year', 'pine'], ['cloud_mask', 'ndvi']);
+  assert.deepEqual([...year.keys()], ['bfast_breakpoints']);
+  // The vote skips what already ran: after ndvi and bfast, the case's next step is the preview.
+  assert.deepEqual([...g.similarNext(['year', 'pine'], ['ndvi', 'bfast_breakpoints']).keys()], ['quicklook']);
+  // No term in common, or a latest step no case ran: no vote.
+  assert.equal(g.similarNext(['flood'], ['ndvi']).size, 0);
+  assert.equal(g.similarNext(['parcel'], ['slope']).size, 0);
+
+  // A learned case counts beside the prior; it halves every half-life, the prior does not.
+  g.recordTrajectory(['mean', 'parcel', 'orchard'], ['ndvi', 'raster_stats']);
+  const both = g.similarNext(['mean', 'parcel', 'orchard'], ['ndvi']);
+  assert.ok(Math.abs(both.get('zonal_stats')! - 0.5) < 1e-9 && Math.abs(both.get('raster_stats')! - 0.5) < 1e-9, JSON.stringify([...both]));
+  g.save();
+  now += 10 * 86_400_000;
+  const g2 = IntentionGraph.load(dir, { now: () => now });
+  g2.setPrior([{ terms: ['mean', 'parcel', 'orchard'], tools: ['ndvi', 'zonal_stats'] }]);
+  const later = g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi']);
+  assert.ok(Math.abs(later.get('raster_stats')! - 1 / 3) < 1e-9, JSON.stringify([...later]));
+  // Only the top neighbours vote.
+  assert.deepEqual([...g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi'], 1).keys()], ['zonal_stats']);
+  const raw = JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8'));
+  assert.deepEqual(raw.cases.map((c: { tools: string[] }) => c.tools), [['ndvi', 'raster_stats']]);
+});
+
+test('next-step suggestions follow the case of the most similar task after the same step', async () => {
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: tmpDir() });
+  try {
+    await gw.recordTrajectories([
+      { task: 'mean vegetation index for every orchard parcel', tools: ['ndvi', 'zonal_stats'] },
+      { task: 'mask of the stressed fields below a cutoff', tools: ['ndvi', 'threshold'] },
+    ]);
+    const step = { tool: 'ndvi', argSummary: '', resultSummary: '', outputs: [], ok: true, time: '' };
+    const next = async (task: string) => (await gw.complementarySuggestions({ task, windowSize: 5, trace: [step] }, { k: 10 })).ranked;
+    const a = await next('average index of each orchard parcel');
+    const b = await next('cutoff for the stressed fields');
+    const sim = (r: typeof a, id: string) => r.find((s) => s.id === id)?.parts.similar ?? 0;
+    assert.ok(sim(a, 'zonal_stats') > sim(a, 'threshold'), JSON.stringify(a.map((s) => [s.id, s.parts.similar])));
+    assert.ok(sim(b, 'threshold') > sim(b, 'zonal_stats'), JSON.stringify(b.map((s) => [s.id, s.parts.similar])));
+  } finally {
+    await gw.dispose();
+  }
+});

@@ -42,7 +42,7 @@ test('a fresh install starts from the shipped analyst practice: next-step hit@3 
     await trained.recordTrajectories(readTasks(path.join(ROOT, 'tool-manifests', 'practice.jsonl')).map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
     const [a, b, c] = [await evaluate(fresh, tasks, [3]), await evaluate(none, tasks, [3]), await evaluate(trained, tasks, [3])];
     assert.equal(a.next['hit@3'], c.next['hit@3'], 'the prior counts like learning from the same flows');
-    assert.ok(a.next['hit@3'] >= 0.82, `with the practice prior: ${a.next['hit@3']}`);
+    assert.ok(a.next['hit@3'] >= 0.85, `with the practice prior: ${a.next['hit@3']}`);
     assert.ok(a.next['hit@3'] - b.next['hit@3'] >= 0.05, `prior ${a.next['hit@3']} vs none ${b.next['hit@3']}`);
   } finally {
     await Promise.all([fresh.dispose(), none.dispose(), trained.dispose()]);

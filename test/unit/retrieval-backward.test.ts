@@ -229,6 +229,21 @@ test('backward: a named indicator in Chinese or by its abbreviation maps to its 
   assert.equal(rt.ranked.find((s) => s.id === 'land_surface_temperature')!.parts.named, 1);
 });
 
+test('backward: a series of dates (yearly, a decade, 逐年) calls for tools that read a stack, a before/after pair for a two-date difference', async () => {
+  const temporal = async (task: string) => {
+    const m = createMemory(task);
+    addStep(m, step('nbr', [{ name: 'index', type: 'raster', path: 'nbr.tif', roles: ['index'] }]));
+    const r = await gw.complementarySuggestions(m, { k: 60 });
+    return new Set(r.ranked.filter((s) => s.parts.temporal === 1).map((s) => s.id));
+  };
+  for (const task of ['how fast is the forest coming back after the 2019 fire?', '火烧迹地植被逐年恢复得怎么样', 'burn ratio every year since the fire']) {
+    const t = await temporal(task);
+    assert.ok(t.has('time_series_trend') && !t.has('dnbr') && !t.has('change_difference'), `${task}: ${[...t].join(', ')}`);
+  }
+  const pair = await temporal('burn ratio before and after the fire');
+  assert.ok(pair.has('dnbr') && pair.has('change_difference'), [...pair].join(', '));
+});
+
 test('backward: which way a slope faces names its aspect (face north, south-facing, 朝南, 阳坡)', async () => {
   for (const task of ['avalanche slopes steeper than 30 degrees that face north', 'south-facing hillsides for the new vineyard', '找朝南的缓坡地块', '阳坡和阴坡的植被差异']) {
     const m = createMemory(task);
@@ -262,7 +277,7 @@ test('backward: one class named over a class map is picked out with a threshold 
   assert.ok(!(await gw.complementarySuggestions(m, { k: 60 })).ranked.some((s) => s.parts.pick));
 });
 
-test('backward: named deliverables and operations as analysts phrase them (quick look, 出个图, per paddock, 按乡镇, clip to a boundary, mosaic, a km grid, named classes, counting)', async () => {
+test('backward: named deliverables and operations as analysts phrase them (quick look, 出个图, per paddock, 按乡镇, clip to a boundary, mosaic, a km grid, named classes, management zones, a baseline, the year of a break, land-cover zones, counting)', async () => {
   const afterIndex = async (task: string) => {
     const m = createMemory(task);
     addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'ndvi.tif', roles: ['index'] }]));
@@ -282,7 +297,16 @@ test('backward: named deliverables and operations as analysts phrase them (quick
     ['split the greenness into bare, sparse and dense cover', ['reclassify']],
     ['vigour classes (low, medium, high) for the agronomist', ['reclassify']],
     ['植被长势分成好、中、差三档', ['reclassify']],
-    ['split the vineyard into vigour zones', []],
+    ['split the vineyard into vigour zones', ['kmeans_classify']],
+    ['三个管理分区，做变量施肥', ['kmeans_classify']],
+    ['is greenness below normal this month, against the last five years?', ['ndvi_anomaly']],
+    ['今年夏玉米长势和近五年同期比偏差多少', ['ndvi_anomaly']],
+    ['in which year was the forest cleared?', ['bfast_breakpoints']],
+    ['这片松林是从什么时候开始枯死的', ['bfast_breakpoints']],
+    ['mean greenness by land-cover class across the scene', ['landcover_worldcover']],
+    ['按土地覆盖类型统计植被指数', ['landcover_worldcover']],
+    ['greenness now versus the 2019 image', []],
+    ['when is the crop greenness highest this season', []],
     ['which orchards lost the most canopy?', ['zonal_stats']],
     ['tree canopy share in every census tract', ['zonal_stats']],
     ['mean greenness for each of the municipalities', ['zonal_stats']],

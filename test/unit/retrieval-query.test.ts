@@ -30,6 +30,9 @@ test('indicator slot in Chinese: the index names analysts write (坡度, 归一�
   assert.deepEqual(parseQuery('用改进的归一化水体指数提取水体').slots.indicator, ['MNDWI']);
   assert.deepEqual(parseQuery('夏季地表温度和坡向').slots.indicator, ['LST', 'ASPECT']);
   assert.equal(parseQuery('看看植被长得怎么样').slots.indicator, undefined, 'a generic vegetation index names no one indicator');
+  // Surface heat described without the name is LST.
+  for (const t of ['urban heat island of the city', 'which fields run hottest in August?', 'map the warm-water plume from the plant', '大亚湾温排水影响范围', '用热红外波段看看厂区']) assert.deepEqual(parseQuery(t).slots.indicator, ['LST'], t);
+  assert.equal(parseQuery('a hot topic: greenness of the park').slots.indicator, undefined);
 });
 
 test('slots: find data with a DEM hint; since-year', () => {

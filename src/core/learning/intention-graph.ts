@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../index/fs-util';
+import { CaseIndex, Case } from './similar-cases';
 
 export const LEARNED_FILE = 'learned.json';
 const FORMAT_VERSION = 1;
@@ -19,7 +20,12 @@ export interface LearnedState {
   halfLifeDays: number;
   transitions: Record<string, Record<string, Counts>>;
   affinities: Record<string, Record<string, Counts>>;
+  /** Executed flows with their task terms, newest last (at most MAX_CASES): the cases similar tasks are matched to. */
+  cases?: Case[];
 }
+
+/** Cases kept in the learned state: the newest, so the file stays small (about 1 MB at most). */
+const MAX_CASES = 3000;
 
 export interface IntentionGraphOptions {
   /** Half-life of counts in days (default 90). */
@@ -55,6 +61,7 @@ export class IntentionGraph {
     for (const f of flows) g.recordTrajectory(f.terms, f.tools, true);
     this.prior = flows.length ? g.state : undefined;
     this.dirtyTotals = true;
+    this.caseIndex = undefined;
   }
 
   /** Number of distinct transitions in the prior. */
@@ -144,6 +151,26 @@ export class IntentionGraph {
     for (let i = 0; i + 1 < tools.length; i++) if (tools[i] !== tools[i + 1]) this.bump(this.state.transitions, tools[i], tools[i + 1], ok, 1);
     const uniqTools = [...new Set(tools)];
     for (const term of new Set(terms)) for (const t of uniqTools) this.bump(this.state.affinities, term, t, ok, 1 / Math.sqrt(uniqTools.length));
+    if (ok && tools.length > 1) {
+      const cases = (this.state.cases ??= []);
+      cases.push({ terms: [...new Set(terms)], tools: [...tools], t: this.now() });
+      if (cases.length > MAX_CASES) cases.splice(0, cases.length - MAX_CASES);
+      this.caseIndex = undefined;
+    }
+  }
+
+  private caseIndex: CaseIndex | undefined;
+
+  /**
+   * What followed the latest step of `done` in the flows of tasks worded like `terms` (shipped
+   * prior and learned): each tool's share of the votes of the `neighbours` most similar flows.
+   */
+  similarNext(terms: string[], done: string[], neighbours = 10): Map<string, number> {
+    if (!this.caseIndex) {
+      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      this.caseIndex = new CaseIndex(cases, (t) => (t === Infinity ? 1 : this.decayFactor(t, this.now())));
+    }
+    return this.caseIndex.nextAfter(terms, done, neighbours);
   }
 
   /** Explicit feedback counts more than an implicit trajectory. */

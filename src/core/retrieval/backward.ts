@@ -16,7 +16,7 @@ import { humanName } from '../index/text';
 import { expandedText, forwardCandidates } from './forward';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
-import { COVER_CLASSES, DELIVERABLES, INDICATOR_TOOL, TEMPORAL, TIME_SPAN } from './task-phrases';
+import { COVER_CLASSES, DELIVERABLES, INDICATOR_TOOL, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
 
 export interface BackwardOptions {
   k?: number;
@@ -179,9 +179,12 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // is a threshold with eq, before measuring, outlining or masking with it.
   const lastIsClassMap = !!last && last.outputs.some((o) => o.roles?.includes('class'));
   const picksClass = lastIsClassMap && COVER_CLASSES.filter(([, re]) => re.test(memory.task)).length === 1;
+  // Many dates (a yearly series, a decade) call for the tools that read a stack, not a before/after pair.
+  const wantsSeries = wantsTime && SERIES.test(memory.task);
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? withProducts(opts.data.items, produced) : produced;
 
+  const similar = mode === 'full' && w.similar ? ctx.learned.similarNext(taskParsed.terms, memory.trace.map((s) => s.tool), w.similarK) : new Map<string, number>();
   const bridges = mode === 'full' ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
 
   const all: ComplementarySuggestion[] = [];
@@ -204,6 +207,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     let pick = 0;
     let deliver = 0;
     let indicator = 0;
+    let sim = 0;
     let unmet: string[] = [];
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
@@ -232,14 +236,15 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       wf = wfNext.get(id) ?? 0;
       unmet = unmetProducts(m, available);
       blocked = unmet.length ? 1 : 0;
-      temporal = wantsTime && !timeDone && takesTwoDates(m) ? 1 : 0;
+      temporal = wantsTime && !timeDone && takesTwoDates(m) && (!wantsSeries || takesSeries(m)) ? 1 : 0;
       terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
       pick = picksClass && id === 'threshold' ? 1 : 0;
       deliver = delivers.has(id) && !unmet.length ? 1 : 0;
       indicator = named.has(id) ? 1 : 0;
+      sim = similar.get(id) ?? 0;
       score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned +
         w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
-        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver + w.named * indicator + w.pick * pick;
+        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver + w.named * indicator + w.pick * pick + w.similar * sim;
     } else {
       score -= penalty;
     }
@@ -249,8 +254,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       name: humanName(m),
       rationale,
       score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, pick, done: penalty },
-      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet),
+      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, pick, similar: round(sim), done: penalty },
+      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet, sim),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });
   }
@@ -358,6 +363,11 @@ function takesTwoDates(m: ToolManifest): boolean {
     ins.some((p) => p.type === 'array' && /images|baseline/i.test(p.name));
 }
 
+/** Reads a stack of dates (a series), not a pair. */
+function takesSeries(m: ToolManifest): boolean {
+  return (m.inputs ?? []).some((p) => p.required !== false && p.type === 'array' && /images|stack|series/i.test(p.name));
+}
+
 function takesZones(m: ToolManifest): boolean {
   return (m.inputs ?? []).some((p) => /zone/i.test(p.name) || (p.required !== false && p.type === 'vector' && /polygon|zone|field/i.test(p.description ?? '')));
 }
@@ -373,7 +383,7 @@ function fitsRationale(m: ToolManifest): (r: Rationale) => boolean {
   return (r) => (r === 'quantify' ? numbers || !outs.length : r === 'compare' ? twoDates : r === 'verify' ? checks || !m.category : true);
 }
 
-function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = []): string {
+function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = [], similar = 0): string {
   const name = humanName(m).toLowerCase();
   const fromRole = from?.roles?.find((x) => NOUNS[x] || isProductRole(x));
   let src = from?.producedBy && from.producedBy !== lastTool ? `the ${fromRole ? NOUNS[fromRole] ?? fromRole : 'output'} from ${from.producedBy}` : `your ${outText || 'result'}`;
@@ -402,7 +412,8 @@ function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataIte
       if ((m.inputs ?? []).some((p) => p.type === 'array' && /images/i.test(p.name))) return `compare: ${name} follows ${src} across dates — ${what}`;
       return `compare: ${name} sets ${src} against another date — ${what}`;
     default: {
-      const after = lastTool && (ctx.graph.edge(lastTool, m.id) > 0 || ctx.learned.transition(lastTool, m.id) > 0) ? ` (usually follows ${lastTool})` : '';
+      // Most of the similar past tasks went on to this tool: say so, it is the strongest evidence.
+      const after = lastTool && similar >= 0.5 ? ` (what came after ${lastTool} in most similar tasks)` : lastTool && (ctx.graph.edge(lastTool, m.id) > 0 || ctx.learned.transition(lastTool, m.id) > 0) ? ` (usually follows ${lastTool})` : '';
       return `extend: ${name} takes ${src} on to ${what}${after}`;
     }
   }

@@ -48,6 +48,10 @@ export interface Weights {
   terminal: number;
   /** Backward: the tool makes the deliverable the task asks for (polygons, a per-field table, a preview, a COG). */
   deliver: number;
+  /** Backward: what followed the latest step in the flows of similar past tasks (share of their votes). */
+  similar: number;
+  /** Backward: how many of the most similar past flows vote. */
+  similarK: number;
   /** Backward: threshold (eq) when the task names one class of the class map just made. */
   pick: number;
   /** Backward: the task names the indicator this tool computes (NDVI, NDMI…) and it has not run yet. */
@@ -88,6 +92,8 @@ export const DEFAULT_WEIGHTS: Weights = {
   deliver: 0.3,
   named: 0.3,
   pick: 0.3,
+  similar: 0.3,
+  similarK: 10,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,

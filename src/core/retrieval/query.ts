@@ -36,7 +36,9 @@ const INDICATORS_ZH: [RegExp, string][] = [
   [/\bfac(e|es|ing) (due )?(north|south|east|west)|\b(north|south|east|west)(-| )facing\b|\bwhich way\b.{0,30}\bfac(e|es|ing)\b|朝(南|北|东|西)|阳坡|阴坡/i, 'ASPECT'],
   [/归一化植被指数/, 'NDVI'], [/增强型?植被指数/, 'EVI'], [/土壤调节植被指数/, 'SAVI'], [/改进的?归一化水体指数/, 'MNDWI'],
   [/(?<!改进的?)归一化水体指数/, 'NDWI'], [/归一化建筑指数/, 'NDBI'], [/归一化(燃烧|火烧)指数/, 'NBR'], [/归一化水分指数/, 'NDMI'],
-  [/归一化积雪指数/, 'NDSI'], [/地表温度/, 'LST'], [/坡度/, 'SLOPE'], [/坡向/, 'ASPECT'], [/山体阴影|晕渲/, 'HILLSHADE'], [/缨帽变换/, 'TASSELED CAP'],
+  [/归一化积雪指数/, 'NDSI'], [/地表温度/, 'LST'],
+  // Surface heat as analysts describe it is land surface temperature: a heat island, the thermal band, hotter or cooler ground.
+  [/\b(surface temperatures?|thermal (band|infrared|scene|image|anomal\w*|effluent|plume)|heat islands?|hott(er|est)|cooler|cooling effect|warm[- ]water)\b|热岛|热红外|温排水|亮温|降温效果|高温(区|热点)/i, 'LST'], [/坡度/, 'SLOPE'], [/坡向/, 'ASPECT'], [/山体阴影|晕渲/, 'HILLSHADE'], [/缨帽变换/, 'TASSELED CAP'],
 ];
 
 const DATA_HINTS: [string, RegExp][] = [

@@ -6,7 +6,9 @@
  */
 
 /** The task asks about time: a comparison, a trend, a change since a date, two seasons. */
-export const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|since|change[sd]?|increas\w*|decreas\w*|grow\w*|expan\w*|shrink\w*|loss|lost|gain\w*|recover\w*|regrowth|time series|series|dates|anomal\w*|baseline|(wet|dry) season|(summer|winter|spring|autumn)( season)? (and|versus|vs\.?|against) (summer|winter|spring|autumn))\b|变化|对比|温差|两期|(夏|冬|春|秋)季(和|与|跟|对比)(夏|冬|春|秋)季|比较|前后|趋势|以来|扩大|缩小|减少|增加|多年|逐年|退化|恢复/i;
+export const TEMPORAL = /\b(compar\w*|before and after|versus|vs|trend\w*|over time|since|change[sd]?|increas\w*|decreas\w*|grow\w*|expan\w*|shrink\w*|loss|lost|gain\w*|recover\w*|regrowth|(coming|come|bounc\w*) back|time series|series|dates|anomal\w*|baseline|(wet|dry) season|(summer|winter|spring|autumn)( season)? (and|versus|vs\.?|against) (summer|winter|spring|autumn))\b|变化|对比|温差|两期|(夏|冬|春|秋)季(和|与|跟|对比)(夏|冬|春|秋)季|比较|前后|趋势|以来|扩大|缩小|减少|增加|多年|逐年|退化|恢复/i;
+/** The task follows many dates (a yearly series, a decade, a whole season), not a before/after pair. */
+export const SERIES = /\b(every|each) (year|month|season|summer|acquisition)|\b(yearly|annual(ly)?|monthly|year[- ]by[- ]year|year after year|summer after summer|time[- ]series|series|over the (last|past) (decade|\d+ years|(two|three|four|five|ten|twenty) years)|keep(s|ing)? (improving|declining|getting)|still (recovering|declining)|how fast|through(out)? the (season|summer|year))\b|逐年|每年|历年|多年|近(十|二十|\d+)年|时间序列|持续|逐月|每月/i;
 /** Time slots that span dates ("since 2016", "between 2015 and 2020"), not a single date ("in 2023"). */
 export const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
 
@@ -27,6 +29,14 @@ export const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
   { re: /\bhow many (separate |distinct |individual )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|\bcount (the |how many )?([\w-]+ ){0,2}(patches|fragments|ponds|lakes|wetlands|sites|blocks|clearings|hot ?spots|spots|objects|scars|clusters|buildings)\b|有几(处|个|块|片|段)|多少(处|个|块|片)|数一下/i, tools: ['connected_patches'] },
   { re: /\b\d+(\.\d+)?\s?(k?m|kilomet\w+|met\w+) (grid|cells?|resolution|pixels)\b|\bcoarser (grid|resolution|pixels)\b|\d+\s?(米|公里|千米)(格网|网格|分辨率)/i, tools: ['resample'] },
   { re: /\b(inside|within|only in|limited to|restricted to|clip(ped)? to|crop(ped)? to|cut (out )?to) (the |my |our |a |this )?([\w-]+ ){0,3}(boundary|boundaries|limits?|perimeter|polygons?|outline|footprint|buffer|ring|area of interest|aoi)\b|\b(field|parcel|plot|block) \d+ only\b|(边界|范围|轮廓|缓冲区)(内|以内|之内)|只保留.{0,12}(范围|边界)|裁剪到|裁切到/i, tools: ['clip_to_vector'] },
+  // Management zones in a field are clusters of the index (k-means), not zones to summarise by.
+  { re: /\b(management|vigou?r|prescription|productivity|yield|variable[- ]rate) zones?\b|管理分区|施肥分区|变量施肥|长势分区/i, tools: ['kmeans_classify'] },
+  // A season or month set against the same time in past years is an anomaly from a baseline, not a two-date difference.
+  { re: /\b(same (period|time|month|season|weeks?) (of|in|last) |(vs\.?|versus|against|than|compared (with|to)) (the )?(last|past|previous|preceding) (\d+|two|three|four|five|ten) years|than (usual|normal)|long[- ]term (mean|average|normal)|(vegetation|greenness|ndvi) anomal\w*|below normal|above normal)|同期|往年|历年|距平/i, tools: ['ndvi_anomaly'] },
+  // "When did it happen" over a series is the date of a break, not a two-date difference.
+  { re: /\b(when did|what year|which year|in which year|year of (the )?(clearing|disturbance|logging|fire|break)|break (year|date)s?)\b|哪一?年(被|开始|发生|砍|烧|建)?|什么时候(开始)?(被)?(砍|枯|死|开发|建|毁|烧|退化|消失)|具体年份|从何时/i, tools: ['bfast_breakpoints'] },
+  // Land-cover types as the zones of a summary need a land-cover map first.
+  { re: /\b(by|per|each|across|for each|between) (\w+ )?land[- ]?(cover|use) (class|type|categor)\w*|\bland[- ]cover (class|type)s? (is|are)\b|\bforest types\b|按(土地覆盖|土地利用|地类)|(土地覆盖|土地利用|地类)类型|主要是.{1,4}还是/i, tools: ['landcover_worldcover'] },
 ];
 
 /** Land-cover classes as analysts name them: one of them named over a class map is a class to pick out. */

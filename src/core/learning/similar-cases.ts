@@ -1,0 +1,63 @@
+/**
+ * Case-based next steps: what analysts ran after the same step in tasks worded like this one.
+ * Transition counts say what usually follows a tool in general; a case keeps the task's terms
+ * with its flow, so "after NDVI, in tasks about years of decline" can vote for a breakpoint
+ * search while "after NDVI, in tasks about parcels" votes for zonal statistics.
+ */
+
+/** One executed flow: the task's terms and the tools in the order they ran; `t` is when (ms), Infinity for the shipped prior (never decays). */
+export interface Case { terms: string[]; tools: string[]; t: number }
+
+interface Entry { c: Case; norm: number }
+
+export class CaseIndex {
+  private readonly idf = new Map<string, number>();
+  private readonly entries: Entry[];
+
+  /** `decay(t)` is the weight of a case recorded at `t` (1 for Infinity). */
+  constructor(cases: Case[], private readonly decay: (t: number) => number) {
+    const df = new Map<string, number>();
+    for (const c of cases) for (const term of new Set(c.terms)) df.set(term, (df.get(term) ?? 0) + 1);
+    for (const [term, n] of df) this.idf.set(term, Math.log(1 + cases.length / n));
+    this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)) }));
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * Each past flow that ran the latest step of `done` votes, with the tf-idf cosine of its task
+   * terms to `terms` (times its decay), for the first tool after that step not run yet here.
+   * Returns each tool's share of the votes of the `neighbours` most similar voting flows.
+   */
+  nextAfter(terms: string[], done: string[], neighbours: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const last = done[done.length - 1];
+    if (!last || !this.entries.length) return out;
+    const q = new Set(terms);
+    let qNorm = 0;
+    for (const term of q) qNorm += (this.idf.get(term) ?? 0) ** 2;
+    if (!qNorm) return out;
+    qNorm = Math.sqrt(qNorm);
+    const ran = new Set(done);
+    const votes: { sim: number; next: string }[] = [];
+    for (const { c, norm } of this.entries) {
+      const at = c.tools.lastIndexOf(last);
+      if (at < 0 || !norm) continue;
+      const next = c.tools.slice(at + 1).find((x) => !ran.has(x));
+      if (!next) continue;
+      let dot = 0;
+      for (const term of c.terms) if (q.has(term)) dot += (this.idf.get(term) ?? 0) ** 2;
+      if (dot > 0) votes.push({ sim: (dot / (qNorm * norm)) * this.decay(c.t), next });
+    }
+    votes.sort((a, b) => b.sim - a.sim);
+    let total = 0;
+    for (const v of votes.slice(0, neighbours)) {
+      out.set(v.next, (out.get(v.next) ?? 0) + v.sim);
+      total += v.sim;
+    }
+    if (total > 0) for (const [k, v] of out) out.set(k, v / total);
+    return out;
+  }
+}
