@@ -71,6 +71,18 @@ async function suggestLatency(): Promise<void> {
   }
   console.log(`suggest on the builtin catalog (${gw.tools.length} tools, ${sample.length} queries, k=10)`);
   console.log(`  p50 ${pct(times, 50).toFixed(2)} ms   p99 ${pct(times, 99).toFixed(2)} ms   (target p50 <= 5 ms)`);
+  // Next-step suggestions after one step (backward: six queries, the forward ranking, graph,
+  // learned transitions and the similar-task cases of the shipped practice), on distinct tasks.
+  const stepTimes: number[] = [];
+  const firsts = ['ndvi', 'mndwi', 'dnbr', 'land_surface_temperature', 'slope', 'cloud_mask'];
+  for (let i = 0; i < 120; i++) {
+    const memory = { task: `${sample[i]} #n${i}`, windowSize: 5, trace: [{ tool: firsts[i % firsts.length], argSummary: '', resultSummary: '', outputs: [], ok: true, time: '' }] };
+    const t0 = performance.now();
+    await gw.complementarySuggestions(memory, { k: 10 });
+    if (i >= 20) stepTimes.push(performance.now() - t0); // the first 20 warm up
+  }
+  console.log(`next-step suggestions after one step (${stepTimes.length} tasks, k=10, ${gw.stats().practiceTransitions} practice transitions)`);
+  console.log(`  p50 ${pct(stepTimes, 50).toFixed(2)} ms   p99 ${pct(stepTimes, 99).toFixed(2)} ms`);
   // The builtin embedder alone, on a 30-word mixed English/Chinese query (was a timed unit test).
   const emb = new BuiltinEmbedder().fit(gw.tools.flatMap((t) => allTexts(t.manifest)));
   const q30 = 'compute the NDVI vegetation index for every crop field in the Sentinel-2 scene and summarise the mean value per parcel over the growing season then export a map of the 植被指数 trend';
