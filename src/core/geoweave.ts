@@ -300,7 +300,7 @@ export class GeoWeave {
     return { added: u.added, changed: u.changed, removed: u.removed };
   }
 
-  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number } {
+  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; cases: number } {
     return {
       tools: this.tools.length,
       workflows: this.workflows.length,
@@ -309,6 +309,7 @@ export class GeoWeave {
       indexFile: this.index.file,
       learnedTransitions: this.ctx.learned.transitionCount,
       practiceTransitions: this.ctx.learned.priorTransitionCount,
+      cases: this.ctx.learned.caseCount,
     };
   }
 

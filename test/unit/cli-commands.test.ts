@@ -91,6 +91,7 @@ test('learn ingests trajectories; index build and stats report the catalog', asy
   const o = JSON.parse(s.out);
   assert.equal(o.tools, 10);
   assert.equal(o.learnedTransitions, 5);
+  assert.equal(o.cases, 3, 'each learned flow of two steps or more is kept as a case');
   assert.ok(fs.existsSync(o.indexFile));
 });
 

@@ -16,7 +16,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       io.out(JSON.stringify({ ...s, stateDir: gw.stateFolder, problems: gw.problems }, null, 2));
     } else {
       if (sub === 'build') io.out(`built the index in ${Date.now() - t0} ms`);
-      io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice)`);
+      io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice)\nsimilar-task cases: ${s.cases}`);
       for (const p of gw.problems) io.err(formatProblem(p));
     }
     return errors.length ? 1 : 0;

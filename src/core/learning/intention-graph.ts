@@ -256,6 +256,11 @@ export class IntentionGraph {
     return this.total('transitions', a);
   }
 
+  /** Flows kept as similar-task cases, learned and shipped. */
+  get caseCount(): number {
+    return (this.state.cases?.length ?? 0) + (this.prior?.cases?.length ?? 0);
+  }
+
   /** Number of distinct learned tool→tool transitions (the prior not counted). */
   get transitionCount(): number {
     return countPairs(this.state.transitions);
