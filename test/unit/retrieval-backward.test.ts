@@ -242,6 +242,11 @@ test('backward: a series of dates (yearly, a decade, 逐年) calls for tools tha
   }
   const pair = await temporal('burn ratio before and after the fire');
   assert.ok(pair.has('dnbr') && pair.has('change_difference'), [...pair].join(', '));
+  // A series tool takes the index once per date: its reason says so, not "other data".
+  const m = createMemory('burn ratio every year since the fire');
+  addStep(m, step('nbr', [{ name: 'index', type: 'raster', path: 'nbr.tif', roles: ['index'] }]));
+  const trend = (await gw.complementarySuggestions(m, { k: 60 })).ranked.find((s) => s.id === 'time_series_trend')!;
+  assert.match(trend.reason, /reads a stack of dates of your NBR index/, trend.reason);
 });
 
 test('backward: which way a slope faces names its aspect (face north, south-facing, 朝南, 阳坡)', async () => {

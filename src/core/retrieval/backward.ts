@@ -132,7 +132,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const done = new Map<string, number>();
   for (const s of memory.trace) done.set(s.tool, (done.get(s.tool) ?? 0) + 1);
   const last = window[window.length - 1];
-  const { text: outText } = describeOutputs(window, ctx.tools);
+  const { text: outText, roles: lastRoles } = describeOutputs(window, ctx.tools);
   const queries = [...templates(memory.task, window, outText, ctx.tools), ...(opts.extraQueries ?? []).map((q) => ({ rationale: q.rationale, text: `${q.text}. ${memory.task}` }))];
   const pool = ctx.tools.size <= 200 ? ctx.tools.size : Math.max(60, k * 5);
 
@@ -255,7 +255,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       rationale,
       score: Math.round(score * 10000) / 10000,
       parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, pick, similar: round(sim), done: penalty },
-      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet, sim),
+      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet, sim, lastRoles),
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     });
   }
@@ -363,6 +363,11 @@ function takesTwoDates(m: ToolManifest): boolean {
     ins.some((p) => p.type === 'array' && /images|baseline/i.test(p.name));
 }
 
+/** Takes an array of rasters of one of these roles (a stack of NDVI dates). */
+function readsStackOf(m: ToolManifest, roles: string[]): boolean {
+  return (m.inputs ?? []).some((p) => p.required !== false && p.type === 'array' && (p.bands ?? []).some((b) => roles.includes(b)));
+}
+
 /** Reads a stack of dates (a series), not a pair. */
 function takesSeries(m: ToolManifest): boolean {
   return (m.inputs ?? []).some((p) => p.required !== false && p.type === 'array' && /images|stack|series/i.test(p.name));
@@ -383,7 +388,7 @@ function fitsRationale(m: ToolManifest): (r: Rationale) => boolean {
   return (r) => (r === 'quantify' ? numbers || !outs.length : r === 'compare' ? twoDates : r === 'verify' ? checks || !m.category : true);
 }
 
-function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = [], similar = 0): string {
+function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = [], similar = 0, producedRoles: string[] = []): string {
   const name = humanName(m).toLowerCase();
   const fromRole = from?.roles?.find((x) => NOUNS[x] || isProductRole(x));
   let src = from?.producedBy && from.producedBy !== lastTool ? `the ${fromRole ? NOUNS[fromRole] ?? fromRole : 'output'} from ${from.producedBy}` : `your ${outText || 'result'}`;
@@ -392,7 +397,11 @@ function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataIte
   const what = productFor(m, r);
   // A tool that cannot take anything produced so far (a scene search after NDVI) complements the
   // task, not the result: saying it "turns your NDVI index into" something would be false.
-  if (!from && !unmet.length && outText) return `${r}: ${name} gives ${what} — it starts from other data than your ${outText}`;
+  if (!from && !unmet.length && outText) {
+    // A series tool (trend, breakpoints, phenology) takes this product once per date: not other data.
+    if (readsStackOf(m, producedRoles)) return `${r}: ${name} reads a stack of dates of your ${outText}, one raster per date — ${what}`;
+    return `${r}: ${name} gives ${what} — it starts from other data than your ${outText}`;
+  }
   if (goal && r === 'extend') {
     const g = ctx.tools.get(goal);
     return `extend: ${name} turns ${src} into ${what}, the input ${g ? humanName(g).toLowerCase() : goal} needs`;
