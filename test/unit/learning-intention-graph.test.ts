@@ -149,6 +149,11 @@ test('similar cases: flows of tasks worded alike vote for what followed the late
   assert.deepEqual([...g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi'], 1).keys()], ['zonal_stats']);
   const raw = JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8'));
   assert.deepEqual(raw.cases.map((c: { tools: string[] }) => c.tools), [['ndvi', 'raster_stats']]);
+  // A notebook's later segment (joined at its last recorded step) extends the same case; another task starts a new one.
+  g2.recordTrajectory(['orchard', 'parcel', 'mean'], ['raster_stats', 'zonal_stats', 'quicklook']);
+  g2.recordTrajectory(['flood'], ['quicklook', 'cog_convert']);
+  assert.deepEqual(g2.toJSON().cases!.map((c) => c.tools), [['ndvi', 'raster_stats', 'zonal_stats', 'quicklook'], ['quicklook', 'cog_convert']]);
+  assert.equal(g2.caseCount, 3, 'two learned, one shipped');
 });
 
 test('next-step suggestions follow the case of the most similar task after the same step', async () => {

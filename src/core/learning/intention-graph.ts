@@ -153,8 +153,18 @@ export class IntentionGraph {
     for (const term of new Set(terms)) for (const t of uniqTools) this.bump(this.state.affinities, term, t, ok, 1 / Math.sqrt(uniqTools.length));
     if (ok && tools.length > 1) {
       const cases = (this.state.cases ??= []);
-      cases.push({ terms: [...new Set(terms)], tools: [...tools], t: this.now() });
-      if (cases.length > MAX_CASES) cases.splice(0, cases.length - MAX_CASES);
+      const uniqTerms = [...new Set(terms)];
+      // A notebook records its steps in segments joined at the last recorded step (a → b, then
+      // b → c → d): the continuation of the latest case of the same task extends it, so the case
+      // stays one flow.
+      const prev = cases[cases.length - 1];
+      if (prev && prev.tools[prev.tools.length - 1] === tools[0] && sameSet(prev.terms, uniqTerms)) {
+        prev.tools.push(...tools.slice(1));
+        prev.t = this.now();
+      } else {
+        cases.push({ terms: uniqTerms, tools: [...tools], t: this.now() });
+        if (cases.length > MAX_CASES) cases.splice(0, cases.length - MAX_CASES);
+      }
       this.caseIndex = undefined;
     }
   }
@@ -265,6 +275,11 @@ export class IntentionGraph {
   get transitionCount(): number {
     return countPairs(this.state.transitions);
   }
+}
+
+function sameSet(a: string[], b: string[]): boolean {
+  const x = new Set(a);
+  return x.size === new Set(b).size && b.every((v) => x.has(v));
 }
 
 function countPairs(table: Record<string, Record<string, Counts>>): number {
