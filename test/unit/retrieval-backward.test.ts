@@ -312,6 +312,7 @@ test('backward: named deliverables and operations as analysts phrase them (quick
     ['按土地覆盖类型统计植被指数', ['landcover_worldcover']],
     ['greenness now versus the 2019 image', []],
     ['when is the crop greenness highest this season', []],
+    ['when did the wheat green up this year?', []],
     ['which orchards lost the most canopy?', ['zonal_stats']],
     ['tree canopy share in every census tract', ['zonal_stats']],
     ['mean greenness for each of the municipalities', ['zonal_stats']],

@@ -48,6 +48,8 @@ export class IntentionGraph {
   /** Cached totals per source (successes), recomputed lazily after updates. */
   private totals = new Map<string, number>();
   private dirtyTotals = true;
+  /** Built on first use from the prior's and the learned cases; dropped when either changes. */
+  private caseIndex: CaseIndex | undefined;
 
   constructor(readonly file: string | undefined, opts: IntentionGraphOptions = {}, state?: LearnedState) {
     this.now = opts.now ?? Date.now;
@@ -168,8 +170,6 @@ export class IntentionGraph {
       this.caseIndex = undefined;
     }
   }
-
-  private caseIndex: CaseIndex | undefined;
 
   /**
    * What followed the latest step of `done` in the flows of tasks worded like `terms` (shipped

@@ -22,10 +22,6 @@ export class CaseIndex {
     this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)) }));
   }
 
-  get size(): number {
-    return this.entries.length;
-  }
-
   /**
    * Each past flow that ran the latest step of `done` votes, with the tf-idf cosine of its task
    * terms to `terms` (times its decay), for the first tool after that step not run yet here.

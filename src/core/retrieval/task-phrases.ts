@@ -13,7 +13,8 @@ export const SERIES = /\b(every|each) (year|month|season|summer|acquisition)|\b(
 export const TIME_SPAN = /since|after|before|from|between|until|以来|之后|以前/i;
 
 /**
- * What the task asks to hand over, and the tools that make it. Analysts often say how they want
+ * What the task asks to hand over, or an operation it names outright (classes, counting, management
+ * zones, a baseline, the year of a break), and the tools that make it. Analysts often say how they want
  * the answer ("as polygons", "per field", "a thumbnail"); that names a closing step the chain of
  * products alone cannot predict.
  */
@@ -34,7 +35,7 @@ export const DELIVERABLES: { re: RegExp; tools: string[] }[] = [
   // A season or month set against the same time in past years is an anomaly from a baseline, not a two-date difference.
   { re: /\b(same (period|time|month|season|weeks?) (of|in|last) |(vs\.?|versus|against|than|compared (with|to)) (the )?(last|past|previous|preceding) (\d+|two|three|four|five|ten) years|than (usual|normal)|long[- ]term (mean|average|normal)|(vegetation|greenness|ndvi) anomal\w*|below normal|above normal)|同期|往年|历年|距平/i, tools: ['ndvi_anomaly'] },
   // "When did it happen" over a series is the date of a break, not a two-date difference.
-  { re: /\b(when did|what year|which year|in which year|year of (the )?(clearing|disturbance|logging|fire|break)|break (year|date)s?)\b|哪一?年(被|开始|发生|砍|烧|建)?|什么时候(开始)?(被)?(砍|枯|死|开发|建|毁|烧|退化|消失)|具体年份|从何时/i, tools: ['bfast_breakpoints'] },
+  { re: /\b(when did(?![^.?]{0,40}\b(green|leaf|leaves|bloom|flower|emerge|harvest|peak|sow|plant|season))|what year|which year|in which year|year of (the )?(clearing|disturbance|logging|fire|break)|break (year|date)s?)\b|哪一?年(被|开始|发生|砍|烧|建)?|什么时候(开始)?(被)?(砍|枯|死|开发|建|毁|烧|退化|消失)|具体年份|从何时/i, tools: ['bfast_breakpoints'] },
   // Land-cover types as the zones of a summary need a land-cover map first.
   { re: /\b(by|per|each|across|for each|between) (\w+ )?land[- ]?(cover|use) (class|type|categor)\w*|\bland[- ]cover (class|type)s? (is|are)\b|\bforest types\b|按(土地覆盖|土地利用|地类)|(土地覆盖|土地利用|地类)类型|主要是.{1,4}还是/i, tools: ['landcover_worldcover'] },
 ];
