@@ -174,3 +174,28 @@ test('next-step suggestions follow the case of the most similar task after the s
     await gw.dispose();
   }
 });
+
+test('similar tools (forward): the flows of the closest past tasks lend their tools strength by similarity, not by share alone', async () => {
+  const g = new IntentionGraph(undefined);
+  g.setPrior([
+    { terms: ['burn', 'severity', 'hectare', 'fire'], tools: ['dnbr', 'burn_severity', 'area_by_class'] },
+    { terms: ['flood', 'water', 'extent'], tools: ['mndwi', 'otsu_threshold'] },
+  ]);
+  const close = g.similarTools(['burn', 'severity', 'hectare', 'fire']);
+  const loose = g.similarTools(['fire', 'map', 'village', 'road', 'river']);
+  assert.ok(close.get('burn_severity')! > loose.get('burn_severity')!, `${close.get('burn_severity')} vs ${loose.get('burn_severity')}`);
+  assert.ok(close.get('burn_severity')! <= 1 && !close.has('mndwi'));
+  // A task unlike any before: no votes at all, rather than confident ones from the least unlike.
+  assert.equal(g.similarTools(['glacier', 'moraine']).size, 0);
+
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: tmpDir() });
+  try {
+    const task = 'how much of the orchard is on steep ground';
+    for (let i = 0; i < 3; i++) await gw.recordTrajectories([{ task: `${task} ${['north', 'east', 'west'][i]}`, tools: ['slope', 'threshold', 'area_by_class'] }]);
+    const c = (await gw.forwardCandidates(task, { k: 10 })).candidates.find((x) => x.id === 'area_by_class')!;
+    assert.ok(c.parts.similar >= 0.5, String(c.parts.similar));
+    assert.ok(c.explanation.learned.includes('used in the flows of similar past tasks'), JSON.stringify(c.explanation));
+  } finally {
+    await gw.dispose();
+  }
+});

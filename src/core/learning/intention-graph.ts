@@ -176,11 +176,20 @@ export class IntentionGraph {
    * prior and learned): each tool's share of the votes of the `neighbours` most similar flows.
    */
   similarNext(terms: string[], done: string[], neighbours = 10): Map<string, number> {
+    return this.cases().nextAfter(terms, done, neighbours);
+  }
+
+  /** The tools of the flows of the tasks worded most like `terms`: each tool's share of their similarity. */
+  similarTools(terms: string[], neighbours = 10): Map<string, number> {
+    return this.cases().toolsOf(terms, neighbours);
+  }
+
+  private cases(): CaseIndex {
     if (!this.caseIndex) {
       const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
       this.caseIndex = new CaseIndex(cases, (t) => (t === Infinity ? 1 : this.decayFactor(t, this.now())));
     }
-    return this.caseIndex.nextAfter(terms, done, neighbours);
+    return this.caseIndex;
   }
 
   /** Explicit feedback counts more than an implicit trajectory. */

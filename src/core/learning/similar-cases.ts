@@ -10,6 +10,9 @@ export interface Case { terms: string[]; tools: string[]; t: number }
 
 interface Entry { c: Case; norm: number }
 
+/** A tf-idf cosine at which a past task counts as close (typical of the same scenario in other words). */
+const CLOSE = 0.3;
+
 export class CaseIndex {
   private readonly idf = new Map<string, number>();
   private readonly entries: Entry[];
@@ -20,6 +23,32 @@ export class CaseIndex {
     for (const c of cases) for (const term of new Set(c.terms)) df.set(term, (df.get(term) ?? 0) + 1);
     for (const [term, n] of df) this.idf.set(term, Math.log(1 + cases.length / n));
     this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)) }));
+  }
+
+  /**
+   * How strongly the flows of the `neighbours` tasks most like `terms` used each tool: the sum of
+   * their similarities over the flows that used it (once per flow), as a share of `neighbours`
+   * flows at CLOSE similarity, capped at 1. Not normalised by the neighbours found: a task unlike
+   * any before gets weak votes, not confident ones.
+   */
+  toolsOf(terms: string[], neighbours: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const q = new Set(terms);
+    let qNorm = 0;
+    for (const term of q) qNorm += (this.idf.get(term) ?? 0) ** 2;
+    if (!qNorm) return out;
+    qNorm = Math.sqrt(qNorm);
+    const sims: { sim: number; c: Case }[] = [];
+    for (const { c, norm } of this.entries) {
+      if (!norm) continue;
+      let dot = 0;
+      for (const term of c.terms) if (q.has(term)) dot += (this.idf.get(term) ?? 0) ** 2;
+      if (dot > 0) sims.push({ sim: (dot / (qNorm * norm)) * this.decay(c.t), c });
+    }
+    sims.sort((a, b) => b.sim - a.sim);
+    for (const { sim, c } of sims.slice(0, neighbours)) for (const t of new Set(c.tools)) out.set(t, (out.get(t) ?? 0) + sim);
+    for (const [k, v] of out) out.set(k, Math.min(1, v / (neighbours * CLOSE)));
+    return out;
   }
 
   /**

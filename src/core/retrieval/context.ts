@@ -48,6 +48,8 @@ export interface Weights {
   terminal: number;
   /** Backward: the tool makes the deliverable the task asks for (polygons, a per-field table, a preview, a COG). */
   deliver: number;
+  /** Forward: how strongly the flows of the most similar past tasks used the tool (0..1). */
+  similarTools: number;
   /** Backward: what followed the latest step in the flows of similar past tasks (share of their votes). */
   similar: number;
   /** Backward: how many of the most similar past flows vote. */
@@ -93,6 +95,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   named: 0.3,
   pick: 0.3,
   similar: 0.3,
+  similarTools: 0.8,
   similarK: 10,
   llmHint: 0.2,
   workflowThreshold: 0.6,

@@ -42,8 +42,10 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
   // A template is offered when the task reads like it, or reads somewhat like it and its own best
   // text matches already include enough of the template's distinctive steps.
   const workflow = wfMatch && (wfMatch.score >= w.workflowThreshold || (wfMatch.score >= w.workflowLow && (wfMatch.coverage ?? 0) >= w.workflowCoverage)) ? wfMatch : undefined;
-  const scored: { id: string; m: ToolManifest; r: Relevance; score: number; graph: number; graphWhy: string[]; learned: number; learnedTerms: string[]; exec: number; wf: number; hint: number }[] = [];
+  const scored: { id: string; m: ToolManifest; r: Relevance; score: number; graph: number; graphWhy: string[]; learned: number; learnedTerms: string[]; exec: number; wf: number; hint: number; similar: number }[] = [];
   const universe = new Set<string>([...rel.keys(), ...hints]);
+  const similar = mode === 'full' && w.similarTools ? ctx.learned.similarTools(parsed.terms, w.similarK) : new Map<string, number>();
+  for (const id of similar.keys()) universe.add(id);
   if (mode === 'full') {
     for (const [id] of seeds) {
       for (const e of ctx.graph.downstream(id)) universe.add(e.to);
@@ -62,6 +64,7 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
     let learnedTerms: string[] = [];
     let exec = 0;
     let wf = 0;
+    const sim = similar.get(id) ?? 0;
     if (mode === 'full') {
       for (const [sid, sr] of seeds) {
         if (sid === id) continue;
@@ -76,23 +79,23 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
       if (workflow && workflow.steps.includes(id)) wf = workflow.score;
       const ex = executability(m, opts.data);
       exec = opts.data ? (ex.ready ? 1 : ex.coverage - 1) : 0;
-      score += w.graph * graph + w.learned * learned + w.executability * exec + w.workflow * wf;
+      score += w.graph * graph + w.learned * learned + w.executability * exec + w.workflow * wf + w.similarTools * sim;
     }
     const hinted = hints.indexOf(id);
     const hint = hinted >= 0 ? 1 - hinted / (hints.length + 1) : 0;
     score += w.llmHint * hint;
-    scored.push({ id, m, r, score, graph, graphWhy, learned, learnedTerms, exec, wf, hint });
+    scored.push({ id, m, r, score, graph, graphWhy, learned, learnedTerms, exec, wf, hint, similar: sim });
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   const candidates: ForwardCandidate[] = scored.slice(0, k).map((s) => {
     const ex = executability(s.m, opts.data);
-    const explanation = explain(ctx, s.m, parsed, s.r, s.graphWhy, s.learnedTerms, ex.notes);
+    const explanation = explain(ctx, s.m, parsed, s.r, s.graphWhy, s.learnedTerms, ex.notes, s.similar);
     return {
       id: s.id,
       name: humanName(s.m),
       description: s.m.description,
       score: round(s.score),
-      parts: { dense: round(s.r.dense), lexical: round(s.r.lexical), graph: round(s.graph), learned: round(s.learned), executability: round(s.exec), workflow: round(s.wf), ...(hints.length ? { llm: round(s.hint) } : {}) },
+      parts: { dense: round(s.r.dense), lexical: round(s.r.lexical), graph: round(s.graph), learned: round(s.learned), similar: round(s.similar), executability: round(s.exec), workflow: round(s.wf), ...(hints.length ? { llm: round(s.hint) } : {}) },
       reason: reasonLine(explanation, s.wf > 0 ? workflow : undefined, s.hint > 0),
       explanation,
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
@@ -132,7 +135,7 @@ export async function matchWorkflow(ctx: RetrievalContext, task: string, parsed:
 
 const CONCEPT_PREFIX = 'c:';
 
-function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r: Relevance, graphWhy: string[], learnedTerms: string[], readiness: string[]): Explanation {
+function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r: Relevance, graphWhy: string[], learnedTerms: string[], readiness: string[], similar = 0): Explanation {
   // Show the analyst's own words, not stems; single Chinese characters say little on their own.
   const surface = new Map<string, string>();
   for (const w of tokenizeDetailed(parsed.text).rawWords) if (!surface.has(stem(w))) surface.set(stem(w), w);
@@ -154,6 +157,7 @@ function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r:
     .filter((t) => !(HAN.test(t) && [...t].length < 2) && !/^\d+(\.\d+)?$/.test(t))
     .map((t) => (t.startsWith(CONCEPT_PREFIX) ? t.slice(2).replace(/_/g, ' ') : surface.get(t) ?? t)))];
   const learned = readable.length ? [`chosen before for "${readable.join('", "')}"`] : [];
+  if (similar >= 0.5) learned.push('used in the flows of similar past tasks');
   return { matchedTerms: [...new Set([...matchedTerms, ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };
 }
 
