@@ -33,17 +33,12 @@ export class CaseIndex {
    */
   toolsOf(terms: string[], neighbours: number): Map<string, number> {
     const out = new Map<string, number>();
-    const q = new Set(terms);
-    let qNorm = 0;
-    for (const term of q) qNorm += (this.idf.get(term) ?? 0) ** 2;
-    if (!qNorm) return out;
-    qNorm = Math.sqrt(qNorm);
+    const q = this.query(terms);
+    if (!q) return out;
     const sims: { sim: number; c: Case }[] = [];
-    for (const { c, norm } of this.entries) {
-      if (!norm) continue;
-      let dot = 0;
-      for (const term of c.terms) if (q.has(term)) dot += (this.idf.get(term) ?? 0) ** 2;
-      if (dot > 0) sims.push({ sim: (dot / (qNorm * norm)) * this.decay(c.t), c });
+    for (const e of this.entries) {
+      const sim = this.similarity(q, e);
+      if (sim > 0) sims.push({ sim, c: e.c });
     }
     sims.sort((a, b) => b.sim - a.sim);
     for (const { sim, c } of sims.slice(0, neighbours)) for (const t of new Set(c.tools)) out.set(t, (out.get(t) ?? 0) + sim);
@@ -59,22 +54,17 @@ export class CaseIndex {
   nextAfter(terms: string[], done: string[], neighbours: number): Map<string, number> {
     const out = new Map<string, number>();
     const last = done[done.length - 1];
-    if (!last || !this.entries.length) return out;
-    const q = new Set(terms);
-    let qNorm = 0;
-    for (const term of q) qNorm += (this.idf.get(term) ?? 0) ** 2;
-    if (!qNorm) return out;
-    qNorm = Math.sqrt(qNorm);
+    const q = this.query(terms);
+    if (!last || !q) return out;
     const ran = new Set(done);
     const votes: { sim: number; next: string }[] = [];
-    for (const { c, norm } of this.entries) {
-      const at = c.tools.lastIndexOf(last);
-      if (at < 0 || !norm) continue;
-      const next = c.tools.slice(at + 1).find((x) => !ran.has(x));
+    for (const e of this.entries) {
+      const at = e.c.tools.lastIndexOf(last);
+      if (at < 0) continue;
+      const next = e.c.tools.slice(at + 1).find((x) => !ran.has(x));
       if (!next) continue;
-      let dot = 0;
-      for (const term of c.terms) if (q.has(term)) dot += (this.idf.get(term) ?? 0) ** 2;
-      if (dot > 0) votes.push({ sim: (dot / (qNorm * norm)) * this.decay(c.t), next });
+      const sim = this.similarity(q, e);
+      if (sim > 0) votes.push({ sim, next });
     }
     votes.sort((a, b) => b.sim - a.sim);
     let total = 0;
@@ -84,5 +74,21 @@ export class CaseIndex {
     }
     if (total > 0) for (const [k, v] of out) out.set(k, v / total);
     return out;
+  }
+
+  /** The query's terms and tf-idf norm; undefined when no term was ever seen in a case. */
+  private query(terms: string[]): { terms: Set<string>; norm: number } | undefined {
+    const q = new Set(terms);
+    let n = 0;
+    for (const term of q) n += (this.idf.get(term) ?? 0) ** 2;
+    return n ? { terms: q, norm: Math.sqrt(n) } : undefined;
+  }
+
+  /** Tf-idf cosine of a case's terms with the query, times the case's decay. */
+  private similarity(q: { terms: Set<string>; norm: number }, e: Entry): number {
+    if (!e.norm) return 0;
+    let dot = 0;
+    for (const term of e.c.terms) if (q.terms.has(term)) dot += (this.idf.get(term) ?? 0) ** 2;
+    return dot ? (dot / (q.norm * e.norm)) * this.decay(e.c.t) : 0;
   }
 }
