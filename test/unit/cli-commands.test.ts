@@ -45,7 +45,7 @@ test('eval --json prints exactly the documented shape', async () => {
   const r = await cli('eval', '--tasks', tasksFile, '--k', '1,3,10', '--json', ...common());
   assert.equal(r.code, 0, r.err);
   const o = JSON.parse(r.out);
-  assert.deepEqual(Object.keys(o), ['tasks', 'tools', 'forward', 'next']);
+  assert.deepEqual(Object.keys(o), ['tasks', 'tools', 'forward', 'next', 'ci95']);
   assert.equal(o.tasks, 4);
   assert.equal(o.tools, 10);
   assert.deepEqual(Object.keys(o.forward), ['R@1', 'R@3', 'R@10', 'nDCG@1', 'nDCG@3', 'nDCG@10', 'COMP@1', 'COMP@3', 'COMP@10']);
@@ -120,7 +120,7 @@ test('--practice FILE / --no-practice choose the flows the learned graph starts 
   fs.writeFileSync(own, '{"query":"burn scar","flow":["dnbr","burn_severity","area_by_class"]}\n');
   const team = await cli('next', '--task', 'burn scar', '--done', 'dnbr', '--k', '1', '--json', '--practice', own, ...state);
   assert.equal(team.code, 0, team.err);
-  assert.equal(JSON.parse(team.out).ranked[0].parts.learned > 0, true, 'the team flow counts as learned');
+  assert.equal(JSON.parse(team.out).ranked[0].parts.transition > 0, true, 'the team flow counts as learned');
   const missing = await cli('index', 'stats', '--practice', path.join(tmpDir(), 'nope.jsonl'), ...state);
   assert.equal(missing.code, 2);
   assert.match(missing.err, /--practice .*nope\.jsonl: no such file/);

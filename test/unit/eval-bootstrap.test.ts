@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as path from 'path';
 import { bootstrapInterval } from '../../src/core/eval/bootstrap';
 import { evaluate } from '../../src/core/eval/evaluate';
+import { geoweaveRanker } from '../../src/core/eval/ranker';
 import { readTasks } from '../../src/core/eval/tasks';
 import { GeoWeave } from '../../src/core/geoweave';
 import { tmpDir } from '../fixtures/helpers';
@@ -36,7 +37,7 @@ test('evaluate reports a 95% interval around every metric', async () => {
   const tasks = readTasks(path.join(ROOT, 'bench', 'tasks.jsonl')).slice(0, 40);
   const gw = await GeoWeave.open({ stateDir: tmpDir(), practice: false });
   try {
-    const r = await evaluate(gw, tasks, [3, 10]);
+    const r = await evaluate(geoweaveRanker(gw, 'full'), tasks, { ks: [3, 10] });
     for (const [key, v] of [...Object.entries(r.forward), ...Object.entries(r.next)]) {
       const [lo, hi] = r.ci95![key];
       assert.ok(lo <= v && v <= hi, `${key}: ${v} outside ${lo}–${hi}`);

@@ -2,7 +2,7 @@
 import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt } from '../common';
-import { memoryFromFlow } from '../../core/eval/evaluate';
+import { memoryFromFlow } from '../../core/eval/memory-from-flow';
 import { modeFrom, readDataContext } from './suggest';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {

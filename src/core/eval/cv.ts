@@ -2,8 +2,7 @@
  * K-fold cross-validation over a training task file: learn from k−1 folds in a fresh learned state,
  * evaluate on the held-out fold. Design decisions are made on these numbers, never on the test file.
  */
-import type { GeoWeave } from '../geoweave';
-import type { RetrievalMode } from '../retrieval/context';
+import type { Ranker } from './ranker';
 import type { EvalTask } from './tasks';
 import { DEFAULT_KS, evaluate, EvalReport, StepRecord } from './evaluate';
 import { mulberry32 } from '../raster/algorithms/prng';
@@ -55,11 +54,14 @@ export interface CvReport {
   pooled: Record<string, number>;
 }
 
+/** A ranker trained on one fold's training tasks, and how to release it. */
+export interface FoldRanker { ranker: Ranker; dispose?: () => Promise<void> }
+
 /**
- * Runs k-fold CV. `open` must return an instance whose learned state is empty (a fresh temporary
- * folder); it is called once per fold and the instance is disposed after its fold.
+ * Runs k-fold CV: `train(tasks)` builds a ranker from the other folds' tasks only (for GeoWeave, a
+ * fresh learned state with no shipped practice), which is then evaluated on the held-out fold.
  */
-export async function crossValidate(open: () => Promise<GeoWeave>, tasks: EvalTask[], k: number, opts: { ks?: number[]; mode?: RetrievalMode; signal?: AbortSignal; steps?: StepRecord[]; seed?: number } = {}): Promise<CvReport> {
+export async function crossValidate(train: (tasks: EvalTask[]) => Promise<FoldRanker>, tasks: EvalTask[], k: number, opts: { ks?: number[]; signal?: AbortSignal; steps?: StepRecord[]; seed?: number } = {}): Promise<CvReport> {
   const ks = opts.ks ?? DEFAULT_KS;
   const folds = cvFolds(tasks, k, opts.seed ?? 0);
   const out: CvReport['folds'] = [];
@@ -67,20 +69,17 @@ export async function crossValidate(open: () => Promise<GeoWeave>, tasks: EvalTa
   let pooledSteps = 0;
   for (let f = 0; f < k; f++) {
     const test = folds[f];
-    const train = folds.filter((_, j) => j !== f).flat();
-    const gw = await open();
+    const rest = folds.filter((_, j) => j !== f).flat();
+    const { ranker, dispose } = await train(rest);
     try {
-      const st = gw.stats();
-      if (st.learnedTransitions || st.practiceTransitions) throw new Error('cross-validation needs an instance with an empty learned state and no practice prior (open it with practice: false)');
-      await gw.recordTrajectories(train.map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
       const steps: StepRecord[] = [];
-      const report = await evaluate(gw, test, ks, opts.mode ?? 'full', opts.signal, steps);
+      const report = await evaluate(ranker, test, { ks, signal: opts.signal, steps });
       opts.steps?.push(...steps);
-      out.push({ train: train.length, test: test.length, steps: steps.length, report });
+      out.push({ train: rest.length, test: test.length, steps: steps.length, report });
       pooledSteps += steps.length;
       for (const kk of ks) pooledHits.set(`hit@${kk}`, (pooledHits.get(`hit@${kk}`) ?? 0) + (report.next[`hit@${kk}`] ?? 0) * steps.length);
     } finally {
-      await gw.dispose();
+      await dispose?.();
     }
   }
   const r4 = (x: number) => Math.round(x * 10000) / 10000;

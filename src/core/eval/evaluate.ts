@@ -1,15 +1,15 @@
-/** Runs forward and next-step evaluation of a GeoWeave instance over labelled tasks. */
-import type { GeoWeave } from '../geoweave';
-import type { RetrievalMode } from '../retrieval/context';
-import type { MemoryState } from '../memory/types';
-import { outputsFromManifest } from '../retrieval/backward';
+/** Runs forward and next-step evaluation of a ranker (GeoWeave in a mode, or a baseline) over labelled tasks. */
+import type { WorkflowTemplate } from '../manifests/types';
 import type { EvalTask } from './tasks';
+import type { Ranker } from './ranker';
 import { completeAt, hitAt, ndcgAt, recallAt } from './metrics';
 import { bootstrapInterval, Share } from './bootstrap';
 
+export { memoryFromFlow } from './memory-from-flow';
+
 export interface EvalReport {
   tasks: number;
-  tools: number;
+  /** Forward metrics; empty for a ranker without a forward answer. */
   forward: Record<string, number>;
   next: Record<string, number>;
   /** Tasks whose flow holds 3+ steps of a workflow template: how many get that template offered (another one: `other`). */
@@ -30,23 +30,17 @@ export interface StepRecord {
   top: string[];
 }
 
-/** Memory after running `flow` (outputs as the manifests declare them; no result summaries). */
-export function memoryFromFlow(gw: GeoWeave, task: string, flow: string[], resultSummary = ''): MemoryState {
-  return {
-    task,
-    windowSize: 5,
-    trace: flow.map((tool, i) => ({
-      tool,
-      argSummary: '',
-      resultSummary: i === flow.length - 1 ? resultSummary : '',
-      outputs: outputsFromManifest(gw.getTool(tool)).map((o) => ({ ...o, path: `${tool}.${o.name}` })),
-      ok: true,
-      time: new Date(0).toISOString(),
-    })),
-  };
+export interface EvaluateOptions {
+  ks?: number[];
+  signal?: AbortSignal;
+  /** Receives every next-step prediction (error analysis). */
+  steps?: StepRecord[];
+  /** Templates to count offers of (only for rankers that offer one). */
+  workflows?: WorkflowTemplate[];
 }
 
-export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = DEFAULT_KS, mode: RetrievalMode = 'full', signal?: AbortSignal, steps?: StepRecord[]): Promise<EvalReport> {
+export async function evaluate(ranker: Ranker, tasks: EvalTask[], opts: EvaluateOptions = {}): Promise<EvalReport> {
+  const ks = opts.ks ?? DEFAULT_KS;
   const kMax = Math.max(...ks);
   const wf = { fitting: 0, offered: 0, other: 0 };
   // Per task: each forward metric (over 1), and next-step hits over the task's steps. A metric is
@@ -54,29 +48,27 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
   const shares = new Map<string, Share[]>();
   const share = (key: string, num: number, den: number) => (shares.get(key) ?? shares.set(key, []).get(key)!).push({ num, den });
   for (const t of tasks) {
-    signal?.throwIfAborted();
-    const res = await gw.forwardCandidates(t.query, { k: kMax, mode });
-    const ranked = res.candidates.map((c) => c.id);
-    const fits = gw.workflows.find((w) => t.flow.filter((x) => w.steps.includes(x)).length >= 3);
-    if (fits) {
-      wf.fitting++;
-      if (res.workflow?.id === fits.id) wf.offered++;
-      else if (res.workflow) wf.other++;
-    }
-    for (const k of ks) {
-      share(`R@${k}`, recallAt(ranked, t.gold, k), 1);
-      share(`nDCG@${k}`, ndcgAt(ranked, t.gold, k), 1);
-      share(`COMP@${k}`, completeAt(ranked, t.gold, k), 1);
+    opts.signal?.throwIfAborted();
+    if (ranker.forward) {
+      const res = await ranker.forward(t.query, kMax);
+      const fits = opts.workflows?.find((w) => t.flow.filter((x) => w.steps.includes(x)).length >= 3);
+      if (fits) {
+        wf.fitting++;
+        if (res.workflow === fits.id) wf.offered++;
+        else if (res.workflow) wf.other++;
+      }
+      for (const k of ks) {
+        share(`R@${k}`, recallAt(res.ids, t.gold, k), 1);
+        share(`nDCG@${k}`, ndcgAt(res.ids, t.gold, k), 1);
+        share(`COMP@${k}`, completeAt(res.ids, t.gold, k), 1);
+      }
     }
     const taskHits = new Map<number, number>(ks.map((k) => [k, 0]));
     for (let i = 1; i < t.flow.length; i++) {
       const done = t.flow.slice(0, i);
-      const mem = memoryFromFlow(gw, t.query, done);
-      const r = await gw.complementarySuggestions(mem, { k: kMax + done.length, mode });
-      const doneSet = new Set(done);
-      const next = r.ranked.map((s) => s.id).filter((id) => !doneSet.has(id));
+      const next = await ranker.next(t.query, done, kMax);
       for (const k of ks) taskHits.set(k, taskHits.get(k)! + hitAt(next, t.flow[i], k));
-      steps?.push({ task: t.id, query: t.query, done, target: t.flow[i], rank: next.indexOf(t.flow[i]) + 1, top: next.slice(0, 5) });
+      opts.steps?.push({ task: t.id, query: t.query, done, target: t.flow[i], rank: next.indexOf(t.flow[i]) + 1, top: next.slice(0, 5) });
     }
     for (const k of ks) share(`hit@${k}`, taskHits.get(k)!, Math.max(0, t.flow.length - 1));
   }
@@ -88,10 +80,10 @@ export async function evaluate(gw: GeoWeave, tasks: EvalTask[], ks: number[] = D
     return r4(den ? num / den : 0);
   };
   const forward: Record<string, number> = {};
-  for (const m of ['R', 'nDCG', 'COMP']) for (const k of ks) forward[`${m}@${k}`] = ratio(`${m}@${k}`);
+  if (ranker.forward) for (const m of ['R', 'nDCG', 'COMP']) for (const k of ks) forward[`${m}@${k}`] = ratio(`${m}@${k}`);
   const next: Record<string, number> = {};
   for (const k of ks) next[`hit@${k}`] = ratio(`hit@${k}`);
   const ci95: Record<string, [number, number]> = {};
   for (const [key, g] of shares) ci95[key] = bootstrapInterval(g).map(r4) as [number, number];
-  return { tasks: tasks.length, tools: gw.tools.length, forward, next, ...(mode === 'full' ? { workflows: wf } : {}), ci95 };
+  return { tasks: tasks.length, forward, next, ...(opts.workflows && wf.fitting ? { workflows: wf } : {}), ci95 };
 }

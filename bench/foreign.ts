@@ -1,0 +1,135 @@
+/**
+ * Foreign checks: how a team that brings its own catalog and flows fares. Each check is a catalog,
+ * training flows and test tasks the product was not tuned on; `geoweave eval` learns (and fits)
+ * from the training flows only and prints the product beside the learned baselines.
+ *
+ * - `bare`: our own catalog under the bare-catalog protocol (src/core/eval/bare.ts): manifests cut to
+ *   id, name, first sentence and input names/types, ids made opaque, practice.jsonl as training,
+ *   tasks.jsonl and dev.jsonl as tests.
+ * - every folder of `bench/foreign/` (manifests/, train.jsonl, test.jsonl, optional fewshot.jsonl):
+ *   catalogs and flows written blind to ours (see each folder's README.md).
+ *
+ * Run: `npm run bench:foreign [-- --only bare,floodrisk] [--slice N] [--json] [--out DIR]`.
+ * `--slice N` keeps the first N training and test tasks (the unit test runs a small slice).
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { main } from '../src/cli/main';
+import { readTasks } from '../src/core/eval/tasks';
+import { bareManifest, bareTask, opaqueId } from '../src/core/eval/bare';
+import { loadCatalog } from '../src/core/manifests/load';
+import { writeFileAtomic } from '../src/core/index/fs-util';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const MODES = ['full', 'knn', 'transitions'];
+const COLS: [string, 'forward' | 'next', string][] = [['R@10', 'forward', 'R@10'], ['COMP@10', 'forward', 'COMP@10'], ['COMP@20', 'forward', 'COMP@20'], ['hit@1', 'next', 'hit@1'], ['hit@3', 'next', 'hit@3']];
+
+export interface Check { name: string; manifests: string; train: string; test: string }
+type Report = Record<string, { forward: Record<string, number>; next: Record<string, number> }>;
+
+const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+/** Writes the bare form of the builtin catalog and its task files into `dir`; returns its checks. */
+export function writeBare(dir: string, slice?: number): Check[] {
+  const rename = (id: string) => opaqueId(id);
+  const mdir = path.join(dir, 'manifests');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(mdir, { recursive: true });
+  for (const t of loadCatalog({}).tools) {
+    const m = bareManifest(t.manifest, rename);
+    writeFileAtomic(path.join(mdir, `${m.id}.json`), JSON.stringify(m, null, 2) + '\n');
+  }
+  const file = (src: string, name: string) => {
+    const tasks = readTasks(path.join(ROOT, src)).slice(0, slice);
+    writeFileAtomic(path.join(dir, name), jsonl(tasks.map((t) => bareTask(t, rename))));
+    return path.join(dir, name);
+  };
+  const train = file('tool-manifests/practice.jsonl', 'practice.jsonl');
+  return [
+    { name: 'bare: tasks.jsonl', manifests: mdir, train, test: file('bench/tasks.jsonl', 'tasks.jsonl') },
+    { name: 'bare: dev.jsonl', manifests: mdir, train, test: file('bench/dev.jsonl', 'dev.jsonl') },
+  ];
+}
+
+/** The checks of `bench/foreign/*` (with a few-shot variant where a folder has fewshot.jsonl). */
+export function foreignChecks(dir: string, slice?: number, out?: string): Check[] {
+  const checks: Check[] = [];
+  if (!fs.existsSync(dir)) return checks;
+  for (const name of fs.readdirSync(dir).sort()) {
+    const d = path.join(dir, name);
+    if (!fs.existsSync(path.join(d, 'train.jsonl')) || !fs.existsSync(path.join(d, 'test.jsonl'))) continue;
+    const cut = (f: string) => {
+      if (!slice) return path.join(d, f);
+      const o = path.join(out!, `${name}-${f}`);
+      writeFileAtomic(o, jsonl(readTasks(path.join(d, f)).slice(0, slice).map(({ line: _line, ...t }) => t)));
+      return o;
+    };
+    const test = cut('test.jsonl');
+    checks.push({ name, manifests: path.join(d, 'manifests'), train: cut('train.jsonl'), test });
+    if (fs.existsSync(path.join(d, 'fewshot.jsonl'))) checks.push({ name: `${name}: 20 flows`, manifests: path.join(d, 'manifests'), train: cut('fewshot.jsonl'), test });
+  }
+  return checks;
+}
+
+/** `geoweave eval` on one check, as a team would run it; the JSON report per mode. */
+export async function runCheck(c: Check, modes = MODES, extra: string[] = []): Promise<Report> {
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-foreign-'));
+  let out = '';
+  let err = '';
+  try {
+    const code = await main(['eval', '--no-builtin', '--manifests', c.manifests, '--tasks', c.test, '--train', c.train, '--state', state, '--mode', modes.join(','), '--k', '1,3,5,10,20', '--json', ...extra],
+      { out: (t) => { out += t; }, err: (t) => { err += t + '\n'; } });
+    if (code !== 0) throw new Error(`eval on ${c.name} failed (${code}): ${err}`);
+    const r = JSON.parse(out);
+    return modes.length === 1 ? { [modes[0]]: r } : r;
+  } finally {
+    fs.rmSync(state, { recursive: true, force: true });
+  }
+}
+
+/** Columns where the product is below the best baseline. */
+export function shortfalls(r: Report): string[] {
+  const out: string[] = [];
+  for (const [col, part, key] of COLS) {
+    const full = r.full?.[part]?.[key];
+    const best = Math.max(...Object.entries(r).filter(([m]) => m !== 'full').map(([, x]) => x[part]?.[key] ?? -1));
+    if (full !== undefined && best >= 0 && full < best) out.push(`${col} ${full.toFixed(3)} < ${best.toFixed(3)}`);
+  }
+  return out;
+}
+
+function printTable(name: string, r: Report): void {
+  console.log(`\n${name}`);
+  console.log(['mode'.padEnd(12), ...COLS.map(([c]) => c.padStart(8))].join(' '));
+  for (const [m, x] of Object.entries(r)) console.log([m.padEnd(12), ...COLS.map(([, part, key]) => (x[part]?.[key] !== undefined ? x[part][key].toFixed(3) : '—').padStart(8))].join(' '));
+  const s = shortfalls(r);
+  console.log(s.length ? `full below a baseline: ${s.join(', ')}` : 'full ≥ every baseline on every column');
+}
+
+async function cli(argv: string[]): Promise<void> {
+  const arg = (n: string) => { const i = argv.indexOf(`--${n}`); return i >= 0 ? argv[i + 1] : undefined; };
+  const slice = arg('slice') ? Number(arg('slice')) : undefined;
+  const only = arg('only')?.split(',');
+  const extra = arg('eval-args')?.split(' ').filter(Boolean) ?? [];
+  const out = arg('out') ?? path.join(ROOT, 'bench', '.data', 'foreign');
+  fs.mkdirSync(out, { recursive: true });
+  const checks = [...writeBare(path.join(out, 'bare'), slice), ...foreignChecks(path.join(ROOT, 'bench', 'foreign'), slice, out)]
+    .filter((c) => !only || only.some((o) => c.name.startsWith(o)));
+  const all: Record<string, Report> = {};
+  for (const c of checks) {
+    const t0 = Date.now();
+    all[c.name] = await runCheck(c, MODES, extra);
+    if (!argv.includes('--json')) {
+      printTable(`${c.name} (${readTasks(c.test).length} test tasks, ${readTasks(c.train).length} training flows; ${((Date.now() - t0) / 1000).toFixed(1)} s)`, all[c.name]);
+    }
+  }
+  if (argv.includes('--json')) console.log(JSON.stringify(all));
+}
+
+if (require.main === module) {
+  cli(process.argv.slice(2)).catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}
