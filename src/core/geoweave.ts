@@ -6,7 +6,12 @@ import type { Embedder, EmbedderConfig } from './embed/types';
 import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } from './manifests/types';
 import { loadCatalog } from './manifests/load';
 import { builtinManifestDir } from './manifests/package-root';
-import { parseTasks } from './eval/tasks';
+import { parseTasks, EvalTask } from './eval/tasks';
+import { fitFusion, FitFusionOptions, Fusion } from './fusion/fusion';
+import { FUSION_FILE, FUSION_VERSION, FusionState, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
+
+/** Where the fusion weights in use come from: fitted into the state, shipped with the builtin catalog, fitted on given flows (evaluation), or the hand-set prior. */
+export type FusionSource = 'state' | 'shipped' | 'given' | 'prior';
 import { formatProblem } from './manifests/problem';
 import { ToolGraph } from './manifests/graph';
 import { ToolIndex } from './index/tool-index';
@@ -86,6 +91,10 @@ export class GeoWeave {
   private llmWarned = false;
   private llmDownUntil = 0;
   private readonly expansions = new Map<string, QueryExpansion>();
+  private practiceFlows: EvalTask[] = [];
+  private learnedDir = '';
+  private fusionState: FusionState | undefined;
+  private fusionSource: FusionSource = 'prior';
 
   private constructor(private readonly opts: GeoWeaveOptions) {}
 
@@ -131,6 +140,7 @@ export class GeoWeave {
     this.index = index;
     let learnedDir = o.learnedDir ?? this.stateDir;
     if (o.learnedDir) learnedDir = ensureStateDir(o.learnedDir, o.log);
+    this.learnedDir = learnedDir;
     const learned = IntentionGraph.load(learnedDir, { halfLifeDays: o.halfLifeDays, log: o.log });
     this.loadPractice(learned);
     this.ctx = {
@@ -145,6 +155,9 @@ export class GeoWeave {
       embedCache: new Map(),
     };
     await this.refreshDerived();
+    this.loadFusion();
+    // Rebuilding the index (`index build`, "Rebuild Tool Index") refits the fusion when it is stale.
+    if (o.rebuildIndex) await this.refitFusion();
   }
 
   private loadPractice(learned: IntentionGraph): void {
@@ -155,6 +168,7 @@ export class GeoWeave {
     if (o.practice === undefined && !fs.existsSync(file)) return;
     try {
       const flows = parseTasks(fs.readFileSync(file, 'utf8'), file);
+      this.practiceFlows = flows;
       learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: t.flow.length ? t.flow : t.gold })));
       this.log('info', `learned graph starts from ${flows.length} analyst flows (${learned.priorTransitionCount} transitions) in ${file}`);
     } catch (e) {
@@ -282,13 +296,13 @@ export class GeoWeave {
   }
 
   async recordTrajectory(task: string, tools: string[], ok = true): Promise<void> {
-    this.ctx.learned.recordTrajectory(parseQuery(task).terms, tools, ok);
+    this.ctx.learned.recordTrajectory(parseQuery(task).terms, tools, ok, task);
     this.ctx.learned.save(this.opts.log);
   }
 
   /** Learns many trajectories and saves once (CLI `learn`, evaluation). */
   async recordTrajectories(items: { task: string; tools: string[]; ok?: boolean }[]): Promise<void> {
-    for (const it of items) this.ctx.learned.recordTrajectory(parseQuery(it.task).terms, it.tools, it.ok ?? true);
+    for (const it of items) this.ctx.learned.recordTrajectory(parseQuery(it.task).terms, it.tools, it.ok ?? true, it.task);
     this.ctx.learned.save(this.opts.log);
   }
 
@@ -311,6 +325,99 @@ export class GeoWeave {
       practiceTransitions: this.ctx.learned.priorTransitionCount,
       cases: this.ctx.learned.caseCount,
     };
+  }
+
+  /** The flows a fit of this catalog replays: the practice flows, then the learned ones whose task text was kept. */
+  private fitFlows(): EvalTask[] {
+    const learned = this.ctx.learned.learnedFlows().map((f, i) => ({ id: `learned-${i + 1}`, query: f.query, gold: [...new Set(f.tools)], flow: f.tools, line: 0 }));
+    return [...this.practiceFlows, ...learned].filter((t) => (t.flow.length ? t.flow : t.gold).every((id) => this.ctx.tools.has(id)));
+  }
+
+  private fingerprints(flows: EvalTask[]): { catalog: string; flows: string } {
+    const tools = this._tools.map((t) => ({ id: t.manifest.id, hash: t.hash }));
+    return { catalog: fusionFingerprint(tools, []), flows: fusionFingerprint([], flows.map((t) => ({ query: t.query, tools: t.flow.length ? t.flow : t.gold }))) };
+  }
+
+  /**
+   * Uses the fusion fitted for this catalog: the state's own fit, else the one shipped with the
+   * builtin catalog, else the prior weights. A fit of other flows of the same catalog still serves
+   * (it is stale, and `learn` or `index build` refits it).
+   */
+  private loadFusion(): void {
+    const { catalog } = this.fingerprints([]);
+    const candidates: [FusionSource, string][] = [['state', path.join(this.learnedDir, FUSION_FILE)]];
+    const builtin = this.opts.noBuiltin ? undefined : this.opts.builtinManifestDir ?? builtinManifestDir();
+    if (builtin && this.opts.practice === undefined) candidates.push(['shipped', path.join(builtin, FUSION_FILE)]);
+    for (const [source, file] of candidates) {
+      let st: FusionState | undefined;
+      try {
+        st = readFusion(file);
+      } catch (e) {
+        this.log('warn', `fusion weights not used: ${(e as Error).message}; the next "geoweave learn" or "index build" refits them`);
+      }
+      if (!st || st.catalog !== catalog) continue;
+      this.applyFusion(st, source);
+      return;
+    }
+    this.applyFusion(undefined, 'prior');
+  }
+
+  private applyFusion(st: FusionState | undefined, source: FusionSource): void {
+    this.fusionState = st;
+    this.fusionSource = st ? source : 'prior';
+    this.ctx.weights = { ...DEFAULT_WEIGHTS, ...this.opts.weights, ...(st?.weights ?? {}), ...this.opts.weights };
+  }
+
+  /** Which fusion weights are in use, and whether they were fitted on the catalog and flows at hand. */
+  fusionStatus(): { source: FusionSource; current: boolean; flows: number; state?: FusionState } {
+    const flows = this.fitFlows();
+    const fp = this.fingerprints(flows);
+    const st = this.fusionState;
+    return { source: this.fusionSource, current: !!st && st.catalog === fp.catalog && st.flows === fp.flows, flows: flows.length, ...(st ? { state: st } : {}) };
+  }
+
+  /**
+   * Refits the fusion on the practice and learned flows when the catalog or the flows changed since
+   * the last fit (or always, with `force`), saves it in the state and uses it. With too few flows
+   * the prior stays (and that is saved too, so the check is not repeated).
+   */
+  async refitFusion(opts: FitFusionOptions & { force?: boolean } = {}): Promise<FusionState> {
+    const flows = this.fitFlows();
+    const fp = this.fingerprints(flows);
+    const st = this.fusionState;
+    if (!opts.force && st && this.fusionSource === 'state' && st.catalog === fp.catalog && st.flows === fp.flows) return st;
+    if (!opts.force && st && this.fusionSource === 'shipped' && st.catalog === fp.catalog && st.flows === fp.flows) return st;
+    const prior: Weights = { ...DEFAULT_WEIGHTS, ...this.opts.weights };
+    const fusion = await fitFusion(this.ctx, flows, prior, { signal: this.opts.signal, onProgress: this.opts.onProgress, ...opts });
+    const state: FusionState = {
+      version: FUSION_VERSION,
+      catalog: fp.catalog,
+      flows: fp.flows,
+      weights: fusion.weights,
+      ...(fusion.report ? { report: fusion.report } : {}),
+      ...(fusion.reason ? { reason: fusion.reason } : {}),
+      fittedAt: new Date().toISOString(),
+    };
+    try {
+      writeFusion(path.join(this.learnedDir, FUSION_FILE), state);
+    } catch (e) {
+      this.log('warn', `cannot save the fusion weights in ${this.learnedDir}: ${(e as Error).message}`);
+    }
+    this.applyFusion(state, 'state');
+    return state;
+  }
+
+  /**
+   * Fits the fusion weights on `tasks` (k-fold over their flows; see fusion/fusion.ts) and uses them
+   * from now on. Weights given as options stay as given. With too few flows the prior stays.
+   */
+  async fitFusion(tasks: EvalTask[], opts: FitFusionOptions = {}): Promise<Fusion> {
+    const prior: Weights = { ...DEFAULT_WEIGHTS, ...this.opts.weights };
+    const fusion = await fitFusion(this.ctx, tasks, prior, { signal: this.opts.signal, ...opts });
+    this.ctx.weights = { ...prior, ...fusion.weights, ...this.opts.weights };
+    this.fusionState = undefined;
+    this.fusionSource = fusion.report ? 'given' : 'prior';
+    return fusion;
   }
 
   /** The folder actually used for state (differs from the option when that was unusable). */

@@ -193,7 +193,7 @@ test('similar tools (forward): the flows of the closest past tasks lend their to
     const task = 'how much of the orchard is on steep ground';
     for (let i = 0; i < 3; i++) await gw.recordTrajectories([{ task: `${task} ${['north', 'east', 'west'][i]}`, tools: ['slope', 'threshold', 'area_by_class'] }]);
     const c = (await gw.forwardCandidates(task, { k: 10 })).candidates.find((x) => x.id === 'area_by_class')!;
-    assert.ok(c.parts.similar >= 0.5, String(c.parts.similar));
+    assert.ok(c.parts.similarTools >= 0.5, String(c.parts.similarTools));
     assert.ok(c.explanation.learned.includes('used in the flows of similar past tasks'), JSON.stringify(c.explanation));
   } finally {
     await gw.dispose();

@@ -142,10 +142,10 @@ test('backward: graph edges and learned transitions come from the last step only
   addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'mask.tif', roles: ['mask'] }]));
   const r = await gw.complementarySuggestions(m, { k: 60 });
   const tst = r.ranked.find((s) => s.id === 'time_series_trend')!;
-  assert.equal(tst.parts.graph, 0);
-  assert.ok(r.ranked.find((s) => s.id === 'morphology')!.parts.graph > 0.5);
+  assert.equal(tst.parts.nextGraph, 0);
+  assert.ok(r.ranked.find((s) => s.id === 'morphology')!.parts.nextGraph > 0.5);
   const r2 = await suggestWith({ olderSteps: 0.5 }, m);
-  assert.equal(r2.ranked.find((s) => s.id === 'time_series_trend')!.parts.graph, 0.4, 'ndvi → time_series_trend (0.8) one step back');
+  assert.equal(r2.ranked.find((s) => s.id === 'time_series_trend')!.parts.nextGraph, 0.4, 'ndvi → time_series_trend (0.8) one step back');
 });
 
 test('backward: a cloud mask is applied to the image, not measured or cleaned like an analysis mask', async () => {

@@ -16,6 +16,11 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     await gw.recordTrajectories(items);
     const s = gw.stats();
     io.out(`learned ${items.length} trajectories; ${s.learnedTransitions} tool transitions known (state: ${gw.stateFolder})`);
+    // The flows changed: the fusion weights are refitted on them (skipped with --no-fit).
+    if (!args.flags.has('no-fit')) {
+      const st = await gw.refitFusion();
+      io.out(st.report ? `fusion weights refitted on ${st.report.flows} flows in ${st.report.seconds} s (out-of-fold next hit@3 ${st.report.next.before['hit@3'].toFixed(3)} → ${st.report.next.after['hit@3'].toFixed(3)})` : `fusion weights: prior kept (${st.reason})`);
+    }
     return 0;
   } finally {
     await gw.dispose();

@@ -265,6 +265,27 @@ export class ToolIndex {
     return out;
   }
 
+  /** Exact dense scores of every tool (small catalogs are scored whole, without the graph). */
+  scoreAll(q: Float32Array): Map<string, number> {
+    let nz = 0;
+    for (let i = 0; i < q.length; i++) if (q[i] !== 0) nz++;
+    const idx = new Int32Array(nz);
+    const val = new Float32Array(nz);
+    for (let i = 0, j = 0; i < q.length; i++) if (q[i] !== 0) { idx[j] = i; val[j++] = q[i]; }
+    const { labels, dots } = this.hnsw.scanSparse(idx, val);
+    const sims = new Map<string, number[]>();
+    for (let i = 0; i < labels.length; i++) {
+      const id = this.labelToTool.get(labels[i]);
+      if (id !== undefined) (sims.get(id) ?? sims.set(id, []).get(id)!).push(dots[i]);
+    }
+    const out = new Map<string, number>();
+    for (const id of Object.keys(this.fp.tools)) {
+      const s = sims.get(id);
+      out.set(id, s?.length ? Math.max(0, poolSimilarities(s)) : 0);
+    }
+    return out;
+  }
+
   /** Exact dense score of one tool, pooled over its texts (cosines in `known` are reused): also rescoring for lexical-only candidates. */
   score(q: Float32Array, id: string, known?: Map<number, number>): number {
     const sims: number[] = [];

@@ -145,6 +145,11 @@ export class TwoStageIndex implements VectorIndex {
   }
 
   /** Exact cosine of `q` with the stored vector of `label` (undefined when absent). */
+  /** Exact dot products of every stored vector with a sparse query, with the labels in the same order. */
+  scanSparse(idx: Int32Array, val: Float32Array): { labels: readonly number[]; dots: Float32Array } {
+    return { labels: this.store.labels, dots: this.store.scanSparse(idx, val) };
+  }
+
   dot(label: number, q: Float32Array): number | undefined {
     return this.store.dot(label, q);
   }

@@ -77,6 +77,20 @@ export class VectorStore {
     return i === undefined ? undefined : dotAt(this.buf, i * this.dimension, q, this.dimension);
   }
 
+  /** All rows' dot products with a sparse query (its non-zero positions and values), in row order. */
+  scanSparse(idx: Int32Array, val: Float32Array): Float32Array {
+    const n = this.rowLabels.length;
+    const d = this.dimension;
+    const out = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      const off = i * d;
+      let s = 0;
+      for (let j = 0; j < idx.length; j++) s += this.buf[off + idx[j]] * val[j];
+      out[i] = s;
+    }
+    return out;
+  }
+
   /** All rows' dot products with `q`, in row order. */
   scanDots(q: Float32Array): Float32Array {
     const n = this.rowLabels.length;

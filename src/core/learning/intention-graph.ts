@@ -7,6 +7,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../index/fs-util';
 import { CaseIndex, Case } from './similar-cases';
+import { FlowSequences } from './sequences';
+import { ToolClassifier } from './tool-classifier';
+import { NextStepModel } from './next-step-model';
 
 export const LEARNED_FILE = 'learned.json';
 const FORMAT_VERSION = 1;
@@ -50,6 +53,10 @@ export class IntentionGraph {
   private dirtyTotals = true;
   /** Built on first use from the prior's and the learned cases; dropped when either changes. */
   private caseIndex: CaseIndex | undefined;
+  private sequenceModel: FlowSequences | undefined;
+  private toolModel: ToolClassifier | undefined;
+  private stepModel: NextStepModel | undefined;
+  private changes = 0;
 
   constructor(readonly file: string | undefined, opts: IntentionGraphOptions = {}, state?: LearnedState) {
     this.now = opts.now ?? Date.now;
@@ -64,6 +71,15 @@ export class IntentionGraph {
     this.prior = flows.length ? g.state : undefined;
     this.dirtyTotals = true;
     this.caseIndex = undefined;
+    this.sequenceModel = undefined;
+    this.toolModel = undefined;
+    this.stepModel = undefined;
+    this.changes++;
+  }
+
+  /** Grows with every change to the counts or cases: what caches of derived scores key on. */
+  get version(): number {
+    return this.changes;
   }
 
   /** Number of distinct transitions in the prior. */
@@ -119,6 +135,7 @@ export class IntentionGraph {
     if (ok) c.s += weight;
     else c.f += weight;
     this.dirtyTotals = true;
+    this.changes++;
   }
 
   /** Current (decayed) counts. */
@@ -149,7 +166,7 @@ export class IntentionGraph {
   }
 
   /** Learns from an executed flow: consecutive transitions and task-term affinities. */
-  recordTrajectory(terms: string[], tools: string[], ok = true): void {
+  recordTrajectory(terms: string[], tools: string[], ok = true, query?: string): void {
     for (let i = 0; i + 1 < tools.length; i++) if (tools[i] !== tools[i + 1]) this.bump(this.state.transitions, tools[i], tools[i + 1], ok, 1);
     const uniqTools = [...new Set(tools)];
     for (const term of new Set(terms)) for (const t of uniqTools) this.bump(this.state.affinities, term, t, ok, 1 / Math.sqrt(uniqTools.length));
@@ -164,11 +181,19 @@ export class IntentionGraph {
         prev.tools.push(...tools.slice(1));
         prev.t = this.now();
       } else {
-        cases.push({ terms: uniqTerms, tools: [...tools], t: this.now() });
+        cases.push({ terms: uniqTerms, tools: [...tools], t: this.now(), ...(query ? { query } : {}) });
         if (cases.length > MAX_CASES) cases.splice(0, cases.length - MAX_CASES);
       }
       this.caseIndex = undefined;
+      this.sequenceModel = undefined;
+      this.toolModel = undefined;
+      this.stepModel = undefined;
     }
+  }
+
+  /** Learned flows whose task text was kept (what a fusion fit replays beside the practice flows). */
+  learnedFlows(): { query: string; tools: string[] }[] {
+    return (this.state.cases ?? []).filter((c) => typeof c.query === 'string' && c.query).map((c) => ({ query: c.query!, tools: [...c.tools] }));
   }
 
   /**
@@ -182,6 +207,43 @@ export class IntentionGraph {
   /** The tools of the flows of the tasks worded most like `terms`: each tool's share of their similarity. */
   similarTools(terms: string[], neighbours = 10): Map<string, number> {
     return this.cases().toolsOf(terms, neighbours);
+  }
+
+  /** The n-gram model and flow statistics over the same flows as the cases (built on first use). */
+  sequences(): FlowSequences {
+    if (!this.sequenceModel) {
+      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      this.sequenceModel = new FlowSequences(cases.map((c) => ({ tools: c.tools, w: c.t === Infinity ? 1 : this.decayFactor(c.t, this.now()) })));
+    }
+    return this.sequenceModel;
+  }
+
+  /** The per-tool logistic model over the same flows' task terms (trained on first use). */
+  classifier(): ToolClassifier {
+    if (!this.toolModel) {
+      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      this.toolModel = new ToolClassifier(cases.map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? 1 : this.decayFactor(c.t, this.now()) })));
+    }
+    return this.toolModel;
+  }
+
+  /** The softmax next-step model over the same flows (trained on first use). */
+  nextModel(): NextStepModel {
+    if (!this.stepModel) {
+      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      this.stepModel = new NextStepModel(cases.map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? 1 : this.decayFactor(c.t, this.now()) })));
+    }
+    return this.stepModel;
+  }
+
+  /** The tools of the flows of the tasks worded most like `terms`, each as a share of their similarity (0..1). */
+  similarShares(terms: string[], neighbours = 10): Map<string, number> {
+    return this.cases().toolShares(terms, neighbours);
+  }
+
+  /** What is still ahead in the flows of the tasks worded most like `terms`, aligned at the steps done. */
+  similarAhead(terms: string[], done: string[], neighbours = 10): Map<string, number> {
+    return this.cases().ahead(terms, done, neighbours);
   }
 
   private cases(): CaseIndex {

@@ -6,7 +6,7 @@
  */
 
 /** One executed flow: the task's terms and the tools in the order they ran; `t` is when (ms), Infinity for the shipped prior (never decays). */
-export interface Case { terms: string[]; tools: string[]; t: number }
+export interface Case { terms: string[]; tools: string[]; t: number; /** The task as typed (kept so a fusion fit can replay the flow). */ query?: string }
 
 interface Entry { c: Case; norm: number }
 
@@ -16,6 +16,8 @@ const CLOSE = 0.3;
 export class CaseIndex {
   private readonly idf = new Map<string, number>();
   private readonly entries: Entry[];
+  private lastKey: string | undefined;
+  private lastNear: { sim: number; c: Case }[] | undefined;
 
   /** `decay(t)` is the weight of a case recorded at `t` (1 for Infinity). */
   constructor(cases: Case[], private readonly decay: (t: number) => number) {
@@ -33,17 +35,67 @@ export class CaseIndex {
    */
   toolsOf(terms: string[], neighbours: number): Map<string, number> {
     const out = new Map<string, number>();
-    const q = this.query(terms);
-    if (!q) return out;
-    const sims: { sim: number; c: Case }[] = [];
-    for (const e of this.entries) {
-      const sim = this.similarity(q, e);
-      if (sim > 0) sims.push({ sim, c: e.c });
-    }
-    sims.sort((a, b) => b.sim - a.sim);
-    for (const { sim, c } of sims.slice(0, neighbours)) for (const t of new Set(c.tools)) out.set(t, (out.get(t) ?? 0) + sim);
+    for (const { sim, c } of this.nearest(terms).slice(0, neighbours)) for (const t of new Set(c.tools)) out.set(t, (out.get(t) ?? 0) + sim);
     for (const [k, v] of out) out.set(k, Math.min(1, v / (neighbours * CLOSE)));
     return out;
+  }
+
+  /** The tools of the flows of the `neighbours` tasks most like `terms`, each as a share of their total similarity (the kNN vote). */
+  toolShares(terms: string[], neighbours: number): Map<string, number> {
+    const out = new Map<string, number>();
+    let total = 0;
+    for (const { sim, c } of this.nearest(terms).slice(0, neighbours)) {
+      total += sim;
+      for (const t of new Set(c.tools)) out.set(t, (out.get(t) ?? 0) + sim);
+    }
+    if (total > 0) for (const [k, v] of out) out.set(k, v / total);
+    return out;
+  }
+
+  /**
+   * What is still ahead in the flows of the `neighbours` tasks most like `terms`: each flow is
+   * aligned at its last run of the latest step of `done` it holds, and votes for the tools after
+   * that point not run yet, halving with each step further on (the next step counts fully). A
+   * share of the neighbours' similarity: 1 when every close flow runs the tool next.
+   */
+  ahead(terms: string[], done: string[], neighbours: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const near = this.nearest(terms).slice(0, neighbours);
+    const ran = new Set(done);
+    let total = 0;
+    for (const { sim, c } of near) {
+      total += sim;
+      let at = -1;
+      for (let i = done.length - 1; i >= 0 && at < 0; i--) at = c.tools.lastIndexOf(done[i]);
+      const seen = new Set<string>();
+      let d = 0;
+      for (let j = at + 1; j < c.tools.length; j++) {
+        const t = c.tools[j];
+        if (ran.has(t) || seen.has(t)) continue;
+        seen.add(t);
+        out.set(t, (out.get(t) ?? 0) + sim * Math.pow(0.5, d++));
+      }
+    }
+    if (total > 0) for (const [k, v] of out) out.set(k, v / total);
+    return out;
+  }
+
+  /** Cases with a positive similarity to `terms`, closest first (the last query's list is kept). */
+  private nearest(terms: string[]): { sim: number; c: Case }[] {
+    const key = terms.join('\u0001');
+    if (this.lastKey === key && this.lastNear) return this.lastNear;
+    const sims: { sim: number; c: Case }[] = [];
+    const q = this.query(terms);
+    if (q) {
+      for (const e of this.entries) {
+        const sim = this.similarity(q, e);
+        if (sim > 0) sims.push({ sim, c: e.c });
+      }
+      sims.sort((a, b) => b.sim - a.sim);
+    }
+    this.lastKey = key;
+    this.lastNear = sims;
+    return sims;
   }
 
   /**

@@ -13,7 +13,8 @@ import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
 import { canFeed, executability, withProducts } from './executability';
 import { humanName } from '../index/text';
-import { expandedText, forwardCandidates } from './forward';
+import { expandedText, forwardScoredCached, WHOLE_CATALOG } from './forward';
+import { NEXT_SIGNALS, NextSignal, Parts, mix, zeroParts } from './signals';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
 import { COVER_CLASSES, DELIVERABLES, INDICATOR_TOOL, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
@@ -31,6 +32,8 @@ export interface BackwardOptions {
 
 const RATIONALES: Rationale[] = ['quantify', 'explain', 'verify', 'compare', 'extend'];
 const GROUP_SIZE = 3;
+/** The forward ranking's best this many tools carry the task signal (the rest read as unrelated to the task). */
+const FORWARD_TASK_POOL = 30;
 /** Share of the best suggestion's score a suggestion needs to be shown in a group. */
 const GROUP_FLOOR = 0.3;
 
@@ -124,7 +127,31 @@ function feedScore(m: ToolManifest, produced: DataItem[], lastTool: string | und
   return { score: Math.min(1, best), from };
 }
 
-export async function complementarySuggestions(ctx: RetrievalContext, memory: MemoryState, opts: BackwardOptions = {}): Promise<ComplementaryResult> {
+/** One scored tool with its parts, before it becomes a suggestion (shared with fitting). */
+export interface NextScored {
+  id: string;
+  m: ToolManifest;
+  parts: Parts<NextSignal>;
+  score: number;
+  rationale: Rationale;
+  from?: DataItem;
+  unmet: string[];
+}
+
+interface NextContext {
+  queries: { rationale: Rationale; text: string }[];
+  done: Map<string, number>;
+  lastTool?: string;
+  outText: string;
+  lastRoles: string[];
+  available: DataItem[];
+  produced: DataItem[];
+  taskRel: Map<string, Relevance>;
+  bridges: Map<string, { score: number; goal: string }>;
+}
+
+/** Every tool that may come next, with its score parts and score, best first. */
+export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opts: BackwardOptions = {}): Promise<{ scored: NextScored[]; context: NextContext }> {
   const k = opts.k ?? 10;
   const mode = opts.mode ?? 'full';
   const w = ctx.weights;
@@ -148,10 +175,11 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const fwdScore = new Map<string, number>();
   // When the task fits a workflow template, its next step after the latest step it contains.
   const wfNext = new Map<string, number>();
-  if (mode === 'full') {
-    const fwd = await forwardCandidates(ctx, memory.task, { k: Math.min(ctx.tools.size, Math.max(30, k * 3)), mode: 'full', signal: opts.signal, expansion: opts.expansion });
-    const top = Math.max(1, fwd.candidates[0]?.score ?? 1);
-    for (const c of fwd.candidates) fwdScore.set(c.id, Math.max(0, c.score / top));
+  const full = mode === 'full';
+  if (full) {
+    const fwd = await forwardScoredCached(ctx, memory.task, { mode: 'full', signal: opts.signal, expansion: opts.expansion });
+    const top = Math.max(1, fwd.scored[0]?.score ?? 1);
+    for (const c of fwd.scored.slice(0, Math.max(FORWARD_TASK_POOL, k * 3))) fwdScore.set(c.id, Math.max(0, c.score / top));
     if (fwd.workflow) {
       const steps = fwd.workflow.steps;
       const at = Math.max(...memory.trace.map((s) => steps.lastIndexOf(s.tool)));
@@ -160,15 +188,22 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     }
   }
   const produced = outputsAsData(memory.trace, ctx.tools);
-  const universe = new Set<string>([...taskRel.keys()]);
-  if (mode === 'full') {
+  const ranTools = memory.trace.map((s) => s.tool);
+  const seq = full ? ctx.learned.sequences() : undefined;
+  const ngram = seq ? seq.next(ranTools) : new Map<string, number>();
+  const stepModel = seq?.flowCount ? ctx.learned.nextModel().predict(taskParsed.terms, ranTools) : new Map<string, number>();
+  const ngramTask = seq?.flowCount ? taskWeighted(ngram, ctx.learned.classifier().predict(taskParsed.terms), (t) => seq.popularity(t)) : new Map<string, number>();
+  const ahead = full ? ctx.learned.similarAhead(taskParsed.terms, ranTools, w.similarK) : new Map<string, number>();
+  const universe = new Set<string>(ctx.tools.size <= WHOLE_CATALOG && full ? ctx.tools.keys() : taskRel.keys());
+  if (full) {
     for (const r of queryRel) for (const id of r.keys()) universe.add(id);
     for (const id of fwdScore.keys()) universe.add(id);
     for (const s of window) for (const e of ctx.graph.downstream(s.tool)) universe.add(e.to);
     for (const s of window) for (const t of ctx.learned.transitionsFrom(s.tool)) universe.add(t.to);
+    for (const id of ahead.keys()) universe.add(id);
   }
 
-  const trans = mode === 'full' ? transitionModel(ctx) : undefined;
+  const trans = full ? transitionModel(ctx) : undefined;
   // The task asks about time (before/after, a trend, since a year) and no step has compared dates yet.
   const slotsTime = parseQuery(memory.task).slots.time ?? [];
   const wantsTime = TEMPORAL.test(memory.task) || slotsTime.some((t) => TIME_SPAN.test(t)) || new Set(slotsTime.flatMap((t) => t.match(/(19|20)\d{2}/g) ?? [])).size >= 2;
@@ -184,92 +219,117 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? withProducts(opts.data.items, produced) : produced;
 
-  const similar = mode === 'full' && w.similar ? ctx.learned.similarNext(taskParsed.terms, memory.trace.map((s) => s.tool), w.similarK) : new Map<string, number>();
-  const bridges = mode === 'full' ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
+  const similar = full ? ctx.learned.similarNext(taskParsed.terms, ranTools, w.similarK) : new Map<string, number>();
+  const bridges = full ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
 
-  const all: ComplementarySuggestion[] = [];
+  const scored: NextScored[] = [];
   for (const id of universe) {
     const m = ctx.tools.get(id);
     if (!m) continue;
-    const tr = mode === 'full' ? (fwdScore.get(id) ?? 0) : taskRel.get(id)?.base ?? 0;
-    let score = tr;
-    let qBest = 0;
+    const parts = zeroParts(NEXT_SIGNALS);
     let rationale: Rationale = 'extend';
-    let graph = 0;
-    let learned = 0;
-    let affinity = 0;
-    let bridge = 0;
-    let feed = 0;
-    let blocked = 0;
-    let wf = 0;
-    let temporal = 0;
-    let terminal = 0;
-    let pick = 0;
-    let deliver = 0;
-    let indicator = 0;
-    let sim = 0;
     let unmet: string[] = [];
     let from: DataItem | undefined;
     const penalty = done.has(id) ? 1 : 0;
-    if (mode === 'full') {
+    let score: number;
+    if (full) {
+      parts.task = fwdScore.get(id) ?? 0;
       // The score takes the best query match; the rationale shown is the best one the tool can
       // honestly serve (only tools that yield numbers quantify, only two-date tools compare).
       const fits = fitsRationale(m);
       let rBest = -1;
       queryRel.forEach((r, i) => {
         const v = r.get(id)?.base ?? 0;
-        if (v > qBest) qBest = v;
+        if (v > parts.query) parts.query = v;
         if (fits(queries[i].rationale) && v > rBest) { rBest = v; rationale = queries[i].rationale; }
       });
       // The next step follows from the latest product: the last step's edges count fully, older
       // steps' by w.olderSteps per step back (0 by CV: their edges point at what the chain has passed).
       window.forEach((s, i) => {
         const rec = Math.pow(w.olderSteps, window.length - 1 - i);
-        graph = Math.max(graph, ctx.graph.edge(s.tool, id) * rec);
-        learned = Math.max(learned, trans!.score(s.tool, id) * rec);
+        parts.nextGraph = Math.max(parts.nextGraph, ctx.graph.edge(s.tool, id) * rec);
+        parts.transition = Math.max(parts.transition, trans!.score(s.tool, id) * rec);
       });
       const f = feedScore(m, produced, last?.tool);
-      feed = f.score;
+      parts.feed = f.score;
       from = f.from;
-      affinity = ctx.learned.affinity(taskParsed.terms, id).score;
-      bridge = bridges.get(id)?.score ?? 0;
-      wf = wfNext.get(id) ?? 0;
+      parts.nextAffinity = ctx.learned.affinity(taskParsed.terms, id).score;
+      parts.bridge = bridges.get(id)?.score ?? 0;
+      parts.workflowNext = wfNext.get(id) ?? 0;
       unmet = unmetProducts(m, available);
-      blocked = unmet.length ? 1 : 0;
-      temporal = wantsTime && !timeDone && takesTwoDates(m) && (!wantsSeries || takesSeries(m)) ? 1 : 0;
-      terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
-      pick = picksClass && id === 'threshold' ? 1 : 0;
-      deliver = delivers.has(id) && !unmet.length ? 1 : 0;
-      indicator = named.has(id) ? 1 : 0;
-      sim = similar.get(id) ?? 0;
-      score = w.task * tr + w.query * qBest + w.feed * feed + w.nextGraph * graph + w.transition * learned +
-        w.nextAffinity * affinity + w.bridge * bridge + w.workflowNext * wf - w.done * penalty - w.blocked * blocked +
-        w.temporal * temporal + w.terminal * terminal + w.deliver * deliver + w.named * indicator + w.pick * pick + w.similar * sim;
+      parts.blocked = unmet.length ? -1 : 0;
+      parts.done = -penalty;
+      parts.temporal = wantsTime && !timeDone && takesTwoDates(m) && (!wantsSeries || takesSeries(m)) ? 1 : 0;
+      parts.terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
+      parts.pick = picksClass && id === 'threshold' ? 1 : 0;
+      parts.deliver = delivers.has(id) && !unmet.length ? 1 : 0;
+      parts.named = named.has(id) ? 1 : 0;
+      parts.similar = similar.get(id) ?? 0;
+      parts.ngram = ngram.get(id) ?? 0;
+      parts.ngramTask = ngramTask.get(id) ?? 0;
+      parts.stepModel = stepModel.get(id) ?? 0;
+      parts.ahead = ahead.get(id) ?? 0;
+      score = mix(NEXT_SIGNALS, w, parts);
     } else {
-      score -= penalty;
+      parts.task = taskRel.get(id)?.base ?? 0;
+      parts.done = -penalty;
+      score = parts.task - penalty;
     }
-    const ex = executability(m, opts.data ? { items: available } : produced.length ? { items: produced } : undefined);
-    all.push({
-      id,
-      name: humanName(m),
-      rationale,
-      score: Math.round(score * 10000) / 10000,
-      parts: { dense: round(taskRel.get(id)?.dense ?? 0), lexical: round(taskRel.get(id)?.lexical ?? 0), graph: round(graph), learned: round(learned), affinity: round(affinity), bridge: round(bridge), executability: ex.ready ? 1 : 0, query: round(qBest), task: round(tr), feed: round(feed), blocked, workflow: round(wf), temporal, terminal, deliver, named: indicator, pick, similar: round(sim), done: penalty },
-      reason: reasonFor(rationale, m, outText, from, last?.tool, ctx, bridge > 0.3 ? bridges.get(id)?.goal : undefined, unmet, sim, lastRoles),
-      readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
-    });
+    scored.push({ id, m, parts, score, rationale, from, unmet });
   }
-  all.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-  const ranked = all.slice(0, k);
+  scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  return { scored, context: { queries, done, lastTool: last?.tool, outText, lastRoles, available, produced, taskRel, bridges } };
+}
+
+export async function complementarySuggestions(ctx: RetrievalContext, memory: MemoryState, opts: BackwardOptions = {}): Promise<ComplementaryResult> {
+  const k = opts.k ?? 10;
+  const { scored, context: c } = await nextScored(ctx, memory, opts);
+  const data = opts.data ? { items: c.available } : c.produced.length ? { items: c.produced } : undefined;
+  const made = new Map<string, ComplementarySuggestion>();
+  const suggestion = (x: NextScored): ComplementarySuggestion => {
+    const hit = made.get(x.id);
+    if (hit) return hit;
+    const ex = executability(x.m, data);
+    const shown: Record<string, number> = { dense: round(c.taskRel.get(x.id)?.dense ?? 0), lexical: round(c.taskRel.get(x.id)?.lexical ?? 0), executability: ex.ready ? 1 : 0 };
+    for (const n of NEXT_SIGNALS) shown[n] = round(x.parts[n]);
+    const out: ComplementarySuggestion = {
+      id: x.id,
+      name: humanName(x.m),
+      rationale: x.rationale,
+      score: round(x.score),
+      parts: shown as ComplementarySuggestion['parts'],
+      reason: reasonFor(x.rationale, x.m, c.outText, x.from, c.lastTool, ctx, x.parts.bridge > 0.3 ? c.bridges.get(x.id)?.goal : undefined, x.unmet, x.parts.similar, c.lastRoles),
+      readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
+    };
+    made.set(x.id, out);
+    return out;
+  };
+  const ranked = scored.slice(0, k).map(suggestion);
   // Groups show the best few of each rationale, even when the flat top-k is dominated by one kind,
   // but not the long tail: a suggestion far below the best one (a scene search after an index) is
   // noise in a group. Groups come best first.
-  const fresh = all.filter((s) => !done.has(s.id));
+  const fresh = scored.filter((s) => !c.done.has(s.id));
   const floor = fresh.length && fresh[0].score > 0 ? GROUP_FLOOR * fresh[0].score : -Infinity;
-  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && s.score >= floor).slice(0, GROUP_SIZE) }))
+  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && round(s.score) >= round(floor)).slice(0, GROUP_SIZE).map(suggestion) }))
     .filter((g) => g.suggestions.length)
     .sort((a, b) => b.suggestions[0].score - a.suggestions[0].score);
-  return { queries, ranked, groups };
+  return { queries: c.queries, ranked, groups };
+}
+
+/**
+ * The sequence model's next steps, each weighed by how much more likely the task's words make the
+ * tool than it is in general (Bayes with the task as evidence): after the SAR chain a threshold
+ * comes next, and "Kittler–Illingworth" in the task says which one. Normalised to sum to 1.
+ */
+function taskWeighted(next: Map<string, number>, inFlow: Map<string, number>, prior: (t: string) => number): Map<string, number> {
+  const out = new Map<string, number>();
+  let sum = 0;
+  for (const [t, p] of next) {
+    const v = p * (inFlow.get(t) ?? 0) / Math.max(prior(t), 1e-3);
+    if (v > 0) { out.set(t, v); sum += v; }
+  }
+  if (sum > 0) for (const [t, v] of out) out.set(t, v / sum);
+  return out;
 }
 
 /** Product roles (mask, class map, index…) a required input asks for that nothing at hand provides. */

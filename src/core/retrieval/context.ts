@@ -52,6 +52,22 @@ export interface Weights {
   similarTools: number;
   /** Backward: what followed the latest step in the flows of similar past tasks (share of their votes). */
   similar: number;
+  /** Forward: the tool's share of the similarity of the most similar past tasks whose flows ran it (the kNN vote, 0..1). */
+  neighbours: number;
+  /** Forward: P(the flow runs the tool | the task's words), a logistic model per tool learned from past flows (0..1). */
+  classifier: number;
+  /** Forward: tools run in the same past flows as the task's best text matches (0..1). */
+  cooc: number;
+  /** Forward: share of past flows that ran the tool (0..1). */
+  popular: number;
+  /** Backward: n-gram P(next | the last steps), backing off to shorter histories (0..1). */
+  ngram: number;
+  /** Backward: the n-gram's next steps weighed by how much the task's words favour each tool (P(next | steps) · P(tool | task) / P(tool), normalised, 0..1). */
+  ngramTask: number;
+  /** Backward: P(next | the task's words, the last steps, the position), a softmax model learned from past flows (0..1). */
+  stepModel: number;
+  /** Backward: what is still ahead in the flows of similar past tasks, aligned at the steps done (0..1). */
+  ahead: number;
   /** Backward: how many of the most similar past flows vote. */
   similarK: number;
   /** Backward: threshold (eq) when the task names one class of the class map just made. */
@@ -97,6 +113,14 @@ export const DEFAULT_WEIGHTS: Weights = {
   similar: 0.3,
   similarTools: 0.8,
   similarK: 10,
+  neighbours: 0,
+  classifier: 0,
+  cooc: 0,
+  popular: 0,
+  ngram: 0,
+  ngramTask: 0,
+  stepModel: 0,
+  ahead: 0,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,
@@ -116,6 +140,8 @@ export interface RetrievalContext {
   weights: Weights;
   /** Query embeddings are cached: the same task is embedded once per session. */
   embedCache: Map<string, Float32Array>;
+  /** Forward rankings of a task, reused by the next-step signal while weights and learned counts stay the same. */
+  forwardCache?: { weights: Weights; learned: number; entries: Map<string, unknown> };
 }
 
 export async function embedQuery(ctx: RetrievalContext, text: string, signal?: AbortSignal): Promise<Float32Array> {

@@ -7,10 +7,13 @@ import { parseQuery, ParsedQuery } from './query';
 import { relevance, Relevance } from './relevance';
 import { executability } from './executability';
 import { humanName } from '../index/text';
+import { FORWARD_SIGNALS, ForwardSignal, Parts, mix, zeroParts } from './signals';
 import { analyze } from '../index/bm25';
 import { stem, tokenizeDetailed } from '../embed/tokenize';
 
 const HAN = /\p{Script=Han}/u;
+/** Catalogs up to this size are scored whole (every tool gets all its parts). */
+export const WHOLE_CATALOG = 300;
 
 export interface ForwardOptions {
   k?: number;
@@ -26,77 +29,133 @@ export function expandedText(task: string, expansion?: QueryExpansion): string {
   return expansion?.text.trim() ? `${task}\n${expansion.text.trim()}` : task;
 }
 
-export async function forwardCandidates(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<ForwardResult> {
+/** One scored tool with its parts, before it becomes a candidate (shared with fitting). */
+export interface ScoredTool {
+  id: string;
+  m: ToolManifest;
+  r: Relevance;
+  parts: Parts<ForwardSignal>;
+  score: number;
+  graphWhy: string[];
+  learnedTerms: string[];
+}
+
+/** Every tool the task may bring up, with its score parts and score, best first. */
+export async function forwardScored(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<{ scored: ScoredTool[]; parsed: ParsedQuery; workflow?: WorkflowMatch }> {
   const k = opts.k ?? 10;
   const mode = opts.mode ?? 'full';
   const text = expandedText(task, opts.expansion);
   const parsed = parseQuery(text);
   const hints = opts.expansion?.toolHints ?? [];
-  const pool = Math.max(60, k * 5);
+  // Small catalogs are scored whole, so every tool's parts are real (and a fit sees all of them).
+  const whole = ctx.tools.size <= WHOLE_CATALOG;
+  const pool = whole ? ctx.tools.size : Math.max(60, k * 5);
   const rel = await relevance(ctx, text, parsed.terms, mode, pool, opts.signal);
   const w = ctx.weights;
+  const full = mode === 'full';
   // Graph prior: tools linked to the strongest text matches (multi-step tasks need their neighbours).
-  const ranked = [...rel.entries()].sort((a, b) => b[1].base - a[1].base);
+  const ranked = [...rel.entries()].sort((a, b) => b[1].base - a[1].base || a[0].localeCompare(b[0]));
   const seeds = ranked.slice(0, 5);
-  const wfMatch = mode === 'full' || mode === 'hybrid' ? await matchWorkflow(ctx, text, parsed, seeds.map(([id]) => id)) : undefined;
+  const wfMatch = full || mode === 'hybrid' ? await matchWorkflow(ctx, text, parsed, seeds.map(([id]) => id)) : undefined;
   // A template is offered when the task reads like it, or reads somewhat like it and its own best
   // text matches already include enough of the template's distinctive steps.
   const workflow = wfMatch && (wfMatch.score >= w.workflowThreshold || (wfMatch.score >= w.workflowLow && (wfMatch.coverage ?? 0) >= w.workflowCoverage)) ? wfMatch : undefined;
-  const scored: { id: string; m: ToolManifest; r: Relevance; score: number; graph: number; graphWhy: string[]; learned: number; learnedTerms: string[]; exec: number; wf: number; hint: number; similar: number }[] = [];
-  const universe = new Set<string>([...rel.keys(), ...hints]);
-  const similar = mode === 'full' && w.similarTools ? ctx.learned.similarTools(parsed.terms, w.similarK) : new Map<string, number>();
-  for (const id of similar.keys()) universe.add(id);
-  if (mode === 'full') {
+  const universe = new Set<string>(whole ? ctx.tools.keys() : rel.keys());
+  for (const h of hints) universe.add(h);
+  const similar = full ? ctx.learned.similarTools(parsed.terms, w.similarK) : new Map<string, number>();
+  const seq = full ? ctx.learned.sequences() : undefined;
+  const shares = full ? ctx.learned.similarShares(parsed.terms, w.similarK) : new Map<string, number>();
+  const classified = full && seq?.flowCount ? ctx.learned.classifier().predict(parsed.terms) : new Map<string, number>();
+  // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
+  const cooc = new Map<string, number>();
+  if (seq) {
+    const mass = seeds.reduce((a, [, r]) => a + r.base, 0);
+    if (mass > 0) for (const [sid, sr] of seeds) for (const [t, p] of seq.companions(sid)) cooc.set(t, (cooc.get(t) ?? 0) + (sr.base * p) / mass);
+  }
+  if (full && !whole) {
+    for (const id of similar.keys()) universe.add(id);
     for (const [id] of seeds) {
       for (const e of ctx.graph.downstream(id)) universe.add(e.to);
       for (const e of ctx.graph.upstream(id)) universe.add(e.to);
     }
     if (workflow) for (const s of workflow.steps) universe.add(s);
   }
+  const scored: ScoredTool[] = [];
   for (const id of universe) {
     const m = ctx.tools.get(id);
     if (!m) continue;
     const r = rel.get(id) ?? { dense: 0, lexical: 0, base: 0, matched: [] };
-    let score = r.base;
-    let graph = 0;
+    const parts = zeroParts(FORWARD_SIGNALS);
     const graphWhy: string[] = [];
-    let learned = 0;
     let learnedTerms: string[] = [];
-    let exec = 0;
-    let wf = 0;
-    const sim = similar.get(id) ?? 0;
-    if (mode === 'full') {
+    let score: number;
+    if (full) {
+      parts.dense = r.dense;
+      parts.lexical = r.lexical;
       for (const [sid, sr] of seeds) {
         if (sid === id) continue;
         const e = Math.max(ctx.graph.edge(sid, id), ctx.graph.edge(id, sid));
         const g = e * sr.base;
-        if (g > graph) graph = g;
+        if (g > parts.graph) parts.graph = g;
         if (e >= 0.8 && graphWhy.length < 2) graphWhy.push(ctx.graph.edge(sid, id) >= ctx.graph.edge(id, sid) ? `often follows ${sid}` : `often runs before ${sid}`);
       }
       const a = ctx.learned.affinity(parsed.terms, id);
-      learned = a.score;
+      parts.learned = a.score;
       learnedTerms = a.terms;
-      if (workflow && workflow.steps.includes(id)) wf = workflow.score;
-      const ex = executability(m, opts.data);
-      exec = opts.data ? (ex.ready ? 1 : ex.coverage - 1) : 0;
-      score += w.graph * graph + w.learned * learned + w.executability * exec + w.workflow * wf + w.similarTools * sim;
+      parts.similarTools = similar.get(id) ?? 0;
+      parts.neighbours = shares.get(id) ?? 0;
+      parts.classifier = classified.get(id) ?? 0;
+      parts.cooc = cooc.get(id) ?? 0;
+      parts.popular = seq ? seq.popularity(id) : 0;
+      if (workflow && workflow.steps.includes(id)) parts.workflow = workflow.score;
+      if (opts.data) {
+        const ex = executability(m, opts.data);
+        parts.executability = ex.ready ? 1 : ex.coverage - 1;
+      }
     }
     const hinted = hints.indexOf(id);
-    const hint = hinted >= 0 ? 1 - hinted / (hints.length + 1) : 0;
-    score += w.llmHint * hint;
-    scored.push({ id, m, r, score, graph, graphWhy, learned, learnedTerms, exec, wf, hint, similar: sim });
+    parts.llmHint = hinted >= 0 ? 1 - hinted / (hints.length + 1) : 0;
+    // Ablation modes score the text alone (the mix normalised as relevance does); "full" mixes every part.
+    if (full) score = mix(FORWARD_SIGNALS, w, parts);
+    else score = r.base + w.llmHint * parts.llmHint;
+    scored.push({ id, m, r, parts, score, graphWhy, learnedTerms });
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  return { scored, parsed, workflow };
+}
+
+type ForwardScored = Awaited<ReturnType<typeof forwardScored>>;
+
+/** `forwardScored` for a task asked again (every next step of a task asks for its forward ranking). */
+export async function forwardScoredCached(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<ForwardScored> {
+  if (opts.data) return forwardScored(ctx, task, opts);
+  let c = ctx.forwardCache;
+  if (!c || c.weights !== ctx.weights || c.learned !== ctx.learned.version) c = ctx.forwardCache = { weights: ctx.weights, learned: ctx.learned.version, entries: new Map() };
+  const key = `${opts.mode ?? 'full'}\u0001${opts.expansion?.text ?? ''}\u0001${opts.expansion?.toolHints.join(',') ?? ''}\u0001${task}`;
+  const hit = c.entries.get(key) as ForwardScored | undefined;
+  if (hit) return hit;
+  const res = await forwardScored(ctx, task, opts);
+  if (c.entries.size > 200) c.entries.clear();
+  c.entries.set(key, res);
+  return res;
+}
+
+export async function forwardCandidates(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<ForwardResult> {
+  const k = opts.k ?? 10;
+  const { scored, parsed, workflow } = await forwardScored(ctx, task, opts);
+  const hinted = !!opts.expansion?.toolHints.length;
   const candidates: ForwardCandidate[] = scored.slice(0, k).map((s) => {
     const ex = executability(s.m, opts.data);
-    const explanation = explain(ctx, s.m, parsed, s.r, s.graphWhy, s.learnedTerms, ex.notes, s.similar);
+    const explanation = explain(ctx, s.m, parsed, s.r, s.graphWhy, s.learnedTerms, ex.notes, s.parts.similarTools);
+    const parts: Record<string, number> = {};
+    for (const n of FORWARD_SIGNALS) if (n !== 'llmHint' || hinted) parts[n] = round(s.parts[n]);
     return {
       id: s.id,
       name: humanName(s.m),
       description: s.m.description,
       score: round(s.score),
-      parts: { dense: round(s.r.dense), lexical: round(s.r.lexical), graph: round(s.graph), learned: round(s.learned), similar: round(s.similar), executability: round(s.exec), workflow: round(s.wf), ...(hints.length ? { llm: round(s.hint) } : {}) },
-      reason: reasonLine(explanation, s.wf > 0 ? workflow : undefined, s.hint > 0),
+      parts: parts as ForwardCandidate['parts'],
+      reason: reasonLine(explanation, s.parts.workflow > 0 ? workflow : undefined, s.parts.llmHint > 0),
       explanation,
       readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
     };

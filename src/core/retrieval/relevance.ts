@@ -26,7 +26,7 @@ export async function relevance(ctx: RetrievalContext, text: string, terms: stri
   let q: Float32Array | undefined;
   if (useDense) {
     q = await embedQuery(ctx, text, signal);
-    dense = ctx.index.search(q, pool);
+    dense = pool >= ctx.tools.size ? ctx.index.scoreAll(q) : ctx.index.search(q, pool);
   }
   const lex = useLex ? ctx.bm25.search(terms, pool) : [];
   const ids = new Set<string>([...dense.keys(), ...lex.map((h) => h.id)]);
@@ -42,7 +42,9 @@ export async function relevance(ctx: RetrievalContext, text: string, terms: stri
     const d = Math.max(0, dense.get(id) ?? 0) / dMax;
     const h = lexBy.get(id);
     const l = h ? h.score / lMax : 0;
-    const base = mode === 'bm25' ? l : mode === 'dense' ? d : (w.dense * d + w.lexical * l) / (w.dense + w.lexical);
+    // The mix's proportions only (a fit may weigh text low against learned evidence; both zero → even).
+    const wd = w.dense + w.lexical > 0 ? w.dense / (w.dense + w.lexical) : 0.5;
+    const base = mode === 'bm25' ? l : mode === 'dense' ? d : wd * d + (1 - wd) * l;
     out.set(id, { dense: d, lexical: l, base, matched: h?.matched ?? [] });
   }
   return out;

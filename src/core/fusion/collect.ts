@@ -1,0 +1,79 @@
+/**
+ * Score parts out of fold: the flows are split into k folds, and each fold's tasks are scored by a
+ * retrieval context whose learned graph holds only the other folds' flows. The parts are what the
+ * product would compute for a task it has not seen, which is what a fit must be judged on.
+ */
+import type { RetrievalContext, Weights } from '../retrieval/context';
+import type { EvalTask } from '../eval/tasks';
+import { IntentionGraph } from '../learning/intention-graph';
+import { parseQuery } from '../retrieval/query';
+import { forwardScored } from '../retrieval/forward';
+import { nextScored } from '../retrieval/backward';
+import { FORWARD_SIGNALS, NEXT_SIGNALS } from '../retrieval/signals';
+import { memoryFromFlow } from '../eval/memory-from-flow';
+import type { FitQuery } from './fit';
+
+/** Candidates kept per query: the best this many under the current weights, plus the relevant ones. */
+const KEEP = 60;
+
+/** The learned graph of a set of flows (as the product's practice prior reads them). */
+export function graphOf(tasks: EvalTask[]): IntentionGraph {
+  const g = new IntentionGraph(undefined);
+  g.setPrior(tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: t.flow.length ? t.flow : t.gold })));
+  return g;
+}
+
+/** A copy of `ctx` that learns only from `learned` and scores with `weights` (the live context is left alone). */
+export function foldContext(ctx: RetrievalContext, learned: IntentionGraph, weights: Weights): RetrievalContext {
+  return { ...ctx, learned, weights, forwardCache: undefined };
+}
+
+function query(items: { id: string; parts: Record<string, number>; score: number }[], names: readonly string[], relevant: string[]): FitQuery {
+  const top = items.slice(0, KEEP);
+  for (const it of items.slice(KEEP)) if (relevant.includes(it.id)) top.push(it);
+  const n = top.length;
+  const cols = names.map((name) => Float32Array.from(top.map((it) => it.parts[name] ?? 0)));
+  const byId = top.map((it, i) => ({ id: it.id, i })).sort((a, b) => a.id.localeCompare(b.id));
+  const order = new Int32Array(n);
+  byId.forEach((x, rank) => { order[x.i] = rank; });
+  const rel = relevant.map((id) => top.findIndex((it) => it.id === id)).filter((i) => i >= 0);
+  return { cols, n, relevant: rel, absent: relevant.length - rel.length, order };
+}
+
+export interface FoldOptions { signal?: AbortSignal; onProgress?: (done: number, total: number) => void }
+
+/** Forward parts of every task, each scored by its fold's context. */
+export async function forwardQueries(ctx: RetrievalContext, folds: EvalTask[][], graphs: IntentionGraph[], weights: Weights, opts: FoldOptions = {}): Promise<FitQuery[]> {
+  const out: FitQuery[] = [];
+  const total = folds.reduce((a, f) => a + f.length, 0);
+  for (let f = 0; f < folds.length; f++) {
+    const c = foldContext(ctx, graphs[f], weights);
+    for (const t of folds[f]) {
+      opts.signal?.throwIfAborted();
+      const { scored } = await forwardScored(c, t.query, { mode: 'full', signal: opts.signal });
+      out.push(query(scored, FORWARD_SIGNALS, t.gold));
+      opts.onProgress?.(out.length, total);
+    }
+  }
+  return out;
+}
+
+/** Next-step parts of every step (i ≥ 1) of every flow, each scored by its fold's context (tools already run stay candidates: flows may repeat one). */
+export async function nextQueries(ctx: RetrievalContext, folds: EvalTask[][], graphs: IntentionGraph[], weights: Weights, opts: FoldOptions = {}): Promise<FitQuery[]> {
+  const out: FitQuery[] = [];
+  const total = folds.reduce((a, f) => a + f.reduce((b, t) => b + Math.max(0, t.flow.length - 1), 0), 0);
+  const tools = { getTool: (id: string) => ctx.tools.get(id) };
+  for (let f = 0; f < folds.length; f++) {
+    const c = foldContext(ctx, graphs[f], weights);
+    for (const t of folds[f]) {
+      for (let i = 1; i < t.flow.length; i++) {
+        opts.signal?.throwIfAborted();
+        const done = t.flow.slice(0, i);
+        const { scored } = await nextScored(c, memoryFromFlow(tools, t.query, done), { mode: 'full', k: 30, signal: opts.signal });
+        out.push(query(scored, NEXT_SIGNALS, [t.flow[i]]));
+        opts.onProgress?.(out.length, total);
+      }
+    }
+  }
+  return out;
+}

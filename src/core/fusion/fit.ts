@@ -1,0 +1,230 @@
+/**
+ * Fitting the fusion weights: coordinate ascent on ranking metrics over score parts computed out of
+ * fold (each query's parts come from a model that never saw its flow). Pure: it sees only matrices
+ * of parts and which candidates are relevant, never a catalog or a tool id.
+ *
+ * The objective is what the product is judged on: forward recall and completeness at 10 and 20,
+ * next-step hit@1 and hit@3 (plus half the reciprocal rank, which breaks ties between weightings
+ * that place the same steps in the top 3). A move must gain at least one query's worth, so a
+ * handful of flows cannot drag the weights about; with too few queries the prior stays.
+ */
+
+/** One query's candidates: per part, a column of values (candidates in a fixed order). */
+export interface FitQuery {
+  /** Column per part, each of length `n`. */
+  cols: Float32Array[];
+  n: number;
+  /** Indices of the relevant candidates (forward: the gold tools; next: the true next tool). */
+  relevant: number[];
+  /** Relevant items that are not among the candidates at all (always misses). */
+  absent: number;
+  /** Tie order of the candidates (as the product sorts equal scores: by id). */
+  order: Int32Array;
+}
+
+export type FitKind = 'forward' | 'next';
+
+export interface FitOptions {
+  /** Rounds of coordinate ascent over all parts (it stops earlier when a round changes nothing). */
+  rounds?: number;
+  /** Parts (by index) the fit may move; the others keep their prior. */
+  free?: number[];
+  signal?: AbortSignal;
+}
+
+export interface FitResult {
+  weights: number[];
+  before: number;
+  after: number;
+  /** The metrics at the fitted weights, for reports. */
+  metrics: Record<string, number>;
+  metricsBefore: Record<string, number>;
+}
+
+/** Rank (0-based) of candidate `i` under `scores`: those above it, ties broken by `order`. */
+function rankOf(scores: Float64Array, q: FitQuery, i: number): number {
+  const s = scores[i];
+  const o = q.order[i];
+  let r = 0;
+  for (let j = 0; j < q.n; j++) {
+    const v = scores[j];
+    if (v > s || (v === s && j !== i && q.order[j] < o)) r++;
+  }
+  return r;
+}
+
+/** Per-query metrics of one ranking. */
+function metricsOf(kind: FitKind, scores: Float64Array, q: FitQuery): Record<string, number> {
+  const ranks = q.relevant.map((i) => rankOf(scores, q, i));
+  const total = q.relevant.length + q.absent;
+  if (kind === 'forward') {
+    const within = (k: number) => ranks.filter((r) => r < k).length;
+    return {
+      'R@10': within(10) / total,
+      'R@20': within(20) / total,
+      'COMP@10': within(10) === total ? 1 : 0,
+      'COMP@20': within(20) === total ? 1 : 0,
+    };
+  }
+  const r = ranks.length ? ranks[0] : Infinity;
+  return { 'hit@1': r < 1 ? 1 : 0, 'hit@3': r < 3 ? 1 : 0, RR: r === Infinity ? 0 : 1 / (r + 1) };
+}
+
+function objective(kind: FitKind, m: Record<string, number>): number {
+  return kind === 'forward'
+    ? m['R@10'] + m['COMP@10'] + 0.5 * (m['R@20'] + m['COMP@20'])
+    : m['hit@1'] + m['hit@3'] + 0.5 * m.RR;
+}
+
+class Scorer {
+  readonly scores: Float64Array[];
+
+  constructor(private readonly qs: FitQuery[], w: number[]) {
+    this.scores = qs.map((q) => {
+      const s = new Float64Array(q.n);
+      q.cols.forEach((c, f) => { if (w[f]) for (let i = 0; i < q.n; i++) s[i] += w[f] * c[i]; });
+      return s;
+    });
+  }
+
+  /** Mean metrics with part `f`'s weight moved by `delta` (the stored scores stay as they are). */
+  evaluate(kind: FitKind, f: number, delta: number): Record<string, number> {
+    const sum: Record<string, number> = {};
+    const tmp = new Float64Array(this.qs.reduce((a, q) => Math.max(a, q.n), 0));
+    this.qs.forEach((q, qi) => {
+      let s = this.scores[qi];
+      if (delta) {
+        const c = q.cols[f];
+        const t = tmp.subarray(0, q.n);
+        for (let i = 0; i < q.n; i++) t[i] = s[i] + delta * c[i];
+        s = t;
+      }
+      for (const [k, v] of Object.entries(metricsOf(kind, s, q))) sum[k] = (sum[k] ?? 0) + v;
+    });
+    for (const k of Object.keys(sum)) sum[k] /= this.qs.length || 1;
+    return sum;
+  }
+
+  apply(f: number, delta: number): void {
+    this.qs.forEach((q, qi) => {
+      const s = this.scores[qi];
+      const c = q.cols[f];
+      for (let i = 0; i < q.n; i++) s[i] += delta * c[i];
+    });
+  }
+}
+
+/** Values tried for a weight now at `w`: scaled, nudged, and a coarse grid when it is 0. */
+function trials(w: number): number[] {
+  const out = new Set<number>([0]);
+  if (w > 0) for (const m of [0.25, 0.5, 0.7, 1.4, 2, 4]) out.add(w * m);
+  for (const v of [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2]) out.add(v);
+  out.delete(w);
+  return [...out].map((v) => Math.round(v * 10000) / 10000).sort((a, b) => a - b);
+}
+
+/** A part that is the same for every candidate of every query cannot change a ranking. */
+function varies(qs: FitQuery[], f: number): boolean {
+  for (const q of qs) {
+    const c = q.cols[f];
+    for (let i = 1; i < q.n; i++) if (c[i] !== c[0]) return true;
+  }
+  return false;
+}
+
+/**
+ * Fits the weights two ways and keeps the better: coordinate ascent from the prior, and coordinate
+ * ascent from the optimum of a smooth surrogate (listwise logistic: the softmax of the scores
+ * should put its mass on the relevant candidates). Coordinate ascent alone stops at the first
+ * weighting no single move improves; the surrogate's optimum starts it where parts trade off.
+ */
+export function fitWeights(kind: FitKind, qs: FitQuery[], prior: number[], opts: FitOptions = {}): FitResult {
+  const free = (opts.free ?? prior.map((_, i) => i)).filter((f) => varies(qs, f));
+  const fromPrior = ascend(kind, qs, prior, free, opts);
+  const fromSurrogate = ascend(kind, qs, listwiseLogistic(qs, prior, free, opts.signal), free, opts);
+  const best = fromSurrogate.after > fromPrior.after + 1 / Math.max(1, qs.length) ? fromSurrogate : fromPrior;
+  return { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore };
+}
+
+function ascend(kind: FitKind, qs: FitQuery[], start: number[], free: number[], opts: FitOptions): FitResult {
+  const w = [...start];
+  const scorer = new Scorer(qs, w);
+  const metricsBefore = scorer.evaluate(kind, 0, 0);
+  let best = objective(kind, metricsBefore);
+  const before = best;
+  const minGain = 1 / Math.max(1, qs.length);
+  for (let round = 0; round < (opts.rounds ?? 6); round++) {
+    let moved = false;
+    for (const f of free) {
+      opts.signal?.throwIfAborted();
+      let bestV = w[f];
+      let bestObj = best;
+      for (const v of trials(w[f])) {
+        const o = objective(kind, scorer.evaluate(kind, f, v - w[f]));
+        if (o > bestObj + minGain || (o > bestObj && bestObj > best)) { bestObj = o; bestV = v; }
+      }
+      if (bestV !== w[f]) {
+        scorer.apply(f, bestV - w[f]);
+        w[f] = bestV;
+        best = bestObj;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return { weights: w, before, after: best, metrics: scorer.evaluate(kind, 0, 0), metricsBefore };
+}
+
+/**
+ * Minimises the listwise logistic loss −Σ log softmax(scores)[relevant] (averaged over a query's
+ * relevant candidates) by projected gradient descent, weights kept ≥ 0; the fixed parts keep their
+ * prior. The result is rescaled so its largest free weight equals the prior's largest.
+ */
+const SURROGATE_QUERIES = 1200;
+
+function listwiseLogistic(qs: FitQuery[], prior: number[], free: number[], signal?: AbortSignal): number[] {
+  const F = prior.length;
+  const w = [...prior];
+  // A start point needs no more than a sample: every n-th query, at most SURROGATE_QUERIES of them.
+  const all = qs.filter((q) => q.relevant.length);
+  const stride = Math.max(1, Math.ceil(all.length / SURROGATE_QUERIES));
+  const useful = all.filter((_, i) => i % stride === 0);
+  if (!useful.length || !free.length) return w;
+  const m = new Float64Array(F);
+  const v = new Float64Array(F);
+  const grad = new Float64Array(F);
+  const rate = 0.08;
+  for (let it = 1; it <= 150; it++) {
+    if (it % 25 === 0) signal?.throwIfAborted();
+    grad.fill(0);
+    for (const q of useful) {
+      const s = new Float64Array(q.n);
+      for (let f = 0; f < F; f++) if (w[f]) { const c = q.cols[f]; for (let i = 0; i < q.n; i++) s[i] += w[f] * c[i]; }
+      let mx = -Infinity;
+      for (let i = 0; i < q.n; i++) if (s[i] > mx) mx = s[i];
+      let z = 0;
+      for (let i = 0; i < q.n; i++) { s[i] = Math.exp(s[i] - mx); z += s[i]; }
+      for (const f of free) {
+        const c = q.cols[f];
+        let e = 0;
+        for (let i = 0; i < q.n; i++) e += s[i] * c[i];
+        let r = 0;
+        for (const i of q.relevant) r += c[i];
+        grad[f] += e / z - r / q.relevant.length;
+      }
+    }
+    // Adam steps on the mean gradient, projected onto w ≥ 0.
+    for (const f of free) {
+      const g = grad[f] / useful.length;
+      m[f] = 0.9 * m[f] + 0.1 * g;
+      v[f] = 0.999 * v[f] + 0.001 * g * g;
+      const mh = m[f] / (1 - Math.pow(0.9, it));
+      const vh = v[f] / (1 - Math.pow(0.999, it));
+      w[f] = Math.max(0, w[f] - (rate * mh) / (Math.sqrt(vh) + 1e-8));
+    }
+  }
+  const top = Math.max(...free.map((f) => w[f]));
+  const priorTop = Math.max(...free.map((f) => prior[f]), 1);
+  if (top > 0) for (const f of free) w[f] = Math.round((w[f] * priorTop) / top * 10000) / 10000;
+  return w;
+}

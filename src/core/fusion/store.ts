@@ -1,0 +1,59 @@
+/**
+ * The fitted fusion as state: `fusion.json` beside the learned graph, with the fingerprint of the
+ * catalog and the flows it was fitted on. A fit whose fingerprint no longer matches (a manifest
+ * changed, flows were added) is stale: the weights stay usable until `learn` or `index build`
+ * refits them. The builtin catalog ships one fitted on its practice flows.
+ */
+import * as fs from 'fs';
+import { createHash } from 'crypto';
+import type { Weights } from '../retrieval/context';
+import { DEFAULT_WEIGHTS } from '../retrieval/context';
+import { FITTED_FORWARD, FITTED_NEXT } from '../retrieval/signals';
+import { writeFileAtomic } from '../index/fs-util';
+import type { FusionReport } from './fusion';
+
+export const FUSION_FILE = 'fusion.json';
+export const FUSION_VERSION = 1;
+
+export interface FusionState {
+  version: number;
+  /** sha256 of the catalog (tool ids and manifest hashes) … */
+  catalog: string;
+  /** … and of the flows it was fitted on (task text and tools, in order). */
+  flows: string;
+  /** Weights of the fitted parts; empty when the prior stayed. */
+  weights: Partial<Weights>;
+  report?: FusionReport;
+  /** Why the prior stayed, when it did. */
+  reason?: string;
+  fittedAt: string;
+}
+
+export interface FitFlow { query: string; tools: string[] }
+
+export function fusionFingerprint(tools: { id: string; hash: string }[], flows: FitFlow[]): string {
+  const h = createHash('sha256');
+  for (const t of [...tools].sort((a, b) => a.id.localeCompare(b.id))) h.update(`${t.id}\u0000${t.hash}\n`);
+  h.update('\u0001');
+  for (const f of flows) h.update(`${f.query}\u0000${f.tools.join('\u0000')}\n`);
+  return h.digest('hex');
+}
+
+/** Reads a fusion file; undefined when missing. Throws with the file and field named when it is malformed. */
+export function readFusion(file: string): FusionState | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  const data = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as FusionState;
+  if (!data || typeof data !== 'object' || data.version !== FUSION_VERSION) throw new Error(`${file}: unknown format (version ${(data as FusionState)?.version}, expected ${FUSION_VERSION})`);
+  for (const k of ['catalog', 'flows'] as const) if (typeof data[k] !== 'string') throw new Error(`${file}: "${k}" must be a string (a sha256 fingerprint)`);
+  if (!data.weights || typeof data.weights !== 'object' || Array.isArray(data.weights)) throw new Error(`${file}: "weights" must be an object`);
+  const fitted = new Set<string>([...FITTED_FORWARD, ...FITTED_NEXT]);
+  for (const [k, v] of Object.entries(data.weights)) {
+    if (!fitted.has(k) || !Object.prototype.hasOwnProperty.call(DEFAULT_WEIGHTS, k)) throw new Error(`${file}: "weights.${k}" is not a fitted weight`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) throw new Error(`${file}: "weights.${k}" must be a number from 0 to 100`);
+  }
+  return data;
+}
+
+export function writeFusion(file: string, state: FusionState): void {
+  writeFileAtomic(file, JSON.stringify(state, null, 2) + '\n');
+}

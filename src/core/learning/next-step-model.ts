@@ -1,0 +1,126 @@
+/**
+ * A discriminative next-step model: softmax over the tools, learned from executed flows, with
+ * sparse features of the task and of the steps so far — the task's terms (tf-idf, unit length),
+ * the last one, two and three tools, the position in the flow, and each task term paired with the
+ * last tool (what "after the SAR chain, in a task about Kittler–Illingworth" means). Where the
+ * n-gram counts and the similar-task votes are fixed rules, this weighs every piece of evidence by
+ * how well it told the next step apart in the flows it learned from. Deterministic (plain gradient
+ * descent in a fixed order).
+ */
+
+export interface StepFlow { terms: string[]; tools: string[]; w: number }
+
+const EPOCHS = 20;
+const RATE = 0.5;
+const RATE_DECAY = 0.92;
+const BIAS_RATE = 0.05;
+const L2 = 1e-5;
+/** Term × last-tool pairs are left out when the weight table would pass this many cells. */
+const MAX_CELLS = 6_000_000;
+const START = '^';
+
+type Sparse = [number, number][];
+
+export class NextStepModel {
+  private readonly index = new Map<string, number>();
+  private readonly idf = new Map<string, number>();
+  private readonly tools: string[] = [];
+  private readonly toolIndex = new Map<string, number>();
+  private weights = new Float32Array(0);
+  private readonly bias: Float64Array;
+  private pairs = true;
+
+  constructor(flows: StepFlow[]) {
+    const data = flows.filter((f) => f.tools.length && f.w > 0);
+    const df = new Map<string, number>();
+    for (const f of data) {
+      for (const t of new Set(f.terms)) df.set(t, (df.get(t) ?? 0) + 1);
+      for (const id of f.tools) if (!this.toolIndex.has(id)) { this.toolIndex.set(id, this.tools.length); this.tools.push(id); }
+    }
+    for (const [t, n] of df) this.idf.set(t, Math.log(1 + data.length / n));
+    const K = this.tools.length;
+    this.bias = new Float64Array(K);
+    // Count the features first, and drop the pairs if they would make the table too big.
+    const examples: { f: StepFlow; i: number }[] = [];
+    for (const f of data) for (let i = 0; i < f.tools.length; i++) examples.push({ f, i });
+    const keys = new Set<string>();
+    for (const { f, i } of examples) for (const [k] of this.keys(f.terms, f.tools.slice(0, i))) keys.add(k);
+    if (keys.size * K > MAX_CELLS) {
+      this.pairs = false;
+      keys.clear();
+      for (const { f, i } of examples) for (const [k] of this.keys(f.terms, f.tools.slice(0, i))) keys.add(k);
+    }
+    for (const k of keys) this.index.set(k, this.index.size);
+    this.weights = new Float32Array(this.index.size * K);
+    const xs = examples.map(({ f, i }) => this.features(f.terms, f.tools.slice(0, i)));
+    const ys = examples.map(({ f, i }) => this.toolIndex.get(f.tools[i])!);
+    const ws = examples.map(({ f }) => f.w);
+    const z = new Float64Array(K);
+    let rate = RATE;
+    for (let e = 0; e < EPOCHS; e++) {
+      for (let n = 0; n < xs.length; n++) {
+        this.logits(xs[n], z);
+        softmax(z);
+        z[ys[n]] -= 1;
+        const w = ws[n];
+        for (let k = 0; k < K; k++) { z[k] *= w; this.bias[k] -= rate * BIAS_RATE * z[k]; }
+        for (const [j, v] of xs[n]) {
+          const row = j * K;
+          for (let k = 0; k < K; k++) this.weights[row + k] -= rate * (z[k] * v + L2 * this.weights[row + k]);
+        }
+      }
+      rate *= RATE_DECAY;
+    }
+  }
+
+  /** Feature names and values for a task and the steps so far. */
+  private keys(terms: string[], done: string[]): [string, number][] {
+    const out: [string, number][] = [];
+    const words = [...new Set(terms)].filter((t) => this.idf.has(t));
+    const vals = words.map((t) => this.idf.get(t)!);
+    const norm = Math.sqrt(vals.reduce((a, v) => a + v * v, 0)) || 1;
+    const last = done[done.length - 1] ?? START;
+    words.forEach((t, i) => {
+      out.push([`w\u0001${t}`, vals[i] / norm]);
+      if (this.pairs) out.push([`p\u0001${t}\u0001${last}`, vals[i] / norm]);
+    });
+    const seq = [START, ...done];
+    for (let n = 1; n <= 3 && n <= seq.length; n++) out.push([`h${n}\u0001${seq.slice(seq.length - n).join('\u0001')}`, 1]);
+    out.push([`pos\u0001${Math.min(done.length, 12)}`, 0.5]);
+    return out;
+  }
+
+  private features(terms: string[], done: string[]): Sparse {
+    const out: Sparse = [];
+    for (const [k, v] of this.keys(terms, done)) {
+      const j = this.index.get(k);
+      if (j !== undefined) out.push([j, v]);
+    }
+    return out;
+  }
+
+  private logits(x: Sparse, z: Float64Array): void {
+    const K = this.tools.length;
+    z.set(this.bias);
+    for (const [j, v] of x) {
+      const row = j * K;
+      for (let k = 0; k < K; k++) z[k] += this.weights[row + k] * v;
+    }
+  }
+
+  /** P(next = tool | task terms, steps so far) for every tool ever run. */
+  predict(terms: string[], done: string[]): Map<string, number> {
+    const z = new Float64Array(this.tools.length);
+    this.logits(this.features(terms, done), z);
+    softmax(z);
+    return new Map(this.tools.map((t, k) => [t, z[k]]));
+  }
+}
+
+function softmax(z: Float64Array): void {
+  let m = -Infinity;
+  for (let k = 0; k < z.length; k++) if (z[k] > m) m = z[k];
+  let s = 0;
+  for (let k = 0; k < z.length; k++) { z[k] = Math.exp(z[k] - m); s += z[k]; }
+  for (let k = 0; k < z.length; k++) z[k] /= s;
+}
