@@ -4,8 +4,9 @@
  * of parts and which candidates are relevant, never a catalog or a tool id.
  *
  * The objective is what the product is judged on: forward recall and completeness at 10 and 20,
- * next-step hit@1 and hit@3 (plus half the reciprocal rank, which breaks ties between weightings
- * that place the same steps in the top 3). A move must gain at least one query's worth, so a
+ * next-step hit@1 and hit@3, each plus half the reciprocal rank of the first relevant tool (the
+ * panel shows the first candidate first; it also breaks ties between weightings that place the
+ * same tools in the top K). A move must gain at least one query's worth, so a
  * handful of flows cannot drag the weights about; with too few queries the prior stays.
  */
 
@@ -59,7 +60,9 @@ function metricsOf(kind: FitKind, scores: Float64Array, q: FitQuery): Record<str
   const total = q.relevant.length + q.absent;
   if (kind === 'forward') {
     const within = (k: number) => ranks.filter((r) => r < k).length;
+    const first = ranks.length ? Math.min(...ranks) : Infinity;
     return {
+      RR: first === Infinity ? 0 : 1 / (first + 1),
       'R@10': within(10) / total,
       'R@20': within(20) / total,
       'COMP@10': within(10) === total ? 1 : 0,
@@ -72,7 +75,7 @@ function metricsOf(kind: FitKind, scores: Float64Array, q: FitQuery): Record<str
 
 function objective(kind: FitKind, m: Record<string, number>): number {
   return kind === 'forward'
-    ? m['R@10'] + m['COMP@10'] + 0.5 * (m['R@20'] + m['COMP@20'])
+    ? m['R@10'] + m['COMP@10'] + 0.5 * (m['R@20'] + m['COMP@20'] + m.RR)
     : m['hit@1'] + m['hit@3'] + 0.5 * m.RR;
 }
 

@@ -77,8 +77,16 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   };
 }
 
+/**
+ * Fits one stage, then scales the fitted weights so they sum to what the prior's did: a ranking does
+ * not change with the scale, but the parts a fit cannot see (readiness on the data at hand, the
+ * LLM's hints) keep the weight they had relative to the rest.
+ */
 function fit(kind: 'forward' | 'next', qs: Parameters<typeof fitWeights>[1], names: readonly string[], fitted: readonly string[], w: Weights, signal?: AbortSignal): FitResult {
   const prior = names.map((n) => (w as unknown as Record<string, number>)[n]);
   const free = names.map((n, i) => (fitted.includes(n) ? i : -1)).filter((i) => i >= 0);
-  return fitWeights(kind, qs, prior, { free, signal });
+  const r = fitWeights(kind, qs, prior, { free, signal });
+  const sum = (ws: number[]) => free.reduce((a, i) => a + ws[i], 0);
+  const scale = sum(r.weights) > 0 ? sum(prior) / sum(r.weights) : 1;
+  return { ...r, weights: r.weights.map((v, i) => (free.includes(i) ? Math.round(v * scale * 10000) / 10000 : v)) };
 }

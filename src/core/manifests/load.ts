@@ -1,6 +1,7 @@
 /** Loads tool manifests and workflow templates from the builtin, extra and workspace folders. */
 import * as fs from 'fs';
 import * as path from 'path';
+import { DELIVERABLE_KINDS, isDeliverableKind } from './deliverables';
 import type { LoadedManifest, ManifestProblem, ManifestSource, ToolManifest, WorkflowTemplate } from './types';
 import { contentHash } from './canonical';
 import { builtinManifestDir } from './package-root';
@@ -46,7 +47,7 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       continue;
     }
     for (const file of jsonFiles(folder.dir)) {
-      if (/(^|\.)schema\.json$/.test(path.basename(file))) continue;
+      if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
       const data = readJson(file, problems);
       if (data === undefined) continue;
       const found = validator.validate(file, data);
@@ -55,6 +56,12 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         continue;
       }
       const manifest = data as ToolManifest;
+      // A kind retrieval does not know says nothing: dropped, with a warning naming it.
+      if (manifest.delivers) {
+        const unknown = manifest.delivers.filter((k) => !isDeliverableKind(k));
+        unknown.forEach((k) => problems.push({ file, path: `/delivers/${manifest.delivers!.indexOf(k)}`, severity: 'warning', message: `${manifest.id}: unknown deliverable "${k}" (known: ${Object.keys(DELIVERABLE_KINDS).join(', ')}); ignored` }));
+        if (unknown.length) manifest.delivers = manifest.delivers.filter(isDeliverableKind);
+      }
       const previous = byId.get(manifest.id);
       if (previous) {
         problems.push({ file, path: '/id', severity: 'warning', message: `duplicate tool id "${manifest.id}" in ${file} and ${previous.file}; using ${file}` });

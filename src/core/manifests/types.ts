@@ -43,6 +43,10 @@ export interface ToolManifest {
   related?: string[];
   /** User-phrased tasks this tool serves (English and Chinese). */
   examples?: string[];
+  /** What the tool hands over when a task asks for it outright (see manifests/deliverables.ts): "preview", "polygons", … */
+  delivers?: string[];
+  /** Indicators the tool computes, as analysts name them ("NDVI", "LST", "slope"): a task naming one brings the tool up. */
+  computes?: string[];
   runner?: ToolRunner;
 }
 

@@ -17,7 +17,7 @@ import { expandedText, forwardScoredCached, WHOLE_CATALOG } from './forward';
 import { NEXT_SIGNALS, NextSignal, Parts, mix, zeroParts } from './signals';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
-import { COVER_CLASSES, DELIVERABLES, INDICATOR_TOOL, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
+import { COVER_CLASSES, DELIVERABLES, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
 
 export interface BackwardOptions {
   k?: number;
@@ -44,8 +44,10 @@ function describeOutputs(window: MemoryStep[], tools: Map<string, ToolManifest>)
   const last = window[window.length - 1];
   if (!last) return { text: '', roles: [] };
   const roles = [...new Set(last.outputs.flatMap((o) => o.roles ?? []))];
-  const indexStep = [...window].reverse().find((s) => s.outputs.some((o) => o.roles?.includes('index')) || /index|ndvi|nbr|ndwi/i.test(s.tool));
-  const indicator = indexStep ? (tools.get(indexStep.tool)?.name?.split(/[\s(]/)[0] ?? indexStep.tool).toUpperCase() : '';
+  // The indicator behind the latest product: what the step that made an index computes, by its manifest.
+  const indexStep = [...window].reverse().find((s) => s.outputs.some((o) => o.roles?.includes('index')) || !!tools.get(s.tool)?.computes?.length);
+  const made = indexStep ? tools.get(indexStep.tool) : undefined;
+  const indicator = !indexStep ? '' : made?.computes?.[0] ?? (made?.name?.split(/[\s(]/)[0] ?? indexStep.tool).toUpperCase();
   const role = roles.find((r) => ['mask', 'labels', 'class', 'index', 'dnbr', 'severity', 'dem', 'slope', 'difference', 'change_mask', 'trend'].includes(r));
   const noun = role ? NOUNS[role] ?? role : last.outputs[0]?.name ?? 'result';
   const text = indicator && noun !== 'index' && !noun.toUpperCase().includes(indicator) ? `${indicator} ${noun}` : noun === 'index' && indicator ? `${indicator} index` : noun;
@@ -207,9 +209,10 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   // The task asks about time (before/after, a trend, since a year) and no step has compared dates yet.
   const slotsTime = parseQuery(memory.task).slots.time ?? [];
   const wantsTime = TEMPORAL.test(memory.task) || slotsTime.some((t) => TIME_SPAN.test(t)) || new Set(slotsTime.flatMap((t) => t.match(/(19|20)\d{2}/g) ?? [])).size >= 2;
-  const delivers = new Set(DELIVERABLES.filter((d) => d.re.test(memory.task)).flatMap((d) => d.tools));
-  // Indicators the task names outright ("mean NDVI inside", "统计NDMI") whose tool has not run yet.
-  const named = new Set((taskParsed.slots.indicator ?? []).map((x) => INDICATOR_TOOL[x] ?? x.toLowerCase()).filter((id) => ctx.tools.has(id) && !done.has(id)));
+  // What the task asks to hand over (polygons, a table per field…); the manifests say which tools make it.
+  const asked = new Set<string>(DELIVERABLES.filter((d) => d.re.test(memory.task)).map((d) => d.kind));
+  // Indicators the task names outright ("mean NDVI inside", "统计NDMI"): the tools that compute them, until they ran.
+  const named = namedIndicators(memory.task, taskParsed.slots.indicator ?? []);
   // One class named over a class map (cropland of WorldCover, 水体 of the land cover): picking it out
   // is a threshold with eq, before measuring, outlining or masking with it.
   const lastIsClassMap = !!last && last.outputs.some((o) => o.roles?.includes('class'));
@@ -261,9 +264,9 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       parts.done = -penalty;
       parts.temporal = wantsTime && !timeDone && takesTwoDates(m) && (!wantsSeries || takesSeries(m)) ? 1 : 0;
       parts.terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
-      parts.pick = picksClass && id === 'threshold' ? 1 : 0;
-      parts.deliver = delivers.has(id) && !unmet.length ? 1 : 0;
-      parts.named = named.has(id) ? 1 : 0;
+      parts.pick = picksClass && !!m.delivers?.includes('class_pick') ? 1 : 0;
+      parts.deliver = !unmet.length && !!m.delivers?.some((d) => asked.has(d)) ? 1 : 0;
+      parts.named = !done.has(id) && named(m) ? 1 : 0;
       parts.similar = similar.get(id) ?? 0;
       parts.ngram = ngram.get(id) ?? 0;
       parts.ngramTask = ngramTask.get(id) ?? 0;
@@ -314,6 +317,22 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     .filter((g) => g.suggestions.length)
     .sort((a, b) => b.suggestions[0].score - a.suggestions[0].score);
   return { queries: c.queries, ranked, groups };
+}
+
+/**
+ * Whether a tool computes an indicator the task names: the parsed indicator slots (NDVI, LST,
+ * slope…, also from Chinese and descriptive phrases), or a name from the tool's own `computes`
+ * written in the task (short all-capital names such as "HAND" only in capitals, so "hand" is not one).
+ */
+function namedIndicators(task: string, slots: string[]): (m: ToolManifest) => boolean {
+  const upper = new Set(slots.map((x) => x.toUpperCase()));
+  return (m) => (m.computes ?? []).some((c) => {
+    if (upper.has(c.toUpperCase())) return true;
+    if (/\p{Script=Han}/u.test(c)) return task.includes(c);
+    const acronym = /^[A-Z0-9-]{2,4}$/.test(c);
+    const re = new RegExp(`(^|[^\\p{L}\\p{N}])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}])`, acronym ? 'u' : 'iu');
+    return re.test(task);
+  });
 }
 
 /**

@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseTasks, readTasks } from '../../src/core/eval/tasks';
+import { knnBaseline, transitionsBaseline } from '../../src/core/eval/baselines';
+import { evaluate } from '../../src/core/eval/evaluate';
+import { bareManifest, firstSentence, opaqueId } from '../../src/core/eval/bare';
+import { writeBare, runCheck, shortfalls } from '../../bench/foreign';
+import { repoRoot, tmpDir } from '../fixtures/helpers';
+
+const train = parseTasks([
+  '{"id":"a","query":"burn severity of the fire scar","flow":["dnbr","burn_severity","area_by_class"]}',
+  '{"id":"b","query":"hectares burnt by severity","flow":["dnbr","burn_severity","area_by_class"]}',
+  '{"id":"c","query":"water area after the flood","flow":["mndwi","threshold","area_by_class"]}',
+  '{"id":"d","query":"flood water outline as polygons","flow":["mndwi","threshold","vectorize_mask"]}',
+].join('\n'));
+
+test('baselines: transition counts and the kNN vote, deterministic, tools already run left out', async () => {
+  const t = transitionsBaseline(train);
+  assert.equal(t.forward, undefined, 'transition counts have no forward answer');
+  assert.deepEqual((await t.next('anything', ['dnbr'], 3))[0], 'burn_severity');
+  assert.deepEqual((await t.next('x', ['mndwi', 'threshold'], 2)).sort(), ['area_by_class', 'vectorize_mask']);
+  assert.ok(!(await t.next('x', ['dnbr', 'burn_severity'], 10)).includes('dnbr'));
+  const k = knnBaseline(train);
+  const fwd = await k.forward!('flood water polygons', 3);
+  assert.deepEqual(fwd.ids.slice(0, 2).sort(), ['mndwi', 'threshold']);
+  assert.equal(fwd.ids[2], 'vectorize_mask', 'the closer flow votes more');
+  assert.equal((await k.next('flood outline polygons', ['mndwi', 'threshold'], 1))[0], 'vectorize_mask', 'the similar task breaks the tie of the counts');
+  const r = await evaluate(k, train, { ks: [1, 3] });
+  assert.ok(r.forward['R@3'] > 0 && r.next['hit@3'] > 0);
+});
+
+test('bare catalog: first sentence, input names and types, opaque ids; nothing else of the manifest', () => {
+  assert.equal(firstSentence('Turns a band into a mask, e.g. NDVI > 0.4 for vegetation. Analysts use it.'), 'Turns a band into a mask, e.g. NDVI > 0.4 for vegetation.');
+  const m = bareManifest({ id: 'ndvi', name: 'NDVI', description: 'Computes NDVI. Needs red and NIR.', tags: ['x'], examples: ['e'], delivers: ['preview'], computes: ['NDVI'], inputs: [{ name: 'image', type: 'raster', bands: ['red', 'nir'], description: 'd' }], outputs: [{ name: 'index', type: 'raster' }], downstream: ['threshold'] }, (id) => opaqueId(id));
+  assert.deepEqual(m, { id: opaqueId('ndvi'), name: 'NDVI', description: 'Computes NDVI.', inputs: [{ name: 'image', type: 'raster' }] });
+  assert.match(m.id, /^t[0-9a-f]{7}$/);
+  assert.equal(opaqueId('ndvi'), opaqueId('ndvi'));
+});
+
+test('bare-catalog protocol on a small slice: deterministic files, opaque ids throughout, eval prints the product beside the baselines', async () => {
+  const out = tmpDir();
+  const checks = writeBare(path.join(out, 'bare'), 30);
+  const again = writeBare(path.join(out, 'bare2'), 30);
+  for (const f of ['tasks.jsonl', 'practice.jsonl', 'dev.jsonl']) {
+    assert.equal(fs.readFileSync(path.join(out, 'bare', f), 'utf8'), fs.readFileSync(path.join(out, 'bare2', f), 'utf8'));
+  }
+  const manifests = fs.readdirSync(checks[0].manifests);
+  assert.equal(manifests.length, fs.readdirSync(path.join(repoRoot, 'tool-manifests')).filter((f) => f.endsWith('.json') && !/schema|fusion/.test(f)).length);
+  const originalIds = new Set(readTasks(path.join(repoRoot, 'tool-manifests', 'practice.jsonl')).flatMap((t) => t.flow));
+  for (const t of readTasks(checks[0].train)) for (const id of t.flow) assert.ok(!originalIds.has(id) && /^t[0-9a-f]{7}$/.test(id), id);
+  assert.equal(readTasks(checks[0].test).length, 30);
+  assert.equal(again.length, 2);
+  const r = await runCheck(checks[0]);
+  assert.deepEqual(Object.keys(r).sort(), ['full', 'knn', 'transitions']);
+  for (const m of ['full', 'knn']) assert.ok(r[m].forward['R@10'] > 0 && r[m].next['hit@3'] > 0, m);
+  assert.deepEqual(r.transitions.forward, {});
+  assert.ok(Array.isArray(shortfalls(r)));
+});

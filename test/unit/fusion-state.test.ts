@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { GeoWeave } from '../../src/core/geoweave';
+import { FUSION_FILE, readFusion, fusionFingerprint } from '../../src/core/fusion/store';
+import { MIN_FIT_FLOWS } from '../../src/core/fusion/fusion';
+import { loadCatalog } from '../../src/core/manifests/load';
+import { readTasks } from '../../src/core/eval/tasks';
+import { DEFAULT_WEIGHTS } from '../../src/core/retrieval/context';
+import { builtinCatalog, fixtureCatalog, tmpDir, writeJson } from '../fixtures/helpers';
+
+/** Practice flows for the fixture catalog: burn, water and vegetation chains, worded differently. */
+function practice(dir: string, n: number): string {
+  const chains = [
+    ['burn scar severity in hectares', ['dnbr', 'burn_severity', 'area_by_class']],
+    ['vegetation mask area', ['ndvi', 'threshold', 'area_by_class']],
+    ['steep terrain share', ['slope', 'threshold', 'area_by_class']],
+    ['cloud free greenness', ['cloud_mask', 'ndvi', 'threshold']],
+  ] as const;
+  const lines = Array.from({ length: n }, (_, i) => {
+    const [q, flow] = chains[i % chains.length];
+    return JSON.stringify({ id: `p-${i}`, query: `${q} ${['north', 'south', 'east', 'west', 'valley', 'ridge'][i % 6]} ${i}`, flow });
+  });
+  const file = path.join(dir, 'practice.jsonl');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+test('fusion state: fitted on the practice and learned flows, saved with fingerprints, reused, refitted when the flows change', async () => {
+  const dir = tmpDir();
+  const state = path.join(dir, 'state');
+  const file = practice(dir, 24);
+  const open = () => GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: file });
+  const gw = await open();
+  try {
+    assert.equal(gw.fusionStatus().source, 'prior');
+    const st = await gw.refitFusion();
+    assert.ok(st.report, st.reason);
+    assert.equal(st.report!.flows, 24);
+    assert.equal(gw.fusionStatus().source, 'state');
+    assert.equal(gw.fusionStatus().current, true);
+    const saved = readFusion(path.join(state, FUSION_FILE))!;
+    assert.equal(saved.catalog, st.catalog);
+    for (const [k, v] of Object.entries(saved.weights)) assert.equal((gw.weights as unknown as Record<string, number>)[k], v);
+    // the same flows: nothing to refit
+    assert.equal((await gw.refitFusion()).fittedAt, st.fittedAt);
+    // a learned flow makes the fit stale; refitting takes it in
+    await gw.recordTrajectory('burn scar severity in hectares again', ['dnbr', 'burn_severity', 'area_by_class']);
+    assert.equal(gw.fusionStatus().current, false);
+    const again = await gw.refitFusion();
+    assert.equal(again.report!.flows, 25);
+  } finally {
+    await gw.dispose();
+  }
+  const reopened = await open();
+  try {
+    assert.equal(reopened.fusionStatus().source, 'state', 'the saved fit is used on the next open');
+    assert.equal(reopened.fusionStatus().current, true);
+  } finally {
+    await reopened.dispose();
+  }
+});
+
+test('fusion state: too few flows keep the prior; a malformed file is reported, not used', async () => {
+  const dir = tmpDir();
+  const state = path.join(dir, 'state');
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: practice(dir, MIN_FIT_FLOWS - 1) });
+  try {
+    const st = await gw.refitFusion();
+    assert.match(st.reason ?? '', /needs at least/);
+    assert.equal(gw.weights.ngram, DEFAULT_WEIGHTS.ngram);
+  } finally {
+    await gw.dispose();
+  }
+  writeJson(path.join(state, FUSION_FILE), { version: 1, catalog: 'x', flows: 'y', weights: { ngram: -1 }, fittedAt: '' });
+  assert.throws(() => readFusion(path.join(state, FUSION_FILE)), /"weights.ngram" must be a number from 0 to 100/);
+  writeJson(path.join(state, FUSION_FILE), { version: 1, catalog: 'x', flows: 'y', weights: { workflowThreshold: 1 }, fittedAt: '' });
+  assert.throws(() => readFusion(path.join(state, FUSION_FILE)), /not a fitted weight/);
+  const warnings: string[] = [];
+  const again = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: false, log: (l, m) => { if (l === 'warn') warnings.push(m); } });
+  try {
+    assert.equal(again.fusionStatus().source, 'prior');
+    assert.ok(warnings.some((w) => /fusion weights not used: .*fusion\.json/.test(w)), warnings.join('\n'));
+  } finally {
+    await again.dispose();
+  }
+});
+
+test('the shipped fusion of the builtin catalog was fitted on today\'s manifests and practice flows (run scripts/fit-builtin-fusion.js after changing them)', () => {
+  const shipped = readFusion(path.join(builtinCatalog, FUSION_FILE))!;
+  assert.ok(shipped, 'tool-manifests/fusion.json exists');
+  const tools = loadCatalog({}).tools.map((t) => ({ id: t.manifest.id, hash: t.hash }));
+  const flows = readTasks(path.join(builtinCatalog, 'practice.jsonl')).map((t) => ({ query: t.query, tools: t.flow.length ? t.flow : t.gold }));
+  assert.equal(shipped.catalog, fusionFingerprint(tools, []), 'a builtin manifest changed since the fit');
+  assert.equal(shipped.flows, fusionFingerprint([], flows), 'practice.jsonl changed since the fit');
+});
+
+test('a fresh install uses the shipped fusion; extra manifests make it another catalog (prior until refitted)', async () => {
+  const gw = await GeoWeave.open({ stateDir: tmpDir() });
+  try {
+    const s = gw.fusionStatus();
+    assert.equal(s.source, 'shipped');
+    assert.equal(s.current, true);
+  } finally {
+    await gw.dispose();
+  }
+  const extra = tmpDir();
+  writeJson(path.join(extra, 'my_tool.json'), { id: 'my_tool', description: 'Counts trees in a LiDAR tile.' });
+  const other = await GeoWeave.open({ stateDir: tmpDir(), extraManifestDirs: [extra] });
+  try {
+    assert.equal(other.fusionStatus().source, 'prior');
+  } finally {
+    await other.dispose();
+  }
+});

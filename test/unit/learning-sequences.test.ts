@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FlowSequences } from '../../src/core/learning/sequences';
+import { NextStepModel } from '../../src/core/learning/next-step-model';
+import { ToolClassifier } from '../../src/core/learning/tool-classifier';
+import { CaseIndex } from '../../src/core/learning/similar-cases';
+
+test('n-gram: a longer history that was seen decides; an unseen one backs off to the shorter', () => {
+  // After b, c follows when a came before and d when x came before: only the longer history tells.
+  const flows = [
+    ...Array(4).fill(['a', 'b', 'c']),
+    ...Array(4).fill(['x', 'b', 'd']),
+  ].map((tools) => ({ tools, w: 1 }));
+  const m = new FlowSequences(flows);
+  const afterAB = m.next(['a', 'b']);
+  const afterXB = m.next(['x', 'b']);
+  assert.ok(afterAB.get('c')! > 0.6 && afterAB.get('c')! > 3 * (afterAB.get('d') ?? 0), JSON.stringify([...afterAB]));
+  assert.ok(afterXB.get('d')! > 0.6, JSON.stringify([...afterXB]));
+  // a history never seen (q → b) falls back to what follows b at all: c and d alike
+  const afterQB = m.next(['q', 'b']);
+  assert.ok(Math.abs(afterQB.get('c')! - afterQB.get('d')!) < 1e-9);
+  const total = [...afterAB.values()].reduce((s, v) => s + v, 0);
+  assert.ok(Math.abs(total - 1) < 1e-9, `a distribution: ${total}`);
+  assert.equal(m.matchedOrder(['a', 'b']), 3, '^ a b');
+  assert.equal(m.popularity('b'), 1);
+  assert.equal(m.companions('a').get('c'), 1);
+  assert.equal(m.companions('a').get('d') ?? 0, 0);
+});
+
+test('similar flows ahead: aligned at the latest step they hold, nearer steps count more', () => {
+  const cases = [
+    { terms: ['flood', 'sar'], tools: ['search', 'calibrate', 'threshold', 'polygons'], t: Infinity },
+    { terms: ['flood', 'sar', 'depth'], tools: ['search', 'calibrate', 'dem', 'depth'], t: Infinity },
+  ];
+  const ix = new CaseIndex(cases, () => 1);
+  const ahead = ix.ahead(['flood', 'sar'], ['search', 'calibrate'], 10);
+  assert.ok(ahead.get('threshold')! > ahead.get('polygons')!, JSON.stringify([...ahead]));
+  assert.ok(!ahead.has('calibrate') && !ahead.has('search'), 'steps done are not ahead');
+  const shares = ix.toolShares(['flood', 'sar'], 10);
+  assert.equal(shares.get('search'), 1);
+  assert.ok(shares.get('threshold')! > shares.get('depth')!, 'the closer task weighs more');
+});
+
+test('next-step model: the task\'s words pick between the steps that follow the same history', () => {
+  const flows: { terms: string[]; tools: string[]; w: number }[] = [];
+  for (let i = 0; i < 12; i++) {
+    flows.push({ terms: ['flood', 'otsu', `e${i}`], tools: ['load', 'calibrate', 'otsu'], w: 1 });
+    flows.push({ terms: ['flood', 'kittler', `f${i}`], tools: ['load', 'calibrate', 'ki'], w: 1 });
+  }
+  const m = new NextStepModel(flows);
+  const a = m.predict(['flood', 'kittler'], ['load', 'calibrate']);
+  const b = m.predict(['flood', 'otsu'], ['load', 'calibrate']);
+  assert.ok(a.get('ki')! > 0.8 && b.get('otsu')! > 0.8, JSON.stringify([[...a], [...b]]));
+  assert.ok(m.predict(['flood'], ['load']).get('calibrate')! > 0.8);
+  // deterministic
+  assert.deepEqual([...new NextStepModel(flows).predict(['flood', 'kittler'], ['load', 'calibrate'])], [...a]);
+});
+
+test('tool classifier: a word that separates flows decides which tools a task will run', () => {
+  const flows: { terms: string[]; tools: string[]; w: number }[] = [];
+  for (let i = 0; i < 15; i++) {
+    flows.push({ terms: ['flood', 'insured', `a${i}`], tools: ['sar', 'threshold', 'portfolio'], w: 1 });
+    flows.push({ terms: ['flood', 'optical', `b${i}`], tools: ['s2', 'mndwi', 'threshold'], w: 1 });
+  }
+  const c = new ToolClassifier(flows);
+  const p = c.predict(['flood', 'insured']);
+  const q = c.predict(['flood', 'optical']);
+  assert.ok(p.get('portfolio')! > 0.7 && q.get('portfolio')! < 0.3, JSON.stringify([[...p], [...q]]));
+  assert.ok(p.get('threshold')! > 0.8 && q.get('threshold')! > 0.8, 'in every flow');
+});
