@@ -38,8 +38,9 @@ test('a fresh install starts from the shipped analyst practice: next steps as if
   // that the prior is read exactly like learned flows, and that it changes the ranking for the better.
   const tasks = readTasks(path.join(ROOT, 'bench', 'dev.jsonl')).slice(0, 40);
   const fresh = await GeoWeave.open({ stateDir: tmpDir() });
-  const none = await GeoWeave.open({ stateDir: tmpDir(), practice: false });
-  const trained = await GeoWeave.open({ stateDir: tmpDir(), practice: false });
+  // The same fusion weights for all three (a fresh install uses the one shipped for these flows).
+  const none = await GeoWeave.open({ stateDir: tmpDir(), practice: false, weights: { ...fresh.weights } });
+  const trained = await GeoWeave.open({ stateDir: tmpDir(), practice: false, weights: { ...fresh.weights } });
   try {
     assert.equal(fresh.stats().learnedTransitions, 0);
     await trained.recordTrajectories(readTasks(path.join(ROOT, 'tool-manifests', 'practice.jsonl')).map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
