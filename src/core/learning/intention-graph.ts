@@ -290,6 +290,32 @@ export class IntentionGraph {
       .sort((x, y) => y.score - x.score);
   }
 
+  /**
+   * `affinity` for every tool at once (one pass over the terms' rows): what scoring a whole catalog
+   * needs. Tools no term was seen with are absent (their affinity is 0).
+   */
+  affinities(terms: string[]): Map<string, { score: number; terms: string[] }> {
+    const acc = new Map<string, { sum: number; hits: { term: string; p: number }[] }>();
+    let seen = 0;
+    for (const term of new Set(terms)) {
+      if (!this.state.affinities[term] && !this.prior?.affinities[term]) continue;
+      const total = this.total('affinities', term);
+      const weight = 1 / Math.log(Math.E + total);
+      seen += weight;
+      for (const tool of this.targets('affinities', term)) {
+        const { s, f } = this.counts('affinities', term, tool);
+        if (!s && !f) continue;
+        const p = (s - f) / (total + 1);
+        const a = acc.get(tool) ?? acc.set(tool, { sum: 0, hits: [] }).get(tool)!;
+        a.sum += weight * p;
+        if (p > 0) a.hits.push({ term, p });
+      }
+    }
+    const out = new Map<string, { score: number; terms: string[] }>();
+    for (const [tool, a] of acc) out.set(tool, { score: seen ? a.sum / seen : 0, terms: a.hits.sort((x, y) => y.p - x.p).slice(0, 3).map((h) => h.term) });
+    return out;
+  }
+
   /** Mean smoothed P(tool | term) over the query terms seen before, in about [-1, 1). */
   affinity(terms: string[], tool: string): { score: number; terms: string[] } {
     let sum = 0;

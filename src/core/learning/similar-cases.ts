@@ -16,6 +16,8 @@ const CLOSE = 0.3;
 export class CaseIndex {
   private readonly idf = new Map<string, number>();
   private readonly entries: Entry[];
+  /** Term → the cases whose task has it (only cases sharing a term with the query can be similar). */
+  private readonly postings = new Map<string, number[]>();
   private lastKey: string | undefined;
   private lastNear: { sim: number; c: Case }[] | undefined;
 
@@ -25,6 +27,7 @@ export class CaseIndex {
     for (const c of cases) for (const term of new Set(c.terms)) df.set(term, (df.get(term) ?? 0) + 1);
     for (const [term, n] of df) this.idf.set(term, Math.log(1 + cases.length / n));
     this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)) }));
+    this.entries.forEach((e, i) => { for (const term of new Set(e.c.terms)) (this.postings.get(term) ?? this.postings.set(term, []).get(term)!).push(i); });
   }
 
   /**
@@ -87,8 +90,15 @@ export class CaseIndex {
     const sims: { sim: number; c: Case }[] = [];
     const q = this.query(terms);
     if (q) {
-      for (const e of this.entries) {
-        const sim = this.similarity(q, e);
+      const dots = new Map<number, number>();
+      for (const term of q.terms) {
+        const w = (this.idf.get(term) ?? 0) ** 2;
+        for (const i of this.postings.get(term) ?? []) dots.set(i, (dots.get(i) ?? 0) + w);
+      }
+      for (const i of [...dots.keys()].sort((a, b) => a - b)) {
+        const e = this.entries[i];
+        const dot = dots.get(i)!;
+        const sim = e.norm && dot ? (dot / (q.norm * e.norm)) * this.decay(e.c.t) : 0;
         if (sim > 0) sims.push({ sim, c: e.c });
       }
       sims.sort((a, b) => b.sim - a.sim);
@@ -106,23 +116,18 @@ export class CaseIndex {
   nextAfter(terms: string[], done: string[], neighbours: number): Map<string, number> {
     const out = new Map<string, number>();
     const last = done[done.length - 1];
-    const q = this.query(terms);
-    if (!last || !q) return out;
+    if (!last) return out;
     const ran = new Set(done);
-    const votes: { sim: number; next: string }[] = [];
-    for (const e of this.entries) {
-      const at = e.c.tools.lastIndexOf(last);
-      if (at < 0) continue;
-      const next = e.c.tools.slice(at + 1).find((x) => !ran.has(x));
-      if (!next) continue;
-      const sim = this.similarity(q, e);
-      if (sim > 0) votes.push({ sim, next });
-    }
-    votes.sort((a, b) => b.sim - a.sim);
     let total = 0;
-    for (const v of votes.slice(0, neighbours)) {
-      out.set(v.next, (out.get(v.next) ?? 0) + v.sim);
-      total += v.sim;
+    let voters = 0;
+    for (const { sim, c } of this.nearest(terms)) {
+      const at = c.tools.lastIndexOf(last);
+      if (at < 0) continue;
+      const next = c.tools.slice(at + 1).find((x) => !ran.has(x));
+      if (!next) continue;
+      out.set(next, (out.get(next) ?? 0) + sim);
+      total += sim;
+      if (++voters >= neighbours) break;
     }
     if (total > 0) for (const [k, v] of out) out.set(k, v / total);
     return out;
@@ -134,13 +139,5 @@ export class CaseIndex {
     let n = 0;
     for (const term of q) n += (this.idf.get(term) ?? 0) ** 2;
     return n ? { terms: q, norm: Math.sqrt(n) } : undefined;
-  }
-
-  /** Tf-idf cosine of a case's terms with the query, times the case's decay. */
-  private similarity(q: { terms: Set<string>; norm: number }, e: Entry): number {
-    if (!e.norm) return 0;
-    let dot = 0;
-    for (const term of e.c.terms) if (q.terms.has(term)) dot += (this.idf.get(term) ?? 0) ** 2;
-    return dot ? (dot / (q.norm * e.norm)) * this.decay(e.c.t) : 0;
   }
 }

@@ -222,6 +222,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   const timeDone = memory.trace.some((s) => { const t = ctx.tools.get(s.tool); return !!t && takesTwoDates(t); });
   const available = opts.data ? withProducts(opts.data.items, produced) : produced;
 
+  const affinities = full ? ctx.learned.affinities(taskParsed.terms) : new Map<string, { score: number }>();
   const similar = full ? ctx.learned.similarNext(taskParsed.terms, ranTools, w.similarK) : new Map<string, number>();
   const bridges = full ? bridgeScores(ctx, fwdScore, produced, w.refine) : new Map<string, { score: number; goal: string }>();
 
@@ -256,7 +257,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       const f = feedScore(m, produced, last?.tool);
       parts.feed = f.score;
       from = f.from;
-      parts.nextAffinity = ctx.learned.affinity(taskParsed.terms, id).score;
+      parts.nextAffinity = affinities.get(id)?.score ?? 0;
       parts.bridge = bridges.get(id)?.score ?? 0;
       parts.workflowNext = wfNext.get(id) ?? 0;
       unmet = unmetProducts(m, available);
@@ -376,10 +377,18 @@ export function productKind(m: ToolManifest | undefined): string | undefined {
   return out.type === 'raster' ? 'raster' : out.type;
 }
 
+const transitionModels = new WeakMap<RetrievalContext['learned'], { version: number; tools: RetrievalContext['tools']; weights: string; model: TransitionModel }>();
+
+/** The back-off transition model, built once per state of the learned graph (pooling reads every transition). */
 function transitionModel(ctx: RetrievalContext): TransitionModel {
+  const key = `${ctx.weights.backoffTool}/${ctx.weights.backoffKind}`;
+  const hit = transitionModels.get(ctx.learned);
+  if (hit && hit.version === ctx.learned.version && hit.tools === ctx.tools && hit.weights === key) return hit.model;
   const kinds = new Map<string, string | undefined>();
   for (const m of ctx.tools.values()) kinds.set(m.id, productKind(m));
-  return new TransitionModel(ctx.learned, (t) => kinds.get(t), (t) => ctx.tools.get(t)?.category ?? t, ctx.tools.keys(), { toolPrior: ctx.weights.backoffTool, kindPrior: ctx.weights.backoffKind });
+  const model = new TransitionModel(ctx.learned, (t) => kinds.get(t), (t) => ctx.tools.get(t)?.category ?? t, ctx.tools.keys(), { toolPrior: ctx.weights.backoffTool, kindPrior: ctx.weights.backoffKind });
+  transitionModels.set(ctx.learned, { version: ctx.learned.version, tools: ctx.tools, weights: key, model });
+  return model;
 }
 
 function round(x: number): number {

@@ -64,6 +64,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   for (const h of hints) universe.add(h);
   const similar = full ? ctx.learned.similarTools(parsed.terms, w.similarK) : new Map<string, number>();
   const seq = full ? ctx.learned.sequences() : undefined;
+  const affinities = full ? ctx.learned.affinities(parsed.terms) : new Map<string, { score: number; terms: string[] }>();
   const shares = full ? ctx.learned.similarShares(parsed.terms, w.similarK) : new Map<string, number>();
   const classified = full && seq?.flowCount ? ctx.learned.classifier().predict(parsed.terms) : new Map<string, number>();
   // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
@@ -99,9 +100,9 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
         if (g > parts.graph) parts.graph = g;
         if (e >= 0.8 && graphWhy.length < 2) graphWhy.push(ctx.graph.edge(sid, id) >= ctx.graph.edge(id, sid) ? `often follows ${sid}` : `often runs before ${sid}`);
       }
-      const a = ctx.learned.affinity(parsed.terms, id);
-      parts.learned = a.score;
-      learnedTerms = a.terms;
+      const a = affinities.get(id);
+      parts.learned = a?.score ?? 0;
+      learnedTerms = a?.terms ?? [];
       parts.similarTools = similar.get(id) ?? 0;
       parts.neighbours = shares.get(id) ?? 0;
       parts.classifier = classified.get(id) ?? 0;
