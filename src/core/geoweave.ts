@@ -7,7 +7,7 @@ import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } 
 import { loadCatalog } from './manifests/load';
 import { builtinManifestDir } from './manifests/package-root';
 import { parseTasks, EvalTask } from './eval/tasks';
-import { fitFusion, FitFusionOptions, Fusion } from './fusion/fusion';
+import { fitFusion, FitFusionOptions, Fusion, MIN_FIT_FLOWS } from './fusion/fusion';
 import { FUSION_FILE, FUSION_VERSION, FusionState, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
 
 /** Where the fusion weights in use come from: fitted into the state, shipped with the builtin catalog, fitted on given flows (evaluation), or the hand-set prior. */
@@ -374,6 +374,20 @@ export class GeoWeave {
     const fp = this.fingerprints(flows);
     const st = this.fusionState;
     return { source: this.fusionSource, current: !!st && st.catalog === fp.catalog && st.flows === fp.flows, flows: flows.length, ...(st ? { state: st } : {}) };
+  }
+
+  /**
+   * Whether a fit is due without being asked for: none was made for this catalog though it has
+   * enough flows, or the flows grew or shrank by a tenth since (a few more runs do not call for
+   * one; `learn` and `index build` refit on any change).
+   */
+  fusionNeedsFit(): boolean {
+    const s = this.fusionStatus();
+    if (s.flows < MIN_FIT_FLOWS) return false;
+    if (s.source === 'prior' || !s.state) return true;
+    if (s.current) return false;
+    const fitted = s.state.report?.flows ?? 0;
+    return Math.abs(s.flows - fitted) >= Math.max(5, fitted / 10);
   }
 
   /**

@@ -25,6 +25,7 @@ export class RetrievalService implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly problems = vscode.languages.createDiagnosticCollection('geoweave-manifests');
   private current?: GeoWeave;
+  private readonly refitAbort = new AbortController();
 
   constructor(private readonly deps: RetrievalDeps) {}
 
@@ -103,7 +104,19 @@ export class RetrievalService implements vscode.Disposable {
     this.current = gw;
     this.publishProblems(gw.problems);
     this.changed.fire(gw);
+    this.refitInBackground(gw);
     return gw;
+  }
+
+  /** Fits the fusion weights to this catalog and its flows when none fit them yet; suggestions use the current weights meanwhile. */
+  private refitInBackground(gw: GeoWeave): void {
+    if (!gw.fusionNeedsFit()) return;
+    const started = Date.now();
+    this.deps.log.info('fitting the fusion weights to this catalog and its flows in the background');
+    gw.refitFusion({ signal: this.refitAbort.signal, onProgress: () => undefined }).then(
+      (st) => this.deps.log.info(st.report ? `fusion weights fitted on ${st.report.flows} flows in ${Math.round((Date.now() - started) / 100) / 10} s (out-of-fold next hit@3 ${st.report.next.before['hit@3']} → ${st.report.next.after['hit@3']})` : `fusion weights: prior kept (${st.reason})`),
+      (e) => { if (!this.refitAbort.signal.aborted) this.deps.log.warn(`fusion fit failed: ${e instanceof Error ? e.message : String(e)}`); },
+    );
   }
 
   /** What of the transformers runtime is missing: the packaged one sits in dist/node_modules (see
@@ -158,6 +171,7 @@ export class RetrievalService implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.refitAbort.abort();
     this.problems.dispose();
     this.changed.dispose();
     void this.opening?.then((g) => g.dispose()).catch(() => undefined);

@@ -42,6 +42,9 @@ function query(items: { id: string; parts: Record<string, number>; score: number
 
 export interface FoldOptions { signal?: AbortSignal; onProgress?: (done: number, total: number) => void }
 
+/** Lets the event loop run between queries (a fit in the extension host must not freeze it). */
+const breathe = (n: number) => (n % 16 === 0 ? new Promise<void>((r) => setImmediate(r)) : Promise.resolve());
+
 /** Forward parts of every task, each scored by its fold's context. */
 export async function forwardQueries(ctx: RetrievalContext, folds: EvalTask[][], graphs: IntentionGraph[], weights: Weights, opts: FoldOptions = {}): Promise<FitQuery[]> {
   const out: FitQuery[] = [];
@@ -53,6 +56,7 @@ export async function forwardQueries(ctx: RetrievalContext, folds: EvalTask[][],
       const { scored } = await forwardScored(c, t.query, { mode: 'full', signal: opts.signal });
       out.push(query(scored, FORWARD_SIGNALS, t.gold));
       opts.onProgress?.(out.length, total);
+      await breathe(out.length);
     }
   }
   return out;
@@ -72,6 +76,7 @@ export async function nextQueries(ctx: RetrievalContext, folds: EvalTask[][], gr
         const { scored } = await nextScored(c, memoryFromFlow(tools, t.query, done), { mode: 'full', k: 30, signal: opts.signal });
         out.push(query(scored, NEXT_SIGNALS, [t.flow[i]]));
         opts.onProgress?.(out.length, total);
+        await breathe(out.length);
       }
     }
   }
