@@ -286,10 +286,10 @@ export class GeoWeave {
     this.ctx.learned.save(this.opts.log);
   }
 
-  /** Learns many trajectories and saves once (CLI `learn`, evaluation). */
-  async recordTrajectories(items: { task: string; tools: string[]; ok?: boolean }[]): Promise<void> {
+  /** Learns many trajectories and saves once (CLI `learn`, evaluation); false when the save failed (logged). */
+  async recordTrajectories(items: { task: string; tools: string[]; ok?: boolean }[]): Promise<boolean> {
     for (const it of items) this.ctx.learned.recordTrajectory(parseQuery(it.task).terms, it.tools, it.ok ?? true);
-    this.ctx.learned.save(this.opts.log);
+    return this.ctx.learned.save(this.opts.log);
   }
 
   /** Re-reads manifest folders and updates the index incrementally. */
