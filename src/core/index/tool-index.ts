@@ -130,7 +130,8 @@ export class ToolIndex {
     } catch (e) {
       return `fingerprint unreadable (${(e as Error).message})`;
     }
-    if (!fp || typeof fp !== 'object' || !fp.tools) return 'fingerprint malformed';
+    const malformed = fingerprintProblem(fp);
+    if (malformed) return `fingerprint malformed (${malformed})`;
     if (fp.formatVersion !== INDEX_FORMAT_VERSION) return `format version ${fp.formatVersion} != ${INDEX_FORMAT_VERSION}`;
     if (fp.embedder !== this.embedderId) return `built with embedder ${fp.embedder}, now ${this.embedderId}`;
     if (fp.dimension !== embedder.dimension) return `dimension ${fp.dimension} != ${embedder.dimension}`;
@@ -138,7 +139,6 @@ export class ToolIndex {
     if (fp.M !== p.hnsw.M || fp.efConstruction !== p.hnsw.efConstruction) return 'HNSW parameters changed';
     const po = fp.projectionOptions as Partial<ProjectionOptions> | undefined;
     if (!po || (Object.keys(p.projection) as (keyof ProjectionOptions)[]).some((k) => po[k] !== p.projection[k])) return 'projection parameters changed';
-    if (!fp.fit) return 'fingerprint malformed (no fit)';
     if (!fs.existsSync(this.file)) return 'index file missing';
     if (!fs.existsSync(this.files.vectors)) return 'vectors file missing';
     if (fp.projection && !fs.existsSync(this.files.projection)) return 'projection file missing';
@@ -276,4 +276,40 @@ export class ToolIndex {
   }
 
   has(id: string): boolean { return id in this.fp.tools; }
+}
+
+/** What is wrong with a parsed fingerprint's shape (undefined when every field has its type). */
+export function fingerprintProblem(fp: unknown): string | undefined {
+  if (!fp || typeof fp !== 'object' || Array.isArray(fp)) return 'not an object';
+  const f = fp as Record<string, unknown>;
+  const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  for (const k of ['formatVersion', 'dimension', 'M', 'efConstruction', 'nextLabel'] as const) {
+    if (!isCount(f[k])) return `"${k}" must be a non-negative integer`;
+  }
+  for (const k of ['embedder', 'indexSha256', 'vectorsSha256'] as const) {
+    if (typeof f[k] !== 'string') return `"${k}" must be a string`;
+  }
+  if (!f.projectionOptions || typeof f.projectionOptions !== 'object') return '"projectionOptions" must be an object';
+  const fit = f.fit as Record<string, unknown> | undefined;
+  if (!fit || typeof fit !== 'object' || !isCount(fit.vectors) || !isCount(fit.nextLabel)) return '"fit" must hold the counts "vectors" and "nextLabel"';
+  if (f.projection !== undefined) {
+    const p = f.projection as Record<string, unknown>;
+    if (!p || typeof p !== 'object' || p.method !== 'pca' || !isCount(p.dimension) || !(p.dimension as number > 0) || (p.dimension as number) >= (f.dimension as number) ||
+      typeof p.energy !== 'number' || !Number.isFinite(p.energy) || typeof p.sha256 !== 'string') {
+      return '"projection" must be {method: "pca", dimension below the embedder\'s, energy, sha256}';
+    }
+  }
+  const tools = f.tools as Record<string, unknown> | undefined;
+  if (!tools || typeof tools !== 'object' || Array.isArray(tools)) return '"tools" must be an object';
+  const seen = new Set<number>();
+  for (const [id, t] of Object.entries(tools)) {
+    const e = t as { hash?: unknown; labels?: unknown } | null;
+    if (!e || typeof e !== 'object' || typeof e.hash !== 'string' || !Array.isArray(e.labels)) return `tools["${id}"] must be {hash, labels}`;
+    for (const l of e.labels) {
+      if (!isCount(l) || (l as number) >= (f.nextLabel as number)) return `tools["${id}"].labels holds ${JSON.stringify(l)}, not a label below nextLabel`;
+      if (seen.has(l as number)) return `label ${l} is recorded twice`;
+      seen.add(l as number);
+    }
+  }
+  return undefined;
 }

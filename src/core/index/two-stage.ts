@@ -93,7 +93,8 @@ export class TwoStageIndex implements VectorIndex {
     const stored = new Uint32Array(body.buffer, 0, count);
     const rows = new Float32Array(body.buffer, count * 4, count * dim);
     const want = new Set(labels);
-    if (count !== want.size || !Array.from(stored).every((l) => want.has(l))) throw new Error(`${files.vectors}: its labels do not match the index`);
+    if (count !== want.size || new Set(stored).size !== count || !Array.from(stored).every((l) => want.has(l))) throw new Error(`${files.vectors}: its labels do not match the index`);
+    if (!rows.every(Number.isFinite)) throw new Error(`${files.vectors}: holds non-finite values`);
     const ix = new TwoStageIndex(dimension, graph, proj, options, { ...fit }, 0);
     ix.store = VectorStore.from(dimension, Array.from(stored), rows);
     return ix;
