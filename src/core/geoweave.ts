@@ -72,6 +72,8 @@ function isFittable(e: Embedder): e is FittableEmbedder {
 }
 
 const EMBEDDER_STATE_FILE = 'embedder-state.json';
+/** The builtin embedder's fit on a large catalog stays near a few MB. */
+const MAX_EMBEDDER_STATE_BYTES = 64 << 20;
 
 export class GeoWeave {
   private _tools: LoadedManifest[] = [];
@@ -174,6 +176,8 @@ export class GeoWeave {
     let state: unknown;
     if (!refit && fs.existsSync(file)) {
       try {
+        const size = fs.statSync(file).size;
+        if (size > MAX_EMBEDDER_STATE_BYTES) throw new Error(`${size} bytes, more than an embedder state ever holds`);
         const json = JSON.parse(fs.readFileSync(file, 'utf8'));
         this.embedder = (e.constructor as unknown as { fromJSON(s: unknown): Embedder }).fromJSON(json);
         state = json;

@@ -93,9 +93,9 @@ export class ToolController implements vscode.Disposable {
       throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
     }
     const call = parsed.call;
-    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index));
     const folder = vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
     const outDir = config.outputFolder(folder);
+    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outDir] });
     const engine = await rasterEngine();
     const opts = { outDir, cwd: folder, signal };
     if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };

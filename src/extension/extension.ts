@@ -14,6 +14,7 @@ import { ToolCellLanguage } from './language-features';
 import { registerCommands } from './commands';
 import { registerStatus } from './status';
 import { registerManifestWatch } from './manifest-authoring';
+import { writeFileAtomic } from '../core/index/fs-util';
 
 /** Set by the webpack banner at the first line of dist/extension.js. */
 declare const __geoweaveLoadStart: number | undefined;
@@ -49,8 +50,7 @@ function recordActivation(dir: string, timing: { activationMs: number; loadMs: n
   try {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'activation.json');
-    fs.writeFileSync(file + '.tmp', JSON.stringify({ ...timing, time: new Date().toISOString() }) + '\n');
-    fs.renameSync(file + '.tmp', file);
+    writeFileAtomic(file, JSON.stringify({ ...timing, time: new Date().toISOString() }) + '\n');
   } catch {
     // Not being able to record a measurement must not break activation.
   }

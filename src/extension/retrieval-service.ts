@@ -25,6 +25,7 @@ export class RetrievalService implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly problems = vscode.languages.createDiagnosticCollection('geoweave-manifests');
   private current?: GeoWeave;
+  private notedWorkspaceState = false;
 
   constructor(private readonly deps: RetrievalDeps) {}
 
@@ -98,12 +99,25 @@ export class RetrievalService implements vscode.Disposable {
           return openWith({ kind: 'builtin' });
         }
       });
+    this.noteWorkspaceState(workspaceDir);
     const s = gw.stats();
     log.info(`tool index ready in ${Date.now() - started} ms: ${s.tools} tools, ${s.workflows} workflows, embedder ${s.embedder} (${s.dimension}d), ${s.indexFile}`);
     this.current = gw;
     this.publishProblems(gw.problems);
     this.changed.fire(gw);
     return gw;
+  }
+
+  /**
+   * A `.geoweave-state` folder in the workspace is the CLI's; a cloned repository can ship one, so
+   * the extension never reads it (its own state lives in the extension's storage). Said once.
+   */
+  private noteWorkspaceState(workspaceDir: string | undefined): void {
+    if (this.notedWorkspaceState || !workspaceDir) return;
+    const cliState = path.join(workspaceDir, '.geoweave-state');
+    if (!fs.existsSync(cliState)) return;
+    this.notedWorkspaceState = true;
+    this.deps.log.info(`${cliState} (the CLI's state folder) is ignored: the extension keeps its index and learned state in ${path.join(this.deps.storageDir, 'state')}, so state shipped with a repository is never loaded`);
   }
 
   /** What of the transformers runtime is missing: the packaged one sits in dist/node_modules (see

@@ -33,6 +33,8 @@ export const INDEX_FILE = 'tools.hnsw';
 export const VECTORS_FILE = 'tools.vectors';
 export const PROJECTION_FILE = 'tools.projection';
 export const FINGERPRINT_FILE = 'tools.index.json';
+/** A fingerprint lists a hash and labels per tool: tens of bytes per text, far below this. */
+const MAX_FINGERPRINT_BYTES = 256 << 20;
 
 /** Written beside the index; any mismatch with the current embedder/catalog triggers an update or rebuild. */
 export interface Fingerprint {
@@ -126,6 +128,8 @@ export class ToolIndex {
     if (!fs.existsSync(this.fingerprintFile)) return fs.existsSync(this.file) ? 'fingerprint missing' : '';
     let fp: Fingerprint;
     try {
+      const size = fs.statSync(this.fingerprintFile).size;
+      if (size > MAX_FINGERPRINT_BYTES) return `fingerprint is ${size} bytes, more than one ever holds`;
       fp = JSON.parse(fs.readFileSync(this.fingerprintFile, 'utf8'));
     } catch (e) {
       return `fingerprint unreadable (${(e as Error).message})`;
