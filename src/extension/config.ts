@@ -57,6 +57,20 @@ export const config = {
   llmModel(): string {
     return section().get<string>('llm.model', '');
   },
+  /** Timeouts and retries for remote rasters (COG URLs). */
+  http(): { connectTimeoutSeconds: number; idleTimeoutSeconds: number; timeoutSeconds: number; retries: number } {
+    const positive = (k: string, d: number) => {
+      const v = section().get<number>(k, d);
+      return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d;
+    };
+    const retries = section().get<number>('http.retries', 3);
+    return {
+      connectTimeoutSeconds: positive('http.connectTimeoutSeconds', 10),
+      idleTimeoutSeconds: positive('http.idleTimeoutSeconds', 30),
+      timeoutSeconds: positive('http.timeoutSeconds', 120),
+      retries: typeof retries === 'number' && Number.isFinite(retries) ? Math.min(10, Math.max(0, Math.floor(retries))) : 3,
+    };
+  },
   /** The embedder configuration for the core; the API key comes from SecretStorage. */
   embedder(defaultCacheDir: string, openaiKey?: string): EmbedderConfig {
     switch (config.embedderKind()) {

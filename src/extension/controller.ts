@@ -11,6 +11,7 @@ import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
 import { RUN_KEY } from '../core/notebook/session';
 import { runProcessTool } from '../core/notebook/process-runner';
+import { setHttpOptions } from '../core/raster/io/http-client';
 import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
@@ -97,6 +98,7 @@ export class ToolController implements vscode.Disposable {
     const outDir = config.outputFolder(folder);
     const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outDir] });
     const engine = await rasterEngine();
+    setHttpOptions(config.http());
     const opts = { outDir, cwd: folder, signal };
     if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };
     const gw = await this.retrieval.get();
