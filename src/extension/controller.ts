@@ -12,6 +12,8 @@ import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-v
 import { RUN_KEY } from '../core/notebook/session';
 import { runProcessTool } from '../core/notebook/process-runner';
 import { setHttpOptions } from '../core/raster/io/http-client';
+import { redactText } from '../core/net/redact';
+import { knownSecrets } from './secrets';
 import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
@@ -73,7 +75,7 @@ export class ToolController implements vscode.Disposable {
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       const cancelled = abort.signal.aborted;
-      const message = cancelled ? 'Cancelled.' : err.message;
+      const message = cancelled ? 'Cancelled.' : redactText(err.message, knownSecrets());
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${message}`}`);
       const tool = parseToolCell(cell.document.getText()).call?.tool;
       const name = tool ? `${tool} ${cancelled ? 'cancelled' : 'failed'}` : 'GeoWeave';

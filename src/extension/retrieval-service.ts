@@ -9,12 +9,13 @@ import type { ManifestProblem } from '../core/manifests/types';
 import { formatProblem, problemMessage } from '../core/manifests/problem';
 import { config } from './config';
 import { coreLogger, Log } from './log';
-import { openaiKey } from './secrets';
+import { keyForEndpoint } from './secrets';
 
 export interface RetrievalDeps {
   extensionPath: string;
   storageDir: string;
   secrets: vscode.SecretStorage;
+  globalState: vscode.Memento;
   log: Log;
 }
 
@@ -52,10 +53,12 @@ export class RetrievalService implements vscode.Disposable {
     const { log } = this.deps;
     const started = Date.now();
     const workspaceDir = this.workspaceDir();
-    const key = await openaiKey(this.deps.secrets);
-    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), key);
+    // The key goes only to endpoints the user chose ('' = send none; see secrets.ts).
+    const keyDeps = { secrets: this.deps.secrets, globalState: this.deps.globalState, log };
+    const embedderKey = config.embedderKind() === 'openai' ? await keyForEndpoint(keyDeps, 'openai.baseURL') : '';
+    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), embedderKey);
     // The LLM is optional: both settings set turns it on; the core falls back on any failure.
-    const llm = config.llmBaseURL() && config.llmModel() ? { baseURL: config.llmBaseURL(), model: config.llmModel(), apiKey: key } : undefined;
+    const llm = config.llmBaseURL() && config.llmModel() ? { baseURL: config.llmBaseURL(), model: config.llmModel(), apiKey: await keyForEndpoint(keyDeps, 'llm.baseURL') } : undefined;
     const missing = embedder.kind === 'transformers' ? this.transformersRuntimeMissing() : undefined;
     if (missing) {
       void vscode.window.showWarningMessage(
