@@ -12,7 +12,7 @@ import { ToolGraph } from './manifests/graph';
 import { ToolIndex } from './index/tool-index';
 import { Bm25Index, analyze } from './index/bm25';
 import { allTexts } from './index/text';
-import { writeFileAtomic } from './index/fs-util';
+import { jsonErrorMessage, readRegularFile, writeFileAtomic } from './index/fs-util';
 import { IntentionGraph } from './learning/intention-graph';
 import type { MemoryState } from './memory/types';
 import type { ComplementaryResult, DataContext, Feedback, ForwardResult, QueryExpansion } from './retrieval/types';
@@ -176,13 +176,11 @@ export class GeoWeave {
     let state: unknown;
     if (!refit && fs.existsSync(file)) {
       try {
-        const size = fs.statSync(file).size;
-        if (size > MAX_EMBEDDER_STATE_BYTES) throw new Error(`${size} bytes, more than an embedder state ever holds`);
-        const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const json = JSON.parse(readRegularFile(file, MAX_EMBEDDER_STATE_BYTES).toString('utf8'));
         this.embedder = (e.constructor as unknown as { fromJSON(s: unknown): Embedder }).fromJSON(json);
         state = json;
       } catch (err) {
-        this.log('warn', `embedder state ${file} unreadable (${(err as Error).message}); refitting`);
+        this.log('warn', `embedder state ${file} unreadable (${jsonErrorMessage(err)}); refitting`);
       }
     }
     if (state === undefined) {

@@ -68,3 +68,21 @@ test('header fields, truncation and link levels are checked against the file siz
   assert.throws(() => checkHnswFile(s.buf, { ...expect, dimension: expect.dimension + 1 }), /sizeDataPerElement/);
   assert.throws(() => checkHnswFile(s.buf, { ...expect, labels: [...expect.labels.slice(1), 99_999] }), /label 99999 missing/);
 });
+
+test('index files that are symlinks to devices are refused quickly and rebuilt over (the link, not its target)', async () => {
+  const s = await builtState();
+  fs.rmSync(s.file);
+  fs.symlinkSync('/dev/zero', s.file);
+  const vectors = path.join(s.dir, 'tools.vectors');
+  const victim = path.join(tmpDir(), 'victim.bin');
+  fs.writeFileSync(victim, 'keep me');
+  fs.rmSync(vectors);
+  fs.symlinkSync(victim, vectors);
+  const t0 = Date.now();
+  const r = suggestInChild(s.dir);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(Date.now() - t0 < 30_000);
+  assert.match(r.stderr, /symbolic link|not a regular file|checksum/);
+  assert.ok(fs.lstatSync(s.file).isFile() && fs.lstatSync(vectors).isFile());
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'keep me');
+});

@@ -121,3 +121,44 @@ test('a lock left by a process that died is broken; a live one makes the save wa
   assert.ok(sink.warnings().some((w) => w.includes('cannot save learned state') && w.includes(notDir)));
   assert.ok(g.transition('a', 'b') > 0);
 });
+
+test('state files that are symlinks (to /dev/zero, to a key elsewhere) or FIFOs are refused, not followed', () => {
+  const dir = tmpDir();
+  const secret = path.join(tmpDir(), 'id_rsa');
+  fs.writeFileSync(secret, 'PRIVATE-KEY-MATERIAL');
+  fs.symlinkSync(secret, path.join(dir, LEARNED_FILE));
+  const sink = logSink();
+  IntentionGraph.load(dir, { log: sink.log });
+  assert.ok(sink.warnings().some((w) => w.includes('is a symbolic link')), sink.warnings().join('\n'));
+  assert.ok(!sink.warnings().some((w) => w.includes('PRIVATE-KEY')));
+  fs.rmSync(path.join(dir, LEARNED_FILE));
+  fs.symlinkSync('/dev/zero', path.join(dir, LEARNED_FILE));
+  const t0 = Date.now();
+  const g = IntentionGraph.load(dir, { log: sink.log });
+  assert.ok(Date.now() - t0 < 2000);
+  g.recordTrajectory([], ['a', 'b']);
+  assert.ok(g.save(sink.log));
+  assert.ok(fs.lstatSync(path.join(dir, LEARNED_FILE)).isFile(), 'the symlink was moved aside, not written through');
+  assert.equal(fs.readFileSync(secret, 'utf8'), 'PRIVATE-KEY-MATERIAL');
+  if (process.platform !== 'win32' && spawnSyncOk('mkfifo', [path.join(dir, 'fifo')])) {
+    fs.rmSync(path.join(dir, LEARNED_FILE));
+    fs.renameSync(path.join(dir, 'fifo'), path.join(dir, LEARNED_FILE));
+    const t1 = Date.now();
+    IntentionGraph.load(dir, { log: sink.log });
+    assert.ok(Date.now() - t1 < 2000, 'a FIFO does not block the read');
+    assert.ok(sink.warnings().some((w) => w.includes('not a regular file')));
+  }
+});
+
+test('a lock that claims a far-future time is judged by its file age, so a planted one cannot block forever', () => {
+  const dir = tmpDir();
+  const lock = path.join(dir, 'x.lock');
+  fs.writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', time: Date.UTC(3000, 0, 1), token: 'planted' }));
+  const old = new Date(Date.now() - 60_000);
+  fs.utimesSync(lock, old, old);
+  assert.equal(withFileLock(lock, () => 'ok', 1000), 'ok');
+});
+
+function spawnSyncOk(cmd: string, args: string[]): boolean {
+  return require('child_process').spawnSync(cmd, args).status === 0;
+}

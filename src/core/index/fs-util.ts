@@ -43,6 +43,46 @@ function syncDir(dir: string): void {
   }
 }
 
+/**
+ * Reads a state file only if it is a regular file of at most `maxBytes`: a symlink (to /dev/zero,
+ * to a key elsewhere), a FIFO or a device in a state folder that came with a repository is refused
+ * instead of followed, hanging or filling memory.
+ */
+export function readRegularFile(file: string, maxBytes: number): Buffer {
+  const noFollow = process.platform === 'win32' ? 0 : fs.constants.O_NOFOLLOW;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | noFollow | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${file} is a symbolic link; state files must be regular files`);
+    throw e;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    if (st.size > maxBytes) throw new Error(`${file} is ${st.size} bytes, more than ${maxBytes} expected at most`);
+    const buf = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < buf.length) {
+      const n = fs.readSync(fd, buf, off, buf.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === buf.length ? buf : buf.subarray(0, off);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Largest index, vectors or projection file read (a catalog of 200k texts at 1024 dimensions). */
+export const MAX_INDEX_FILE_BYTES = 1 << 30;
+
 export function fileSha256(file: string): string {
-  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  return createHash('sha256').update(readRegularFile(file, MAX_INDEX_FILE_BYTES)).digest('hex');
+}
+
+/** A JSON.parse message without the quoted piece of input it may carry (a file's first bytes). */
+export function jsonErrorMessage(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.replace(/, ".*"(\.\.\.)? is not valid JSON$/s, '').replace(/^(Unexpected token .*?), ".*$/s, '$1');
 }

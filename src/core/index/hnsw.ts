@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import { HierarchicalNSW } from 'hnswlib-node';
 import type { HnswParams, Neighbor, VectorIndex } from './vector-index';
 import { DEFAULT_HNSW } from './vector-index';
-import { tempPathFor } from './fs-util';
+import { MAX_INDEX_FILE_BYTES, readRegularFile, tempPathFor } from './fs-util';
 import { hnswFileProblem } from './hnsw-file';
 
 export class HnswIndex implements VectorIndex {
@@ -33,7 +33,7 @@ export class HnswIndex implements VectorIndex {
   static load(file: string, dimension: number, labels: number[], params: Partial<HnswParams> = {}): HnswIndex {
     const p = { ...DEFAULT_HNSW, ...params };
     const before = fs.statSync(file);
-    const problem = hnswFileProblem(fs.readFileSync(file), { dimension, M: p.M, efConstruction: p.efConstruction, labels });
+    const problem = hnswFileProblem(readRegularFile(file, MAX_INDEX_FILE_BYTES), { dimension, M: p.M, efConstruction: p.efConstruction, labels });
     if (problem) throw new Error(`${file}: not a usable index (${problem})`);
     const index = new HierarchicalNSW('cosine', dimension);
     index.readIndexSync(file, true);

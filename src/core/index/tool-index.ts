@@ -8,7 +8,7 @@ import { TwoStageIndex, twoStageOptions } from './two-stage';
 import type { FitInfo, TwoStageFiles, TwoStageOptions } from './two-stage';
 import type { HnswParams } from './vector-index';
 import type { ProjectionOptions } from './projection';
-import { fileSha256, writeFileAtomic } from './fs-util';
+import { fileSha256, jsonErrorMessage, readRegularFile, writeFileAtomic } from './fs-util';
 
 export const INDEX_FORMAT_VERSION = 2;
 
@@ -105,7 +105,7 @@ export class ToolIndex {
     const reason = opts.rebuild ? 'rebuild requested' : ti.tryLoad();
     let update: IndexUpdate;
     if (reason !== undefined) {
-      if (reason) opts.log?.('warn', `tool index ${ti.file}: ${reason}; rebuilding`);
+      if (reason) opts.log?.(opts.rebuild ? 'info' : 'warn', `tool index ${ti.file}: ${reason}; rebuilding`);
       else opts.log?.('info', `building the tool index in ${ti.file}`);
       await ti.rebuild(tools);
       update = { added: tools.map((t) => t.manifest.id), changed: [], removed: [], rebuilt: true, reason: reason || 'no index yet' };
@@ -128,11 +128,9 @@ export class ToolIndex {
     if (!fs.existsSync(this.fingerprintFile)) return fs.existsSync(this.file) ? 'fingerprint missing' : '';
     let fp: Fingerprint;
     try {
-      const size = fs.statSync(this.fingerprintFile).size;
-      if (size > MAX_FINGERPRINT_BYTES) return `fingerprint is ${size} bytes, more than one ever holds`;
-      fp = JSON.parse(fs.readFileSync(this.fingerprintFile, 'utf8'));
+      fp = JSON.parse(readRegularFile(this.fingerprintFile, MAX_FINGERPRINT_BYTES).toString('utf8'));
     } catch (e) {
-      return `fingerprint unreadable (${(e as Error).message})`;
+      return `fingerprint unreadable (${jsonErrorMessage(e)})`;
     }
     const malformed = fingerprintProblem(fp);
     if (malformed) return `fingerprint malformed (${malformed})`;

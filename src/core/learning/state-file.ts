@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { writeFileAtomic } from '../index/fs-util';
+import { jsonErrorMessage, readRegularFile, writeFileAtomic } from '../index/fs-util';
 import type { Case } from './similar-cases';
 
 const FORMAT_VERSION = 1;
@@ -96,9 +96,7 @@ export type LearnedRead = { state: LearnedStateData } | { missing: true } | { pr
 export function readLearnedState(file: string, maxCases = Infinity): LearnedRead {
   let text: string;
   try {
-    const size = fs.statSync(file).size;
-    if (size > MAX_LEARNED_BYTES) return { problem: `${file}: ${size} bytes, more than a learned state ever holds (${MAX_LEARNED_BYTES})` };
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularFile(file, MAX_LEARNED_BYTES).toString('utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
     return { problem: `${file}: cannot be read (${(e as Error).message})` };
@@ -107,7 +105,7 @@ export function readLearnedState(file: string, maxCases = Infinity): LearnedRead
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
-    return { problem: `${file}: not valid JSON (${(e as Error).message})` };
+    return { problem: `${file}: not valid JSON (${jsonErrorMessage(e)})` };
   }
   try {
     return { state: validateLearnedState(data, file, maxCases) };
@@ -279,21 +277,31 @@ function tryLock(lockFile: string, info: LockInfo): boolean {
   }
 }
 
+/** The lock's content; a lock that is not a small regular file with our fields reads as foreign (token ''). */
 function readLock(lockFile: string): LockInfo | undefined {
+  let text: string;
   try {
-    const o = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
-    if (o && typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.time === 'number' && typeof o.token === 'string') return o;
-    return { pid: -1, host: '', time: fs.statSync(lockFile).mtimeMs, token: '' };
-  } catch {
-    return undefined;
+    text = readRegularFile(lockFile, 4096).toString('utf8');
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { pid: -1, host: '', time: 0, token: '' };
   }
+  try {
+    const o = JSON.parse(text);
+    if (o && typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.time === 'number' && typeof o.token === 'string') return o;
+  } catch {
+    // half-written or foreign: judged by its age
+  }
+  return { pid: -1, host: '', time: 0, token: '' };
 }
 
+/** Dead holder on this host, or a lock file not touched for STALE_LOCK_MS (its mtime, not its claimed time). */
 function isStale(lockFile: string, holder: LockInfo): boolean {
   if (holder.host === os.hostname() && holder.pid > 0 && !alive(holder.pid)) return true;
-  let age = Date.now() - holder.time;
-  try { age = Math.min(age, Date.now() - fs.statSync(lockFile).mtimeMs); } catch { return false; }
-  return age > STALE_LOCK_MS;
+  try {
+    return Date.now() - fs.lstatSync(lockFile).mtimeMs > STALE_LOCK_MS;
+  } catch {
+    return false;
+  }
 }
 
 function alive(pid: number): boolean {

@@ -29,7 +29,7 @@ interface Folder { dir: string; source: ManifestSource; required: boolean }
 export const MAX_MANIFEST_BYTES = 256 * 1024;
 /** Examples indexed per tool (each becomes a vector); ours have at most a handful. */
 export const MAX_EXAMPLES = 50;
-/** Files and bytes read from one folder other than the builtin one (a cloned repository's `.geoweave/tools`). */
+/** Files and bytes read from the workspace's `.geoweave/tools` (it comes with whatever repository is opened). */
 export const MAX_FOLDER_FILES = 500;
 export const MAX_FOLDER_BYTES = 16 << 20;
 /** Ids that name members of every JavaScript object; tables keyed by tool id must never see them. */
@@ -53,6 +53,10 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
   for (const folder of folders) {
     if (!fs.existsSync(folder.dir)) {
       if (folder.required) problems.push({ file: folder.dir, path: '', severity: 'error', message: `manifest folder does not exist: ${folder.dir}` });
+      continue;
+    }
+    if (folder.source === 'workspace' && opts.workspaceDir && !insideFolder(folder.dir, opts.workspaceDir)) {
+      problems.push({ file: folder.dir, path: '', severity: 'warning', message: `${folder.dir} leads outside the workspace (a symbolic link); not read` });
       continue;
     }
     const budget = folderBudget(folder, problems);
@@ -112,11 +116,22 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
   return { tools, workflows, problems };
 }
 
+/** True when `dir`, symlinks resolved, lies inside `root`. */
+function insideFolder(dir: string, root: string): boolean {
+  try {
+    const rel = path.relative(fs.realpathSync.native(root), fs.realpathSync.native(dir));
+    return !rel.startsWith('..') && !path.isAbsolute(rel);
+  } catch {
+    return false;
+  }
+}
+
 /** How much more may be read from one folder (unlimited for the builtin catalog). */
 interface Budget { folder: string; files: number; bytes: number; problems: ManifestProblem[]; warned: boolean }
 
 function folderBudget(folder: Folder, problems: ManifestProblem[]): Budget {
-  const unlimited = folder.source === 'builtin';
+  // Only the folder that comes with the workspace is capped: extra folders are the user's choice (large catalogs live there).
+  const unlimited = folder.source !== 'workspace';
   return { folder: folder.dir, files: unlimited ? Infinity : MAX_FOLDER_FILES, bytes: unlimited ? Infinity : MAX_FOLDER_BYTES, problems, warned: false };
 }
 
