@@ -32,6 +32,38 @@ export function tempPathFor(file: string): string {
   return `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
+/**
+ * Removes temp files of `file` (`<file>.tmp-<pid>-…`, and `<file>.lock.<pid>-…` lock drafts) left
+ * by processes that died mid-write on this machine; those of live processes are left alone.
+ */
+export function removeStaleTemps(file: string): void {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(base + '.')) continue;
+    const m = /^\.(?:tmp-|lock\.)(\d+)-[0-9a-f]+$/.exec(name.slice(base.length));
+    if (!m || processAlive(Number(m[1]))) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** True when a process with this id runs on this machine (or may: no permission to ask). */
+export function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Flushes a folder's entries (the rename) where the platform allows it; best effort. */
 function syncDir(dir: string): void {
   if (process.platform === 'win32') return;

@@ -8,7 +8,7 @@ import { TwoStageIndex, twoStageOptions } from './two-stage';
 import type { FitInfo, TwoStageFiles, TwoStageOptions } from './two-stage';
 import type { HnswParams } from './vector-index';
 import type { ProjectionOptions } from './projection';
-import { fileSha256, jsonErrorMessage, readRegularFile, writeFileAtomic } from './fs-util';
+import { fileSha256, jsonErrorMessage, readRegularFile, removeStaleTemps, writeFileAtomic } from './fs-util';
 
 export const INDEX_FORMAT_VERSION = 2;
 
@@ -237,6 +237,7 @@ export class ToolIndex {
   private persist(): void {
     try {
       fs.mkdirSync(this.opts.stateDir, { recursive: true });
+      for (const f of [this.file, this.files.vectors, this.files.projection, this.fingerprintFile]) removeStaleTemps(f);
       this.hnsw.save(this.files);
       this.fp.indexSha256 = fileSha256(this.file);
       this.fp.vectorsSha256 = fileSha256(this.files.vectors);

@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { jsonErrorMessage, readRegularFile, writeFileAtomic } from '../index/fs-util';
+import { jsonErrorMessage, processAlive, readRegularFile, removeStaleTemps, writeFileAtomic } from '../index/fs-util';
 import type { Case } from './similar-cases';
 
 const FORMAT_VERSION = 1;
@@ -203,6 +203,8 @@ export interface SaveOptions {
 export function saveLearnedState(file: string, ours: LearnedStateData, base: LearnedStateData, opts: SaveOptions): LearnedStateData {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   return withFileLock(`${file}.lock`, () => {
+    removeStaleTemps(file);
+    removeStaleTemps(`${file}.lock`);
     const read = readLearnedState(file);
     let disk: LearnedStateData;
     if ('state' in read) disk = read.state;
@@ -264,7 +266,7 @@ export function withFileLock<T>(lockFile: string, fn: () => T, timeoutMs = 10_00
 }
 
 function tryLock(lockFile: string, info: LockInfo): boolean {
-  const tmp = `${lockFile}.${info.token}`;
+  const tmp = `${lockFile}.${info.pid}-${info.token}`;
   fs.writeFileSync(tmp, JSON.stringify(info), { flag: 'wx' });
   try {
     fs.linkSync(tmp, lockFile);
@@ -296,7 +298,7 @@ function readLock(lockFile: string): LockInfo | undefined {
 
 /** Dead holder on this host, or a lock file not touched for STALE_LOCK_MS (its mtime, not its claimed time). */
 function isStale(lockFile: string, holder: LockInfo): boolean {
-  if (holder.host === os.hostname() && holder.pid > 0 && !alive(holder.pid)) return true;
+  if (holder.host === os.hostname() && holder.pid > 0 && !processAlive(holder.pid)) return true;
   try {
     return Date.now() - fs.lstatSync(lockFile).mtimeMs > STALE_LOCK_MS;
   } catch {
@@ -304,18 +306,9 @@ function isStale(lockFile: string, holder: LockInfo): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Moves the stale lock away; if what was moved turns out to be a fresh lock (a race), puts it back. */
 function breakLock(lockFile: string, stale: LockInfo): void {
-  const moved = `${lockFile}.stale-${randomBytes(6).toString('hex')}`;
+  const moved = `${lockFile}.${process.pid}-${randomBytes(6).toString('hex')}`;
   try {
     fs.renameSync(lockFile, moved);
   } catch {
