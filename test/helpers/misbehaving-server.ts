@@ -5,7 +5,9 @@
  * answers 500 n times, then serves; `/reset` drops the connection; `/garbage` sends bytes that are
  * not HTTP; `/full/<name>` ignores Range; `/long/<name>` sends more than the range asked for;
  * `/badrange/<name>` answers with a wrong Content-Range; `/moved/<name>` redirects permanently to
- * `/ok/<name>`. Every request is counted by path.
+ * `/ok/<name>`; `/echo` quotes the Authorization header back in a 400; `/huge` streams an endless
+ * 200; `/json/<name>` answers canned malformed API bodies; `/tofile` redirects to file:///etc/passwd.
+ * Every request is counted by path.
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -29,12 +31,22 @@ export async function startMisbehavingServer(dir: string, opts: { dripMs?: numbe
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let buf = '';
+    let skip = 0;
     socket.on('data', (d) => {
       buf += d.toString('latin1');
-      let end: number;
-      while ((end = buf.indexOf('\r\n\r\n')) >= 0) {
+      for (;;) {
+        // A request body (the SDKs POST JSON) is skipped, not taken for the next request.
+        if (skip) {
+          const n = Math.min(skip, buf.length);
+          buf = buf.slice(n);
+          skip -= n;
+          if (skip) return;
+        }
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
         const head = buf.slice(0, end);
         buf = buf.slice(end + 4);
+        skip = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
         handle(socket, head);
       }
     });
@@ -62,7 +74,7 @@ export async function startMisbehavingServer(dir: string, opts: { dripMs?: numbe
     send(s, '206 Partial Content', { 'Content-Range': `bytes ${start}-${end}/${data.length}`, 'Accept-Ranges': 'bytes' }, data.subarray(start, end + 1));
   };
 
-  const handle = (s: net.Socket, head: string) => {
+  const handle = (s: net.Socket, head: string): void => {
     const [requestLine, ...headerLines] = head.split('\r\n');
     const url = requestLine.split(' ')[1] ?? '/';
     const parts = url.split('/').filter(Boolean);
@@ -99,10 +111,43 @@ export async function startMisbehavingServer(dir: string, opts: { dripMs?: numbe
         return serveFile(s, parts.slice(2).join('/'), range, 'ok');
       }
       case 'reset':
-        return s.resetAndDestroy();
+        s.resetAndDestroy();
+        return;
+      case 'echo': {
+        // A careless server quoting the request's credentials back in its error.
+        const auth = headerLines.find((l) => /^authorization:/i.test(l)) ?? 'none';
+        return send(s, '400 Bad Request', { 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ error: { message: `rejected ${auth} for ${url}` } })));
+      }
+      case 'huge': {
+        s.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+        // One whole chunk frame per write, so back-pressure never splits a frame.
+        const frame = Buffer.concat([Buffer.from(`${(1 << 20).toString(16)}\r\n`), Buffer.alloc(1 << 20, 32), Buffer.from('\r\n')]);
+        let sent = 0;
+        const pump = () => {
+          let more = true;
+          while (!s.destroyed && sent < 200 && more) { more = s.write(frame); sent++; }
+          if (!s.destroyed && sent < 200) s.once('drain', pump);
+          else if (!s.destroyed) s.end('0\r\n\r\n');
+        };
+        return pump();
+      }
+      case 'json': {
+        const bodies: Record<string, unknown> = {
+          nanvec: { object: 'list', data: [{ index: 0, embedding: [1, 'x', 3] }] },
+          wrongcount: { object: 'list', data: [] },
+          noindex: { object: 'list', data: [{ embedding: [1, 2, 3] }, { embedding: [1, 2, 3] }] },
+          nochoices: { id: 'x', choices: [] },
+          notjson: 'this is not { json',
+        };
+        const body = bodies[parts[1]] ?? {};
+        return send(s, '200 OK', { 'Content-Type': 'application/json' }, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
+      }
+      case 'tofile':
+        return send(s, '302 Found', { Location: 'file:///etc/passwd' });
       case 'garbage':
         s.write(Buffer.from('\x00\xff\x13GARBAGE not http at all\r\n\r\n\x01\x02'));
-        return s.end();
+        s.end();
+        return;
       default:
         return send(s, '404 Not Found', {});
     }

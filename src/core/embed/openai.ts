@@ -120,7 +120,9 @@ export class OpenAIEmbedder implements Embedder {
       return new Error(`the embeddings server at ${url} answered HTTP ${status ?? '?'}: ${String(detail).slice(0, 300)}`);
     }
     if (err instanceof Error && err.name === 'AbortError') return err;
-    return new Error(`the embeddings server at ${url} failed: ${err instanceof Error ? err.message : String(err)}`);
+    const cause = (err as { cause?: { message?: unknown } } | undefined)?.cause?.message;
+    const text = err instanceof Error ? err.message : String(err);
+    return new Error(`the embeddings server at ${url} failed: ${typeof cause === 'string' && cause !== text ? `${text} (${cause})` : text}`);
   }
 
   private async request(batch: string[], signal?: AbortSignal): Promise<Float32Array[]> {
