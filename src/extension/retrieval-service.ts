@@ -9,7 +9,8 @@ import type { ManifestProblem } from '../core/manifests/types';
 import { formatProblem, problemMessage } from '../core/manifests/problem';
 import { config } from './config';
 import { coreLogger, Log } from './log';
-import { keyForEndpoint } from './secrets';
+import { keyForEndpoint, knownSecrets } from './secrets';
+import { redactText } from '../core/net/redact';
 
 export interface RetrievalDeps {
   extensionPath: string;
@@ -96,7 +97,7 @@ export class RetrievalService implements vscode.Disposable {
           // A model that does not load (not downloaded, wrong folder) must not leave the panel without
           // suggestions: say why and use the builtin embedder, as when the runtime is missing.
           if (embedder.kind !== 'transformers' || abort.signal.aborted) throw e;
-          const why = e instanceof Error ? e.message : String(e);
+          const why = redactText(e instanceof Error ? e.message : String(e), knownSecrets());
           void vscode.window.showWarningMessage(`GeoWeave: the "transformers" embedder could not load: ${why}. Using the builtin embedder for now; fix the geoweave.transformers.* settings, then run "GeoWeave: Rebuild Tool Index".`);
           log.warn(`transformers embedder failed to load (${why}); falling back to builtin`);
           return openWith({ kind: 'builtin' });
