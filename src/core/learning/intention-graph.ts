@@ -3,7 +3,6 @@
  * success and failure counts that decay exponentially with time. Fed by executed trajectories and
  * explicit feedback; read by forward (affinities) and backward (transitions) scoring.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import { CaseIndex, Case } from './similar-cases';
 import { cloneLearnedState, emptyLearnedState, readLearnedState, saveLearnedState, savedBase } from './state-file';
