@@ -1,5 +1,7 @@
 /** `geoweave` command line: one table of commands, each in its own module under commands/. */
 import { parseArgs, UsageError, ParsedArgs } from './args';
+import { applyHttpOptions } from './http-options';
+import { redactText } from '../core/net/redact';
 
 export interface CliIO {
   out: (text: string) => void;
@@ -26,6 +28,7 @@ function usage(): string {
     ...lines,
     '',
     'common options: --manifests DIR (repeatable) --no-builtin --state DIR --embedder builtin|transformers|openai --practice FILE.jsonl | --no-practice',
+    'remote rasters: --http-connect-timeout S --http-idle-timeout S --http-timeout S --http-retries N (or GEOWEAVE_HTTP_CONNECT_TIMEOUT, _IDLE_TIMEOUT, _TIMEOUT, _RETRIES)',
   ].join('\n');
 }
 
@@ -40,16 +43,21 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.err(`geoweave: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  // Nothing secret reaches the terminal: URLs lose their credentials, keys are masked.
+  const secrets = [process.env.OPENAI_API_KEY];
+  const safe: CliIO = { out: io.out, err: (t) => io.err(redactText(t, secrets)) };
   try {
     const mod = await command.load();
-    return await mod.run(parseArgs(rest), io);
+    const args = parseArgs(rest);
+    applyHttpOptions(args);
+    return await mod.run(args, safe);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`geoweave ${name}: ${e.message}`);
+      safe.err(`geoweave ${name}: ${e.message}`);
       return 2;
     }
-    io.err(`geoweave ${name}: ${e instanceof Error ? e.message : String(e)}`);
-    if (process.env.GEOWEAVE_DEBUG && e instanceof Error) io.err(e.stack ?? '');
+    safe.err(`geoweave ${name}: ${e instanceof Error ? e.message : String(e)}`);
+    if (process.env.GEOWEAVE_DEBUG && e instanceof Error) safe.err(e.stack ?? '');
     return 1;
   }
 }

@@ -17,7 +17,7 @@ import { ToolGraph } from './manifests/graph';
 import { ToolIndex } from './index/tool-index';
 import { Bm25Index, analyze } from './index/bm25';
 import { allTexts } from './index/text';
-import { writeFileAtomic } from './index/fs-util';
+import { jsonErrorMessage, readRegularFile, writeFileAtomic } from './index/fs-util';
 import { IntentionGraph } from './learning/intention-graph';
 import type { MemoryState } from './memory/types';
 import type { ComplementaryResult, DataContext, Feedback, ForwardResult, QueryExpansion } from './retrieval/types';
@@ -77,6 +77,8 @@ function isFittable(e: Embedder): e is FittableEmbedder {
 }
 
 const EMBEDDER_STATE_FILE = 'embedder-state.json';
+/** The builtin embedder's fit on a large catalog stays near a few MB. */
+const MAX_EMBEDDER_STATE_BYTES = 64 << 20;
 
 export class GeoWeave {
   private _tools: LoadedManifest[] = [];
@@ -188,11 +190,11 @@ export class GeoWeave {
     let state: unknown;
     if (!refit && fs.existsSync(file)) {
       try {
-        const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const json = JSON.parse(readRegularFile(file, MAX_EMBEDDER_STATE_BYTES).toString('utf8'));
         this.embedder = (e.constructor as unknown as { fromJSON(s: unknown): Embedder }).fromJSON(json);
         state = json;
       } catch (err) {
-        this.log('warn', `embedder state ${file} unreadable (${(err as Error).message}); refitting`);
+        this.log('warn', `embedder state ${file} unreadable (${jsonErrorMessage(err)}); refitting`);
       }
     }
     if (state === undefined) {
@@ -300,10 +302,10 @@ export class GeoWeave {
     this.ctx.learned.save(this.opts.log);
   }
 
-  /** Learns many trajectories and saves once (CLI `learn`, evaluation). */
-  async recordTrajectories(items: { task: string; tools: string[]; ok?: boolean }[]): Promise<void> {
+  /** Learns many trajectories and saves once (CLI `learn`, evaluation); false when the save failed (logged). */
+  async recordTrajectories(items: { task: string; tools: string[]; ok?: boolean }[]): Promise<boolean> {
     for (const it of items) this.ctx.learned.recordTrajectory(parseQuery(it.task).terms, it.tools, it.ok ?? true, it.task);
-    this.ctx.learned.save(this.opts.log);
+    return this.ctx.learned.save(this.opts.log);
   }
 
   /** Re-reads manifest folders and updates the index incrementally. */

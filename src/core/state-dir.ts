@@ -3,17 +3,25 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-export function ensureStateDir(dir: string, log?: (level: 'info' | 'warn' | 'error', msg: string) => void): string {
+/** Why `dir` cannot hold GeoWeave's state (created when missing), or undefined when it can. */
+export function stateDirProblem(dir: string): string | undefined {
   try {
+    if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) return 'it is a file, not a folder';
     fs.mkdirSync(dir, { recursive: true });
-    const probe = path.join(dir, `.probe-${process.pid}`);
-    fs.writeFileSync(probe, '');
+    const probe = path.join(dir, `.probe-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+    fs.writeFileSync(probe, '', { flag: 'wx' });
     fs.unlinkSync(probe);
     fs.readdirSync(dir);
-    return dir;
+    return undefined;
   } catch (e) {
-    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-state-'));
-    log?.('warn', `state folder ${dir} is unusable (${(e as Error).message}); using a fresh one at ${fresh}`);
-    return fresh;
+    return (e as Error).message;
   }
+}
+
+export function ensureStateDir(dir: string, log?: (level: 'info' | 'warn' | 'error', msg: string) => void): string {
+  const problem = stateDirProblem(dir);
+  if (!problem) return dir;
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-state-'));
+  log?.('warn', `state folder ${dir} is unusable (${problem}); using a fresh one at ${fresh}`);
+  return fresh;
 }

@@ -14,6 +14,8 @@ import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { WorkspaceData } from './workspace-data';
 import { activeNotebookEditor, appendToolCells, createNotebookFile, currentNotebook, earlierCells, editorFor, isGeoNotebook, memoryOf, setMemory } from './notebook-session';
+import { redactText } from '../core/net/redact';
+import { knownSecrets } from './secrets';
 
 interface NotebookView {
   forward?: ForwardResult;
@@ -104,7 +106,8 @@ export class Assistant implements vscode.Disposable {
     try {
       return await work();
     } catch (e) {
-      this.error = (e as Error).message;
+      // Shown in the panel: no URL credentials or keys (the log line below is redacted by the log).
+      this.error = redactText((e as Error).message, knownSecrets());
       this.log.error(`${message}: ${(e as Error).stack ?? e}`);
       return undefined;
     } finally {

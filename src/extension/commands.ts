@@ -12,6 +12,7 @@ import { promptOpenaiKey } from './secrets';
 import { createNotebookFile, currentNotebook } from './notebook-session';
 import { stableStringify } from '../core/notebook/notebook-file';
 import { PANEL_VIEW_ID } from './panel';
+import { writeFileAtomic } from '../core/index/fs-util';
 
 export interface CommandDeps {
   retrieval: RetrievalService;
@@ -167,8 +168,7 @@ async function newManifest(d: CommandDeps): Promise<void> {
     runner: { type: 'process', command: 'gdal_translate', args: ['{image}', '{out}'] },
   };
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file + '.tmp', stableStringify(scaffold));
-  fs.renameSync(file + '.tmp', file);
+  writeFileAtomic(file, stableStringify(scaffold));
   // Index it now: a file watcher can miss a file written into a folder it has not seen yet.
   await d.retrieval.reload().catch((e) => d.log.error(`reload after New Tool Manifest failed: ${(e as Error).message}`));
   await vscode.window.showTextDocument(vscode.Uri.file(file));

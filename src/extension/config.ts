@@ -2,8 +2,12 @@
 import * as vscode from 'vscode';
 import * as path from 'path';
 import type { EmbedderConfig } from '../core/embed/types';
+import type { SettingLayers } from '../core/net/endpoint-trust';
 
 export type EmbedderKind = 'builtin' | 'transformers' | 'openai';
+
+/** Settings that name a server the API key may be sent to. */
+export type EndpointSetting = 'openai.baseURL' | 'llm.baseURL';
 
 function section(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('geoweave');
@@ -56,6 +60,34 @@ export const config = {
   },
   llmModel(): string {
     return section().get<string>('llm.model', '');
+  },
+  /** Timeouts and retries for remote rasters (COG URLs). */
+  http(): { connectTimeoutSeconds: number; idleTimeoutSeconds: number; timeoutSeconds: number; retries: number } {
+    const positive = (k: string, d: number) => {
+      const v = section().get<number>(k, d);
+      return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d;
+    };
+    const retries = section().get<number>('http.retries', 3);
+    return {
+      connectTimeoutSeconds: positive('http.connectTimeoutSeconds', 10),
+      idleTimeoutSeconds: positive('http.idleTimeoutSeconds', 30),
+      timeoutSeconds: positive('http.timeoutSeconds', 120),
+      retries: typeof retries === 'number' && Number.isFinite(retries) ? Math.min(10, Math.max(0, Math.floor(retries))) : 3,
+    };
+  },
+  /**
+   * Where an endpoint setting's value comes from. In an untrusted workspace VS Code ignores the
+   * workspace's value of a restricted setting, and so does this.
+   */
+  endpointLayers(setting: EndpointSetting): SettingLayers {
+    const i = section().inspect<string>(setting);
+    const trusted = vscode.workspace.isTrusted;
+    return {
+      defaultValue: i?.defaultValue,
+      globalValue: i?.globalValue,
+      workspaceValue: trusted ? i?.workspaceValue : undefined,
+      workspaceFolderValue: trusted ? i?.workspaceFolderValue : undefined,
+    };
   },
   /** The embedder configuration for the core; the API key comes from SecretStorage. */
   embedder(defaultCacheDir: string, openaiKey?: string): EmbedderConfig {

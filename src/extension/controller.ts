@@ -11,6 +11,9 @@ import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
 import { RUN_KEY } from '../core/notebook/session';
 import { runProcessTool } from '../core/notebook/process-runner';
+import { setHttpOptions } from '../core/raster/io/http-client';
+import { redactText } from '../core/net/redact';
+import { knownSecrets } from './secrets';
 import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
@@ -72,7 +75,7 @@ export class ToolController implements vscode.Disposable {
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       const cancelled = abort.signal.aborted;
-      const message = cancelled ? 'Cancelled.' : err.message;
+      const message = cancelled ? 'Cancelled.' : redactText(err.message, knownSecrets());
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${message}`}`);
       const tool = parseToolCell(cell.document.getText()).call?.tool;
       const name = tool ? `${tool} ${cancelled ? 'cancelled' : 'failed'}` : 'GeoWeave';
@@ -93,10 +96,11 @@ export class ToolController implements vscode.Disposable {
       throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
     }
     const call = parsed.call;
-    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index));
     const folder = vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
     const outDir = config.outputFolder(folder);
+    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outDir] });
     const engine = await rasterEngine();
+    setHttpOptions(config.http());
     const opts = { outDir, cwd: folder, signal };
     if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };
     const gw = await this.retrieval.get();

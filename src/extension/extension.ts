@@ -14,6 +14,8 @@ import { ToolCellLanguage } from './language-features';
 import { registerCommands } from './commands';
 import { registerStatus } from './status';
 import { registerManifestWatch } from './manifest-authoring';
+import { knownSecrets } from './secrets';
+import { writeFileAtomic } from '../core/index/fs-util';
 
 /** Set by the webpack banner at the first line of dist/extension.js. */
 declare const __geoweaveLoadStart: number | undefined;
@@ -22,9 +24,9 @@ const loaded = performance.now();
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
-  const log = createLog();
+  const log = createLog(knownSecrets);
   const storageDir = (context.storageUri ?? context.globalStorageUri).fsPath;
-  const retrieval = new RetrievalService({ extensionPath: context.extensionPath, storageDir, secrets: context.secrets, log });
+  const retrieval = new RetrievalService({ extensionPath: context.extensionPath, storageDir, secrets: context.secrets, globalState: context.globalState, log });
   const data = new WorkspaceData(log);
   const assistant = new Assistant(retrieval, data, log, context.workspaceState);
   const panel = new PanelProvider(context.extensionUri, assistant, log);
@@ -49,8 +51,7 @@ function recordActivation(dir: string, timing: { activationMs: number; loadMs: n
   try {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'activation.json');
-    fs.writeFileSync(file + '.tmp', JSON.stringify({ ...timing, time: new Date().toISOString() }) + '\n');
-    fs.renameSync(file + '.tmp', file);
+    writeFileAtomic(file, JSON.stringify({ ...timing, time: new Date().toISOString() }) + '\n');
   } catch {
     // Not being able to record a measurement must not break activation.
   }

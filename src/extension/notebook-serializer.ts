@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { parseNotebook, serializeNotebook } from '../core/notebook/notebook-file';
 import type { NotebookRecord } from '../core/notebook/types';
-import { runFromMetadata } from '../core/notebook/session';
+import { lastRunMarkdown, runFromMetadata } from '../core/notebook/session';
 
 export const NOTEBOOK_TYPE = 'geoweave-notebook';
 export const TOOL_LANGUAGE = 'geoweave-tool';
@@ -20,7 +20,7 @@ export class GeoNotebookSerializer implements vscode.NotebookSerializer {
       if (c.metadata) cell.metadata = c.metadata;
       const run = runFromMetadata(c.metadata);
       // The last result travels as a summary so a reopened notebook reads as it was left.
-      if (run?.ok) cell.outputs = [new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(`_Last run ${run.time}:_ ${run.summary}`, 'text/markdown')])];
+      if (run?.ok) cell.outputs = [new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(lastRunMarkdown(run), 'text/markdown')])];
       return cell;
     });
     const data = new vscode.NotebookData(cells);

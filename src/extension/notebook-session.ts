@@ -11,6 +11,7 @@ import { memoryFromMetadata, runFromMetadata, withMemory, RUN_KEY } from '../cor
 import { parseToolCell, cellName } from '../core/notebook/tool-cell';
 import { serializeNotebook } from '../core/notebook/notebook-file';
 import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
+import { writeFileAtomic } from '../core/index/fs-util';
 
 export function isGeoNotebook(nb: vscode.NotebookDocument | undefined): nb is vscode.NotebookDocument {
   return !!nb && nb.notebookType === NOTEBOOK_TYPE;
@@ -94,8 +95,8 @@ export async function createNotebookFile(dir: string, task = '', windowSize = 5,
   for (let i = 2; fs.existsSync(file); i++) file = path.join(dir, `${base}-${i}.geonb`);
   const intro = '# GeoWeave analysis\n\nDescribe your task in the GeoWeave panel, then insert and run the suggested tools.';
   const text = serializeNotebook({ metadata: withMemory({}, createMemory(task, windowSize)), cells: [{ kind: 'markdown', source: intro }] });
-  fs.writeFileSync(file + '.tmp', text);
-  fs.renameSync(file + '.tmp', file);
+  // A random exclusive temp name: a cloned repository may hold a symlink named like a predictable one.
+  writeFileAtomic(file, text);
   const doc = await vscode.workspace.openNotebookDocument(vscode.Uri.file(file));
   return vscode.window.showNotebookDocument(doc);
 }

@@ -9,12 +9,14 @@ import type { ManifestProblem } from '../core/manifests/types';
 import { formatProblem, problemMessage } from '../core/manifests/problem';
 import { config } from './config';
 import { coreLogger, Log } from './log';
-import { openaiKey } from './secrets';
+import { keyForEndpoint, knownSecrets } from './secrets';
+import { redactText } from '../core/net/redact';
 
 export interface RetrievalDeps {
   extensionPath: string;
   storageDir: string;
   secrets: vscode.SecretStorage;
+  globalState: vscode.Memento;
   log: Log;
 }
 
@@ -26,6 +28,7 @@ export class RetrievalService implements vscode.Disposable {
   private readonly problems = vscode.languages.createDiagnosticCollection('geoweave-manifests');
   private current?: GeoWeave;
   private readonly refitAbort = new AbortController();
+  private notedWorkspaceState = false;
 
   constructor(private readonly deps: RetrievalDeps) {}
 
@@ -52,10 +55,12 @@ export class RetrievalService implements vscode.Disposable {
     const { log } = this.deps;
     const started = Date.now();
     const workspaceDir = this.workspaceDir();
-    const key = await openaiKey(this.deps.secrets);
-    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), key);
+    // The key goes only to endpoints the user chose ('' = send none; see secrets.ts).
+    const keyDeps = { secrets: this.deps.secrets, globalState: this.deps.globalState, log };
+    const embedderKey = config.embedderKind() === 'openai' ? await keyForEndpoint(keyDeps, 'openai.baseURL') : '';
+    let embedder = config.embedder(path.join(this.deps.storageDir, 'models'), embedderKey);
     // The LLM is optional: both settings set turns it on; the core falls back on any failure.
-    const llm = config.llmBaseURL() && config.llmModel() ? { baseURL: config.llmBaseURL(), model: config.llmModel(), apiKey: key } : undefined;
+    const llm = config.llmBaseURL() && config.llmModel() ? { baseURL: config.llmBaseURL(), model: config.llmModel(), apiKey: await keyForEndpoint(keyDeps, 'llm.baseURL') } : undefined;
     const missing = embedder.kind === 'transformers' ? this.transformersRuntimeMissing() : undefined;
     if (missing) {
       void vscode.window.showWarningMessage(
@@ -93,12 +98,13 @@ export class RetrievalService implements vscode.Disposable {
           // A model that does not load (not downloaded, wrong folder) must not leave the panel without
           // suggestions: say why and use the builtin embedder, as when the runtime is missing.
           if (embedder.kind !== 'transformers' || abort.signal.aborted) throw e;
-          const why = e instanceof Error ? e.message : String(e);
+          const why = redactText(e instanceof Error ? e.message : String(e), knownSecrets());
           void vscode.window.showWarningMessage(`GeoWeave: the "transformers" embedder could not load: ${why}. Using the builtin embedder for now; fix the geoweave.transformers.* settings, then run "GeoWeave: Rebuild Tool Index".`);
           log.warn(`transformers embedder failed to load (${why}); falling back to builtin`);
           return openWith({ kind: 'builtin' });
         }
       });
+    this.noteWorkspaceState(workspaceDir);
     const s = gw.stats();
     log.info(`tool index ready in ${Date.now() - started} ms: ${s.tools} tools, ${s.workflows} workflows, embedder ${s.embedder} (${s.dimension}d), ${s.indexFile}`);
     this.current = gw;
@@ -117,6 +123,18 @@ export class RetrievalService implements vscode.Disposable {
       (st) => this.deps.log.info(st.report ? `fusion weights fitted on ${st.report.flows} flows in ${Math.round((Date.now() - started) / 100) / 10} s (out-of-fold next hit@3 ${st.report.next.before['hit@3']} → ${st.report.next.after['hit@3']})` : `fusion weights: prior kept (${st.reason})`),
       (e) => { if (!this.refitAbort.signal.aborted) this.deps.log.warn(`fusion fit failed: ${e instanceof Error ? e.message : String(e)}`); },
     );
+  }
+
+  /**
+   * A `.geoweave-state` folder in the workspace is the CLI's; a cloned repository can ship one, so
+   * the extension never reads it (its own state lives in the extension's storage). Said once.
+   */
+  private noteWorkspaceState(workspaceDir: string | undefined): void {
+    if (this.notedWorkspaceState || !workspaceDir) return;
+    const cliState = path.join(workspaceDir, '.geoweave-state');
+    if (!fs.existsSync(cliState)) return;
+    this.notedWorkspaceState = true;
+    this.deps.log.info(`${cliState} (the CLI's state folder) is ignored: the extension keeps its index and learned state in ${path.join(this.deps.storageDir, 'state')}, so state shipped with a repository is never loaded`);
   }
 
   /** What of the transformers runtime is missing: the packaged one sits in dist/node_modules (see

@@ -1,10 +1,65 @@
-/** The OpenAI API key lives in SecretStorage only, never in settings or logs. */
+/**
+ * The OpenAI API key lives in SecretStorage only, never in settings or logs, and goes only to an
+ * endpoint the user chose: the default or user settings, or one the user confirmed once.
+ */
 import * as vscode from 'vscode';
+import { endpointKey, keyDecision } from '../core/net/endpoint-trust';
+import { redactUrl } from '../core/net/redact';
+import { config, EndpointSetting } from './config';
 
 const KEY = 'geoweave.openai.apiKey';
+/** globalState: endpoints (see endpointKey) the user allowed to receive the key. */
+const CONFIRMED = 'geoweave.keyEndpoints';
+
+/** Keys read in this session, masked in every log line. */
+const known = new Set<string>();
+/** Endpoints refused in this session: asked once, not at every reload. */
+const declined = new Set<string>();
+
+export function knownSecrets(): string[] {
+  return [...known, process.env.OPENAI_API_KEY ?? ''].filter(Boolean);
+}
 
 export async function openaiKey(secrets: vscode.SecretStorage): Promise<string | undefined> {
-  return (await secrets.get(KEY)) || process.env.OPENAI_API_KEY || undefined;
+  const key = (await secrets.get(KEY)) || process.env.OPENAI_API_KEY || undefined;
+  if (key) known.add(key);
+  return key;
+}
+
+export interface KeyDeps {
+  secrets: vscode.SecretStorage;
+  /** Global (not workspace) state, so a repository cannot pre-confirm its own endpoint. */
+  globalState: vscode.Memento;
+  log: { warn(msg: string): void; info(msg: string): void };
+}
+
+/**
+ * The key for requests to the endpoint in `setting`, or '' (send none) when there is no key or the
+ * endpoint was set by the workspace and the user does not confirm it.
+ */
+export async function keyForEndpoint(d: KeyDeps, setting: EndpointSetting): Promise<string> {
+  const key = await openaiKey(d.secrets);
+  if (!key) return '';
+  const confirmed = d.globalState.get<string[]>(CONFIRMED, []);
+  const { url, decision } = keyDecision(config.endpointLayers(setting), confirmed);
+  if (decision === 'send') return key;
+  if (decision === 'never') return '';
+  const id = endpointKey(url);
+  if (declined.has(id)) return '';
+  const shown = redactUrl(url);
+  const send = 'Send the key';
+  const choice = await vscode.window.showWarningMessage(
+    `This folder's settings point geoweave.${setting} at ${shown}. Send your OpenAI API key there?`,
+    { modal: true, detail: 'The setting comes from the workspace (.vscode/settings.json), not from your user settings, so whoever wrote the folder chose this server. Without the key, GeoWeave still calls it, unauthenticated.' },
+    send, 'Without the key');
+  if (choice === send) {
+    await d.globalState.update(CONFIRMED, [...confirmed, id]);
+    d.log.info(`the API key may now be sent to ${shown} (confirmed for geoweave.${setting})`);
+    return key;
+  }
+  declined.add(id);
+  d.log.warn(`the API key is not sent to ${shown}: this workspace's settings chose it for geoweave.${setting}; set it in your user settings or confirm it to send the key`);
+  return '';
 }
 
 export async function promptOpenaiKey(secrets: vscode.SecretStorage): Promise<boolean> {
@@ -16,6 +71,9 @@ export async function promptOpenaiKey(secrets: vscode.SecretStorage): Promise<bo
   });
   if (key === undefined) return false;
   if (key.trim() === '') await secrets.delete(KEY);
-  else await secrets.store(KEY, key.trim());
+  else {
+    await secrets.store(KEY, key.trim());
+    known.add(key.trim());
+  }
   return true;
 }

@@ -22,14 +22,16 @@ test('references resolve to the nearest earlier cell of that name', () => {
     { name: 'ndvi', tool: 'ndvi', run: run('ndvi', { index: '/w/out/ndvi_1.tif' }) },
     { name: 'ndvi', tool: 'ndvi', run: run('ndvi', { index: '/w/out/ndvi_2.tif' }) },
   ];
-  const args = resolveReferences({ image: reference('ndvi', 'index'), images: [reference('ndvi', 'index'), 'x.tif'], op: 'gt' }, earlier);
+  const args = resolveReferences({ image: reference('ndvi', 'index'), images: [reference('ndvi', 'index'), 'x.tif'], op: 'gt' }, earlier, { roots: ['/w'] });
   assert.deepEqual(args, { image: '/w/out/ndvi_2.tif', images: ['/w/out/ndvi_2.tif', 'x.tif'], op: 'gt' });
 });
 
+const scope = { roots: ['/w'] };
+
 test('unresolvable references fail with a message that says what to do', () => {
-  assert.throws(() => resolveReferences({ image: reference('veg', 'index') }, []), /image: no earlier cell is named "veg" \(this is the first tool cell\)/);
-  assert.throws(() => resolveReferences({ image: reference('ndvi', 'index') }, [{ name: 'ndvi', tool: 'ndvi' }]), /cell "ndvi" has not run successfully yet; run it first/);
-  assert.throws(() => resolveReferences({ image: reference('ndvi', 'mask') }, [{ name: 'ndvi', tool: 'ndvi', run: run('ndvi', { index: 'a.tif' }) }]),
+  assert.throws(() => resolveReferences({ image: reference('veg', 'index') }, [], scope), /image: no earlier cell is named "veg" \(this is the first tool cell\)/);
+  assert.throws(() => resolveReferences({ image: reference('ndvi', 'index') }, [{ name: 'ndvi', tool: 'ndvi' }], scope), /cell "ndvi" has not run successfully yet; run it first/);
+  assert.throws(() => resolveReferences({ image: reference('ndvi', 'mask') }, [{ name: 'ndvi', tool: 'ndvi', run: run('ndvi', { index: 'a.tif' }) }], scope),
     /cell "ndvi" \(ndvi\) has no output "mask"; its outputs are index/);
 });
 

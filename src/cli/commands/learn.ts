@@ -1,21 +1,45 @@
 /** `geoweave learn --trajectories FILE.jsonl`: learns transitions and affinities from executed flows. */
 import { ParsedArgs, UsageError, opt } from '../args';
 import type { CliIO } from '../main';
-import { openFrom } from '../common';
-import { readTasks, missingIds } from '../../core/eval/tasks';
+import { openFrom, stateDirFrom } from '../common';
+import { readTasks } from '../../core/eval/tasks';
+import { stateDirProblem } from '../../core/state-dir';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const file = opt(args, 'trajectories');
   if (!file) throw new UsageError('usage: geoweave learn --trajectories FILE.jsonl (lines {"query", "flow": [tool ids], "ok"?})');
   const tasks = readTasks(file);
+  // Learning into a throwaway folder would look like success and keep nothing: refuse instead.
+  const stateDir = stateDirFrom(args);
+  const problem = stateDirProblem(stateDir);
+  if (problem) {
+    io.err(`geoweave learn: the state folder ${stateDir} is unusable (${problem}); nothing was learned. Fix its permissions or pass another --state DIR.`);
+    return 1;
+  }
   const gw = await openFrom(args, io);
   try {
-    const missing = missingIds(tasks, (id) => !!gw.getTool(id));
-    for (const m of missing) io.err(`warning: ${file}: unknown tool ${m}`);
-    const items = tasks.map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold }));
-    await gw.recordTrajectories(items);
+    const items: { task: string; tools: string[] }[] = [];
+    let skipped = 0;
+    for (const t of tasks) {
+      const tools = t.flow.length ? t.flow : t.gold;
+      const unknown = [...new Set(tools.filter((id) => !gw.getTool(id)))];
+      if (unknown.length) {
+        skipped++;
+        io.err(`warning: ${file}:${t.line}: unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; this trajectory is not learned (check the id or add its manifest with --manifests DIR)`);
+        continue;
+      }
+      items.push({ task: t.query, tools });
+    }
+    if (!items.length) {
+      io.err(`geoweave learn: nothing learned: every trajectory in ${file} names a tool the catalog does not have`);
+      return 1;
+    }
+    if (!(await gw.recordTrajectories(items))) {
+      io.err(`geoweave learn: the learned state in ${gw.stateFolder} could not be saved (see the warning above); nothing was learned`);
+      return 1;
+    }
     const s = gw.stats();
-    io.out(`learned ${items.length} trajectories; ${s.learnedTransitions} tool transitions known (state: ${gw.stateFolder})`);
+    io.out(`learned ${items.length} trajectories${skipped ? ` (skipped ${skipped} with unknown tools)` : ''}; ${s.learnedTransitions} tool transitions known (state: ${gw.stateFolder})`);
     // The flows changed: the fusion weights are refitted on them (skipped with --no-fit).
     if (!args.flags.has('no-fit')) {
       const st = await gw.refitFusion();

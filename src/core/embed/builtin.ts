@@ -137,13 +137,14 @@ export class BuiltinEmbedder implements Embedder {
         `builtin embedder state: written by ${String(s.id)}/${String(s.dimension)}, this is ${ID}/${DIMENSION}; rebuild the index`,
       );
     }
-    if (typeof s.docCount !== 'number' || s.docCount < 0 || !s.df || typeof s.df !== 'object') {
-      throw new Error('builtin embedder state: fields "docCount" (number) and "df" (object) are required');
+    if (!Number.isSafeInteger(s.docCount) || (s.docCount as number) < 0 || !s.df || typeof s.df !== 'object' || Array.isArray(s.df)) {
+      throw new Error('builtin embedder state: fields "docCount" (a whole number >= 0) and "df" (object) are required');
     }
     const e = new BuiltinEmbedder();
-    e.docCount = s.docCount;
+    e.docCount = s.docCount as number;
     for (const [k, v] of Object.entries(s.df)) {
-      if (typeof v !== 'number') throw new Error(`builtin embedder state: df["${k}"] must be a number`);
+      // A document frequency outside 0..docCount would give negative or infinite IDF weights.
+      if (!Number.isSafeInteger(v) || v < 0 || v > e.docCount) throw new Error(`builtin embedder state: df["${k}"] must be a whole number from 0 to docCount (${e.docCount})`);
       e.df.set(k, v);
     }
     return e;

@@ -1,5 +1,7 @@
 import OpenAI from 'openai';
 import type { Embedder, EmbedderConfig } from './types';
+import { boundedFetch } from '../net/bounded-fetch';
+import { redactText, redactUrl } from '../net/redact';
 
 export type OpenAIConfig = Extract<EmbedderConfig, { kind: 'openai' }>;
 
@@ -33,19 +35,38 @@ export class OpenAIEmbedder implements Embedder {
   private readonly client: OpenAI;
   private readonly batchSize: number;
 
+  /** The base URL as messages show it (never with credentials). */
+  private readonly server: string;
+  private readonly secret: string;
+
   private constructor(private readonly config: OpenAIConfig, options: OpenAIOptions) {
     if (!config.baseURL) throw new Error('embedder.openai.baseURL is empty: give the server URL, e.g. https://api.openai.com/v1');
+    let url: URL;
+    try {
+      url = new URL(config.baseURL);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    } catch {
+      throw new Error(`embedder.openai.baseURL "${redactText(config.baseURL).slice(0, 80)}" is not an http(s) URL, e.g. https://api.openai.com/v1`);
+    }
+    this.server = redactUrl(config.baseURL).replace(/\/+$/, '');
+    if (url.username || url.password) {
+      throw new Error(`embedder.openai.baseURL ${this.server} must not hold credentials (user:password@); the key goes in "GeoWeave: Set OpenAI API Key" or OPENAI_API_KEY`);
+    }
     if (!config.model) throw new Error('embedder.openai.model is empty: give an embedding model name');
     if (config.dimensions !== undefined && !(Number.isInteger(config.dimensions) && config.dimensions > 0)) {
       throw new Error(`embedder.openai.dimensions must be a positive integer, got ${String(config.dimensions)}`);
     }
-    // local servers often need no key; the SDK insists on one, so send a placeholder
-    const apiKey = config.apiKey || process.env.OPENAI_API_KEY || 'no-key';
+    // An empty apiKey means "send none" (the caller withheld it); only undefined falls back to the environment.
+    this.secret = (config.apiKey ?? process.env.OPENAI_API_KEY ?? '').trim();
     this.client = new OpenAI({
-      apiKey,
+      // The SDK insists on a key; without one, a placeholder and no Authorization header.
+      apiKey: this.secret || 'no-key',
+      defaultHeaders: this.secret ? undefined : { Authorization: null },
       baseURL: config.baseURL,
       maxRetries: options.maxRetries ?? 2,
       timeout: options.timeoutMs ?? 60_000,
+      fetch: boundedFetch(),
+      logLevel: 'off',
     });
     this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 64));
     this.dim = config.dimensions ?? 0;
@@ -65,7 +86,14 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private describe(err: unknown): Error {
-    const url = this.config.baseURL;
+    const e = this.describeRaw(err);
+    // Server texts and SDK messages may quote the URL or (some servers) the key.
+    e.message = redactText(e.message, [this.secret]);
+    return e;
+  }
+
+  private describeRaw(err: unknown): Error {
+    const url = this.server;
     if (err instanceof OpenAI.APIUserAbortError) {
       const e = new Error('embedding was cancelled');
       e.name = 'AbortError';
@@ -89,9 +117,12 @@ export class OpenAIEmbedder implements Embedder {
       }
       if (status === 429) return new Error(`the embeddings server at ${url} is rate limiting requests (HTTP 429); retry later`);
       const detail = (err.error as { message?: string } | undefined)?.message ?? err.message;
-      return new Error(`the embeddings server at ${url} answered HTTP ${status ?? '?'}: ${detail}`);
+      return new Error(`the embeddings server at ${url} answered HTTP ${status ?? '?'}: ${String(detail).slice(0, 300)}`);
     }
-    return err instanceof Error ? err : new Error(String(err));
+    if (err instanceof Error && err.name === 'AbortError') return err;
+    const cause = (err as { cause?: { message?: unknown } } | undefined)?.cause?.message;
+    const text = err instanceof Error ? err.message : String(err);
+    return new Error(`the embeddings server at ${url} failed: ${typeof cause === 'string' && cause !== text ? `${text} (${cause})` : text}`);
   }
 
   private async request(batch: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -109,15 +140,24 @@ export class OpenAIEmbedder implements Embedder {
     } catch (err) {
       throw this.describe(err);
     }
-    const url = this.config.baseURL;
-    const data = Array.isArray(res?.data) ? [...res.data].sort((a, b) => a.index - b.index) : [];
-    if (data.length !== batch.length) {
-      throw new Error(`the embeddings server at ${url} returned ${data.length} vectors for ${batch.length} texts`);
+    const url = this.server;
+    const items = Array.isArray(res?.data) ? res.data : [];
+    if (items.length !== batch.length) {
+      throw new Error(`the embeddings server at ${url} returned ${items.length} vectors for ${batch.length} texts`);
+    }
+    const data = new Array<(typeof items)[number]>(batch.length);
+    for (const d of items) {
+      const i = d?.index;
+      if (!Number.isInteger(i) || i < 0 || i >= batch.length || data[i]) throw new Error(`the embeddings server at ${url} returned vectors with missing or repeated "index" values`);
+      data[i] = d;
     }
     return data.map((d, i) => {
       const raw = d.embedding as unknown;
       if (!Array.isArray(raw) || raw.length === 0) {
         throw new Error(`the embeddings server at ${url} returned no float vector for text ${i} (expected encoding_format float)`);
+      }
+      if (!raw.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+        throw new Error(`the embeddings server at ${url} returned a vector with values that are not finite numbers for text ${i}`);
       }
       if (this.dim === 0) this.dim = raw.length;
       if (raw.length !== this.dim) {

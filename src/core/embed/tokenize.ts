@@ -38,8 +38,8 @@ function undouble(w: string): string {
 export function stem(word: string): string {
   let w = word;
   if (w.length <= 3 || /\d/.test(w)) return w;
-  const irr = IRREGULAR[w];
-  if (irr !== undefined) return irr;
+  // Own keys only: "constructor" or "tostring" must not find Object.prototype's members.
+  if (Object.hasOwn(IRREGULAR, w)) return IRREGULAR[w];
   // plurals
   if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y';
   else if (w.endsWith('sses')) w = w.slice(0, -2);

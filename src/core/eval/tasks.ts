@@ -15,7 +15,8 @@ export class TaskFileError extends Error {}
 export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
   const tasks: EvalTask[] = [];
   const ids = new Map<string, number>();
-  text.split(/\r?\n/).forEach((raw, i) => {
+  // A byte-order mark (Windows editors write one) is not part of the first line.
+  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((raw, i) => {
     const line = i + 1;
     if (!raw.trim()) return;
     let o: Record<string, unknown>;
@@ -40,6 +41,7 @@ export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
     ids.set(id, line);
     tasks.push({ id, query, gold: [...new Set(gold)], flow, line });
   });
+  if (!tasks.length) throw new TaskFileError(`${file}: no tasks (the file is empty or blank); write one JSON object per line: {"id", "query", "gold": [tool ids], "flow": [tool ids in order]}`);
   return tasks;
 }
 

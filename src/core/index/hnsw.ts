@@ -3,6 +3,8 @@ import * as fs from 'fs';
 import { HierarchicalNSW } from 'hnswlib-node';
 import type { HnswParams, Neighbor, VectorIndex } from './vector-index';
 import { DEFAULT_HNSW } from './vector-index';
+import { MAX_INDEX_FILE_BYTES, readRegularFile, tempPathFor } from './fs-util';
+import { hnswFileProblem } from './hnsw-file';
 
 export class HnswIndex implements VectorIndex {
   private index: HierarchicalNSW;
@@ -23,19 +25,25 @@ export class HnswIndex implements VectorIndex {
     return new HnswIndex(dimension, p, index);
   }
 
-  /** Loads a saved index; `labels` are the live labels recorded beside it. Throws when unreadable. */
+  /**
+   * Loads a saved index; `labels` are the live labels recorded beside it. The file is checked
+   * structurally first (see hnsw-file.ts), so a damaged or forged file throws here instead of
+   * crashing the process inside the addon.
+   */
   static load(file: string, dimension: number, labels: number[], params: Partial<HnswParams> = {}): HnswIndex {
     const p = { ...DEFAULT_HNSW, ...params };
+    const before = fs.statSync(file);
+    const problem = hnswFileProblem(readRegularFile(file, MAX_INDEX_FILE_BYTES), { dimension, M: p.M, efConstruction: p.efConstruction, labels });
+    if (problem) throw new Error(`${file}: not a usable index (${problem})`);
     const index = new HierarchicalNSW('cosine', dimension);
     index.readIndexSync(file, true);
-    if (index.getNumDimensions() !== dimension) throw new Error(`index dimension ${index.getNumDimensions()} != ${dimension}`);
+    const after = fs.statSync(file);
+    if (after.ino !== before.ino || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+      throw new Error(`${file} changed while it was being read`);
+    }
     index.setEf(p.ef); // ef is not persisted by hnswlib
     const h = new HnswIndex(dimension, p, index);
-    const stored = new Set(index.getIdsList());
-    for (const l of labels) {
-      if (!stored.has(l)) throw new Error(`label ${l} missing from the index file`);
-      h.live.add(l);
-    }
+    for (const l of labels) h.live.add(l);
     return h;
   }
 
@@ -88,10 +96,22 @@ export class HnswIndex implements VectorIndex {
     return [...this.live];
   }
 
-  /** Writes to `file` through a temp file and rename. */
+  /**
+   * Writes to `file` through a temp file and rename. The temp file is created exclusively under a
+   * random name first, so the addon never writes through a symlink planted in the folder.
+   */
   save(file: string): void {
-    const tmp = `${file}.tmp-${process.pid}`;
-    this.index.writeIndexSync(tmp);
-    fs.renameSync(tmp, file);
+    const tmp = tempPathFor(file);
+    try {
+      fs.closeSync(fs.openSync(tmp, 'wx', 0o644));
+      this.index.writeIndexSync(tmp);
+      // The addon does not report failed writes (a full disk leaves a short file): check before renaming.
+      const problem = hnswFileProblem(fs.readFileSync(tmp), { dimension: this.dimension, M: this.params.M, efConstruction: this.params.efConstruction, labels: [...this.live] });
+      if (problem) throw new Error(`writing the index failed (${problem}); is the disk full?`);
+      fs.renameSync(tmp, file);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
   }
 }

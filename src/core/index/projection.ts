@@ -65,6 +65,7 @@ export class Projection {
     if (buf.length !== inDim * outDim * 4) throw new Error(`projection file has ${buf.length} bytes, expected ${inDim * outDim * 4} (${inDim} x ${outDim} float32)`);
     const basis = new Float32Array(inDim * outDim);
     new Uint8Array(basis.buffer).set(buf);
+    if (!basis.every(Number.isFinite)) throw new Error('projection file holds non-finite values');
     return new Projection(inDim, outDim, basis, energy);
   }
 

@@ -8,7 +8,7 @@ import { TwoStageIndex, twoStageOptions } from './two-stage';
 import type { FitInfo, TwoStageFiles, TwoStageOptions } from './two-stage';
 import type { HnswParams } from './vector-index';
 import type { ProjectionOptions } from './projection';
-import { fileSha256, writeFileAtomic } from './fs-util';
+import { fileSha256, jsonErrorMessage, readRegularFile, removeStaleTemps, writeFileAtomic } from './fs-util';
 
 export const INDEX_FORMAT_VERSION = 2;
 
@@ -33,6 +33,8 @@ export const INDEX_FILE = 'tools.hnsw';
 export const VECTORS_FILE = 'tools.vectors';
 export const PROJECTION_FILE = 'tools.projection';
 export const FINGERPRINT_FILE = 'tools.index.json';
+/** A fingerprint lists a hash and labels per tool: tens of bytes per text, far below this. */
+const MAX_FINGERPRINT_BYTES = 256 << 20;
 
 /** Written beside the index; any mismatch with the current embedder/catalog triggers an update or rebuild. */
 export interface Fingerprint {
@@ -103,7 +105,7 @@ export class ToolIndex {
     const reason = opts.rebuild ? 'rebuild requested' : ti.tryLoad();
     let update: IndexUpdate;
     if (reason !== undefined) {
-      if (reason) opts.log?.('warn', `tool index ${ti.file}: ${reason}; rebuilding`);
+      if (reason) opts.log?.(opts.rebuild ? 'info' : 'warn', `tool index ${ti.file}: ${reason}; rebuilding`);
       else opts.log?.('info', `building the tool index in ${ti.file}`);
       await ti.rebuild(tools);
       update = { added: tools.map((t) => t.manifest.id), changed: [], removed: [], rebuilt: true, reason: reason || 'no index yet' };
@@ -126,11 +128,12 @@ export class ToolIndex {
     if (!fs.existsSync(this.fingerprintFile)) return fs.existsSync(this.file) ? 'fingerprint missing' : '';
     let fp: Fingerprint;
     try {
-      fp = JSON.parse(fs.readFileSync(this.fingerprintFile, 'utf8'));
+      fp = JSON.parse(readRegularFile(this.fingerprintFile, MAX_FINGERPRINT_BYTES).toString('utf8'));
     } catch (e) {
-      return `fingerprint unreadable (${(e as Error).message})`;
+      return `fingerprint unreadable (${jsonErrorMessage(e)})`;
     }
-    if (!fp || typeof fp !== 'object' || !fp.tools) return 'fingerprint malformed';
+    const malformed = fingerprintProblem(fp);
+    if (malformed) return `fingerprint malformed (${malformed})`;
     if (fp.formatVersion !== INDEX_FORMAT_VERSION) return `format version ${fp.formatVersion} != ${INDEX_FORMAT_VERSION}`;
     if (fp.embedder !== this.embedderId) return `built with embedder ${fp.embedder}, now ${this.embedderId}`;
     if (fp.dimension !== embedder.dimension) return `dimension ${fp.dimension} != ${embedder.dimension}`;
@@ -138,7 +141,6 @@ export class ToolIndex {
     if (fp.M !== p.hnsw.M || fp.efConstruction !== p.hnsw.efConstruction) return 'HNSW parameters changed';
     const po = fp.projectionOptions as Partial<ProjectionOptions> | undefined;
     if (!po || (Object.keys(p.projection) as (keyof ProjectionOptions)[]).some((k) => po[k] !== p.projection[k])) return 'projection parameters changed';
-    if (!fp.fit) return 'fingerprint malformed (no fit)';
     if (!fs.existsSync(this.file)) return 'index file missing';
     if (!fs.existsSync(this.files.vectors)) return 'vectors file missing';
     if (fp.projection && !fs.existsSync(this.files.projection)) return 'projection file missing';
@@ -235,6 +237,7 @@ export class ToolIndex {
   private persist(): void {
     try {
       fs.mkdirSync(this.opts.stateDir, { recursive: true });
+      for (const f of [this.file, this.files.vectors, this.files.projection, this.fingerprintFile]) removeStaleTemps(f);
       this.hnsw.save(this.files);
       this.fp.indexSha256 = fileSha256(this.file);
       this.fp.vectorsSha256 = fileSha256(this.files.vectors);
@@ -297,4 +300,40 @@ export class ToolIndex {
   }
 
   has(id: string): boolean { return id in this.fp.tools; }
+}
+
+/** What is wrong with a parsed fingerprint's shape (undefined when every field has its type). */
+export function fingerprintProblem(fp: unknown): string | undefined {
+  if (!fp || typeof fp !== 'object' || Array.isArray(fp)) return 'not an object';
+  const f = fp as Record<string, unknown>;
+  const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  for (const k of ['formatVersion', 'dimension', 'M', 'efConstruction', 'nextLabel'] as const) {
+    if (!isCount(f[k])) return `"${k}" must be a non-negative integer`;
+  }
+  for (const k of ['embedder', 'indexSha256', 'vectorsSha256'] as const) {
+    if (typeof f[k] !== 'string') return `"${k}" must be a string`;
+  }
+  if (!f.projectionOptions || typeof f.projectionOptions !== 'object') return '"projectionOptions" must be an object';
+  const fit = f.fit as Record<string, unknown> | undefined;
+  if (!fit || typeof fit !== 'object' || !isCount(fit.vectors) || !isCount(fit.nextLabel)) return '"fit" must hold the counts "vectors" and "nextLabel"';
+  if (f.projection !== undefined) {
+    const p = f.projection as Record<string, unknown>;
+    if (!p || typeof p !== 'object' || p.method !== 'pca' || !isCount(p.dimension) || !(p.dimension as number > 0) || (p.dimension as number) >= (f.dimension as number) ||
+      typeof p.energy !== 'number' || !Number.isFinite(p.energy) || typeof p.sha256 !== 'string') {
+      return '"projection" must be {method: "pca", dimension below the embedder\'s, energy, sha256}';
+    }
+  }
+  const tools = f.tools as Record<string, unknown> | undefined;
+  if (!tools || typeof tools !== 'object' || Array.isArray(tools)) return '"tools" must be an object';
+  const seen = new Set<number>();
+  for (const [id, t] of Object.entries(tools)) {
+    const e = t as { hash?: unknown; labels?: unknown } | null;
+    if (!e || typeof e !== 'object' || typeof e.hash !== 'string' || !Array.isArray(e.labels)) return `tools["${id}"] must be {hash, labels}`;
+    for (const l of e.labels) {
+      if (!isCount(l) || (l as number) >= (f.nextLabel as number)) return `tools["${id}"].labels holds ${JSON.stringify(l)}, not a label below nextLabel`;
+      if (seen.has(l as number)) return `label ${l} is recorded twice`;
+      seen.add(l as number);
+    }
+  }
+  return undefined;
 }

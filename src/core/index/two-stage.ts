@@ -9,7 +9,7 @@ import { DEFAULT_PROJECTION, fitPca, Projection } from './projection';
 import type { ProjectionOptions } from './projection';
 import type { HnswParams, Neighbor, VectorIndex } from './vector-index';
 import { DEFAULT_HNSW } from './vector-index';
-import { writeFileAtomic } from './fs-util';
+import { MAX_INDEX_FILE_BYTES, readRegularFile, writeFileAtomic } from './fs-util';
 import { topK } from './exact';
 import { VectorStore } from './vector-store';
 
@@ -80,9 +80,9 @@ export class TwoStageIndex implements VectorIndex {
    * any file is unreadable or inconsistent.
    */
   static load(files: TwoStageFiles, dimension: number, labels: number[], options: TwoStageOptions, fit: FitInfo, projection?: { dimension: number; energy: number }): TwoStageIndex {
-    const proj = projection ? Projection.fromBuffer(fs.readFileSync(files.projection), dimension, projection.dimension, projection.energy) : undefined;
+    const proj = projection ? Projection.fromBuffer(readRegularFile(files.projection, MAX_INDEX_FILE_BYTES), dimension, projection.dimension, projection.energy) : undefined;
     const graph = HnswIndex.load(files.graph, proj?.outDim ?? dimension, labels, { ...options.hnsw });
-    const buf = fs.readFileSync(files.vectors);
+    const buf = readRegularFile(files.vectors, MAX_INDEX_FILE_BYTES);
     if (buf.length < 16) throw new Error(`${files.vectors}: too short for a vectors file`);
     const head = new Uint32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + 16));
     const [magic, dim, count] = head;
@@ -93,7 +93,8 @@ export class TwoStageIndex implements VectorIndex {
     const stored = new Uint32Array(body.buffer, 0, count);
     const rows = new Float32Array(body.buffer, count * 4, count * dim);
     const want = new Set(labels);
-    if (count !== want.size || !Array.from(stored).every((l) => want.has(l))) throw new Error(`${files.vectors}: its labels do not match the index`);
+    if (count !== want.size || new Set(stored).size !== count || !Array.from(stored).every((l) => want.has(l))) throw new Error(`${files.vectors}: its labels do not match the index`);
+    if (!rows.every(Number.isFinite)) throw new Error(`${files.vectors}: holds non-finite values`);
     const ix = new TwoStageIndex(dimension, graph, proj, options, { ...fit }, 0);
     ix.store = VectorStore.from(dimension, Array.from(stored), rows);
     return ix;

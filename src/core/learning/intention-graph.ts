@@ -3,13 +3,12 @@
  * success and failure counts that decay exponentially with time. Fed by executed trajectories and
  * explicit feedback; read by forward (affinities) and backward (transitions) scoring.
  */
-import * as fs from 'fs';
 import * as path from 'path';
-import { writeFileAtomic } from '../index/fs-util';
 import { CaseIndex, Case } from './similar-cases';
 import { FlowSequences } from './sequences';
 import { ToolClassifier } from './tool-classifier';
 import { NextStepModel } from './next-step-model';
+import { cloneLearnedState, emptyLearnedState, readLearnedState, saveLearnedState, savedBase } from './state-file';
 
 export const LEARNED_FILE = 'learned.json';
 const FORMAT_VERSION = 1;
@@ -60,7 +59,7 @@ export class IntentionGraph {
 
   constructor(readonly file: string | undefined, opts: IntentionGraphOptions = {}, state?: LearnedState) {
     this.now = opts.now ?? Date.now;
-    this.state = state ?? { version: FORMAT_VERSION, halfLifeDays: opts.halfLifeDays ?? 90, transitions: {}, affinities: {} };
+    this.state = state ?? emptyLearnedState(opts.halfLifeDays ?? 90);
     if (opts.halfLifeDays) this.state.halfLifeDays = opts.halfLifeDays;
   }
 
@@ -87,31 +86,40 @@ export class IntentionGraph {
     return this.prior ? countPairs(this.prior.transitions) : 0;
   }
 
-  /** Loads `learned.json` from `stateDir`; a missing file is fresh, an unreadable one is fresh with a warning. */
+  /**
+   * Loads `learned.json` from `stateDir`; a missing file is fresh. A file that fails validation is
+   * fresh with a warning naming the field; it is left in place and moved to a timestamped backup
+   * at the next save, never overwritten.
+   */
   static load(stateDir: string | undefined, opts: IntentionGraphOptions = {}): IntentionGraph {
-    if (!stateDir) return new IntentionGraph(undefined, opts);
+    const fresh = () => emptyLearnedState(opts.halfLifeDays ?? 90);
+    if (!stateDir) return new IntentionGraph(undefined, opts, fresh());
     const file = path.join(stateDir, LEARNED_FILE);
-    if (!fs.existsSync(file)) return new IntentionGraph(file, opts);
-    try {
-      const data = JSON.parse(fs.readFileSync(file, 'utf8')) as LearnedState;
-      if (!data || data.version !== FORMAT_VERSION || typeof data.transitions !== 'object' || typeof data.affinities !== 'object') {
-        throw new Error(`unexpected format (version ${(data as LearnedState)?.version})`);
-      }
-      return new IntentionGraph(file, opts, data);
-    } catch (e) {
-      opts.log?.('warn', `learned state ${file} is unreadable (${(e as Error).message}); starting fresh`);
-      return new IntentionGraph(file, opts);
-    }
+    const read = readLearnedState(file, MAX_CASES);
+    if ('problem' in read) opts.log?.('warn', `learned state unreadable: ${read.problem}; starting fresh (the file is moved aside, not overwritten, at the next save)`);
+    const g = new IntentionGraph(file, opts, 'state' in read ? read.state : fresh());
+    savedBase.set(g, cloneLearnedState(g.state));
+    return g;
   }
 
-  /** Writes through a temp file and rename; failures are reported, not thrown. */
-  save(log?: IntentionGraphOptions['log']): void {
-    if (!this.file) return;
+  /**
+   * Saves under a lock, merged with what other processes saved since this one last read the file
+   * (their updates are kept, and this graph sees them from now on). Written through a temp file
+   * and rename. Failures are reported, not thrown; returns whether the state was saved.
+   */
+  save(log?: IntentionGraphOptions['log']): boolean {
+    if (!this.file) return true;
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      writeFileAtomic(this.file, JSON.stringify(this.state) + '\n');
+      const base = savedBase.get(this) ?? emptyLearnedState(this.state.halfLifeDays);
+      const merged = saveLearnedState(this.file, this.state, base, { maxCases: MAX_CASES, log });
+      savedBase.set(this, cloneLearnedState(merged));
+      this.state = merged;
+      this.dirtyTotals = true;
+      this.caseIndex = undefined;
+      return true;
     } catch (e) {
       log?.('warn', `cannot save learned state to ${this.file}: ${(e as Error).message}`);
+      return false;
     }
   }
 
@@ -126,7 +134,7 @@ export class IntentionGraph {
 
   private bump(table: Record<string, Record<string, Counts>>, a: string, b: string, ok: boolean, weight: number): void {
     const now = this.now();
-    const row = (table[a] ??= {});
+    const row = (table[a] ??= Object.create(null) as Record<string, Counts>);
     const c = (row[b] ??= { s: 0, f: 0, t: now });
     const k = this.decayFactor(c.t, now);
     c.s *= k;

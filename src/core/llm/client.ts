@@ -1,5 +1,6 @@
 /** Optional LLM layer: a small client for any OpenAI-compatible chat server. */
 import OpenAI from 'openai';
+import { boundedFetch } from '../net/bounded-fetch';
 
 /** Where the optional LLM lives. */
 export interface LlmConfig {
@@ -96,6 +97,7 @@ export class LlmClient {
       timeout: timeoutMs,
       maxRetries: 0,
       logLevel: 'off',
+      fetch: boundedFetch(),
     });
   }
 

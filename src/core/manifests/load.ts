@@ -26,6 +26,16 @@ export interface Catalog {
 
 interface Folder { dir: string; source: ManifestSource; required: boolean }
 
+/** Our largest manifest is a few KB: a file far larger is not a tool description. */
+export const MAX_MANIFEST_BYTES = 256 * 1024;
+/** Examples indexed per tool (each becomes a vector); ours have at most a handful. */
+export const MAX_EXAMPLES = 50;
+/** Files and bytes read from the workspace's `.geoweave/tools` (it comes with whatever repository is opened). */
+export const MAX_FOLDER_FILES = 500;
+export const MAX_FOLDER_BYTES = 16 << 20;
+/** Ids that name members of every JavaScript object; tables keyed by tool id must never see them. */
+const RESERVED_IDS = new Set(['__proto__', 'constructor', 'prototype']);
+
 export function loadCatalog(opts: LoadOptions = {}): Catalog {
   const problems: ManifestProblem[] = [];
   const builtin = opts.builtinDir ?? builtinManifestDir();
@@ -46,21 +56,35 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       if (folder.required) problems.push({ file: folder.dir, path: '', severity: 'error', message: `manifest folder does not exist: ${folder.dir}` });
       continue;
     }
-    for (const file of jsonFiles(folder.dir)) {
+    if (folder.source === 'workspace' && opts.workspaceDir && !insideFolder(folder.dir, opts.workspaceDir)) {
+      problems.push({ file: folder.dir, path: '', severity: 'warning', message: `${folder.dir} leads outside the workspace (a symbolic link); not read` });
+      continue;
+    }
+    const budget = folderBudget(folder, problems);
+    for (const file of jsonFiles(folder.dir, budget)) {
       if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
-      const data = readJson(file, problems);
+      const data = readJson(file, problems, budget);
       if (data === undefined) continue;
       const found = validator.validate(file, data);
       if (found.length) {
         problems.push(...found);
         continue;
       }
-      const manifest = data as ToolManifest;
+      let manifest = data as ToolManifest;
+      if (RESERVED_IDS.has(manifest.id)) {
+        problems.push({ file, path: '/id', severity: 'error', message: `/id "${manifest.id}" is reserved; give the tool another id` });
+        continue;
+      }
+      if (Array.isArray(manifest.examples) && manifest.examples.length > MAX_EXAMPLES) {
+        problems.push({ file, path: '/examples', severity: 'warning', message: `${manifest.id} has ${manifest.examples.length} examples; only the first ${MAX_EXAMPLES} are indexed` });
+        manifest = { ...manifest, examples: manifest.examples.slice(0, MAX_EXAMPLES) };
+      }
       // A kind retrieval does not know says nothing: dropped, with a warning naming it.
       if (manifest.delivers) {
-        const unknown = manifest.delivers.filter((k) => !isDeliverableKind(k));
-        unknown.forEach((k) => problems.push({ file, path: `/delivers/${manifest.delivers!.indexOf(k)}`, severity: 'warning', message: `${manifest.id}: unknown deliverable "${k}" (known: ${Object.keys(DELIVERABLE_KINDS).join(', ')}); ignored` }));
-        if (unknown.length) manifest.delivers = manifest.delivers.filter(isDeliverableKind);
+        const delivers = manifest.delivers;
+        const unknown = delivers.filter((k) => !isDeliverableKind(k));
+        unknown.forEach((k) => problems.push({ file, path: `/delivers/${delivers.indexOf(k)}`, severity: 'warning', message: `${manifest.id}: unknown deliverable "${k}" (known: ${Object.keys(DELIVERABLE_KINDS).join(', ')}); ignored` }));
+        if (unknown.length) manifest = { ...manifest, delivers: delivers.filter(isDeliverableKind) };
       }
       const previous = byId.get(manifest.id);
       if (previous) {
@@ -70,8 +94,8 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
     }
     const wdir = path.join(folder.dir, 'workflows');
     if (fs.existsSync(wdir)) {
-      for (const file of jsonFiles(wdir)) {
-        const data = readJson(file, problems);
+      for (const file of jsonFiles(wdir, budget)) {
+        const data = readJson(file, problems, budget);
         if (data === undefined) continue;
         const { workflow, problems: wp } = checkWorkflow(file, data);
         problems.push(...wp);
@@ -100,16 +124,58 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
   return { tools, workflows, problems };
 }
 
-function jsonFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true })
+/** True when `dir`, symlinks resolved, lies inside `root`. */
+function insideFolder(dir: string, root: string): boolean {
+  try {
+    const rel = path.relative(fs.realpathSync.native(root), fs.realpathSync.native(dir));
+    return !rel.startsWith('..') && !path.isAbsolute(rel);
+  } catch {
+    return false;
+  }
+}
+
+/** How much more may be read from one folder (unlimited for the builtin catalog). */
+interface Budget { folder: string; files: number; bytes: number; problems: ManifestProblem[]; warned: boolean }
+
+function folderBudget(folder: Folder, problems: ManifestProblem[]): Budget {
+  // Only the folder that comes with the workspace is capped: extra folders are the user's choice (large catalogs live there).
+  const unlimited = folder.source !== 'workspace';
+  return { folder: folder.dir, files: unlimited ? Infinity : MAX_FOLDER_FILES, bytes: unlimited ? Infinity : MAX_FOLDER_BYTES, problems, warned: false };
+}
+
+function overBudget(b: Budget, what: string): void {
+  if (b.warned) return;
+  b.warned = true;
+  b.problems.push({ file: b.folder, path: '', severity: 'warning', message: `${b.folder}: ${what}; the rest of the folder is not read` });
+}
+
+function jsonFiles(dir: string, budget: Budget): string[] {
+  const files = fs.readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.json'))
     .map((e) => path.join(dir, e.name))
     .sort();
+  if (files.length > budget.files) {
+    overBudget(budget, `more than ${MAX_FOLDER_FILES} manifest files`);
+    return files.slice(0, Math.max(0, budget.files));
+  }
+  return files;
 }
 
-function readJson(file: string, problems: ManifestProblem[]): unknown {
+function readJson(file: string, problems: ManifestProblem[], budget: Budget): unknown {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (budget.files <= 0 || budget.bytes <= 0) {
+      overBudget(budget, budget.files <= 0 ? `more than ${MAX_FOLDER_FILES} manifest files` : `more than ${MAX_FOLDER_BYTES >> 20} MB of manifests`);
+      return undefined;
+    }
+    const size = fs.statSync(file).size;
+    if (size > MAX_MANIFEST_BYTES) {
+      problems.push({ file, path: '', severity: 'error', message: `${size} bytes, more than a manifest may have (${MAX_MANIFEST_BYTES / 1024} KB); not read` });
+      return undefined;
+    }
+    budget.files--;
+    budget.bytes -= size;
+    // A byte-order mark (Windows editors write one) is not part of the JSON.
+    return JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (e) {
     problems.push({ file, path: '', severity: 'error', message: `cannot read JSON: ${(e as Error).message}` });
     return undefined;

@@ -40,7 +40,12 @@ function scalar(t: string, offset: number): ArgValue {
   if (t === 'true') return true;
   if (t === 'false') return false;
   if (t === 'null') return null;
-  if (NUMBER.test(t)) return Number(t);
+  if (NUMBER.test(t)) {
+    const n = Number(t);
+    // 1e999 would read as Infinity, which a cell (or JSON) cannot write back.
+    if (!Number.isFinite(n)) throw new ValueSyntaxError(`${t} is too large a number (the largest is about 1.8e308); quote it to pass it as text`, offset);
+    return n;
+  }
   if (t[0] === '$') {
     const m = REFERENCE.exec(t);
     if (!m) throw new ValueSyntaxError(`"${t}" is not a reference: write $cell.output, e.g. $ndvi.index`, offset);
@@ -120,7 +125,7 @@ class FlowParser {
       if (!key || key.startsWith('$')) throw new ValueSyntaxError('expected a key in mapping', keyStart);
       this.skipSpace();
       if (this.s[this.pos++] !== ':') throw new ValueSyntaxError(`expected ":" after key "${key}"`, this.pos - 1);
-      out[key] = this.value();
+      setOwn(out, key, this.value());
       this.skipSpace();
       const c = this.s[this.pos++];
       if (c === '}') return out;
@@ -150,6 +155,12 @@ function bareSafe(s: string, inFlow: boolean): boolean {
   if (s === 'true' || s === 'false' || s === 'null' || NUMBER.test(s)) return false;
   if (inFlow && /[,\[\]{}"]/.test(s)) return false;
   return true;
+}
+
+/** `o[k] = v`, except that a key "__proto__" becomes a key like any other instead of replacing the prototype. */
+export function setOwn<T>(o: Record<string, T>, k: string, v: T): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 export function isIdentifier(s: string): boolean {

@@ -15,7 +15,8 @@ export function stableStringify(value: unknown): string {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
+    // No prototype: a key named "__proto__" is kept as a key, not taken as the object's prototype.
+    const out: Record<string, unknown> = Object.create(null);
     for (const k of Object.keys(v).sort()) {
       const x = (v as Record<string, unknown>)[k];
       if (x !== undefined) out[k] = sortKeys(x);
@@ -25,13 +26,35 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
+/** Deeper metadata than this is not something GeoWeave writes, and could not be written back. */
+export const MAX_METADATA_DEPTH = 64;
+
+/**
+ * Why a metadata value cannot be saved back unchanged: nesting deeper than MAX_METADATA_DEPTH, or a
+ * number JSON cannot hold (1e999 reads as Infinity and would be written as null). Undefined when fine.
+ */
+export function metadataProblem(value: unknown, where: string): string | undefined {
+  const stack: { v: unknown; at: string; depth: number }[] = [{ v: value, at: where, depth: 0 }];
+  while (stack.length) {
+    const { v, at, depth } = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return `${at} holds a number too large for JSON (it would be saved as null)`;
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= MAX_METADATA_DEPTH) return `${at} nests deeper than ${MAX_METADATA_DEPTH} levels`;
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, at: `${at}[${i}]`, depth: depth + 1 }));
+    else for (const k of Object.keys(v)) stack.push({ v: (v as Record<string, unknown>)[k], at: `${at}.${k}`, depth: depth + 1 });
+  }
+  return undefined;
+}
+
 /** Reads a notebook file. Never throws: an unreadable file becomes a notebook with one markdown cell
  *  that says what is wrong, marked so that saving it back is refused. */
 export function parseNotebook(text: string, fileLabel = 'this file'): NotebookRecord {
-  if (text.trim() === '') return { cells: [], metadata: {} };
+  // A byte-order mark (some Windows editors add one) is not part of the JSON.
+  const body = text.replace(/^\uFEFF/, '');
+  if (body.trim() === '') return { cells: [], metadata: {} };
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(body);
   } catch (e) {
     return unreadable(fileLabel, `it is not valid JSON (${(e as Error).message})`);
   }
@@ -41,10 +64,10 @@ export function parseNotebook(text: string, fileLabel = 'this file'): NotebookRe
   return {
     cells: d.cells.map((c) => {
       const cell: NotebookCellRecord = { kind: c.kind as 'markdown' | 'tool', source: sourceText(c.source) };
-      if (c.metadata && typeof c.metadata === 'object' && Object.keys(c.metadata).length) cell.metadata = c.metadata as Record<string, unknown>;
+      if (c.metadata && Object.keys(c.metadata).length) cell.metadata = c.metadata as Record<string, unknown>;
       return cell;
     }),
-    metadata: d.metadata && typeof d.metadata === 'object' ? d.metadata : {},
+    metadata: d.metadata ?? {},
   };
 }
 
@@ -59,13 +82,19 @@ function checkNotebookShape(data: unknown): string | undefined {
     return `"version" is ${JSON.stringify(d.version)}; this GeoWeave reads version ${NOTEBOOK_VERSION}: update the extension`;
   }
   if (!Array.isArray(d.cells)) return '"cells" is missing or not a list';
+  if (d.metadata !== undefined && (!d.metadata || typeof d.metadata !== 'object' || Array.isArray(d.metadata))) return '"metadata" is not an object';
+  const meta = metadataProblem(d.metadata, 'metadata');
+  if (meta) return meta;
   for (let i = 0; i < d.cells.length; i++) {
     const c = d.cells[i] as Record<string, unknown> | null;
-    if (!c || typeof c !== 'object') return `cells[${i}] is not an object`;
+    if (!c || typeof c !== 'object' || Array.isArray(c)) return `cells[${i}] is not an object`;
     if (c.kind !== 'markdown' && c.kind !== 'tool') return `cells[${i}].kind is ${JSON.stringify(c.kind)}, expected "markdown" or "tool"`;
     if (!(typeof c.source === 'string' || (Array.isArray(c.source) && c.source.every((l) => typeof l === 'string')))) {
       return `cells[${i}].source must be a list of lines`;
     }
+    if (c.metadata !== undefined && (!c.metadata || typeof c.metadata !== 'object' || Array.isArray(c.metadata))) return `cells[${i}].metadata is not an object`;
+    const cellMeta = metadataProblem(c.metadata, `cells[${i}].metadata`);
+    if (cellMeta) return cellMeta;
   }
   return undefined;
 }
@@ -91,6 +120,8 @@ export function serializeNotebook(nb: NotebookRecord): string {
   if (nb.metadata[UNREADABLE_KEY]) {
     throw new Error(`GeoWeave will not save over a file it could not read (${String(nb.metadata[UNREADABLE_KEY])}); fix the file as text first`);
   }
+  const problem = metadataProblem(nb.metadata, 'metadata') ?? nb.cells.map((c, i) => metadataProblem(c.metadata, `cells[${i}].metadata`)).find((p) => p);
+  if (problem) throw new Error(`cannot save the notebook: ${problem}`);
   return stableStringify({
     format: NOTEBOOK_FORMAT,
     version: NOTEBOOK_VERSION,

@@ -2,7 +2,7 @@
  *  line per argument; `#` at the start of a line is a comment; `$name.output` refers to an output
  *  of an earlier cell (named by its `as name`, otherwise by its tool id). */
 import type { ArgValue, CellProblem, ParsedToolCell, ToolCall, ToolCellLayout } from './types';
-import { parseValue, printValue, ValueSyntaxError } from './cell-value';
+import { parseValue, printValue, setOwn, ValueSyntaxError } from './cell-value';
 
 const HEADER = /^([A-Za-z_][A-Za-z0-9_.-]*)(?:\s+as\s+([A-Za-z_][A-Za-z0-9_-]*))?\s*$/;
 const ARG = /^([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)$/;
@@ -54,7 +54,7 @@ export function parseToolCell(text: string): ParsedToolCell {
     seen.add(name);
     try {
       entry.value = parseValue(valueText);
-      args[name] = entry.value;
+      setOwn(args, name, entry.value);
     } catch (e) {
       const off = e instanceof ValueSyntaxError ? e.offset : 0;
       problems.push({ line: i, start: Math.min(valueStart + off, raw.length), end: Math.max(raw.length, valueStart + off + 1),

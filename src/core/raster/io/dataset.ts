@@ -4,6 +4,8 @@ import * as fs from 'node:fs';
 import type { DecoderLike } from './decoders';
 import { readGeoInfo, parseGdalMetadata } from './geoinfo';
 import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
+import { HttpError, openRemoteTiff } from './http-client';
+import { redactUrl } from '../../net/redact';
 
 export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean; }
 export type DType = 'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float32' | 'float64';
@@ -118,7 +120,10 @@ class TiffDataset implements RasterDataset {
   /** fd opened by initFromDescriptor (no geotiff.js object to close it). */
   private ownFd = -1;
 
-  constructor(source: string) { this.source = source; }
+  /** The full URL of a remote raster (`source` is its redacted form, for messages). */
+  private url?: string;
+
+  constructor(source: string, url?: string) { this.source = source; this.url = url; }
 
   describe(): DatasetDescriptor | null {
     if (!this.layout) return null;
@@ -157,8 +162,8 @@ class TiffDataset implements RasterDataset {
     let fileSize = 0;
     let fd = -1;
     try {
-      const { GeoTIFF, fromUrl } = await import('geotiff');
-      if (isRemote(name)) this.tiff = await fromUrl(name, { allowFullFile: false } as any, signal);
+      const { GeoTIFF } = await import('geotiff');
+      if (this.url) this.tiff = await openRemoteTiff(this.url, signal);
       else {
         const fh = await fs.promises.open(name, 'r');
         const size = fileSize = (await fh.stat()).size;
@@ -167,6 +172,7 @@ class TiffDataset implements RasterDataset {
         catch (e) { await fh.close().catch(() => undefined); throw e; }
       }
     } catch (e) {
+      if (e instanceof HttpError) throw new RasterError(e.message);
       throw new RasterError(`${name}: not a readable TIFF (${(e as Error).message})`);
     }
     try {
@@ -389,7 +395,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       if (!ok) throw new RasterError(`${source}: not a TIFF file (bad header bytes ${head.toString('hex')})`);
     } finally { await fh.close(); }
   }
-  const ds = new TiffDataset(source);
+  const ds = isRemote(src) ? new TiffDataset(redactUrl(src), src) : new TiffDataset(source);
   await ds.init(opts.signal);
   return ds;
 }

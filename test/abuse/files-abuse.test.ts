@@ -1,0 +1,189 @@
+/**
+ * Abuse: hostile input files. Task files (for `learn` and `eval`), workspace manifests (a cloned
+ * repository's `.geoweave/tools`, read by `suggest`) and notebooks (`.geonb`): truncated, bit-flipped,
+ * huge, deeply nested, with prototype keys, overflowing numbers, byte-order marks, symlinks out of
+ * the workspace. Handled means a clear error naming the file (or a result), no crash, no hang,
+ * nothing read from outside.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { Tally } from './tally';
+import { CATALOG_ARGS, SECRET_MARKER, cli, cliOutcome, pool, prng, repoRoot, runNode, tmpDir } from './state-support';
+
+const SEED = Number(process.env.GEOWEAVE_ABUSE_SEED ?? 11);
+const TASKS = fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'tasks-small.jsonl'), 'utf8');
+
+function truncations(r: ReturnType<typeof prng>, text: string, n: number): [string, string][] {
+  return Array.from({ length: n }, () => { const at = r.int(text.length); return [`truncated at byte ${at}`, text.slice(0, at)] as [string, string]; });
+}
+
+function flips(r: ReturnType<typeof prng>, text: string, n: number): [string, Buffer][] {
+  return Array.from({ length: n }, () => {
+    const b = Buffer.from(text);
+    const at = r.int(b.length);
+    const x = 1 + r.int(255);
+    b[at] ^= x;
+    return [`byte ${at} xor ${x}`, b] as [string, Buffer];
+  });
+}
+
+function taskTrials(r: ReturnType<typeof prng>): [string, string | Buffer][] {
+  const line = (o: unknown) => JSON.stringify(o);
+  return [
+    ...truncations(r, TASKS, 5),
+    ...flips(r, TASKS, 5),
+    ['empty', ''],
+    ['blank lines only', '\n \n\t\n'],
+    ['byte-order mark', '\uFEFF' + TASKS],
+    ['CRLF line ends', TASKS.replace(/\n/g, '\r\n')],
+    ['a 5 MB query', line({ query: 'burn '.repeat(1_000_000), flow: ['dnbr', 'burn_severity'] })],
+    ['100000 nested brackets', '{"query":"q","flow":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}'],
+    ['__proto__ keys', '{"__proto__":{"flow":["ndvi"]},"query":"q","flow":["ndvi","threshold"]}'],
+    ['flow an object with a length', line({ query: 'q', flow: { length: 3 } })],
+    ['a number 1e999 in the flow', '{"query":"q","flow":["ndvi",1e999]}'],
+    ['id 1e999', '{"id":1e999,"query":"q","flow":["ndvi","threshold"]}'],
+    ['NUL bytes and Latin-1', Buffer.concat([Buffer.from('{"query":"q\u0000\u00e9","flow":["ndvi","threshold"]}\n'), Buffer.from([0xff, 0xfe, 0x00, 0x0a])])],
+    ['a line that is a list', '[1,2,3]\n'],
+    ['a line that is a string', '"ndvi"\n'],
+    ['duplicate ids', line({ id: 'a', query: 'q', flow: ['ndvi'] }) + '\n' + line({ id: 'a', query: 'q', flow: ['ndvi'] })],
+    ['query words that name Object members', line({ query: 'constructor toString __proto__ hasOwnProperty valueOf', flow: ['ndvi', 'threshold'] })],
+    ['tool ids that name Object members', line({ query: 'q', flow: ['constructor', '__proto__', 'toString'] })],
+    ['20000 lines', Array.from({ length: 20_000 }, (_, i) => line({ id: `t${i}`, query: `field ${i}`, flow: ['ndvi', 'threshold'] })).join('\n')],
+  ];
+}
+
+const tool = (id: string, extra: object = {}) => JSON.stringify({ id, name: id, description: `The ${id} tool computes something.`, ...extra });
+const NDVI = fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'catalog', 'ndvi.json'), 'utf8');
+
+function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string, (toolsDir: string) => void][] {
+  const put = (name: string, body: string | Buffer) => (d: string) => fs.writeFileSync(path.join(d, name), body);
+  return [
+    ...truncations(r, NDVI.replace('"ndvi"', '"ndvi_copy"'), 4).map(([n, t]) => [n, put('m.json', t)] as [string, (d: string) => void]),
+    ...flips(r, NDVI.replace('"ndvi"', '"ndvi_copy"'), 4).map(([n, b]) => [n, put('m.json', b)] as [string, (d: string) => void]),
+    ['200000 examples', put('huge.json', tool('huge', { examples: Array.from({ length: 200_000 }, (_, i) => `example ${i}`) }))],
+    ['80 examples', put('many.json', tool('many', { examples: Array.from({ length: 80 }, (_, i) => `example ${i}`) }))],
+    ['a 10 MB description', put('long.json', tool('long', { description: 'x'.repeat(10 << 20) }))],
+    ['700 manifest files', (d) => { for (let i = 0; i < 700; i++) fs.writeFileSync(path.join(d, `t${i}.json`), tool(`t${i}`)); }],
+    ['100000 nested arrays', put('deep.json', '{"id":"deep","description":"d","tags":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}')],
+    ['id __proto__', put('p.json', tool('__proto__'))],
+    ['id constructor', put('c.json', tool('constructor'))],
+    ['__proto__ key', put('k.json', '{"__proto__":{"id":"x"},"id":"kproto","description":"d"}')],
+    ['byte-order mark', put('bom.json', '\uFEFF' + tool('bom_tool'))],
+    ['binary garbage', put('bin.json', Buffer.from(Array.from({ length: 4096 }, () => r.int(256))))],
+    ['the id of a catalog tool', put('dup.json', tool('ndvi'))],
+    ['a manifest symlinked to a secret', (d) => fs.symlinkSync(path.join(secretDir, 'secret.json'), path.join(d, 'link.json'))],
+    ['a FIFO named like a manifest', (d) => { if (spawnSync('mkfifo', [path.join(d, 'fifo.json')]).status !== 0) fs.writeFileSync(path.join(d, 'fifo.json'), '{}'); }],
+    ['the tools folder a symlink out of the workspace', (d) => { fs.rmSync(d, { recursive: true }); fs.symlinkSync(secretDir, d); }],
+    ['a workflow with 100000 steps', (d) => { fs.mkdirSync(path.join(d, 'workflows')); fs.writeFileSync(path.join(d, 'workflows', 'w.json'), JSON.stringify({ id: 'w', description: 'd', steps: Array.from({ length: 100_000 }, () => 'ndvi') })); }],
+  ];
+}
+
+const NOTEBOOK = JSON.stringify({
+  format: 'geoweave-notebook', version: 1,
+  metadata: { memory: { task: 'vegetation health', windowSize: 5, trace: [] } },
+  cells: [
+    { kind: 'markdown', source: ['# Title', '', 'text'] },
+    { kind: 'tool', source: ['ndvi', 'image: s2.tif', 'red: 3'], metadata: { lastRun: { ok: true, tool: 'ndvi', summary: 'Mean NDVI 0.4', time: 't', outputs: { index: { path: '__OUT__/ndvi.tif', type: 'raster' } } } } },
+    { kind: 'tool', source: ['threshold', 'image: $ndvi.index', 'value: 0.3', 'options: {a: [1, 2], b: "x"}'] },
+  ],
+}, null, 2);
+
+function notebookTrials(r: ReturnType<typeof prng>, ws: string, outDir: string): { input: string; text: string }[] {
+  const nb = NOTEBOOK.replace('__OUT__', outDir);
+  const deep = (n: number, open: string, close: string) => open.repeat(n) + '1' + close.repeat(n);
+  const withMeta = (meta: string) => nb.replace('"metadata": {\n    "memory"', `"metadata": {\n    "x": ${meta},\n    "memory"`);
+  const planted = (p: string) => nb.replace(`${outDir}/ndvi.tif`, p);
+  fs.symlinkSync('/etc', path.join(ws, 'etc-link'));
+  return [
+    ...truncations(r, nb, 10).map(([input, text]) => ({ input, text })),
+    ...flips(r, nb, 10).map(([input, b]) => ({ input, text: b.toString('utf8') })),
+    ...[100, 1000, 5000, 100_000].map((n) => ({ input: `metadata nested ${n} deep (objects)`, text: withMeta(deep(n, '{"a":', '}')) })),
+    ...[1000, 100_000].map((n) => ({ input: `metadata nested ${n} deep (lists)`, text: withMeta(deep(n, '[', ']')) })),
+    { input: '__proto__ in notebook and cell metadata', text: withMeta('{"__proto__":{"polluted":true}}').replace('"lastRun"', '"__proto__":{"x":1},"lastRun"') },
+    { input: '__proto__ keys in a tool-cell mapping', text: nb.replace('options: {a: [1, 2], b: \\"x\\"}', 'options: {__proto__: 1, constructor: 2}') },
+    { input: '1e999 in metadata', text: withMeta('1e999') },
+    { input: '1e999 in a tool cell', text: nb.replace('value: 0.3', 'value: 1e999') },
+    { input: 'byte-order mark', text: '\uFEFF' + nb },
+    { input: 'CRLF', text: nb.replace(/\n/g, '\r\n') },
+    { input: 'a 10 MB cell', text: nb.replace('"# Title"', JSON.stringify('x'.repeat(10 << 20))) },
+    { input: '10000 cells', text: JSON.stringify({ format: 'geoweave-notebook', version: 1, metadata: {}, cells: Array.from({ length: 10_000 }, (_, i) => ({ kind: 'tool', source: [`ndvi as n${i}`, 'image: a.tif'] })) }) },
+    { input: 'lastRun → /etc/shadow', text: planted('/etc/shadow') },
+    { input: 'lastRun → ../../etc/passwd from the workspace', text: planted(path.join(ws, '..', '..', 'etc', 'passwd')) },
+    { input: 'lastRun → a symlink in the workspace that leads out', text: planted(path.join(ws, 'etc-link', 'hostname')) },
+    { input: 'lastRun → a relative path', text: planted('../../../etc/passwd') },
+    { input: 'lastRun → a URL', text: planted('http://169.254.169.254/latest/meta-data') },
+    { input: 'lastRun outputs a list', text: nb.replace(/"outputs": \{[\s\S]*?\}\n\s*\}/, '"outputs": ["/etc/shadow"]') },
+    { input: 'source lines that are numbers', text: nb.replace('"image: s2.tif"', '42') },
+    { input: 'a Jupyter notebook', text: '{"nbformat":4,"cells":[]}' },
+  ];
+}
+
+test('hostile task files, manifests and notebooks: clear errors, no crash, no hang, nothing read from outside', { timeout: 240_000 }, async () => {
+  const tally = new Tally();
+  const r = prng(SEED);
+  const root = tmpDir();
+  const secretDir = path.join(root, 'outside');
+  fs.mkdirSync(secretDir);
+  fs.writeFileSync(path.join(secretDir, 'secret.json'), JSON.stringify({ id: 'stolen', description: SECRET_MARKER }));
+  fs.writeFileSync(path.join(secretDir, 'other.json'), JSON.stringify({ id: 'stolen_too', description: SECRET_MARKER }));
+
+  // Task files: learn and eval on each (eval only on the small ones: it evaluates every task).
+  const tasks = taskTrials(r);
+  const jobs: { input: string; file: string; command: 'learn' | 'eval' }[] = [];
+  tasks.forEach(([input, body], i) => {
+    const file = path.join(root, `tasks-${i}.jsonl`);
+    fs.writeFileSync(file, body);
+    jobs.push({ input, file, command: 'learn' });
+    if (Buffer.byteLength(body) < 100_000) jobs.push({ input, file, command: 'eval' });
+  });
+  await pool(jobs, 2, async (j) => {
+    const state = tmpDir();
+    const args = j.command === 'learn' ? ['learn', '--trajectories', j.file] : ['eval', '--tasks', j.file];
+    const res = await cli([...args, '--state', state, ...CATALOG_ARGS], { timeoutMs: 60_000 });
+    const { outcome, detail } = cliOutcome(res, [path.basename(j.file)]);
+    tally.add('task files', `${j.command}: ${j.input}`, outcome, detail);
+    fs.rmSync(state, { recursive: true, force: true });
+  });
+
+  // Workspace manifests, read by suggest from the workspace folder.
+  const state = tmpDir();
+  const warm = await cli(['index', 'build', '--state', state, ...CATALOG_ARGS]);
+  assert.equal(warm.status, 0, warm.stderr);
+  await pool(manifestTrials(r, secretDir), 2, async ([input, make], i) => {
+    const ws = path.join(root, `ws-${i}`);
+    const toolsDir = path.join(ws, '.geoweave', 'tools');
+    fs.mkdirSync(toolsDir, { recursive: true });
+    make(toolsDir);
+    const own = path.join(root, `state-${i}`);
+    fs.cpSync(state, own, { recursive: true });
+    const res = await cli(['suggest', 'how steep is the terrain', '--k', '3', '--workspace', ws, '--state', own, ...CATALOG_ARGS], { timeoutMs: 60_000 });
+    let { outcome, detail } = cliOutcome(res, [ws]);
+    if (outcome === 'handled' && (res.status !== 0 || !/^\s*1\s+\S+/m.test(res.stdout))) { outcome = 'crashed'; detail = `no suggestions (exit ${res.status}): ${res.stderr.slice(0, 300)}`; }
+    if ((res.stdout + res.stderr).includes(SECRET_MARKER) || /stolen/.test(res.stdout)) { outcome = 'escape'; detail = 'a manifest outside the workspace was read'; }
+    tally.add('manifests', input, outcome, detail);
+    fs.rmSync(own, { recursive: true, force: true });
+  });
+
+  // Notebooks: one child runs every trial (see notebook-trial-runner.ts).
+  const ws = path.join(root, 'nb-ws');
+  const outDir = path.join(ws, '.geoweave', 'outputs');
+  fs.mkdirSync(outDir, { recursive: true });
+  const nbTrials = notebookTrials(r, ws, outDir).map((t) => ({ ...t, workspace: ws, outDir }));
+  const specFile = path.join(root, 'notebooks.json');
+  fs.writeFileSync(specFile, JSON.stringify(nbTrials));
+  const res = await runNode([path.join(__dirname, 'notebook-trial-runner.js'), specFile], { timeoutMs: 90_000 });
+  const seen = new Map(res.stdout.split('\n').filter(Boolean).map((l) => { const o = JSON.parse(l); return [o.input, o]; }));
+  for (const t of nbTrials) {
+    const o = seen.get(t.input);
+    if (o) tally.add('notebooks', t.input, o.outcome, o.detail);
+    else tally.add('notebooks', t.input, res.timedOut ? 'hang' : 'crashed', res.signal ? `signal ${res.signal}` : res.stderr.slice(0, 300));
+  }
+
+  console.log(tally.summary());
+  assert.ok(tally.trials.length >= 100, `${tally.trials.length} trials`);
+  assert.deepEqual(tally.failures(), []);
+  fs.rmSync(root, { recursive: true, force: true });
+});
