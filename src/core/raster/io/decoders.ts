@@ -26,8 +26,11 @@ export function registerNativeDecoders(): void {
 
 export interface DecoderLike { decode(buffer: ArrayBuffer): Promise<ArrayBuffer> }
 
-/** Builds the decoder for an image the way geotiff.js does internally (its parameter helper is not exported). */
-export async function decoderFor(image: any): Promise<DecoderLike> {
+/**
+ * Builds the decoder for an image the way geotiff.js does internally (its parameter helper is not exported).
+ * `predictor` overrides the file's (1 when the caller undoes the predictor itself).
+ */
+export async function decoderFor(image: any, opts: { predictor?: number } = {}): Promise<DecoderLike> {
   registerNativeDecoders();
   const fd = image.fileDirectory;
   const compression = (await fd.loadValue('Compression')) ?? 1;
@@ -37,7 +40,7 @@ export async function decoderFor(image: any): Promise<DecoderLike> {
     tileHeight: tiled ? await fd.loadValue('TileLength') : ((await fd.loadValue('RowsPerStrip')) || (await fd.loadValue('ImageLength'))),
     planarConfiguration: await fd.loadValue('PlanarConfiguration'),
     bitsPerSample: await fd.loadValue('BitsPerSample'),
-    predictor: (await fd.loadValue('Predictor')) || 1,
+    predictor: opts.predictor ?? ((await fd.loadValue('Predictor')) || 1),
   };
   if (compression === 7) params.JPEGTables = await fd.loadValue('JPEGTables');
   if (compression === 34887) params.LercParameters = await fd.loadValue('LercParameters');
