@@ -11,7 +11,9 @@ import { writeRaster } from '../../src/core/raster/io/writer';
 import { renderQuicklook } from '../../src/core/raster/quicklook';
 import { tempPathFor, writeFileAtomic } from '../../src/core/raster/io/atomic-file';
 import { parseGdalMetadata } from '../../src/core/raster/io/geoinfo';
-import { tmpDir } from '../helpers/raster-gdal';
+import { gdalSkip, pyJson, tmpDir } from '../helpers/raster-gdal';
+import { jpegFrameSize, lzwDecode, packbitsDecode } from '../../src/core/raster/io/safe-decoders';
+import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 import { entry, patchEntry, patchNextIfd } from '../helpers/tiff-patch';
 
 type GT = [number, number, number, number, number, number];
@@ -256,4 +258,44 @@ test('argument names are own properties only: constructor, __proto__, toString a
   }
   await assert.rejects(runTool('ndvi', { image: '{"__proto__": "a.tif", "red": "b.tif"}' }, { outDir: out }), /argument "image" has the role name "__proto__"/);
   assert.deepEqual(listing(out), []);
+});
+
+test('block decoders stop at the block size: LZW garbage, PackBits runs, oversized JPEG frames', () => {
+  const rnd = mulberry32(99);
+  const garbage = Uint8Array.from({ length: 200_000 }, () => Math.floor(rnd() * 256));
+  const t0 = Date.now();
+  for (let k = 0; k < 20; k++) {
+    const slice = garbage.subarray(k * 1000);
+    try { assert.ok(lzwDecode(slice, 4096).length <= 4096); } catch (e) { assert.match((e as Error).message, /corrupt LZW data/); }
+  }
+  // 100,000 runs of 128 bytes would be 12.8 MB: the output stops at the block.
+  const runs = new Uint8Array(200_000);
+  for (let i = 0; i < runs.length; i += 2) { runs[i] = 0x81; runs[i + 1] = 7; }
+  const pb = packbitsDecode(runs, 1000);
+  assert.equal(pb.length, 1000);
+  assert.ok(pb.every((v) => v === 7));
+  assert.ok(Date.now() - t0 < 2000);
+  const sof = Uint8Array.from([0xff, 0xd8, 0xff, 0xdb, 0, 4, 0, 0, 0xff, 0xc0, 0, 11, 8, 0xff, 0xf0, 0x7f, 0xff, 1, 1, 0x11, 0]);
+  assert.deepEqual(jpegFrameSize(sof), { height: 65520, width: 32767 });
+});
+
+test('a truncated or corrupt ZSTD tile fails naming the file instead of hanging', { skip: gdalSkip('ZSTD tiles') }, async () => {
+  const dir = tmpDir();
+  const [src] = pyJson(String.raw`
+import sys, json
+from osgeo import gdal
+import numpy as np
+f = sys.argv[1] + '/z.tif'
+d = gdal.GetDriverByName('GTiff').Create(f, 48, 40, 2, gdal.GDT_UInt16, ['TILED=YES', 'BLOCKXSIZE=16', 'BLOCKYSIZE=16', 'COMPRESS=ZSTD', 'PREDICTOR=2'])
+for b in range(2): d.GetRasterBand(b + 1).WriteArray(np.add.outer(np.arange(40), np.arange(48)) * (b + 1) + 1)
+d = None
+print(json.dumps([f]))`, dir);
+  const bytes = fs.readFileSync(src);
+  const cut = path.join(dir, 'cut.tif');
+  fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 1));
+  const script = `require(${JSON.stringify(path.resolve(__dirname, '../../src/core/raster/io/dataset.js'))}).openRaster(process.argv[1])
+    .then((d) => d.readWindow(1, 0, 0, d.width, d.height)).then(() => console.log('read'), (e) => console.log(e.message))`;
+  const r = spawnSync(process.execPath, ['-e', script, cut], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(r.signal, null, 'timed out: the ZSTD decoder looped');
+  assert.match(r.stdout, /cut\.tif: cannot decode band 1 .*corrupt ZSTD block/);
 });

@@ -89,7 +89,8 @@ export function samplesFromBytes(bytes: Uint8Array, t: SampleType, littleEndian:
   const size = t.bits / 8;
   let b = bytes;
   if (b.byteLength % size !== 0) b = b.subarray(0, b.byteLength - (b.byteLength % size));
-  if (size > 1 && b.byteOffset % size !== 0) b = b.slice();
+  // A copy (Buffer.slice would only be a view) puts the samples on an aligned offset.
+  if (size > 1 && b.byteOffset % size !== 0) b = new Uint8Array(b);
   if (!littleEndian && size > 1) swapBytes(b, size);
   const n = b.byteLength / size;
   if (t.half) {
@@ -157,7 +158,7 @@ function unpack(bytes: Uint8Array, bits: number, rowSamples: number, littleEndia
  */
 export function undoHorizontal(bytes: Uint8Array, size: number, rowSamples: number, stride: number): void {
   const n = Math.floor(bytes.byteLength / size);
-  const b = bytes.byteOffset % size === 0 ? bytes : bytes.slice();
+  const b = bytes.byteOffset % size === 0 ? bytes : new Uint8Array(bytes);
   const rows = Math.floor(n / rowSamples);
   const a = size === 1 ? b : size === 2 ? new Uint16Array(b.buffer, b.byteOffset, n) : size === 4 ? new Uint32Array(b.buffer, b.byteOffset, n) : new BigUint64Array(b.buffer, b.byteOffset, n);
   for (let r = 0; r < rows; r++) {
