@@ -49,7 +49,8 @@ function shortJson(v: unknown): string {
 }
 
 function resolvePath(p: string, cwd: string): string {
-  return isRemote(p) ? p : path.resolve(cwd, p);
+  // URLs keep their scheme (openRaster reads http(s) and refuses the others by name).
+  return isRemote(p) || /^[a-z][a-z0-9+.-]*:\/\//i.test(p) ? p : path.resolve(cwd, p);
 }
 
 /** Coerces one argument (CLI strings or JSON values) to the parameter's kind; throws naming it. */

@@ -123,6 +123,9 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
       const label = opts.labels?.[v] ?? (kind === 'mask' ? (v ? 'MASK' : 'OTHER') : `CLASS ${num(v)}`);
       drawText(rgba, cw, ch, lx + 16, y0 + 1, `${label}`.slice(0, 22), [20, 20, 20]);
     });
+  } else if (!RAMPS[kind]) {
+    // Classes or a mask without a single valid pixel: nothing to explain.
+    drawText(rgba, cw, ch, 4, ly + 2, 'NO DATA', [20, 20, 20]);
   } else {
     const bw = Math.min(256, cw - 16), bx = Math.floor((cw - bw) / 2);
     for (let xx = 0; xx < bw; xx++) {

@@ -430,6 +430,8 @@ function sniff(head: Buffer): string {
 /** Opens a GeoTIFF from a path (relative to opts.cwd) or an http(s) URL read with range requests. */
 export async function openRaster(src: string, opts: { cwd?: string; signal?: AbortSignal } = {}): Promise<RasterDataset> {
   if (typeof src !== 'string' || !src.trim()) throw new RasterError(`raster path is empty`);
+  if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
+  if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
