@@ -40,6 +40,8 @@ export function entry(b: Buffer, tag: number): IfdEntry {
 export function patchEntry(b: Buffer, tag: number, change: { count?: number; value?: number; type?: number }): Buffer {
   const r = reader(b);
   const e = entry(b, tag);
+  // A value that does not fit a SHORT makes the entry a LONG.
+  if (change.value !== undefined && change.value > 0xffff && (change.type ?? e.type) === 3) change = { ...change, type: 4 };
   if (change.type !== undefined) r.w16(e.at + 2, change.type);
   if (change.count !== undefined) r.w32(e.at + 4, change.count);
   if (change.value !== undefined) {
