@@ -66,6 +66,12 @@ export class TrialRunner {
     return r;
   }
 
+  /** Pid of the child that runs the next trial (started now when there is none). */
+  childPid(): number {
+    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) this.child = this.spawn();
+    return this.child.pid!;
+  }
+
   close(): void { this.child?.kill('SIGKILL'); this.child = null; }
 }
 
@@ -120,7 +126,7 @@ export interface Expect {
   tempRoots?: string[];
   /** True when the trial must fail (a success is then a crash: the hostile input was not noticed). */
   mustFail?: boolean;
-  /** Checks a successful result; returns a problem or null. */
+  /** Checks a successful result; returns a problem ("escape: ..." for an escape) or null. */
   check?: (r: TrialResult) => string | null;
 }
 
@@ -160,7 +166,7 @@ export function judge(tally: Tally, area: string, input: string, r: TrialResult,
     if (outsideOut.length) return add('escape', `output outside the output folder: ${outsideOut[0]}`);
   }
   const problem = x.check?.(r);
-  if (problem) return add('crashed', problem);
+  if (problem) return problem.startsWith('escape: ') ? add('escape', problem.slice(8)) : add('crashed', problem);
   return add('handled');
 }
 

@@ -256,7 +256,7 @@ test('argument names are own properties only: constructor, __proto__, toString a
     const args = JSON.parse(`{"image": "x.tif", ${JSON.stringify(k)}: "x"}`);
     await assert.rejects(runTool('ndvi', args, { outDir: out }), new RegExp(`ndvi: unknown argument "${k}"; ndvi takes`), k);
   }
-  await assert.rejects(runTool('ndvi', { image: '{"__proto__": "a.tif", "red": "b.tif"}' }, { outDir: out }), /argument "image" has the role name "__proto__"/);
+  await assert.rejects(runTool('ndvi', { image: '{"__proto__": "a.tif", "red": "b.tif"}' }, { outDir: out }), /argument "image" maps the unknown band role "__proto__"; roles are blue, green, red/);
   assert.deepEqual(listing(out), []);
 });
 

@@ -8,7 +8,7 @@ import { BUILTIN_TOOLS } from './tools/registry';
 import { openRaster, isRemote } from './io/dataset';
 import { renderQuicklook, QuicklookKind } from './quicklook';
 import { readPreview, throwIfAborted } from './tools/common';
-import { roleFromDescription } from './bands';
+import { roleFromDescription, BAND_ROLES } from './bands';
 import { RunStaging, remapPaths } from './io/run-staging';
 import { isInside } from './io/atomic-file';
 
@@ -76,7 +76,7 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
       if (value && typeof value === 'object' && !Array.isArray(value)) {
         const out: Record<string, string> = {};
         for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-          if (!/^[A-Za-z][A-Za-z0-9_]{0,31}$/.test(k)) bad(`has the role name ${JSON.stringify(k.slice(0, 40))}; role names are letters, digits and _ (red, nir, swir1, ...)`);
+          if (!BAND_ROLES.includes(k.toLowerCase())) bad(`maps the unknown band role ${JSON.stringify(k.slice(0, 40))}; roles are ${BAND_ROLES.join(', ')}`);
           if (typeof v !== 'string' || !v) bad(`maps role "${k}" to something that is not a path`);
           out[k] = resolvePath(v as string, cwd);
         }
