@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { expandArgv, runProcessTool } from '../../src/core/notebook/process-runner';
 import type { ToolManifest } from '../../src/core/manifests/types';
 
-function tmp(): string { return fs.mkdtempSync(path.join(os.tmpdir(), 'gw-proc-')); }
+import { tmpDir } from '../helpers/raster-gdal';
+
+/** A temp folder removed when the test process exits. */
+const tmp = () => tmpDir('gw-proc-');
 
 /** A manifest whose command is node running `script` with the templated arguments after it. */
 function nodeTool(script: string, args: string[], inputs: ToolManifest['inputs'] = [{ name: 'image', type: 'raster' }]): ToolManifest {
