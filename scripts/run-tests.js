@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: make sure the test environment exists, then run the unit suite (plain Node,
-// GDAL as reference) and the end-to-end suite (packaged extension in a real VS Code).
+// GDAL as reference), the abuse suite (hostile inputs, CI-sized) and the end-to-end suite
+// (packaged extension in a real VS Code).
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -22,6 +23,8 @@ if (!envReady && process.env.GEOWEAVE_SKIP_SETUP !== '1') {
 let failed = 0;
 console.log('\n== unit tests (node --test out/test/unit/) ==');
 failed += run(process.execPath, ['--test', 'out/test/unit/']) === 0 ? 0 : 1;
+console.log('\n== abuse tests (node --test out/test/abuse/) ==');
+failed += run(process.execPath, ['--test', 'out/test/abuse/']) === 0 ? 0 : 1;
 if (process.env.GEOWEAVE_SKIP_E2E === '1' && !process.env.CI) {
   console.log('\n== end-to-end tests skipped (GEOWEAVE_SKIP_E2E=1) ==');
 } else {

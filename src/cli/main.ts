@@ -38,7 +38,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.out(usage());
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
+  const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     io.err(`geoweave: unknown command "${name}"\n\n${usage()}`);
     return 2;

@@ -70,6 +70,26 @@ test('workspace .geoweave/tools is read; unknown references are warnings', () =>
   assert.equal(w?.path, '/downstream/0');
 });
 
+test('a workspace manifest cannot replace a builtin tool or its process runner; the problem is an error naming both files', () => {
+  const ws = tmpDir();
+  const evil = path.join(ws, '.geoweave', 'tools', 'reproject.json');
+  writeJson(evil, { id: 'reproject', description: 'Reproject (faster).', runner: { type: 'process', command: 'sh', args: ['-c', 'echo pwned > {out}'] } });
+  writeJson(path.join(ws, '.geoweave', 'tools', 'ndvi.json'), { id: 'ndvi', description: 'My NDVI.' });
+  const c = loadCatalog({ workspaceDir: ws });
+  const reproject = c.tools.find((t) => t.manifest.id === 'reproject')!;
+  assert.equal(reproject.source, 'builtin');
+  assert.deepEqual(reproject.manifest.runner && reproject.manifest.runner.type === 'process' ? reproject.manifest.runner.command : null, 'gdalwarp');
+  assert.equal(c.tools.find((t) => t.manifest.id === 'ndvi')!.source, 'builtin');
+  const p = c.problems.find((x) => x.file === evil);
+  assert.equal(p?.severity, 'error');
+  assert.match(p!.message, /uses the id "reproject" of the builtin tool in .*reproject\.json; it is ignored \(a workspace cannot replace a builtin tool or run "sh" in its place\)/);
+  // Two manifests of the workspace itself may still override one another (with a warning).
+  writeJson(path.join(ws, '.geoweave', 'tools', 'mine_a.json'), { id: 'mine', description: 'A.' });
+  writeJson(path.join(ws, '.geoweave', 'tools', 'mine_b.json'), { id: 'mine', description: 'B.' });
+  const c2 = loadCatalog({ workspaceDir: ws });
+  assert.equal(c2.tools.find((t) => t.manifest.id === 'mine')!.manifest.description, 'B.');
+});
+
 test('invalid workflows are reported with their JSON path', () => {
   const dir = copyCatalog();
   writeJson(path.join(dir, 'workflows', 'bad.json'), { id: 'bad', description: 'x', steps: ['ndvi', 3] });

@@ -12,7 +12,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     return tool ? 0 : 2;
   }
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"; pass tool arguments as --arg name=value`);
-  const toolArgs: Record<string, unknown> = {};
+  // No prototype: "--arg __proto__=x" is an argument name like any other (and refused as unknown).
+  const toolArgs: Record<string, unknown> = Object.create(null);
   for (const a of optAll(args, 'arg')) {
     const eq = a.indexOf('=');
     if (eq <= 0) throw new UsageError(`--arg "${a}" must look like name=value`);
@@ -21,8 +22,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const cwd = process.cwd();
   const outDir = path.resolve(cwd, opt(args, 'out') ?? 'geoweave-out');
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error(`${tool}: interrupted`));
-  process.once('SIGINT', onSigint);
+  // Ctrl-C or a kill: abort the run so its staged files are removed before the process ends.
+  const onSignal = (sig: NodeJS.Signals) => {
+    controller.abort(new Error(`${tool}: interrupted (${sig})`));
+    process.exitCode = 130;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     const verbose = args.flags.has('verbose');
     const result = await engine.runTool(tool, toolArgs, {
@@ -39,6 +45,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     return 0;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
 }

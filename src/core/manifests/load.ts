@@ -87,6 +87,14 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         if (unknown.length) manifest = { ...manifest, delivers: delivers.filter(isDeliverableKind) };
       }
       const previous = byId.get(manifest.id);
+      if (previous && folder.source === 'workspace' && previous.source !== 'workspace') {
+        // A cloned repository must not swap a builtin tool (or its command line) for its own.
+        problems.push({
+          file, path: '/id', severity: 'error',
+          message: `workspace manifest ${file} uses the id "${manifest.id}" of the ${previous.source} tool in ${previous.file}; it is ignored (a workspace cannot replace a ${previous.source} tool${manifest.runner?.type === 'process' ? ` or run "${manifest.runner.command}" in its place` : ''}): give it another id`,
+        });
+        continue;
+      }
       if (previous) {
         problems.push({ file, path: '/id', severity: 'warning', message: `duplicate tool id "${manifest.id}" in ${file} and ${previous.file}; using ${file}` });
       }

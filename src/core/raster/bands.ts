@@ -34,6 +34,9 @@ const ALIASES: Record<string, string[]> = {
   dem: ['dem', 'elevation', 'height', 'altitude'],
 };
 
+/** Role names a {role: path} mapping may use (what tools ask resolveBands for). */
+export const BAND_ROLES: readonly string[] = [...Object.keys(ALIASES), 'coastal', 'band', 'mask', 'class', 'index'];
+
 const REFLECTANCE_ROLES = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'coastal']);
 
 /** Role inferred from a band description, or undefined. */
@@ -97,7 +100,7 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
     const name = String(explicit).trim().toLowerCase();
     const direct = ds.bandDescriptions.findIndex((d) => d?.trim().toLowerCase() === name);
     if (direct >= 0) return { band: direct + 1, how: `description "${ds.bandDescriptions[direct]}"` };
-    const asRole = ALIASES[name] ? name : undefined;
+    const asRole = Object.prototype.hasOwnProperty.call(ALIASES, name) ? name : undefined;
     if (asRole) {
       const r = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === asRole);
       if (r >= 0) return { band: r + 1, how: `description "${ds.bandDescriptions[r]}"` };

@@ -8,7 +8,9 @@ import { BUILTIN_TOOLS } from './tools/registry';
 import { openRaster, isRemote } from './io/dataset';
 import { renderQuicklook, QuicklookKind } from './quicklook';
 import { readPreview, throwIfAborted } from './tools/common';
-import { roleFromDescription } from './bands';
+import { roleFromDescription, BAND_ROLES } from './bands';
+import { RunStaging, remapPaths } from './io/run-staging';
+import { isInside } from './io/atomic-file';
 
 /** Public view of a builtin tool: id and parameter specs. */
 export interface ToolSpec { id: string; params: Record<string, ToolParamSpec> }
@@ -39,13 +41,21 @@ function splitList(v: string): string[] {
   return s.split(',').map((x) => x.trim()).filter((x) => x.length);
 }
 
+/** A value as JSON for a message, at most 120 characters. */
+function shortJson(v: unknown): string {
+  let s: string;
+  try { s = JSON.stringify(v) ?? String(v); } catch { s = String(v); }
+  return s.length > 120 ? `${s.slice(0, 120)}… (${s.length} characters)` : s;
+}
+
 function resolvePath(p: string, cwd: string): string {
-  return isRemote(p) ? p : path.resolve(cwd, p);
+  // URLs keep their scheme (openRaster reads http(s) and refuses the others by name).
+  return isRemote(p) || /^[a-z][a-z0-9+.-]*:\/\//i.test(p) ? p : path.resolve(cwd, p);
 }
 
 /** Coerces one argument (CLI strings or JSON values) to the parameter's kind; throws naming it. */
 export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value: unknown, cwd: string): unknown {
-  const bad = (what: string): never => { throw new ToolArgumentError(`${tool}: argument "${name}" ${what}, got ${JSON.stringify(value)}`); };
+  const bad = (what: string): never => { throw new ToolArgumentError(`${tool}: argument "${name}" ${what}, got ${shortJson(value)}`); };
   const num = (v: unknown): number => {
     const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
     if (!Number.isFinite(n)) bad('must be a number');
@@ -66,6 +76,7 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
       if (value && typeof value === 'object' && !Array.isArray(value)) {
         const out: Record<string, string> = {};
         for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+          if (!BAND_ROLES.includes(k.toLowerCase())) bad(`maps the unknown band role ${JSON.stringify(k.slice(0, 40))}; roles are ${BAND_ROLES.join(', ')}`);
           if (typeof v !== 'string' || !v) bad(`maps role "${k}" to something that is not a path`);
           out[k] = resolvePath(v as string, cwd);
         }
@@ -133,8 +144,9 @@ export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, c
   const out: Record<string, unknown> = {};
   const known = Object.keys(tool.params);
   for (const [k, v] of Object.entries(args ?? {})) {
-    if (!(k in tool.params)) {
-      throw new ToolArgumentError(`${tool.id}: unknown argument "${k}"; ${tool.id} takes ${known.join(', ')}`);
+    // Own keys only: "constructor" or "__proto__" are not parameters of every tool.
+    if (!Object.prototype.hasOwnProperty.call(tool.params, k)) {
+      throw new ToolArgumentError(`${tool.id}: unknown argument ${shortJson(k)}; ${tool.id} takes ${known.join(', ')}`);
     }
     if (v === undefined || v === null || v === '') continue;
     out[k] = coerceArg(tool.id, k, tool.params[k], v, cwd);
@@ -169,33 +181,42 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const valid = validateArgs(tool, args, cwd);
   const outDir = path.resolve(cwd, opts.outDir);
-  await fs.promises.mkdir(outDir, { recursive: true });
   const signal = opts.signal ?? new AbortController().signal;
   throwIfAborted(signal);
-  let last = -1;
-  const ctx: ToolContext = {
-    args: valid, outDir, cwd, signal,
-    progress(f, msg) {
-      const c = Math.max(0, Math.min(1, f));
-      if (c - last >= 0.01 || c === 1 || msg) { last = c; opts.onProgress?.(c, msg); }
-    },
-  };
-  const result = await tool.run(ctx);
-  throwIfAborted(signal);
-  // Every raster output gets a quicklook PNG next to it (the tool's own when it made one).
-  for (const o of Object.values(result.outputs)) {
-    if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
-    const ql = o.path.replace(/\.tiff?$/i, '.png');
-    if (result.quicklook === ql || fs.existsSync(ql)) { result.quicklook ??= ql; continue; }
+  // Everything is written into a private folder and moved into outDir only when the run succeeds.
+  const staging = await RunStaging.create(outDir);
+  try {
+    let last = -1;
+    const ctx: ToolContext = {
+      args: valid, outDir: staging.dir, cwd, signal,
+      progress(f, msg) {
+        const c = Math.max(0, Math.min(1, f));
+        if (c - last >= 0.01 || c === 1 || msg) { last = c; opts.onProgress?.(c, msg); }
+      },
+    };
+    const result = await tool.run(ctx);
     throwIfAborted(signal);
-    const ds = await openRaster(o.path);
-    try {
-      const p = await readPreview(ds, 1, 768, signal);
-      await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path) });
-    } finally { await ds.close(); }
-    result.quicklook ??= ql;
+    // Every raster output gets a quicklook PNG next to it (the tool's own when it made one).
+    for (const o of Object.values(result.outputs)) {
+      if (!isInside(staging.dir, o.path)) throw new Error(`${id}: output "${o.path}" is outside the output folder ${outDir}`);
+      if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
+      const ql = o.path.replace(/\.tiff?$/i, '.png');
+      if (result.quicklook === ql || fs.existsSync(ql)) { result.quicklook ??= ql; continue; }
+      throwIfAborted(signal);
+      const ds = await openRaster(o.path);
+      try {
+        const p = await readPreview(ds, 1, 768, signal);
+        await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path) });
+      } finally { await ds.close(); }
+      result.quicklook ??= ql;
+    }
+    throwIfAborted(signal);
+    await staging.commit();
+    return remapPaths(result, staging.dir, outDir);
+  } catch (e) {
+    await staging.discard();
+    throw e;
   }
-  return result;
 }
 
 /** Data-context entry for a raster: bands with roles from descriptions, whole-raster roles (dem, class, mask), CRS. */

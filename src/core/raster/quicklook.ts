@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { encodePng } from './render/png';
 import { drawText, textWidth } from './render/font';
 import { num } from './stats';
+import { writeFileAtomic } from './io/atomic-file';
 
 export type QuicklookKind = 'index' | 'diverging' | 'class' | 'mask' | 'continuous' | 'hillshade';
 export interface QuicklookOptions { kind: QuicklookKind; labels?: Record<number, string>; title?: string; unit?: string; range?: [number, number] }
@@ -21,7 +22,7 @@ const CLASS_COLORS: RGB[] = [
 ];
 
 function ramp(stops: RGB[], t: number): RGB {
-  const x = Math.max(0, Math.min(1, t)) * (stops.length - 1);
+  const x = (t === t ? Math.max(0, Math.min(1, t)) : 0) * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(x)); const f = x - i;
   const a = stops[i], b = stops[i + 1];
   return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
@@ -34,7 +35,22 @@ function percentileRange(data: Float32Array): [number, number] {
   if (!s.length) return [0, 1];
   s.sort((a, b) => a - b);
   const lo = s[Math.floor(0.02 * (s.length - 1))], hi = s[Math.ceil(0.98 * (s.length - 1))];
-  return lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];
+  return lo === hi ? widen(lo) : [lo, hi];
+}
+
+/** A range around a constant value that stays wider than zero even where ±0.5 is below the value's precision (|v| ≳ 1e16). */
+function widen(v: number): [number, number] {
+  const pad = Math.max(0.5, Math.abs(v) * 2 ** -20);
+  return [v - pad, v + pad];
+}
+
+/** The colour range actually used: finite and increasing whatever the data or the caller gave. */
+function usableRange(r: [number, number]): [number, number] {
+  let [lo, hi] = r;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) { lo = Number.isFinite(lo) ? lo : Number.isFinite(hi) ? hi : 0; hi = lo; }
+  if (hi < lo) [lo, hi] = [hi, lo];
+  if (!(hi - lo > 0) || !Number.isFinite(hi - lo)) return hi - lo > 0 ? [lo / 2, hi / 2] : widen((lo + hi) / 2);
+  return [lo, hi];
 }
 
 /** Renders `data` (w×h, NaN = transparent) to a PNG with a legend; writes via temp file + rename. */
@@ -49,6 +65,7 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
   else if (kind === 'hillshade') range = [0, 255];
   else if (kind === 'diverging') { const [a, b] = percentileRange(data); const m = Math.max(Math.abs(a), Math.abs(b)) || 1; range = [-m, m]; }
   else range = percentileRange(data);
+  range = usableRange(range);
 
   const classes = new Map<number, RGB>();
   const colorOf = (v: number): RGB => {
@@ -106,6 +123,9 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
       const label = opts.labels?.[v] ?? (kind === 'mask' ? (v ? 'MASK' : 'OTHER') : `CLASS ${num(v)}`);
       drawText(rgba, cw, ch, lx + 16, y0 + 1, `${label}`.slice(0, 22), [20, 20, 20]);
     });
+  } else if (!RAMPS[kind]) {
+    // Classes or a mask without a single valid pixel: nothing to explain.
+    drawText(rgba, cw, ch, 4, ly + 2, 'NO DATA', [20, 20, 20]);
   } else {
     const bw = Math.min(256, cw - 16), bx = Math.floor((cw - bw) / 2);
     for (let xx = 0; xx < bw; xx++) {
@@ -124,7 +144,5 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
 
   const png = encodePng(rgba, cw, ch);
   await fs.promises.mkdir(path.dirname(outPath), { recursive: true });
-  const tmp = `${outPath}.tmp-${process.pid}`;
-  await fs.promises.writeFile(tmp, png);
-  await fs.promises.rename(tmp, outPath);
+  await writeFileAtomic(outPath, png);
 }

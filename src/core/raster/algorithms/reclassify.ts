@@ -10,6 +10,8 @@ export interface ClassScheme {
  * line into breaks.length + 1 classes (labels then has that length or is empty).
  */
 export function classScheme(breaks: number[], labels: string[]): ClassScheme {
+  // Class codes are bytes (0 = nodata): at most 254 classes, so at most 255 breaks.
+  if (breaks.length > 255) throw new Error(`argument "breaks" has ${breaks.length} numbers; at most 255 (254 classes) are supported`);
   for (let i = 1; i < breaks.length; i++) {
     if (!(breaks[i] > breaks[i - 1])) throw new Error(`argument "breaks" must be strictly ascending, got [${breaks.join(', ')}]`);
   }
@@ -43,7 +45,7 @@ function defaultLabel(lo: number, hi: number): string {
 
 export function reclassify(data: ArrayLike<number>, scheme: ClassScheme, out?: Uint8Array): Uint8Array {
   const n = scheme.classes.length;
-  if (n > 254) throw new Error('reclassify supports at most 254 classes');
+  if (n > 254) throw new Error('argument "breaks": reclassify supports at most 254 classes');
   const lowers = scheme.classes.map((c) => c.lower);
   const last = scheme.classes[n - 1];
   const result = out ?? new Uint8Array(data.length);

@@ -6,9 +6,12 @@ import { readGeoInfo, parseGdalMetadata } from './geoinfo';
 import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
 import { HttpError, openRemoteTiff } from './http-client';
 import { redactUrl } from '../../net/redact';
+import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
+import { scanFirstIfd, tagName } from './tiff-sanity';
+
+export type { DType } from './samples';
 
 export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean; }
-export type DType = 'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float32' | 'float64';
 
 /** An open raster: metadata plus windowed reads of single bands. */
 export interface RasterDataset {
@@ -46,13 +49,9 @@ export interface DatasetDescriptor {
   layout: RawLayout;
 }
 
-type TypedArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
-type ArrayCtor = { new (n: number | ArrayBufferLike, off?: number, len?: number): TypedArray; BYTES_PER_ELEMENT: number };
-
-const CTORS: Record<DType, ArrayCtor> = {
-  uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
-  uint32: Uint32Array, int32: Int32Array, float32: Float32Array, float64: Float64Array,
-};
+/** Largest raster side and pixel count GeoWeave opens (strips span the width; outputs have one tile per 512×512). */
+export const MAX_RASTER_SIDE = 1 << 17;
+export const MAX_RASTER_PIXELS = 2 ** 31;
 
 let cacheBytes = 32 << 20;
 /** Per-dataset decoded-tile cache budget (workers use a small one: each tile is read once there). */
@@ -62,27 +61,6 @@ export function isRemote(src: string): boolean { return /^https?:\/\//i.test(src
 
 /** Error from reading a raster; always names the file. */
 export class RasterError extends Error {}
-
-function dtypeOf(format: number, bits: number): DType | 'float16' {
-  if (format === 3) { if (bits === 16) return 'float16'; return bits === 64 ? 'float64' : 'float32'; }
-  const b = bits <= 8 ? 8 : bits <= 16 ? 16 : 32;
-  if (format === 2) return (`int${b}`) as DType;
-  return (`uint${b}`) as DType;
-}
-
-function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1; const e = (h >> 10) & 0x1f; const f = h & 0x3ff;
-  if (e === 0) return s * 2 ** -14 * (f / 1024);
-  if (e === 31) return f ? NaN : s * Infinity;
-  return s * 2 ** (e - 15) * (1 + f / 1024);
-}
-
-function swapBytes(buf: ArrayBuffer, size: number): void {
-  const b = new Uint8Array(buf);
-  for (let i = 0; i + size <= b.length; i += size) {
-    for (let j = 0; j < size / 2; j++) { const t = b[i + j]; b[i + j] = b[i + size - 1 - j]; b[i + size - 1 - j] = t; }
-  }
-}
 
 /**
  * Local file source for geotiff.js that refuses reads far past the end of the file: a corrupt count
@@ -111,7 +89,11 @@ class TiffDataset implements RasterDataset {
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   private tiff: any; private image: any; private decoder!: DecoderLike;
-  private planar = 1; private half = false; private bytes = 1; private little = true;
+  private planar = 1; private bytes = 1; private little = true;
+  private sample!: SampleType;
+  private tiled = true;
+  /** Predictor undone here rather than by geotiff.js (which has none for 64-bit integers). */
+  private ownPredictor = 1;
   private cache = new Map<string, Promise<TypedArray>>();
   private cacheLimit = 64;
   private closed = false;
@@ -140,8 +122,11 @@ class TiffDataset implements RasterDataset {
       width: d.width, height: d.height, bandCount: d.bandCount, blockWidth: d.blockWidth, blockHeight: d.blockHeight,
       dtype: d.dtype, geo: d.geo, nodata: d.nodata, bandDescriptions: d.bandDescriptions, scales: d.scales, offsets: d.offsets,
     });
-    this.planar = d.layout.planar; this.little = true; this.half = false;
+    this.planar = d.layout.planar; this.little = true; this.tiled = d.layout.tiled;
     this.bytes = d.layout.bytes;
+    const st = sampleTypeOf(d.layout.float ? 3 : d.dtype.startsWith('int') ? 2 : 1, d.layout.bytes * 8);
+    if (st instanceof Error) throw new RasterError(`${this.source}: ${st.message}`);
+    this.sample = st;
     let fd: number;
     try { fd = fs.openSync(this.source, 'r'); } catch (e) { throw new RasterError(`${this.source}: cannot open (${(e as Error).message})`); }
     const size = fs.fstatSync(fd).size;
@@ -159,7 +144,7 @@ class TiffDataset implements RasterDataset {
 
   async init(signal?: AbortSignal): Promise<void> {
     const name = this.source;
-    let fileSize = 0;
+    let fileSize: number | undefined;
     let fd = -1;
     try {
       const { GeoTIFF } = await import('geotiff');
@@ -176,40 +161,73 @@ class TiffDataset implements RasterDataset {
       throw new RasterError(`${name}: not a readable TIFF (${(e as Error).message})`);
     }
     try {
-      const image = this.image = await this.tiff.getImage(0);
+      const t = this.tiff;
+      const size = fileSize ?? (Number.isFinite(t.source?.fileSize) ? t.source.fileSize : undefined);
+      const entries = await scanFirstIfd(t.source, t.littleEndian, t.bigTiff, Number(t.firstIFDOffset), size, signal);
+      const image = this.image = await t.getImage(0);
+      const fdir = image.fileDirectory;
       this.width = image.getWidth(); this.height = image.getHeight();
       this.bandCount = image.getSamplesPerPixel();
       this.blockWidth = image.getTileWidth(); this.blockHeight = image.getTileHeight();
       this.planar = image.planarConfiguration ?? 1;
       this.little = image.littleEndian;
-      if (!(this.width > 0 && this.height > 0 && this.bandCount > 0 && this.blockWidth > 0 && this.blockHeight > 0)) throw new Error('invalid image dimensions');
+      this.tiled = !!image.isTiled;
+      const dims = [this.width, this.height, this.bandCount, this.blockWidth, this.blockHeight];
+      if (!dims.every((v) => Number.isSafeInteger(v) && v > 0)) {
+        throw new Error(`invalid image dimensions (${this.width}x${this.height}, ${this.bandCount} samples per pixel, blocks ${this.blockWidth}x${this.blockHeight})`);
+      }
+      if (this.width > MAX_RASTER_SIDE || this.height > MAX_RASTER_SIDE || this.width * this.height > MAX_RASTER_PIXELS) {
+        throw new Error(`${this.width}x${this.height} pixels is larger than GeoWeave processes (at most ${MAX_RASTER_SIDE} on a side and ${MAX_RASTER_PIXELS} pixels); cut a window first (gdal_translate -srcwin)`);
+      }
+      if (this.planar !== 1 && this.planar !== 2) throw new Error(`PlanarConfiguration ${this.planar} is not 1 (interleaved) or 2 (separate)`);
       const bits = image.getBitsPerSample(0);
       for (let s = 1; s < this.bandCount; s++) {
         if (image.getBitsPerSample(s) !== bits || image.getSampleFormat(s) !== image.getSampleFormat(0)) throw new Error('bands with different sample types are not supported');
       }
-      const dt = dtypeOf(image.getSampleFormat(0), bits);
-      this.half = dt === 'float16';
-      this.dtype = dt === 'float16' ? 'float32' : dt;
-      this.bytes = dt === 'float16' ? 2 : CTORS[this.dtype].BYTES_PER_ELEMENT;
+      const st = sampleTypeOf(Number(image.getSampleFormat(0)), Number(bits));
+      if (st instanceof Error) throw st;
+      this.sample = st;
+      this.dtype = st.dtype;
+      this.bytes = st.half ? 2 : CTORS[this.dtype].BYTES_PER_ELEMENT;
       if (this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1) > (512 << 20)) {
         throw new Error(`tile size ${this.blockWidth}x${this.blockHeight} is implausibly large`);
       }
+      const photometric = Number((await fdir.loadValue('PhotometricInterpretation')) ?? 1);
+      const compression = Number((await fdir.loadValue('Compression')) ?? 1);
+      if (photometric === 6 && compression !== 7) throw new Error('YCbCr samples without JPEG compression are not supported; convert with gdal_translate -co PHOTOMETRIC=RGB');
+      // Every block needs an offset and a byte count: a short array would leave blocks undefined.
+      const across = Math.ceil(this.width / this.blockWidth), down = Math.ceil(this.height / this.blockHeight);
+      const blocks = across * down * (this.planar === 2 ? this.bandCount : 1);
+      const [offTag, cntTag] = this.tiled ? [324, 325] : [273, 279];
+      for (const tag of [offTag, cntTag]) {
+        const have = entries.get(tag)?.count ?? 0;
+        if (have < blocks) throw new Error(`${tagName(tag)} has ${have} entr${have === 1 ? 'y' : 'ies'} but the ${this.width}x${this.height} image in ${this.blockWidth}x${this.blockHeight} blocks${this.planar === 2 ? ` with ${this.bandCount} separate bands` : ''} needs ${blocks}`);
+      }
       this.geo = await readGeoInfo(image);
-      const ndStr = image.fileDirectory.hasTag('GDAL_NODATA') ? String(await image.fileDirectory.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
+      const ndStr = fdir.hasTag('GDAL_NODATA') ? String(await fdir.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
       this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;
-      const xml = image.fileDirectory.hasTag('GDAL_METADATA') ? String(await image.fileDirectory.loadValue('GDAL_METADATA')) : undefined;
+      const xml = fdir.hasTag('GDAL_METADATA') ? String(await fdir.loadValue('GDAL_METADATA')) : undefined;
       const meta = parseGdalMetadata(xml, this.bandCount);
       this.bandDescriptions = meta.map((m) => m.description);
       this.scales = meta.map((m) => m.scale);
       this.offsets = meta.map((m) => m.offset);
-      if (fd >= 0) {
+      if (fd >= 0 && fileSize !== undefined) {
         const layout = await rawLayoutOf(image, fileSize, this.nodata);
         if (layout) { this.raw = new RawTileReader(layout, fd, name); this.layout = layout; }
       }
-      if (!this.raw) this.decoder = await (await import('./decoders')).decoderFor(image);
+      if (!this.raw) {
+        const predictor = Number((await fdir.loadValue('Predictor')) || 1);
+        if (predictor !== 1 && st.packed) throw new Error(`Predictor ${predictor} with ${bits}-bit samples is not valid TIFF`);
+        if (predictor === 2 && (st.bits === 64 || (!this.little && st.bits > 8))) this.ownPredictor = 2;
+        try {
+          this.decoder = await (await import('./decoders')).decoderFor(image, { predictor: this.ownPredictor === 1 ? undefined : 1 });
+        } catch (e) {
+          throw new Error(`Compression ${compression} is not supported (${(e as Error).message}); convert with gdal_translate -co COMPRESS=DEFLATE`);
+        }
+      }
       const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
       this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
-      if (!image.isTiled) {
+      if (!this.tiled) {
         // Strips span the full width: keep one 512-row band of them so tile-shaped windows left to right decode each strip once.
         const band = Math.ceil(512 / this.blockHeight) + 1;
         this.cacheLimit = Math.max(this.cacheLimit, Math.min(band, Math.floor((128 << 20) / Math.max(1, tileBytes))));
@@ -220,30 +238,54 @@ class TiffDataset implements RasterDataset {
     }
   }
 
+  /** Samples in one stored row of a block (all samples of a pixel when interleaved). */
+  private get rowSamples(): number {
+    return this.blockWidth * (this.planar === 1 ? this.bandCount : 1);
+  }
+
+  /** Decoded bytes of block (tx, ty, sample) → samples; 64-bit integers a double cannot hold are refused naming the file. */
+  private toSamples(bytes: Uint8Array, little: boolean): TypedArray {
+    try {
+      return samplesFromBytes(bytes, this.sample, little, this.rowSamples, this.nodata);
+    } catch (e) {
+      if (e instanceof InexactIntegerError) throw new RasterError(`${this.source}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** One block through geotiff.js's decoders (everything the direct reader does not cover). */
+  private async decodeBlock(tx: number, ty: number, sample: number, signal?: AbortSignal): Promise<TypedArray> {
+    const across = Math.ceil(this.width / this.blockWidth), down = Math.ceil(this.height / this.blockHeight);
+    const index = (this.planar === 2 ? sample * across * down : 0) + ty * across + tx;
+    const fdir = this.image.fileDirectory;
+    const offset = Number(await fdir.loadValueIndexed(this.tiled ? 'TileOffsets' : 'StripOffsets', index));
+    const count = Number(await fdir.loadValueIndexed(this.tiled ? 'TileByteCounts' : 'StripByteCounts', index));
+    const rows = this.tiled ? this.blockHeight : Math.min(this.blockHeight, this.height - ty * this.blockHeight);
+    if (!(offset > 0 && count > 0)) {
+      // A sparse block reads as nodata (else 0), as in GDAL.
+      const fill = this.nodata === null || Number.isNaN(this.nodata) ? 0 : this.nodata;
+      return new CTORS[this.dtype](rows * this.rowSamples).fill(fill);
+    }
+    const [slice] = await this.image.source.fetch([{ offset, length: count }], signal);
+    const bytes = new Uint8Array(await this.decoder.decode(slice));
+    if (this.ownPredictor === 2) {
+      const size = this.sample.bits / 8;
+      if (!this.little) swapSamples(bytes, size);
+      undoHorizontal(bytes, size, this.rowSamples, this.planar === 1 ? this.bandCount : 1);
+      return this.toSamples(bytes, true);
+    }
+    return this.toSamples(bytes, this.little);
+  }
+
   /** Decoded tile (all samples when pixel-interleaved), cached in a small LRU. */
   private tile(tx: number, ty: number, sample: number, signal?: AbortSignal): Promise<TypedArray> {
     const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
     const hit = this.cache.get(key);
     if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
     const raw = this.raw;
-    const p = raw ? new Promise<TypedArray>((resolve) => {
-      const b = raw.read(tx, ty, this.planar === 1 ? 0 : sample);
-      resolve(new CTORS[this.dtype](b.buffer, b.byteOffset, Math.floor(b.byteLength / this.bytes)));
-    }) : (async () => {
-      const t = await this.image.getTileOrStrip(tx, ty, this.planar === 1 ? 0 : sample, this.decoder, signal);
-      let buf: ArrayBuffer = t.data;
-      if (this.half) {
-        const src = new Uint16Array(buf.slice(0, buf.byteLength - (buf.byteLength % 2)));
-        if (!this.little) for (let i = 0; i < src.length; i++) src[i] = ((src[i] & 0xff) << 8) | (src[i] >> 8);
-        const f = new Float32Array(src.length);
-        for (let i = 0; i < src.length; i++) f[i] = halfToFloat(src[i]);
-        return f;
-      }
-      if (!this.little && this.bytes > 1) swapBytes(buf, this.bytes);
-      const n = Math.floor(buf.byteLength / this.bytes);
-      if (buf.byteLength % this.bytes !== 0) buf = buf.slice(0, n * this.bytes);
-      return new CTORS[this.dtype](buf, 0, n);
-    })();
+    const p = raw
+      ? new Promise<TypedArray>((resolve) => resolve(this.toSamples(raw.read(tx, ty, this.planar === 1 ? 0 : sample), true)))
+      : this.decodeBlock(tx, ty, this.planar === 1 ? 0 : sample, signal);
     p.catch(() => this.cache.delete(key));
     this.cache.set(key, p);
     while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
@@ -261,7 +303,7 @@ class TiffDataset implements RasterDataset {
   }
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
-    const out = new CTORS[this.half ? 'float32' : this.dtype](w * h);
+    const out = new CTORS[this.dtype](w * h);
     await this.copyWindow(band, x, y, w, h, out, null, signal);
     return out;
   }
@@ -292,12 +334,13 @@ class TiffDataset implements RasterDataset {
       if (y + h - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
+      if (e instanceof RasterError) throw e;
       throw new RasterError(`${this.source}: cannot decode band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
     }
     const c = this.conversion(band);
     return {
       data, start: ((y - ty * th) * tw + (x - tx * tw)) * stride + (this.planar === 1 ? band - 1 : 0), pixelStride: stride, rowStride: tw * stride,
-      nodata: c.nd, scale: c.scale, offset: c.offset, exact: this.half || ['uint8', 'int8', 'uint16', 'int16', 'float32'].includes(this.dtype),
+      nodata: c.nd, scale: c.scale, offset: c.offset, exact: ['uint8', 'int8', 'uint16', 'int16', 'float32'].includes(this.dtype),
     };
   }
 
@@ -333,6 +376,7 @@ class TiffDataset implements RasterDataset {
       await Promise.all(jobs);
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
+      if (e instanceof RasterError) throw e;
       throw new RasterError(`${this.source}: cannot decode band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
     }
   }
@@ -376,10 +420,29 @@ export function toFloat(raw: ArrayLike<number>, nodata: number | null, scale: nu
   return out;
 }
 
+/** What a file that is not a TIFF looks like, from its first bytes (named, not echoed: the file may be private). */
+function sniff(head: Buffer): string {
+  const h = head.toString('latin1');
+  if (h.startsWith('\x89PNG')) return 'it is a PNG image';
+  if (head[0] === 0xff && head[1] === 0xd8) return 'it is a JPEG image';
+  if (h.startsWith('%PDF')) return 'it is a PDF document';
+  if (h.startsWith('PK')) return 'it is a ZIP archive';
+  if (h.startsWith('\x89HDF') || h.startsWith('CDF')) return 'it is a NetCDF/HDF file';
+  if (h.startsWith('{') || h.startsWith('[')) return 'it looks like JSON';
+  if (/^[\t\n\r\x20-\x7e]{4}$/.test(h)) return 'it looks like text';
+  return 'no TIFF signature II*/MM*';
+}
+
 /** Opens a GeoTIFF from a path (relative to opts.cwd) or an http(s) URL read with range requests. */
 export async function openRaster(src: string, opts: { cwd?: string; signal?: AbortSignal } = {}): Promise<RasterDataset> {
   if (typeof src !== 'string' || !src.trim()) throw new RasterError(`raster path is empty`);
+  if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
+  if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
+  if (scheme && !isRemote(src)) {
+    throw new RasterError(`${src}: ${scheme[1]}:// URLs are not read; give a local path${scheme[1].toLowerCase() === 'file' ? ' (the part after file://)' : ''} or an http(s) URL`);
+  }
   if (!isRemote(src)) {
     source = path.resolve(opts.cwd ?? process.cwd(), src);
     let st: fs.Stats;
@@ -392,7 +455,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       await fh.read(head, 0, 4, 0);
       const ok = (head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0)
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
-      if (!ok) throw new RasterError(`${source}: not a TIFF file (bad header bytes ${head.toString('hex')})`);
+      if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
   }
   const ds = isRemote(src) ? new TiffDataset(redactUrl(src), src) : new TiffDataset(source);

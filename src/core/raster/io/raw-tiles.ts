@@ -132,6 +132,11 @@ function sparse(bytes: number, L: RawLayout): Uint8Array {
   if (L.sparseFill !== 0) {
     const n = bytes / L.bytes;
     const v = L.sparseFill;
+    if (L.bytes === 8 && !L.float) {
+      // 64-bit integers: BigInt stores wrap like the signed type would.
+      new BigUint64Array(out.buffer, 0, n).fill(BigInt.asUintN(64, BigInt(Math.trunc(v))));
+      return out;
+    }
     const a = L.float ? (L.bytes === 4 ? new Float32Array(out.buffer, 0, n) : new Float64Array(out.buffer, 0, n))
       : L.bytes === 1 ? new Uint8Array(out.buffer) : L.bytes === 2 ? new Uint16Array(out.buffer, 0, n) : new Uint32Array(out.buffer, 0, n);
     // Integer nodata may be negative: typed-array stores wrap like the signed type would.

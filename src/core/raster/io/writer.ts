@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { GeoInfo } from './dataset';
 import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, DEFAULT_ZLEVEL } from './encode';
 import { escapeXml } from './geoinfo';
+import { openTempExclusive } from './atomic-file';
 
 export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number;
   /** Optional per-band scale/offset written to GDAL_METADATA (so copies of scaled data keep their meaning). */
@@ -22,7 +23,8 @@ function fmtNodata(v: number): string {
   return Number.isInteger(v) ? String(v) : String(v);
 }
 
-let tmpCounter = 0;
+/** Most tiles one output may have (its offset and byte-count arrays are held in memory). */
+const MAX_TILES = 1 << 22;
 
 /** Streams tiles to a temporary file; `finish` writes the IFD and renames, `abort` deletes. */
 export class GeoTiffWriter {
@@ -55,15 +57,22 @@ export class GeoTiffWriter {
 
   static async create(p: string, spec: WriteSpec): Promise<GeoTiffWriter> {
     const { width, height, bands, dtype } = spec;
-    if (!(Number.isInteger(width) && width > 0 && Number.isInteger(height) && height > 0)) throw new Error(`${p}: invalid output size ${width}x${height}`);
-    if (!(Number.isInteger(bands) && bands > 0)) throw new Error(`${p}: invalid band count ${bands}`);
+    if (!(Number.isInteger(width) && width > 0 && Number.isInteger(height) && height > 0 && width <= 0xffffffff && height <= 0xffffffff)) throw new Error(`${p}: invalid output size ${width}x${height}`);
+    if (!(Number.isInteger(bands) && bands > 0 && bands <= 0xffff)) throw new Error(`${p}: invalid band count ${bands}`);
     if (!(dtype in OUT_BYTES)) throw new Error(`${p}: unsupported output type "${dtype}"`);
     const bs = spec.blockSize ?? 512;
     if (bs % 16 !== 0 || bs < 16) throw new Error(`${p}: blockSize must be a multiple of 16, got ${bs}`);
+    const tiles = Math.ceil(width / bs) * Math.ceil(height / bs) * bands;
+    if (tiles > MAX_TILES) throw new Error(`${p}: a ${width}x${height} output with ${bands} band${bands === 1 ? '' : 's'} needs ${tiles} tiles, more than the ${MAX_TILES} GeoWeave writes; clip or resample first`);
     await fs.promises.mkdir(path.dirname(p), { recursive: true });
-    const tmp = `${p}.tmp-${process.pid}-${Date.now().toString(36)}-${tmpCounter++}`;
-    const fh = await fs.promises.open(tmp, 'w');
-    return new GeoTiffWriter(p, tmp, spec, fh);
+    const { tmp, fh } = await openTempExclusive(p);
+    try {
+      return new GeoTiffWriter(p, tmp, spec, fh);
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      await fs.promises.rm(tmp, { force: true });
+      throw e;
+    }
   }
 
   private index(bx: number, by: number, band: number): number {

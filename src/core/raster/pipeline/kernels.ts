@@ -1,13 +1,13 @@
 /** Serializable per-pixel kernels: the same code runs in worker threads and inline, so outputs are identical. */
 import { computeIndex, IndexId, INDICES } from '../spectral';
-import { Expr, evalExpr } from '../expr';
+import { ExprProgram, evalProgram } from '../expr';
 import type { BlockWindow } from '../io/dataset';
 
 export type ThresholdOp = 'gt' | 'ge' | 'lt' | 'le' | 'eq' | 'ne';
 
 export type KernelSpec =
   | { type: 'index'; id: IndexId; L?: number }
-  | { type: 'expr'; ast: Expr; bands: number[] }
+  | { type: 'expr'; program: ExprProgram }
   | { type: 'threshold'; op: ThresholdOp; value: number }
   | { type: 'scl'; classes: number[] }
   | { type: 'qabits'; bits: number[] }
@@ -21,8 +21,8 @@ export function applyKernel(k: KernelSpec, inputs: Float32Array[]): Float32Array
     case 'index': return [computeIndex(k.id, inputs, { L: k.L })];
     case 'expr': {
       const m = new Map<number, Float32Array>();
-      k.bands.forEach((b, i) => m.set(b, inputs[i]));
-      const r = evalExpr(k.ast, m, n);
+      k.program.bands.forEach((b, i) => m.set(b, inputs[i]));
+      const r = evalProgram(k.program, m, n);
       const out = new Float32Array(n);
       for (let i = 0; i < n; i++) { const v = r[i]; out[i] = Number.isFinite(v) ? v : NaN; }
       return [out];

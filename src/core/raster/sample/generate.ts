@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeRaster } from '../io/writer';
+import { writeFileAtomicSync } from '../io/atomic-file';
 import type { GeoInfo } from '../io/dataset';
 import { buildLandscape, EPSG, GEOTRANSFORM, SIZE } from './landscape';
 import { BAND_NAMES, renderReflectance, sceneClassification, toDN } from './spectra';
@@ -77,7 +78,5 @@ export async function writeSampleWorkspace(dir: string, opts: { signal?: AbortSi
 }
 
 function writeText(p: string, text: string): void {
-  const tmp = `${p}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, p);
+  writeFileAtomicSync(p, text);
 }

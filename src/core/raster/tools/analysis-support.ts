@@ -1,5 +1,4 @@
 /** Shared plumbing for the analysis tools (strip streaming, grid checks, outputs, CSV, "where" words). */
-import * as fs from 'node:fs';
 import type { RasterDataset, GeoInfo } from '../io/dataset';
 import { writeRaster, GeoTiffWriter } from '../io/writer';
 import { resolveBands, closeResolved, readResolved, ResolvedBand } from '../bands';
@@ -10,6 +9,7 @@ import type { GeoTransform } from '../algorithms/vectorize';
 import { rowPixelAreas } from '../algorithms/area';
 import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
 import { outPath as commonOutPath } from './common';
+import { writeFileAtomicSync } from '../io/atomic-file';
 
 export function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
@@ -82,24 +82,15 @@ function csvCell(v: unknown): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Writes rows as CSV through a temporary file and a rename. */
+/** Writes rows as CSV through an exclusive temporary file and a rename. */
 export function writeCsv(file: string, columns: string[], rows: Record<string, unknown>[]): string {
   const text = [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  try {
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    try { fs.unlinkSync(tmp); } catch { /* nothing to clean */ }
-    throw e;
-  }
+  writeFileAtomicSync(file, text);
   return file;
 }
 
 export function writeJson(file: string, value: unknown): string {
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  fs.writeFileSync(tmp, JSON.stringify(value));
-  fs.renameSync(tmp, file);
+  writeFileAtomicSync(file, JSON.stringify(value));
   return file;
 }
 

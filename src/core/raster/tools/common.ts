@@ -8,7 +8,15 @@ import type { ToolContext } from './types';
 /** File name without directory and extension ("s2_scene" for ".../s2_scene.tif"; URLs use their last segment). */
 export function stemOf(p: string): string {
   const last = p.split(/[\\/]/).pop() ?? p;
-  return last.replace(/\?.*$/, '').replace(/\.(tiff?|geojson|json|csv|png)$/i, '') || 'raster';
+  // Output names are built from it: no control characters, and short enough that "<stem>_<tool>.tif" stays a valid name.
+  const stem = last.replace(/\?.*$/, '').replace(/\.(tiff?|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_');
+  let out = '', bytes = 0;
+  for (const ch of stem) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > 150) break;
+    out += ch;
+  }
+  return out || 'raster';
 }
 
 /** The primary input's stem: image / before / pre / dem / first of images. */

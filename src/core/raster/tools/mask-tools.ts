@@ -1,7 +1,7 @@
 /** band_math, threshold, cloud_mask, apply_mask: per-pixel tools on the worker pipeline. */
 import { resolveBands, closeResolved, SENSORS } from '../bands';
 import { openRaster, RasterDataset } from '../io/dataset';
-import { parseExpr, exprBands, ExprError, Expr } from '../expr';
+import { compileExpr, clipExpression, ExprError, ExprProgram } from '../expr';
 import { runPixels, PixelRunResult } from '../pipeline/run-pixels';
 import { KernelSpec } from '../pipeline/kernels';
 import { InputRef } from '../pipeline/tile-job';
@@ -34,8 +34,6 @@ async function pixelTool(ctx: ToolContext, ds: RasterDataset, inputs: InputRef[]
   return { run, out, ql };
 }
 
-const isComparison = (e: Expr) => e.t === 'bin' && ['<', '<=', '>', '>=', '==', '!=', '&&', '||'].includes(e.op);
-
 export const bandMathTool: BuiltinTool = {
   id: 'band_math',
   params: {
@@ -45,19 +43,20 @@ export const bandMathTool: BuiltinTool = {
   async run(ctx): Promise<ToolRunResult> {
     const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
     try {
-      let ast: Expr;
-      try { ast = parseExpr(String(ctx.args.expression), ds.bandCount); }
-      catch (e) { if (e instanceof ExprError) throw new Error(`band_math: argument "expression": ${e.message} in "${ctx.args.expression}"`); throw e; }
-      const bands = exprBands(ast);
-      if (!bands.length) throw new Error(`band_math: argument "expression" uses no band (b1..b${ds.bandCount}): "${ctx.args.expression}"`);
-      const mask = isComparison(ast);
-      const { run, out, ql } = await pixelTool(ctx, ds, bands.map((b) => ({ source: ds.source, band: b })), { type: 'expr', ast, bands }, {
-        name: 'band_math', output: String(ctx.args.expression), mask,
+      const expression = String(ctx.args.expression);
+      let program: ExprProgram;
+      try { program = compileExpr(expression, ds.bandCount); }
+      catch (e) { if (e instanceof ExprError) throw new Error(`band_math: argument "expression": ${e.message} in "${clipExpression(expression)}"`); throw e; }
+      const bands = program.bands;
+      if (!bands.length) throw new Error(`band_math: argument "expression" uses no band (b1..b${ds.bandCount}): "${clipExpression(expression)}"`);
+      const mask = program.comparison;
+      const { run, out, ql } = await pixelTool(ctx, ds, bands.map((b) => ({ source: ds.source, band: b })), { type: 'expr', program }, {
+        name: 'band_math', output: clipExpression(expression, 200), mask,
       });
-      const d = mask ? describeMask(run.stats, `true for ${ctx.args.expression}`, ds.geo.geographic ? undefined : pixelArea(ds))
+      const d = mask ? describeMask(run.stats, `true for ${clipExpression(expression)}`, ds.geo.geographic ? undefined : pixelArea(ds))
         : describeContinuous(run.stats, 'value');
-      d.stats.expression = ctx.args.expression;
-      return { tool: 'band_math', outputs: { result: rasterOutput(out, mask ? ['mask'] : ['continuous'], String(ctx.args.expression)) }, stats: d.stats, summary: d.summary, quicklook: ql };
+      d.stats.expression = expression;
+      return { tool: 'band_math', outputs: { result: rasterOutput(out, mask ? ['mask'] : ['continuous'], clipExpression(expression, 200)) }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await ds.close(); }
   },
 };

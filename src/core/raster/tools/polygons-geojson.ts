@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import type { PolygonSet } from '../algorithms/vectorize-stream';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { checkAbort } from './analysis-support';
+import { openTempExclusive } from '../io/atomic-file';
 
 const FLUSH = 1 << 20;
 
@@ -15,8 +16,7 @@ export async function writePolygonsGeoJson(
   file: string, set: PolygonSet, g: GeoTransform, epsg: number | undefined, areaM2: (k: number) => number,
   signal: AbortSignal, progress?: (f: number) => void,
 ): Promise<string> {
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  const fh = await fs.promises.open(tmp, 'w');
+  const { tmp, fh } = await openTempExclusive(file);
   let closed = false;
   let buf = '';
   let k = 0;

@@ -1,6 +1,7 @@
 /** clip_bbox and resample: grid-changing copies, streamed in strips. */
 import { openRaster, RasterDataset, DType, GeoInfo } from '../io/dataset';
 import { GeoTiffWriter, WriteSpec } from '../io/writer';
+import { encodeTile, toTile } from '../io/encode';
 import { lonLatTo } from '../proj';
 import { StatsAccumulator, num } from '../stats';
 import { outPath, rasterOutput, throwIfAborted, readPreview, inputStem } from './common';
@@ -16,30 +17,32 @@ export function writableType(d: DType): WriteSpec['dtype'] {
   }
 }
 
-/** Streams output strips: `fill(band, y0, h)` returns the band's rows y0..y0+h (w = spec.width); writes tiles. */
+/**
+ * Streams output strips: `fill(band, y0, h)` returns the band's rows y0..y0+h (w = spec.width); writes tiles.
+ * One band's strip is held at a time, so memory is one strip whatever the band count.
+ */
 async function writeStrips(ctx: ToolContext, path: string, spec: WriteSpec, fill: (band: number, y0: number, h: number) => Promise<ArrayLike<number>>): Promise<StatsAccumulator> {
   const w = await GeoTiffWriter.create(path, spec);
   const acc = new StatsAccumulator(spec.width, spec.height);
   try {
     const t = w.tile;
     for (let by = 0; by < w.tilesDown; by++) {
-      throwIfAborted(ctx.signal);
       const y0 = by * t, h = Math.min(t, spec.height - y0);
-      const strips: ArrayLike<number>[] = [];
-      for (let b = 1; b <= spec.bands; b++) strips.push(await fill(b, y0, h));
-      const s0 = strips[0];
-      const f = new Float32Array(s0.length);
-      const nd = w.nodata;
-      for (let i = 0; i < f.length; i++) { const v = s0[i]; f[i] = nd !== null && v === nd ? NaN : v; }
-      acc.add(f, 0, y0, spec.width, h);
-      for (let bx = 0; bx < w.tilesAcross; bx++) {
-        const { w: bw } = w.blockSize(bx, by);
-        const blocks = strips.map((s) => {
+      for (let b = 1; b <= spec.bands; b++) {
+        throwIfAborted(ctx.signal);
+        const strip = await fill(b, y0, h);
+        if (b === 1) {
+          const f = new Float32Array(strip.length);
+          const nd = w.nodata;
+          for (let i = 0; i < f.length; i++) { const v = strip[i]; f[i] = nd !== null && v === nd ? NaN : v; }
+          acc.add(f, 0, y0, spec.width, h);
+        }
+        for (let bx = 0; bx < w.tilesAcross; bx++) {
+          const { w: bw } = w.blockSize(bx, by);
           const o = new Float64Array(bw * h);
-          for (let y = 0; y < h; y++) for (let x = 0; x < bw; x++) o[y * bw + x] = s[y * spec.width + bx * t + x];
-          return o;
-        });
-        await w.writeBlock(bx, by, blocks);
+          for (let y = 0; y < h; y++) for (let x = 0; x < bw; x++) o[y * bw + x] = strip[y * spec.width + bx * t + x];
+          await w.writeEncoded(bx, by, b - 1, encodeTile(toTile(o, bw, h, t, spec.dtype, w.fill), t, spec.dtype, w.zlevel));
+        }
       }
       ctx.progress((by + 1) / w.tilesDown * 0.9);
     }
@@ -108,6 +111,10 @@ export const clipBboxTool: BuiltinTool = {
   },
 };
 
+/** Largest resample output: a few hundred MB of strips at most, and seconds to minutes, not hours. */
+export const MAX_RESAMPLE_PIXELS = 1 << 28;
+export const MAX_RESAMPLE_SIDE = 1 << 16;
+
 export const resampleTool: BuiltinTool = {
   id: 'resample',
   params: {
@@ -122,7 +129,12 @@ export const resampleTool: BuiltinTool = {
     try {
       const g = ds.geo.geoTransform;
       const W = Math.max(1, Math.round(ds.width / f)), H = Math.max(1, Math.round(ds.height / f));
-      if (W * H > 1e9) throw new Error(`resample: output of ${W}×${H} pixels is too large; use a larger factor`);
+      if (W > MAX_RESAMPLE_SIDE || H > MAX_RESAMPLE_SIDE || W * H > MAX_RESAMPLE_PIXELS) {
+        // The smallest factor whose output fits both bounds (rounded up to two significant digits).
+        const need = Math.max(ds.width / MAX_RESAMPLE_SIDE, ds.height / MAX_RESAMPLE_SIDE, Math.sqrt((ds.width * ds.height) / MAX_RESAMPLE_PIXELS));
+        const min = Math.ceil(need * 100 * 1.0001) / 100;
+        throw new Error(`resample: argument "factor"=${f} would make a ${W}×${H} output from the ${ds.width}×${ds.height} ${ds.source}; outputs are limited to ${MAX_RESAMPLE_PIXELS} pixels and ${MAX_RESAMPLE_SIDE} on a side, so use factor ≥ ${min} (or clip_bbox first)`);
+      }
       const fx = ds.width / W, fy = ds.height / H;
       const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0], g[1] * fx, g[2] * fy, g[3], g[4] * fx, g[5] * fy] };
       const avg = ctx.args.method === 'average';

@@ -8,7 +8,7 @@ import { describeContinuous } from './summary';
 import type { BuiltinTool, ToolParamSpec } from './types';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
 
-const INTEGER_TYPES = new Set(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32']);
+const INTEGER_TYPES = new Set(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'uint64', 'int64']);
 
 function makeIndexTool(id: IndexId): BuiltinTool {
   const def = INDICES[id];

@@ -28,8 +28,8 @@ export function describeContinuous(acc: StatsAccumulator, label: string, opts: {
   }
   if (!opts.low && !opts.high) {
     const hi = r.grid.mean.map((m, i) => ({ m, i })).filter((c) => c.m !== null) as { m: number; i: number }[];
-    if (hi.length > 1) {
-      hi.sort((a, b) => b.m - a.m);
+    hi.sort((a, b) => b.m - a.m);
+    if (hi.length > 1 && hi[0].m !== hi[hi.length - 1].m) {
       const names = ['north-west', 'north', 'north-east', 'west', 'centre', 'east', 'south-west', 'south', 'south-east'];
       clauses.push(`highest in the ${names[hi[0].i]} (mean ${num(hi[0].m)}${unit}), lowest in the ${names[hi[hi.length - 1].i]} (mean ${num(hi[hi.length - 1].m)}${unit})`);
     }

@@ -1,0 +1,194 @@
+/**
+ * Hostile rasters: every layer of a TIFF (header, IFD, out-of-line tag data, image blocks) truncated
+ * and bit-flipped, header fields set to values no writer uses (huge dimensions included), every sample
+ * type and codec. Each file goes through a tool in a child process; the trial passes when the tool
+ * succeeds with only its reported outputs, or fails naming the file with nothing left behind, within
+ * its time bound and memory limit, without touching anything outside the output folder.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { Tally } from './tally';
+import { TrialRunner, judge, emptyDir, fingerprint, Op } from './harness';
+import { layersOf } from './tiff-layers';
+import { patchEntry, ifdEntries } from '../helpers/tiff-patch';
+import { writeRaster } from '../../src/core/raster/io/writer';
+import { mulberry32 } from '../../src/core/raster/algorithms/prng';
+
+type GT = [number, number, number, number, number, number];
+const GEO = { geoTransform: [500000, 10, 0, 4430000, 0, -10] as GT, epsg: 32650, geographic: false };
+
+/** Base files GDAL writes: one per sample type / codec / layout the reader has a separate path for. */
+const GDAL_BASES = String.raw`
+import sys
+from osgeo import gdal, osr
+import numpy as np
+gdal.UseExceptions()
+d0 = sys.argv[1]
+rng = np.random.default_rng(5)
+W, H = 48, 40
+def mk(name, dt, bands, co, fn):
+    d = gdal.GetDriverByName('GTiff').Create(d0 + '/' + name, W, H, bands, dt, co)
+    d.SetGeoTransform((300000, 30, 0, 5000000, 0, -30))
+    s = osr.SpatialReference(); s.ImportFromEPSG(32633); d.SetProjection(s.ExportToWkt())
+    for b in range(bands):
+        band = d.GetRasterBand(b + 1); band.WriteArray(fn(b))
+        if dt not in (gdal.GDT_CInt16,): band.SetNoDataValue(0)
+        band.SetDescription(['red', 'nir', 'swir1'][b % 3])
+    d = None
+ramp = lambda b: (np.add.outer(np.arange(H), np.arange(W)) * (b + 1) + 1)
+T16 = ['TILED=YES', 'BLOCKXSIZE=16', 'BLOCKYSIZE=16']
+mk('u16_strip_lzw_be.tif', gdal.GDT_UInt16, 3, ['COMPRESS=LZW', 'PREDICTOR=2', 'ENDIANNESS=BIG', 'BLOCKYSIZE=8'], ramp)
+mk('i64_deflate.tif', gdal.GDT_Int64, 1, T16 + ['COMPRESS=DEFLATE', 'PREDICTOR=2'], lambda b: ramp(b) * 1000 - 5)
+mk('f32_pred3_band.tif', gdal.GDT_Float32, 2, T16 + ['COMPRESS=DEFLATE', 'PREDICTOR=3', 'INTERLEAVE=BAND'], lambda b: ramp(b) / 7.0)
+mk('u8_nbits4.tif', gdal.GDT_Byte, 1, ['NBITS=4', 'BLOCKYSIZE=5'], lambda b: ramp(b) % 16)
+mk('f16.tif', gdal.GDT_Float32, 1, T16 + ['NBITS=16', 'COMPRESS=LZW'], lambda b: ramp(b) / 3.0)
+mk('u24.tif', gdal.GDT_UInt32, 1, T16 + ['NBITS=24'], lambda b: ramp(b) * 4099)
+mk('jpeg.tif', gdal.GDT_Byte, 1, T16 + ['COMPRESS=JPEG'], lambda b: ramp(b) % 200)
+mk('zstd.tif', gdal.GDT_UInt16, 2, T16 + ['COMPRESS=ZSTD', 'PREDICTOR=2'], ramp)
+mk('packbits.tif', gdal.GDT_Byte, 1, ['COMPRESS=PACKBITS'], lambda b: (ramp(b) % 3 == 0).astype(np.uint8))
+mk('big.tif', gdal.GDT_Float32, 1, T16 + ['BIGTIFF=YES', 'COMPRESS=DEFLATE'], lambda b: ramp(b) * 0.5)
+mk('cint16.tif', gdal.GDT_CInt16, 1, [], ramp)
+mk('i8.tif', gdal.GDT_Byte, 1, T16 + ['PIXELTYPE=SIGNEDBYTE', 'COMPRESS=DEFLATE', 'PREDICTOR=2'], lambda b: ramp(b) % 200 - 100)
+mk('i16_pixel3.tif', gdal.GDT_Int16, 3, T16 + ['COMPRESS=LZW', 'PREDICTOR=2'], lambda b: ramp(b) - 50)
+mk('u32_be.tif', gdal.GDT_UInt32, 1, ['ENDIANNESS=BIG', 'COMPRESS=DEFLATE', 'BLOCKYSIZE=3'], lambda b: ramp(b) * 100000)
+mk('i32.tif', gdal.GDT_Int32, 2, T16 + ['INTERLEAVE=BAND'], lambda b: ramp(b) * -3)
+mk('u64.tif', gdal.GDT_UInt64, 1, T16 + ['COMPRESS=LZW', 'PREDICTOR=2', 'ENDIANNESS=BIG'], lambda b: ramp(b) * 10**12)
+mk('f64.tif', gdal.GDT_Float64, 1, ['COMPRESS=DEFLATE', 'PREDICTOR=3'], lambda b: ramp(b) / 3.0)
+mk('u12.tif', gdal.GDT_UInt16, 2, T16 + ['NBITS=12', 'COMPRESS=DEFLATE'], lambda b: ramp(b) % 4096)
+mk('u31.tif', gdal.GDT_UInt32, 1, ['NBITS=31', 'BLOCKYSIZE=7'], lambda b: ramp(b) * 999983)
+mk('f64_lerc.tif', gdal.GDT_Float64, 1, T16 + ['COMPRESS=LERC_DEFLATE'], lambda b: ramp(b) * 0.25)
+`;
+
+/** Header fields set to what no writer uses (classic TIFFs). `type 4` widens a SHORT to LONG. */
+const HEADER_EDITS: [string, number, { count?: number; value?: number; type?: number }][] = [
+  ['width 0', 256, { type: 4, value: 0 }], ['width 1', 256, { type: 4, value: 1 }], ['width 2^31', 256, { type: 4, value: 2 ** 31 }],
+  ['width 2^32-1', 256, { type: 4, value: 2 ** 32 - 1 }], ['height 0', 257, { type: 4, value: 0 }], ['height 2^32-1', 257, { type: 4, value: 2 ** 32 - 1 }],
+  ['height 1e9', 257, { type: 4, value: 1e9 }], ['width 200000', 256, { type: 4, value: 200_000 }],
+  ['tile width 0', 322, { type: 4, value: 0 }], ['tile width 8', 322, { type: 4, value: 8 }], ['tile width 65535', 322, { type: 4, value: 65535 }],
+  ['tile length 1', 323, { type: 4, value: 1 }], ['tile length 2^31', 323, { type: 4, value: 2 ** 31 }],
+  ['rows per strip 0', 278, { type: 4, value: 0 }], ['rows per strip 1', 278, { type: 4, value: 1 }], ['rows per strip 2^32-1', 278, { type: 4, value: 2 ** 32 - 1 }],
+  ['spp 0', 277, { value: 0 }], ['spp 2', 277, { value: 2 }], ['spp 65535', 277, { value: 65535 }],
+  ['bits 0', 258, { value: 0 }], ['bits 3', 258, { value: 3 }], ['bits 33', 258, { value: 33 }], ['bits 64', 258, { value: 64 }], ['bits 128', 258, { value: 128 }],
+  ['format 0', 339, { value: 0 }], ['format 2', 339, { value: 2 }], ['format 3', 339, { value: 3 }], ['format 5', 339, { value: 5 }], ['format 9', 339, { value: 9 }],
+  ['compression 0', 259, { value: 0 }], ['compression 2', 259, { value: 2 }], ['compression 7', 259, { value: 7 }], ['compression 99', 259, { value: 99 }], ['compression 34925', 259, { value: 34925 }],
+  ['predictor 0', 317, { value: 0 }], ['predictor 3', 317, { value: 3 }], ['predictor 4', 317, { value: 4 }], ['predictor 65535', 317, { value: 65535 }],
+  ['planar 0', 284, { value: 0 }], ['planar 2', 284, { value: 2 }], ['planar 3', 284, { value: 3 }],
+  ['photometric 3', 262, { value: 3 }], ['photometric 6', 262, { value: 6 }], ['photometric 32844', 262, { value: 32844 }],
+  ['offsets count 0', 324, { count: 0 }], ['offsets count 1e9', 324, { count: 1e9 }], ['offset 0', 324, { count: 1, value: 0 }], ['offset 2^32-1', 324, { count: 1, value: 2 ** 32 - 1 }],
+  ['strip offsets count 1e9', 273, { count: 1e9 }], ['strip offset 8', 273, { count: 1, value: 8 }],
+  ['byte counts 2^31', 325, { count: 1, value: 2 ** 31 }], ['byte counts 0', 325, { count: 1, value: 0 }], ['strip byte count 2^31', 279, { count: 1, value: 2 ** 31 }],
+  ['pixel scale count 1', 33550, { count: 1 }], ['tiepoint count 2', 33922, { count: 2 }], ['geokeys count 1', 34735, { count: 1 }],
+  ['geokeys count 1e9', 34735, { count: 1e9 }], ['geokeys offset past end', 34735, { value: 2 ** 31 }], ['nodata count 2^31', 42113, { count: 2 ** 31 }],
+  ['metadata count 2^30', 42112, { count: 2 ** 30 }], ['unknown field type', 257, { type: 99 }],
+];
+
+/** A tool run (or a plain read) for a hostile file, round robin. */
+function opFor(k: number, file: string, outDir: string): Op {
+  const ops: Op[] = [
+    { kind: 'read', file },
+    { kind: 'runTool', tool: 'raster_stats', args: { image: file }, outDir },
+    { kind: 'runTool', tool: 'band_math', args: { image: file, expression: 'b1 * 2 + 1' }, outDir },
+    { kind: 'runTool', tool: 'threshold', args: { image: file, op: 'gt', value: 1 }, outDir },
+    { kind: 'runTool', tool: 'slope', args: { dem: file }, outDir },
+    { kind: 'runTool', tool: 'quicklook', args: { image: file }, outDir },
+    { kind: 'runTool', tool: 'resample', args: { image: file, factor: 2, method: 'average' }, outDir },
+    { kind: 'runTool', tool: 'clip_bbox', args: { image: file, bbox: [-1e9, -1e9, 1e9, 1e9] }, outDir },
+    { kind: 'runTool', tool: 'connected_patches', args: { image: file }, outDir },
+    { kind: 'runTool', tool: 'ndvi', args: { image: file, red: 1, nir: 1 }, outDir },
+  ];
+  return ops[k % ops.length];
+}
+
+test('raster abuse: truncated, bit-flipped and odd-header TIFFs of every sample type', { timeout: 600_000 }, async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-abuse-raster-'));
+  const corpus = path.join(root, 'corpus'), inDir = path.join(root, 'in'), outDir = path.join(root, 'out'), outside = path.join(root, 'outside');
+  fs.mkdirSync(corpus); fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'victim.txt'), 'must not change');
+  const outsideBefore = fingerprint(outside);
+  const tally = new Tally();
+  const runner = new TrialRunner(Number(process.env.GEOWEAVE_ABUSE_TIMEOUT_MS) || 20_000);
+  try {
+    // Bases: ours (no GDAL needed) and GDAL's (one per reader path). In CI GDAL must be there.
+    await writeRaster(path.join(corpus, 'ours_f32.tif'), { width: 70, height: 50, bands: 2, dtype: 'float32', geo: GEO, nodata: -9999, blockSize: 16, descriptions: ['red', 'nir'] },
+      [Float32Array.from({ length: 3500 }, (_, i) => (i % 70) + Math.floor(i / 70) * 0.5), Float32Array.from({ length: 3500 }, (_, i) => (i % 13) * 3)]);
+    await writeRaster(path.join(corpus, 'ours_mask.tif'), { width: 64, height: 48, bands: 1, dtype: 'uint8', geo: GEO, nodata: 255, blockSize: 16 },
+      [Uint8Array.from({ length: 64 * 48 }, (_, i) => ((i % 64) ^ Math.floor(i / 64)) & 1)]);
+    const py = spawnSync('/usr/bin/python3', ['-c', GDAL_BASES, corpus], { encoding: 'utf8' });
+    if (py.status !== 0 && process.env.CI) assert.fail(`GDAL is required in CI: ${py.stderr}`);
+    const bases = fs.readdirSync(corpus).sort().map((f) => path.join(corpus, f));
+
+    let k = 0;
+    const trial = async (label: string, bytes: Buffer, opts: { mustFail?: boolean } = {}) => {
+      emptyDir(inDir); emptyDir(outDir);
+      const file = path.join(inDir, 'hostile.tif');
+      fs.writeFileSync(file, bytes);
+      const frozenIn = fingerprint(inDir);
+      const op = opFor(k++, file, outDir);
+      const r = await runner.run(op);
+      const outcome = judge(tally, 'rasters', label, r, {
+        names: [file], outDir, mustFail: opts.mustFail,
+        frozen: [{ dir: inDir, before: frozenIn }, { dir: outside, before: outsideBefore }],
+        tempRoots: [inDir, outDir],
+      });
+      // GEOWEAVE_ABUSE_KEEP=DIR keeps the input and the operation of every trial that was not handled.
+      const keep = process.env.GEOWEAVE_ABUSE_KEEP;
+      if (keep && outcome !== 'handled') {
+        fs.mkdirSync(keep, { recursive: true });
+        const base = path.join(keep, `${k}-${label.replace(/[^\w.-]+/g, '_').slice(0, 80)}`);
+        fs.writeFileSync(`${base}.tif`, bytes);
+        fs.writeFileSync(`${base}.json`, JSON.stringify(op));
+      }
+    };
+
+    for (const base of bases) {
+      const name = path.basename(base);
+      const orig = fs.readFileSync(base);
+      const L = layersOf(orig);
+      const rnd = mulberry32([...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7));
+      const within = ([a, n]: [number, number]) => a + Math.floor(rnd() * Math.max(1, n));
+      await trial(`${name} intact`, orig, { mustFail: name === 'cint16.tif' });
+      // Truncated in every layer.
+      const cuts: [string, number][] = [['header', 5], ['ifd', within(L.ifd)], ['end-1', orig.length - 1]];
+      L.tags.slice(0, 3).forEach(([a, n, tag]) => cuts.push([`tag ${tag} data`, within([a, n])]));
+      if (L.blocks.length) { cuts.push(['first block', within(L.blocks[0])]); cuts.push(['last block', within(L.blocks[L.blocks.length - 1])]); }
+      for (const [where, at] of cuts) await trial(`${name} truncated in ${where} at ${at}`, orig.subarray(0, Math.max(0, Math.min(orig.length - 1, at))));
+      // Bits flipped in every layer.
+      const spans: [string, [number, number]][] = [['header', L.header], ['ifd', L.ifd]];
+      L.tags.slice(0, 3).forEach(([a, n, tag]) => spans.push([`tag ${tag} data`, [a, n]]));
+      if (L.blocks.length) spans.push(['blocks', [L.blocks[0][0], L.blocks[L.blocks.length - 1][0] + L.blocks[L.blocks.length - 1][1] - L.blocks[0][0]]]);
+      for (const [where, span] of spans) {
+        for (let j = 0; j < (where === 'ifd' ? 10 : 4); j++) {
+          const b = Buffer.from(orig);
+          const flips: number[] = [];
+          for (let f = 0; f < 1 + Math.floor(rnd() * 4); f++) { const at = within(span); b[at] ^= 1 << Math.floor(rnd() * 8); flips.push(at); }
+          await trial(`${name} bits flipped in ${where} at ${flips.join(',')}`, b);
+        }
+      }
+    }
+
+    // Header fields no writer uses, on classic bases of both byte orders, tiled and striped, interleaved and separate.
+    const classic = bases.filter((b) => ['ours_f32.tif', 'u16_strip_lzw_be.tif', 'i64_deflate.tif', 'f32_pred3_band.tif', 'u8_nbits4.tif', 'zstd.tif'].includes(path.basename(b)));
+    for (const base of classic) {
+      const orig = fs.readFileSync(base);
+      const tags = new Set(ifdEntries(orig).map((e) => e.tag));
+      for (const [what, tag, change] of HEADER_EDITS) {
+        if (!tags.has(tag)) continue;
+        const b = Buffer.from(orig);
+        patchEntry(b, tag, change);
+        await trial(`${path.basename(base)} ${what}`, b);
+      }
+    }
+  } finally {
+    runner.close();
+    console.log(tally.summary());
+    const fails = tally.failures();
+    if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
+  }
+  assert.ok(tally.trials.length >= 1000, `only ${tally.trials.length} trials`);
+  assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);
+  fs.rmSync(root, { recursive: true, force: true });
+});
