@@ -5,7 +5,9 @@ import type { RunOptions, ToolRunResult, OutputRef } from './types';
 import type { BuiltinTool, ToolParamSpec, ToolContext } from './tools/types';
 import type { DataItem } from '../retrieval/types';
 import { BUILTIN_TOOLS } from './tools/registry';
-import { openRaster, isRemote } from './io/dataset';
+import { openRaster, isRemote, RasterDataset } from './io/dataset';
+import { boxToLonLat } from './proj';
+import { guessSensor, BandSample } from './sensor-guess';
 import { renderQuicklook, QuicklookKind } from './quicklook';
 import { readPreview, throwIfAborted } from './tools/common';
 import { roleFromDescription } from './bands';
@@ -219,8 +221,36 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     }
     if (bands.filter((b) => b.role && !['dem', 'qa', 'thermal'].includes(b.role)).length >= 2) roles.push('multispectral');
     const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : ds.geo.wkt;
-    return { path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}) };
+    const g = ds.geo.geoTransform;
+    const xs = [g[0], g[0] + g[1] * ds.width + g[2] * ds.height, g[0] + g[1] * ds.width, g[0] + g[2] * ds.height];
+    const ys = [g[3], g[3] + g[4] * ds.width + g[5] * ds.height, g[3] + g[4] * ds.width, g[3] + g[5] * ds.height];
+    const extent: [number, number, number, number] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+    const epsg = ds.geo.epsg ?? (ds.geo.geographic ? 4326 : undefined);
+    const lonLat = boxToLonLat(epsg, extent);
+    // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
+    const guess = ds.bandCount >= 3 && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
+    return {
+      path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}),
+      extent, ...(lonLat ? { lonLat } : {}), grid: { width: ds.width, height: ds.height, geoTransform: [...g] }, ...(guess ? { guess } : {}),
+    };
   } finally {
     await ds.close();
   }
+}
+
+/** Band count, data type and the value range of a central window of every band (nodata left out). */
+export async function sampleBands(ds: RasterDataset, side = 256): Promise<BandSample> {
+  const w = Math.min(side, ds.width), h = Math.min(side, ds.height);
+  const x = Math.floor((ds.width - w) / 2), y = Math.floor((ds.height - h) / 2);
+  let min = Infinity, max = -Infinity;
+  for (let b = 1; b <= ds.bandCount; b++) {
+    const a = await ds.readWindow(b, x, y, w, h);
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (v !== v) continue;
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  }
+  return { bandCount: ds.bandCount, dtype: ds.dtype, min, max };
 }
