@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ToolRunResult } from '../core/raster/types';
-import { addStep } from '../core/memory/memory';
+import { recordCellRun } from '../core/memory/memory';
 import { parseToolCell } from '../core/notebook/tool-cell';
 import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
@@ -16,7 +16,7 @@ import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { Assistant } from './assistant';
 import { rasterEngine } from './raster-service';
-import { earlierCells, memoryOf, setCellRun, setMemory } from './notebook-session';
+import { cellIds, earlierCells, ensureCellId, memoryOf, setCellRun, setMemory } from './notebook-session';
 import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
 
 /** Custom MIME type of a tool result; `application/json` carries the same data as a fallback. */
@@ -58,6 +58,7 @@ export class ToolController implements vscode.Disposable {
     let cancelAt = 0;
     const sub = exec.token.onCancellationRequested(() => { cancelAt = Date.now(); abort.abort(); });
     const started = Date.now();
+    const cellId = await ensureCellId(cell);
     try {
       const { result, args } = await this.run(cell, abort.signal);
       await exec.replaceOutput(outputsFor(result, args));
@@ -65,7 +66,8 @@ export class ToolController implements vscode.Disposable {
       await setCellRun(cell, runRecord(result, time));
       const nb = cell.notebook;
       const memory = memoryOf(nb, config.workingMemorySize());
-      await setMemory(nb, addStep(memory, memoryStep(result.tool, args, result, undefined, time)));
+      // Re-running a cell replaces its step; the timeline follows the cells (Run All twice: one timeline).
+      await setMemory(nb, recordCellRun(memory, cellId, memoryStep(result.tool, args, result, undefined, time), cellIds(nb)));
       this.log.info(`ran ${result.tool} in ${Date.now() - started} ms: ${result.summary}`);
       exec.end(true, Date.now());
       return true;
@@ -79,6 +81,8 @@ export class ToolController implements vscode.Disposable {
       await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       // Later cells must not keep using outputs of a run this one no longer stands for.
       if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
+      const memory = memoryOf(cell.notebook, config.workingMemorySize());
+      if (memory.trace.some((s) => s.cell === cellId)) await setMemory(cell.notebook, recordCellRun(memory, cellId, undefined, cellIds(cell.notebook)));
       exec.end(false, Date.now());
       return false;
     } finally {

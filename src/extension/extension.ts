@@ -14,6 +14,7 @@ import { ToolCellLanguage } from './language-features';
 import { registerCommands } from './commands';
 import { registerStatus } from './status';
 import { registerManifestWatch } from './manifest-authoring';
+import { registerSampleContext } from './walkthrough';
 
 /** Set by the webpack banner at the first line of dist/extension.js. */
 declare const __geoweaveLoadStart: number | undefined;
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),
     registerStatus(retrieval),
     registerManifestWatch(retrieval, log),
+    registerSampleContext(),
   );
   const done = performance.now();
   const timing = { activationMs: Math.round(done - loadStart), loadMs: Math.round(loaded - loadStart), activateMs: Math.round(done - started) };
