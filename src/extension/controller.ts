@@ -11,6 +11,7 @@ import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
 import { RUN_KEY } from '../core/notebook/session';
 import { runProcessTool } from '../core/notebook/process-runner';
+import { cellErrorMessage } from '../core/notebook/cell-errors';
 import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
@@ -74,7 +75,8 @@ export class ToolController implements vscode.Disposable {
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       const cancelled = abort.signal.aborted;
-      const message = cancelled ? 'Cancelled.' : err.message;
+      // In cell syntax: "add a line `nir: 4`", not the command line's --arg.
+      const message = cancelled ? 'Cancelled.' : cellErrorMessage(err);
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${message}`}`);
       const tool = parseToolCell(cell.document.getText()).call?.tool;
       const name = tool ? `${tool} ${cancelled ? 'cancelled' : 'failed'}` : 'GeoWeave';

@@ -81,10 +81,18 @@ export class WorkspaceData implements vscode.Disposable {
     }
   }
 
-  /** Workspace files as described so far (no new reads): what the editor checks cells against. */
-  describedFiles(): DataItem[] {
+  /** The workspace files among `paths`, described (cached per modification time): what the editor
+   *  checks a cell's inputs against. */
+  async describeFiles(paths: string[]): Promise<DataItem[]> {
     const dir = this.dir();
-    return [...this.described.entries()].filter(([abs]) => !dir || abs.startsWith(dir + path.sep)).map(([, d]) => d.item);
+    const files = new Set(await this.listFiles());
+    const out: DataItem[] = [];
+    for (const p of new Set(paths)) {
+      if (!files.has(p)) continue;
+      const item = await this.describe(p, dir, /\.geojson$/i.test(p) ? 'vector' : 'raster');
+      if (item) out.push(item);
+    }
+    return out;
   }
 
   dispose(): void {

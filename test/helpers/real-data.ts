@@ -43,7 +43,7 @@ noise = lambda s: rng.normal(0, s, (n, n))
 dn = [
     70 + 8 * (1 - veg) + noise(2),        # blue
     58 + 10 * (1 - veg) + noise(2),       # green
-    62 + 30 * (1 - veg) - 10 * water + noise(2),  # red
+    35 + 45 * (1 - veg) - 10 * water + noise(2),  # red
     45 + 95 * veg - 35 * water + noise(3),         # NIR
     70 + 50 * (1 - veg) - 60 * water + noise(3),   # SWIR1
     50 + 40 * (1 - veg) - 45 * water + noise(3),   # SWIR2

@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
+import { aliasOf } from '../raster/arg-aliases';
 
 const EXT: Record<OutputRef['type'], string> = { raster: '.tif', vector: '.geojson', table: '.csv' };
 
@@ -27,7 +28,10 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
   const stamp = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
   const out = path.join(opts.outDir, `${manifest.id}_${stamp}${EXT[type]}`);
   const cwd = opts.cwd ?? process.cwd();
-  const argv = runner.args.map((a) => expandTemplate(a, args, out));
+  // `image:` for a tool whose input is `dem` (and the like) is that input under another tool's name.
+  const params = (manifest.inputs ?? []).map((p) => p.name);
+  const named = Object.fromEntries(Object.entries(args).map(([k, v]) => [aliasOf(k, params) ?? k, v]));
+  const argv = runner.args.map((a) => expandTemplate(a, { ...args, ...named }, out));
   opts.onProgress?.(0, `${runner.command} ${argv.join(' ')}`);
   const stderr = await new Promise<string>((resolve, reject) => {
     const child = spawn(runner.command, argv, { cwd, signal: opts.signal, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -5,9 +5,10 @@ import type { RunOptions, ToolRunResult, OutputRef } from './types';
 import type { BuiltinTool, ToolParamSpec, ToolContext } from './tools/types';
 import type { DataItem } from '../retrieval/types';
 import { BUILTIN_TOOLS } from './tools/registry';
-import { openRaster, isRemote, RasterDataset } from './io/dataset';
+import { openRaster, isRemote } from './io/dataset';
 import { boxToLonLat } from './proj';
-import { guessSensor, BandSample } from './sensor-guess';
+import { guessSensor, sampleBands } from './sensor-guess';
+import { aliasOf, closestName } from './arg-aliases';
 import { renderQuicklook, QuicklookKind } from './quicklook';
 import { readPreview, throwIfAborted } from './tools/common';
 import { roleFromDescription } from './bands';
@@ -134,9 +135,13 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
 export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, cwd: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const known = Object.keys(tool.params);
-  for (const [k, v] of Object.entries(args ?? {})) {
+  for (const [given, v] of Object.entries(args ?? {})) {
+    // `image: dem.tif` for slope is its `dem`: the same input under the name other tools use.
+    const alias = aliasOf(given, known);
+    const k = alias && !(alias in (args ?? {})) ? alias : given;
     if (!(k in tool.params)) {
-      throw new ToolArgumentError(`${tool.id}: unknown argument "${k}"; ${tool.id} takes ${known.join(', ')}`);
+      const near = closestName(k, known);
+      throw new ToolArgumentError(`${tool.id}: unknown argument "${k}"; ${tool.id} takes ${known.join(', ')}${near ? `; did you mean "${near}"?` : ''}`);
     }
     if (v === undefined || v === null || v === '') continue;
     out[k] = coerceArg(tool.id, k, tool.params[k], v, cwd);
@@ -238,19 +243,3 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
   }
 }
 
-/** Band count, data type and the value range of a central window of every band (nodata left out). */
-export async function sampleBands(ds: RasterDataset, side = 256): Promise<BandSample> {
-  const w = Math.min(side, ds.width), h = Math.min(side, ds.height);
-  const x = Math.floor((ds.width - w) / 2), y = Math.floor((ds.height - h) / 2);
-  let min = Infinity, max = -Infinity;
-  for (let b = 1; b <= ds.bandCount; b++) {
-    const a = await ds.readWindow(b, x, y, w, h);
-    for (let i = 0; i < a.length; i++) {
-      const v = a[i];
-      if (v !== v) continue;
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-  }
-  return { bandCount: ds.bandCount, dtype: ds.dtype, min, max };
-}

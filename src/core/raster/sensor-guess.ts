@@ -1,7 +1,7 @@
 /** A guess at the sensor of a multi-band raster that carries no band descriptions, from its band
  *  count, data type and value range. Always presented as a guess: the bands it names are where that
  *  sensor's usual product puts them, not something the file says. */
-import type { DType } from './io/dataset';
+import type { DType, RasterDataset } from './io/dataset';
 
 /** What the file shows about itself: enough to tell a Landsat 7 DN stack from a Sentinel-2 L2A one. */
 export interface BandSample {
@@ -69,4 +69,21 @@ export function guessSensor(s: BandSample): SensorGuess | undefined {
     default:
       return undefined;
   }
+}
+
+/** Band count, data type and the value range of a central window of every band (nodata left out). */
+export async function sampleBands(ds: RasterDataset, side = 256): Promise<BandSample> {
+  const w = Math.min(side, ds.width), h = Math.min(side, ds.height);
+  const x = Math.floor((ds.width - w) / 2), y = Math.floor((ds.height - h) / 2);
+  let min = Infinity, max = -Infinity;
+  for (let b = 1; b <= ds.bandCount; b++) {
+    const a = await ds.readWindow(b, x, y, w, h);
+    for (let i = 0; i < a.length; i++) {
+      const v = a[i];
+      if (v !== v) continue;
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  }
+  return { bandCount: ds.bandCount, dtype: ds.dtype, min, max };
 }
