@@ -44,15 +44,16 @@
     return el('div', { class: 'missing', title: text }, icon('warning'), text);
   }
 
-  /** What the score is made of, on demand: the signals by name, not a bare number. */
-  function scoreDetails(s) {
+  /** The reason, two lines, opening on demand to the whole reason and what the score is made of
+   *  (the signals by name, not a bare number). */
+  function reasonDetails(s) {
     return el('details', { class: 'why' },
-      el('summary', { title: 'What the score is made of' }, 'Why this rank'),
-      el('div', { class: 'reason full', text: s.reason }),
+      el('summary', { class: 'reason', title: 'Why this rank: the reason in full and the parts of the score' }, s.reason),
       el('div', { class: 'parts' },
         el('span', { text: 'Score ' }), el('span', { class: 'score', text: s.score.toFixed(3) }),
         el('span', { text: ' from: ' }),
-        el('span', { text: s.parts.map((p) => `${p.penalty ? '−' : ''}${p.label} ${p.value.toFixed(2)}`).join(' · ') || 'no signal' })));
+        el('span', { text: s.parts.map((p) => `${p.penalty ? '−' : ''}${p.label} ${p.value.toFixed(2)}`).join(' · ') || 'no signal' })),
+      s.caveats.length ? el('div', { class: 'parts', text: s.caveats.join('; ') }) : null);
   }
 
   function suggestionItem(s, origin) {
@@ -62,15 +63,14 @@
     return el('li', { class: `suggestion${s.ready ? ' is-ready' : ''}`, 'data-tool': s.id, 'data-origin': origin },
       el('div', { class: 'head' },
         el('span', { class: 'name', text: s.name, title: s.name }),
-        el('code', { class: 'id', text: s.id }),
+        el('code', { class: 'id', text: s.id, title: s.id }),
         el('span', { class: 'actions' },
           action('insert', 'add', 'Insert cell', { type: 'insert', toolId: s.id, origin, run: false }),
           action('insert-run', 'play', 'Insert and run', { type: 'insert', toolId: s.id, origin, run: true }),
           action('dismiss secondary', 'close', 'Dismiss', { type: 'dismiss', toolId: s.id, origin }))),
-      el('div', { class: 'reason', title: s.reason, text: s.reason }),
+      reasonDetails(s),
       readinessLine(s),
-      s.caveats.length ? el('div', { class: 'caveat', title: s.caveats.join('\n') }, icon('info'), `guess: ${s.caveats.join('; ')}`) : null,
-      scoreDetails(s));
+      s.caveats.length ? el('div', { class: 'caveat', title: s.caveats.join('\n') }, icon('info'), `guess: ${s.caveats.join('; ')}`) : null);
   }
 
   function save() {

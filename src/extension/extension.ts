@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),
     registerStatus(retrieval),
     registerManifestWatch(retrieval, log),
-    registerSampleContext(),
+    registerSampleContext(context.extension.id, log),
   );
   const done = performance.now();
   const timing = { activationMs: Math.round(done - loadStart), loadMs: Math.round(loaded - loadStart), activateMs: Math.round(done - started) };

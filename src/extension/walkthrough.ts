@@ -14,14 +14,40 @@ function hasSample(dir: string): boolean {
   return ['', 'geoweave-sample'].some((sub) => SAMPLE_MARKERS.every((f) => fs.existsSync(path.join(dir, sub, f))));
 }
 
-export function registerSampleContext(): vscode.Disposable {
+/** The walkthrough step, as the workbench names it: `<extension id>#<walkthrough id>#<step id>`. */
+function sampleStep(extensionId: string): string {
+  return `${extensionId}#geoweave.start#sample`;
+}
+
+/**
+ * The workbench ticks an `onContext` step only when the key changes after it registered the
+ * walkthrough, which it does lazily (when a walkthrough is first shown): a key that is already true
+ * then never ticks the step. So the step is also marked done directly, through the workbench's
+ * "mark step complete" command, retried while the walkthroughs are not registered yet.
+ */
+export function registerSampleContext(extensionId: string, log: { info(msg: string): void }, settleMs = 3000): vscode.Disposable {
+  let last: boolean | undefined;
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (fn: () => void, ms: number) => {
+    const t = setTimeout(() => { timers.delete(t); fn(); }, ms);
+    timers.add(t);
+  };
+  const markDone = (attempt: number) => {
+    Promise.resolve(vscode.commands.executeCommand('welcome.markStepComplete', sampleStep(extensionId))).then(
+      () => log.info('walkthrough step "Create the sample workspace" ticked: the sample is open'),
+      () => { if (attempt < 5) later(() => markDone(attempt + 1), 5000); });
+  };
   const update = () => {
     const open = (vscode.workspace.workspaceFolders ?? []).some((f) => f.uri.scheme === 'file' && hasSample(f.uri.fsPath));
+    if (open === last) return;
+    last = open;
     void vscode.commands.executeCommand('setContext', SAMPLE_CONTEXT, open);
+    if (open) markDone(0);
   };
-  update();
+  later(update, settleMs);
   const watcher = vscode.workspace.createFileSystemWatcher('**/{s2_scene,fire_pre,fire_post,dem}.tif');
   return vscode.Disposable.from(
+    { dispose: () => timers.forEach((t) => clearTimeout(t)) },
     watcher,
     watcher.onDidCreate(update),
     watcher.onDidDelete(update),

@@ -175,3 +175,13 @@ test('forward readiness on real-data-like files: the named scene, CRS/overlap an
   assert.equal(plain.readiness.ready, true, plain.reason);
   assert.deepEqual([plain.readiness.args.pre, plain.readiness.args.post], ['fire_pre.tif', 'fire_post.tif']);
 });
+
+test('readiness: a tool that cannot use the file the task names is not ready on another file instead', () => {
+  const r = executability(manifest('cloud_mask'), { items: [s2, l7] }, { task: 'Compute NDVI for the Landsat scene L7_ETMs.tif' });
+  assert.equal(r.ready, false);
+  assert.equal(r.args.image, undefined);
+  assert.ok(r.notes.includes('needs a QA band for image — not in L7_ETMs.tif, which the task names'), r.notes.join(' | '));
+  // A vector input is still free to come from the workspace when the task names only a raster.
+  const z = executability(manifest('zonal_stats'), { items: [s2, fields] }, { task: 'mean of s2_scene.tif per field' });
+  assert.deepEqual(z.args, { image: 's2_scene.tif', zones: 'fields.geojson' });
+});

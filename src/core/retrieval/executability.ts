@@ -213,8 +213,10 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     const ordered = orderForParam(p.name, feeds.map((f) => f.item)).map((it) => feeds.find((f) => f.item === it)!);
     const mine = ordered.filter((f) => isNamed(f.item)).sort((a, b) => named.findIndex((n) => sameFile(n.path, a.item.path)) - named.findIndex((n) => sameFile(n.path, b.item.path)));
     const rest = ordered.filter((f) => !isNamed(f.item));
-    // A file the task names is the only choice for an input it can feed.
-    return mine.length ? mine : [...rest.filter((f) => !f.guessed), ...rest.filter((f) => f.guessed)];
+    // When the task names files of the input's kind, only those are its choices: a tool that cannot
+    // use them is not ready on another file instead.
+    if (named.some((n) => n.type === (p.type === 'array' ? 'raster' : p.type))) return mine;
+    return [...rest.filter((f) => !f.guessed), ...rest.filter((f) => f.guessed)];
   });
   const picks = assign(m, required, choices);
   let satisfied = 0;
@@ -225,7 +227,9 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     const roles = p.bands ?? [];
     if (!pick) {
       const what = roles.length ? roles.filter((r) => !PRODUCT_ROLES.has(r)).map(roleLabel).join(' + ') || roles.map(roleLabel).join(' or ') : `a ${p.type}`;
-      notes.push(`needs ${what} for ${p.name} — none found`);
+      const kind = p.type === 'array' ? 'raster' : p.type;
+      const mine = named.filter((n) => n.type === kind).map(fileName);
+      notes.push(mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names` : `needs ${what} for ${p.name} — none found`);
       missing.push(p.name);
       continue;
     }
