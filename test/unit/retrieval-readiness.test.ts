@@ -185,3 +185,22 @@ test('readiness: a tool that cannot use the file the task names is not ready on 
   const z = executability(manifest('zonal_stats'), { items: [s2, fields] }, { task: 'mean of s2_scene.tif per field' });
   assert.deepEqual(z.args, { image: 's2_scene.tif', zones: 'fields.geojson' });
 });
+
+test('readiness: data the task speaks of without naming the file comes first ("the DEM", "post-fire", years)', () => {
+  const dem: DataItem = { path: 'dem.tif', type: 'raster', roles: ['dem'], bands: [{ index: 1, role: 'dem', description: 'elevation' }], ...UTM50, grid: grid(10, 600) };
+  const scene = (name: string): DataItem => ({ ...s2, path: name });
+  const items = [s2, scene('fire_post.tif'), scene('fire_pre.tif'), scene('urban_2018.tif'), scene('urban_2024.tif'), dem];
+  const image = (id: string, task: string) => executability(manifest(id), { items, task }).args.image;
+  assert.equal(image('raster_stats', 'give me the percentiles and histogram of elevation across the DEM'), 'dem.tif');
+  assert.equal(image('raster_stats', 'histogram of the scene'), 's2_scene.tif');
+  assert.equal(image('nbr', 'normalized burn ratio of the post-fire scene'), 'fire_post.tif');
+  assert.equal(image('ndbi', 'how much has the town grown between 2018 and 2024?'), 'urban_2018.tif');
+  // The first thing spoken of is the one worked on.
+  assert.equal(image('raster_stats', 'put the DEM on the same grid as the Sentinel scene'), 'dem.tif');
+  const cva = executability(manifest('change_vector_analysis'), { items, task: 'what changed between the 2018 and 2024 images?' });
+  assert.deepEqual([cva.args.before, cva.args.after], ['urban_2018.tif', 'urban_2024.tif']);
+  // A pair keeps its time order even when only one date is spoken of ("火后": after the fire).
+  const dnbr = executability(manifest('dnbr'), { items, task: '火后哪些陡坡烧得最严重' });
+  assert.deepEqual([dnbr.args.pre, dnbr.args.post], ['fire_pre.tif', 'fire_post.tif']);
+  assert.ok(executability(manifest('nbr'), { items, task: 'burn ratio of the post-fire scene' }).notes.some((n) => n.includes('fire_post.tif (the task\'s "burn", "post-fire")')));
+});

@@ -2,6 +2,7 @@
 import * as path from 'path';
 import type { ToolManifest, ToolParam } from '../manifests/types';
 import type { DataContext, DataItem, Readiness } from './types';
+import { mentionOf, Mention } from '../data/mentions';
 
 /** Roles that describe what a whole raster is; any one of them satisfies an input listing several. */
 const PRODUCT_ROLES = new Set(['class', 'mask', 'index', 'dnbr', 'difference', 'change', 'labels', 'severity', 'lst', 'trend', 'magnitude', 'slope', 'aspect', 'hillshade', 'distance']);
@@ -203,7 +204,14 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   if (!data) {
     return { ready: false, runnable, missing, args, notes, coverage: required.length ? 0.5 : 1 };
   }
-  const named = namedInTask(opts.task ?? data.task, data.items);
+  const task = opts.task ?? data.task;
+  const named = namedInTask(task, data.items);
+  const mentions = new Map<DataItem, Mention>();
+  const mention = (it: DataItem): Mention => {
+    let m = mentions.get(it);
+    if (!m) mentions.set(it, (m = task ? mentionOf(task, it) : { score: 0, at: Infinity, words: [] }));
+    return m;
+  };
   const isNamed = (it: DataItem) => named.some((n) => sameFile(n.path, it.path));
   const paramNames = new Set((m.inputs ?? []).map((p) => p.name));
   // Per input, what could feed it, best first: files the task names, then items whose bands say what
@@ -216,7 +224,14 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     // When the task names files of the input's kind, only those are its choices: a tool that cannot
     // use them is not ready on another file instead.
     if (named.some((n) => n.type === (p.type === 'array' ? 'raster' : p.type))) return mine;
-    return [...rest.filter((f) => !f.guessed), ...rest.filter((f) => f.guessed)];
+    // Then what the task speaks of without naming it ("the DEM", "the post-fire scene", "2018"). For a
+    // pair of dates only whether it does, so that the earlier date still comes first.
+    const pair = isPairParam(p.name);
+    const byMention = (a: Feed, b: Feed) => {
+      const ma = mention(a.item), mb = mention(b.item);
+      return pair ? Number(mb.score > 0) - Number(ma.score > 0) : mb.score - ma.score || ma.at - mb.at;
+    };
+    return [...rest.filter((f) => !f.guessed).sort(byMention), ...rest.filter((f) => f.guessed).sort(byMention)];
   });
   const picks = assign(m, required, choices);
   let satisfied = 0;
@@ -235,7 +250,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     }
     satisfied++;
     args[p.name] = pick.item.path;
-    const name = itemName(pick.item) + (isNamed(pick.item) ? ' (named in the task)' : '');
+    const spoken = mention(pick.item);
+    const name = itemName(pick.item) + (isNamed(pick.item) ? ' (named in the task)' : spoken.score ? ` (the task's "${spoken.words.join('", "')}")` : '');
     const spectral = roles.filter((r) => SPECTRAL.has(r));
     if (spectral.length) {
       // One line per input naming every role it needs: "needs red, NIR — found in s2_scene.tif bands 3, 5".
