@@ -7,7 +7,8 @@
  * Tasks whose first step needs data the sample does not have (a classification, an NDVI raster, a
  * time series, SAR, a download) are not labelled.
  *
- *   npm run build && node scripts/readiness-bench.js [--out DIR] [--json] [--misses]
+ *   npm run build && node scripts/readiness-bench.js [--dev] [--out DIR] [--json] [--misses]
+ *     --dev       the blind validation set bench/dev.jsonl instead of bench/tasks.jsonl
  *     --out DIR   a compiled tree other than out/ (e.g. another checkout's, to compare)
  */
 'use strict';
@@ -132,6 +133,71 @@ const LABELS = {
   't-wq-10': ['ndci', { image: S2 }],
 };
 
+/**
+ * The same for the blind validation set bench/dev.jsonl, labelled the same way after the vocabulary
+ * of mentions (src/core/data/mentions.ts) was written: a check that it was not fitted to the tasks above.
+ * Its tasks name places and sensors; the label is the sample file of that kind ("Landsat 9 C2 L2" →
+ * the sample's Landsat scene).
+ */
+const DEV_LABELS = {
+  'dv-index-01': ['cloud_mask', { image: S2 }],
+  'dv-index-02': ['dos_atmospheric_correction', { image: LANDSAT }],
+  'dv-index-03': ['savi', { image: LANDSAT }],
+  'dv-index-04': ['ndmi', { image: S2 }],
+  'dv-index-05': ['band_math', { image: S2 }],
+  'dv-index-06': ['tasseled_cap', { image: LANDSAT }],
+  'dv-mask-02': ['cloud_mask', { image: LANDSAT }],
+  'dv-mask-03': ['ndvi', { image: S2 }],
+  'dv-mask-08': ['cloud_mask', { image: S2 }],
+  'dv-classify-02': ['kmeans_classify', { image: S2 }],
+  'dv-classify-03': ['ndvi', { image: S2 }],
+  'dv-classify-07': ['dos_atmospheric_correction', { image: LANDSAT }],
+  'dv-area-05': ['viewshed', { dem: DEM }],
+  'dv-area-07': ['savi', { image: S2 }],
+  'dv-area-09': ['ndsi', { image: LANDSAT }],
+  'dv-change-05': ['reproject', { image: 'urban_2018.tif' }],
+  'dv-change-07': ['cloud_mask', { image: S2 }],
+  'dv-terrain-07': ['slope', { dem: DEM }],
+  'dv-terrain-08': ['flow_accumulation', { dem: DEM }],
+  'dv-terrain-09': ['fill_nodata', { image: DEM }],
+  'dv-water-02': ['mndwi', { image: S2 }],
+  'dv-water-03': ['mndwi', { image: LANDSAT }],
+  'dv-water-05': ['cloud_mask', { image: S2 }],
+  'dv-water-07': ['mndwi', { image: LANDSAT }],
+  'dv-water-08': ['mndwi', { image: S2 }],
+  'dv-fire-03': ['dnbr', FIRE],
+  'dv-fire-04': ['dnbr', FIRE],
+  'dv-fire-06': ['dnbr', FIRE],
+  'dv-fire-07': ['dnbr', FIRE],
+  'dv-fire-08': ['cloud_mask', { image: S2 }],
+  'dv-fire-09': ['land_surface_temperature', { image: LANDSAT }],
+  'dv-urban-02': ['cloud_mask', { image: LANDSAT }],
+  'dv-urban-05': ['ndvi', { image: S2 }],
+  'dv-urban-06': ['cloud_mask', { image: S2 }],
+  'dv-urban-08': ['ndbi', { image: S2 }],
+  'dv-agri-02': ['savi', { image: S2 }],
+  'dv-agri-06': ['cloud_mask', { image: LANDSAT }],
+  'dv-agri-09': ['dos_atmospheric_correction', { image: LANDSAT }],
+  'dv-vector-07': ['clip_to_vector', { image: S2, cutline: FIELDS }],
+  'dv-export-03': ['dnbr', FIRE],
+  'dv-export-06': ['hillshade', { dem: DEM }],
+  'dv-export-09': ['clip_bbox', { image: S2 }],
+  'dv-prep-01': ['dos_atmospheric_correction', { image: LANDSAT }],
+  'dv-prep-07': ['cloud_mask', { image: S2 }],
+  'dv-prep-08': ['cloud_mask', { image: LANDSAT }],
+  'dv-thermal-01': ['cloud_mask', { image: LANDSAT }],
+  'dv-thermal-03': ['land_surface_temperature', { image: LANDSAT }],
+  'dv-thermal-05': ['land_surface_temperature', { image: LANDSAT }],
+  'dv-thermal-07': ['land_surface_temperature', { image: LANDSAT }],
+  'dv-thermal-08': ['clip_bbox', { image: LANDSAT }],
+  'dv-thermal-09': ['cloud_mask', { image: LANDSAT }],
+  'dv-thermal-10': ['land_surface_temperature', { image: LANDSAT }],
+  'dv-wq-01': ['mndwi', { image: S2 }],
+  'dv-wq-02': ['mndwi', { image: S2 }],
+  'dv-wq-03': ['mndwi', { image: S2 }],
+  'dv-wq-08': ['ndci', { image: S2 }],
+};
+
 /** Whether the prefilled `args` give every labelled argument one of its expected files. */
 function matches(args, expected) {
   const sets = Array.isArray(expected) ? expected : [expected];
@@ -157,10 +223,13 @@ async function main() {
     await writeSampleWorkspace(ws);
     const data = await scanDataFolder(ws);
     const gw = await GeoWeave.open({ stateDir: path.join(tmp, 'state'), builtinManifestDir: path.join(ROOT, 'tool-manifests') });
-    const tasks = fs.readFileSync(path.join(ROOT, 'bench', 'tasks.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+    const dev = argv.includes('--dev');
+    const labels = dev ? DEV_LABELS : LABELS;
+    const file = dev ? 'dev.jsonl' : 'tasks.jsonl';
+    const tasks = fs.readFileSync(path.join(ROOT, 'bench', file), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
     const rows = [];
     for (const t of tasks) {
-      const label = LABELS[t.id];
+      const label = labels[t.id];
       if (!label) continue;
       const [tool, expected] = label;
       // As the extension inserts a tool that is not among the shown candidates: the whole catalog ranked.
@@ -179,12 +248,12 @@ async function main() {
       e.n++; if (r.ok) e.ok++;
       byFile.set(key, e);
     }
-    const summary = { tasks: tasks.length, labelled: rows.length, rightFile: ok, share: Math.round((ok / rows.length) * 1000) / 1000, build: path.relative(ROOT, OUT) || OUT };
+    const summary = { file, tasks: tasks.length, labelled: rows.length, rightFile: ok, share: Math.round((ok / rows.length) * 1000) / 1000, build: path.relative(ROOT, OUT) || OUT };
     if (argv.includes('--json')) {
       process.stdout.write(JSON.stringify({ ...summary, rows }, null, 2) + '\n');
       return;
     }
-    process.stdout.write(`readiness prefills the right file for ${ok} of ${rows.length} labelled tasks (${(100 * ok / rows.length).toFixed(1)} %), ${tasks.length} tasks in bench/tasks.jsonl; build ${summary.build}\n`);
+    process.stdout.write(`readiness prefills the right file for ${ok} of ${rows.length} labelled tasks (${(100 * ok / rows.length).toFixed(1)} %), ${tasks.length} tasks in bench/${file}; build ${summary.build}\n`);
     for (const [file, e] of [...byFile.entries()].sort((a, b) => b[1].n - a[1].n)) process.stdout.write(`  ${file.padEnd(42)} ${e.ok}/${e.n}\n`);
     if (argv.includes('--misses')) {
       for (const r of rows.filter((x) => !x.ok)) process.stdout.write(`  miss ${r.id} ${r.tool} (#${r.rank}): want ${r.expected}; got ${r.got || 'nothing'} — "${r.query.slice(0, 90)}"\n`);

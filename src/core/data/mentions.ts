@@ -27,7 +27,9 @@ const HAN = /\p{Script=Han}/u;
 /** Position of `word` in `text` (lower case), whole words for Latin script; -1 when absent. */
 function find(text: string, word: string): number {
   if (HAN.test(word)) return text.indexOf(word);
-  const re = new RegExp(`(^|[^\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=$|[^\\p{L}\\p{N}_])`, 'u');
+  // Chinese runs on without spaces: a Han character ends a Latin word too ("的Landsat 9，").
+  const edge = '[^\\p{L}\\p{N}_]|\\p{Script=Han}';
+  const re = new RegExp(`(^|${edge})${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=$|${edge})`, 'u');
   const m = re.exec(text);
   return m ? m.index + m[1].length : -1;
 }
@@ -48,7 +50,7 @@ function kindsOf(item: DataItem): Set<string> {
 }
 
 export interface Mention {
-  /** How many of the item's kinds (and years) the task speaks of. */
+  /** How many of the item's kinds the task speaks of (a year in its name counts half). */
   score: number;
   /** Where the task first speaks of it (earlier is more likely the thing worked on). */
   at: number;
@@ -71,10 +73,11 @@ export function mentionOf(task: string, item: DataItem): Mention {
     at = Math.min(at, hits[0].i);
     words.push(task.slice(hits[0].i, hits[0].i + hits[0].w.length));
   }
+  // A year in a file name says when, not what the data is: half the weight of a kind.
   for (const year of path.basename(item.path).match(/(?:19|20)\d{2}/g) ?? []) {
     const i = text.indexOf(year);
     if (i < 0) continue;
-    score++;
+    score += 0.5;
     at = Math.min(at, i);
     words.push(year);
   }
