@@ -216,7 +216,9 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   const paramNames = new Set((m.inputs ?? []).map((p) => p.name));
   // Per input, what could feed it, best first: files the task names, then items whose bands say what
   // they are (in the context's order), then rasters fed by a guessed sensor.
-  const choices = required.map((p) => {
+  // What each input would take if the task said nothing: a mention is named only where it changed that.
+  const unspoken: (DataItem | undefined)[] = [];
+  const choices = required.map((p, i) => {
     const feeds = data.items.map((it) => feedOf(it, p, paramNames)).filter((f): f is Feed => !!f);
     const ordered = orderForParam(p.name, feeds.map((f) => f.item)).map((it) => feeds.find((f) => f.item === it)!);
     const mine = ordered.filter((f) => isNamed(f.item)).sort((a, b) => named.findIndex((n) => sameFile(n.path, a.item.path)) - named.findIndex((n) => sameFile(n.path, b.item.path)));
@@ -227,6 +229,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     // Then what the task speaks of without naming it ("the DEM", "the post-fire scene", "2018"). For a
     // pair of dates only whether it does, so that the earlier date still comes first.
     const pair = isPairParam(p.name);
+    unspoken[i] = (rest.find((f) => !f.guessed) ?? rest[0])?.item;
     const byMention = (a: Feed, b: Feed) => {
       const ma = mention(a.item), mb = mention(b.item);
       return pair ? Number(mb.score > 0) - Number(ma.score > 0) : mb.score - ma.score || ma.at - mb.at;
@@ -251,7 +254,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     satisfied++;
     args[p.name] = pick.item.path;
     const spoken = mention(pick.item);
-    const name = itemName(pick.item) + (isNamed(pick.item) ? ' (named in the task)' : spoken.score ? ` (the task's "${spoken.words.join('", "')}")` : '');
+    const swayed = spoken.score > 0 && !isNamed(pick.item) && unspoken[i] !== pick.item;
+    const name = itemName(pick.item) + (isNamed(pick.item) ? ' (named in the task)' : swayed ? ` (the task's "${spoken.words.join('", "')}")` : '');
     const spectral = roles.filter((r) => SPECTRAL.has(r));
     if (spectral.length) {
       // One line per input naming every role it needs: "needs red, NIR — found in s2_scene.tif bands 3, 5".
