@@ -35,22 +35,42 @@
     vscode.postMessage(message);
   }
 
+  /** The readiness line: what would be prefilled, or what stops the tool, in plain text (the icon
+   *  only repeats it). */
+  function readinessLine(s) {
+    if (s.ready) return el('div', { class: 'ready', title: s.args }, icon('check'), `ready${s.args ? ': ' + s.args : ''}`);
+    const text = s.issues.length ? `not ready: ${s.issues.join('; ')}`
+      : `${s.runnable ? 'missing' : 'not runnable'}${s.missing.length ? ': ' + s.missing.join(', ') : ''}`;
+    return el('div', { class: 'missing', title: text }, icon('warning'), text);
+  }
+
+  /** The reason, two lines, opening on demand to the whole reason and what the score is made of
+   *  (the signals by name, not a bare number). */
+  function reasonDetails(s) {
+    return el('details', { class: 'why' },
+      el('summary', { class: 'reason', title: 'Why this rank: the reason in full and the parts of the score' }, s.reason),
+      el('div', { class: 'parts' },
+        el('span', { text: 'Score ' }), el('span', { class: 'score', text: s.score.toFixed(3) }),
+        el('span', { text: ' from: ' }),
+        el('span', { text: s.parts.map((p) => `${p.penalty ? '−' : ''}${p.label} ${p.value.toFixed(2)}`).join(' · ') || 'no signal' })),
+      s.caveats.length ? el('div', { class: 'parts', text: s.caveats.join('; ') }) : null);
+  }
+
   function suggestionItem(s, origin) {
-    const readiness = s.ready
-      ? el('div', { class: 'ready' }, icon('check'), `ready${s.args ? ': ' + s.args : ''}`)
-      : el('div', { class: 'missing' }, icon('warning'), `${s.runnable ? 'missing' : 'not runnable'}${s.missing.length ? ': ' + s.missing.join('; ') : ''}`);
     const label = `${s.name} (${s.id})`;
-    return el('li', { class: 'suggestion', 'data-tool': s.id, 'data-origin': origin },
-      el('div', { class: 'title' },
-        el('span', { class: 'name', text: s.name }),
-        el('code', { class: 'id', text: s.id }),
-        el('span', { class: 'score', title: 'score', text: s.score.toFixed(3) })),
-      el('div', { class: 'reason', text: s.reason }),
-      readiness,
-      el('div', { class: 'actions' },
-        el('button', { type: 'button', class: 'insert', 'aria-label': `Insert cell: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: false }) }, icon('add'), 'Insert cell'),
-        el('button', { type: 'button', class: 'insert-run', 'aria-label': `Insert and run: ${label}`, onclick: () => send({ type: 'insert', toolId: s.id, origin, run: true }) }, icon('play'), 'Insert and run'),
-        el('button', { type: 'button', class: 'dismiss secondary', 'aria-label': `Dismiss: ${label}`, onclick: () => send({ type: 'dismiss', toolId: s.id, origin }) }, icon('close'), 'Dismiss')));
+    const action = (cls, iconName, text, message) =>
+      el('button', { type: 'button', class: `${cls} icon`, title: text, 'aria-label': `${text}: ${label}`, onclick: () => send(message) }, icon(iconName));
+    return el('li', { class: `suggestion${s.ready ? ' is-ready' : ''}`, 'data-tool': s.id, 'data-origin': origin },
+      el('div', { class: 'head' },
+        el('span', { class: 'name', text: s.name, title: s.name }),
+        el('code', { class: 'id', text: s.id, title: s.id }),
+        el('span', { class: 'actions' },
+          action('insert', 'add', 'Insert cell', { type: 'insert', toolId: s.id, origin, run: false }),
+          action('insert-run', 'play', 'Insert and run', { type: 'insert', toolId: s.id, origin, run: true }),
+          action('dismiss secondary', 'close', 'Dismiss', { type: 'dismiss', toolId: s.id, origin }))),
+      reasonDetails(s),
+      readinessLine(s),
+      s.caveats.length ? el('div', { class: 'caveat', title: s.caveats.join('\n') }, icon('info'), `guess: ${s.caveats.join('; ')}`) : null);
   }
 
   function save() {
@@ -97,7 +117,7 @@
     }
     $('index').textContent = state.index || '';
     const status = $('status');
-    status.textContent = state.busy || state.error || (state.notebook ? `Notebook: ${state.notebook}` : 'No GeoWeave notebook open: inserting creates one.');
+    status.replaceChildren(...(state.error ? [icon('error')] : []), state.busy || state.error || (state.notebook ? `Notebook: ${state.notebook}` : 'No GeoWeave notebook open: inserting creates one.'));
     status.className = state.error ? 'error' : 'muted';
 
     const fwd = $('forward');

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // End-to-end test of the packaged extension in a real VS Code (code-server 4.99.4 = VS Code 1.99.3)
-// driven through Debian Chromium with playwright-core. Scenario and assertions: see STEPS below.
+// driven through Debian Chromium with playwright-core. Scenario and assertions: see STEPS below; then
+// the scenario files of test/e2e/scenarios/ (test/e2e/run.js) in a second session.
 //   npm run test:e2e                 build, package, install the vsix, run the scenario
 //   node scripts/e2e.js --no-package reuse an existing geoweave.vsix
 //   GEOWEAVE_E2E_ONLY=regex          run only the checks whose names match (development; later checks
@@ -155,6 +156,9 @@ async function main() {
     fs.closeSync(serverLog);
     if (!args.has('--keep')) fs.rmSync(tmp, { recursive: true, force: true });
   }
+  // The scenario files under test/e2e/scenarios/, in their own session and workspace.
+  const { runScenarioFiles } = require(path.join(ROOT, 'test', 'e2e', 'run.js'));
+  results.push(...await runScenarioFiles({ vsix: VSIX, codeServer: CODE_SERVER, chromium: CHROMIUM, artifacts: ARTIFACTS, keep: args.has('--keep'), only: ONLY }));
 }
 
 /** A smooth float32 DEM of size×size written with GeoWeave's own GeoTIFF writer (compiled to out/). */

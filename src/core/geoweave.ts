@@ -27,6 +27,8 @@ import { forwardCandidates } from './retrieval/forward';
 import { complementarySuggestions } from './retrieval/backward';
 import { parseQuery } from './retrieval/query';
 import { relevance } from './retrieval/relevance';
+import { executability } from './retrieval/executability';
+import { dataAfterSteps, dataForTask } from './data/for-task';
 import { ensureStateDir } from './state-dir';
 
 export interface GeoWeaveOptions {
@@ -229,22 +231,51 @@ export class GeoWeave {
     return this.ctx.tools.get(id);
   }
 
-  /** Forward candidates for a task. `mode` selects signals for evaluation (default "full"). */
+  /** Forward candidates for a task. `mode` selects signals for evaluation (default "full"). Readiness
+   *  uses the files the task names first and only the earlier outputs that belong to the task. */
   async forwardCandidates(task: string, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ForwardResult> {
-    if (!this.opts.llm) return forwardCandidates(this.ctx, task, opts);
+    const data = opts.data && dataForTask(task, opts.data, await this.relatedTools(task));
+    if (!this.opts.llm) return this.withReadiness(await forwardCandidates(this.ctx, task, { ...opts, data }), data);
     const expansion = await this.expansion(task, opts.signal);
-    const res = await forwardCandidates(this.ctx, task, { ...opts, expansion });
+    const res = await forwardCandidates(this.ctx, task, { ...opts, data, expansion });
     res.llm = expansion ? 'used' : 'unavailable';
-    return res;
+    return this.withReadiness(res, data);
   }
 
   /** Complementary suggestions after the steps in `memory`. */
   async complementarySuggestions(memory: MemoryState, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ComplementaryResult> {
-    if (!this.opts.llm) return complementarySuggestions(this.ctx, memory, opts);
+    const data = opts.data && dataAfterSteps(memory, opts.data);
+    if (!this.opts.llm) return this.withReadiness(await complementarySuggestions(this.ctx, memory, opts), data);
     const expansion = await this.expansion(memory.task, opts.signal);
     const extraQueries = expansion ? await this.askLlm((c) => complementaryQueries(c, memory, opts.signal)) : undefined;
     const res = await complementarySuggestions(this.ctx, memory, { ...opts, expansion, extraQueries });
     res.llm = expansion || extraQueries ? 'used' : 'unavailable';
+    return this.withReadiness(res, data);
+  }
+
+  /** Tools the task is about: its best text matches (at least 40 % of the best one's score). */
+  private async relatedTools(task: string): Promise<Set<string>> {
+    if (!task.trim()) return new Set();
+    const rel = await relevance(this.ctx, task, parseQuery(task).terms, 'hybrid', 60);
+    const best = Math.max(0, ...[...rel.values()].map((r) => r.base));
+    return new Set([...rel.entries()].filter(([, r]) => best > 0 && r.base >= 0.4 * best).map(([id]) => id));
+  }
+
+  /** Readiness in full (where each input was found, what stops a run, what is a guess) for what is shown. */
+  private withReadiness<T extends ForwardResult | ComplementaryResult>(res: T, data?: DataContext): T {
+    if (!data) return res;
+    const items = 'candidates' in res ? res.candidates : [...res.ranked, ...res.groups.flatMap((g) => g.suggestions)];
+    const done = new Map<string, ReturnType<typeof executability>>();
+    for (const c of items) {
+      const m = this.getTool(c.id);
+      if (!m) continue;
+      const ex = done.get(c.id) ?? executability(m, data);
+      done.set(c.id, ex);
+      // Backward retrieval knows more about its products (roles a clip keeps): where it chose other
+      // inputs, its readiness stands.
+      if (JSON.stringify(ex.args) !== JSON.stringify(c.readiness.args)) continue;
+      c.readiness = { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args, notes: ex.notes, ...(ex.issues ? { issues: ex.issues } : {}), ...(ex.caveats ? { caveats: ex.caveats } : {}) };
+    }
     return res;
   }
 

@@ -1,11 +1,12 @@
 /** What the panel shows and does: forward candidates for the task, complementary suggestions after
  *  each run, the memory timeline; inserting, running and dismissing suggestions (with feedback). */
 import * as vscode from 'vscode';
-import type { ComplementaryResult, ForwardResult, Readiness } from '../core/retrieval/types';
+import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
+import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
 import type { ToolManifest } from '../core/manifests/types';
 import type { PanelState, SuggestionOrigin, SuggestionView } from '../shared/protocol';
-import { workingMemory } from '../core/memory/memory';
+import { followCells, workingMemory } from '../core/memory/memory';
 import { suggestedCall } from '../core/notebook/suggested-cell';
 import { printToolCall } from '../core/notebook/tool-cell';
 import { argSummary } from '../core/notebook/result-view';
@@ -13,7 +14,7 @@ import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { WorkspaceData } from './workspace-data';
-import { activeNotebookEditor, appendToolCells, createNotebookFile, currentNotebook, earlierCells, editorFor, isGeoNotebook, memoryOf, setMemory } from './notebook-session';
+import { activeNotebookEditor, appendToolCells, cellIds, createNotebookFile, currentNotebook, earlierCells, editorFor, isGeoNotebook, memoryOf, setMemory } from './notebook-session';
 import { redactText } from '../core/net/redact';
 import { knownSecrets } from './secrets';
 
@@ -44,7 +45,11 @@ export class Assistant implements vscode.Disposable {
       vscode.workspace.onDidSaveNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
       vscode.window.onDidChangeActiveNotebookEditor(() => this.followActiveNotebook()),
       vscode.workspace.onDidCloseNotebookDocument((nb) => { if (isGeoNotebook(nb)) void this.recordTrajectory(nb); }),
-      vscode.workspace.onDidChangeNotebookDocument((e) => { if (e.metadata && isGeoNotebook(e.notebook) && e.notebook === currentNotebook()) this.push(); }),
+      vscode.workspace.onDidChangeNotebookDocument((e) => {
+        if (!isGeoNotebook(e.notebook)) return;
+        if (e.contentChanges.some((c) => c.removedCells.length)) void this.followCells(e.notebook);
+        if (e.metadata && e.notebook === currentNotebook()) this.push();
+      }),
       retrieval.onDidChange(() => this.push()),
     );
   }
@@ -81,11 +86,11 @@ export class Assistant implements vscode.Disposable {
     return {
       notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
       task: this.task(),
-      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness)),
+      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts)),
       workflow: v.forward?.workflow ? { id: v.forward.workflow.id, name: v.forward.workflow.name, description: v.forward.workflow.description, steps: v.forward.workflow.steps } : undefined,
       complementary: (v.complementary?.groups ?? []).map((g) => ({
         rationale: g.rationale,
-        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness)),
+        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness, s.parts)),
       })).filter((g) => g.suggestions.length),
       memory: (memory?.trace ?? []).map((s) => ({ tool: s.tool, argSummary: s.argSummary, resultSummary: s.resultSummary, ok: s.ok, time: s.time, inWindow: window.includes(s) })),
       windowSize: memory?.windowSize ?? config.workingMemorySize(),
@@ -307,6 +312,14 @@ export class Assistant implements vscode.Disposable {
     }
   }
 
+  /** A deleted cell takes its step out of the memory timeline. */
+  private async followCells(nb: vscode.NotebookDocument): Promise<void> {
+    const memory = memoryOf(nb, config.workingMemorySize());
+    const before = memory.trace.length;
+    followCells(memory, cellIds(nb));
+    if (memory.trace.length !== before) await setMemory(nb, memory);
+  }
+
   memoryState(): MemoryState | undefined {
     const nb = this.notebook();
     return nb ? memoryOf(nb, config.workingMemorySize()) : undefined;
@@ -319,8 +332,11 @@ export class Assistant implements vscode.Disposable {
   }
 }
 
-function view(id: string, name: string, score: number, reason: string, r: Readiness): SuggestionView {
-  return { id, name, score, reason, ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args) };
+function view(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts): SuggestionView {
+  return {
+    id, name, score, reason, ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
+    issues: r.issues ?? [], caveats: r.caveats ?? [], parts: scorePartViews(parts),
+  };
 }
 
 function missingArgComments(manifest: ToolManifest | undefined, given: string[]): string {

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ToolRunResult } from '../core/raster/types';
-import { addStep } from '../core/memory/memory';
+import { recordCellRun } from '../core/memory/memory';
 import { parseToolCell } from '../core/notebook/tool-cell';
 import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
@@ -14,12 +14,13 @@ import { runProcessTool } from '../core/notebook/process-runner';
 import { setHttpOptions } from '../core/raster/io/http-client';
 import { redactText } from '../core/net/redact';
 import { knownSecrets } from './secrets';
+import { cellErrorMessage } from '../core/notebook/cell-errors';
 import { config } from './config';
 import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { Assistant } from './assistant';
 import { rasterEngine } from './raster-service';
-import { earlierCells, memoryOf, setCellRun, setMemory } from './notebook-session';
+import { cellIds, earlierCells, ensureCellId, memoryOf, setCellRun, setMemory } from './notebook-session';
 import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
 
 /** Custom MIME type of a tool result; `application/json` carries the same data as a fallback. */
@@ -61,6 +62,7 @@ export class ToolController implements vscode.Disposable {
     let cancelAt = 0;
     const sub = exec.token.onCancellationRequested(() => { cancelAt = Date.now(); abort.abort(); });
     const started = Date.now();
+    const cellId = await ensureCellId(cell);
     try {
       const { result, args } = await this.run(cell, abort.signal);
       await exec.replaceOutput(outputsFor(result, args));
@@ -68,20 +70,24 @@ export class ToolController implements vscode.Disposable {
       await setCellRun(cell, runRecord(result, time));
       const nb = cell.notebook;
       const memory = memoryOf(nb, config.workingMemorySize());
-      await setMemory(nb, addStep(memory, memoryStep(result.tool, args, result, undefined, time)));
+      // Re-running a cell replaces its step; the timeline follows the cells (Run All twice: one timeline).
+      await setMemory(nb, recordCellRun(memory, cellId, memoryStep(result.tool, args, result, undefined, time), cellIds(nb)));
       this.log.info(`ran ${result.tool} in ${Date.now() - started} ms: ${result.summary}`);
       exec.end(true, Date.now());
       return true;
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       const cancelled = abort.signal.aborted;
-      const message = cancelled ? 'Cancelled.' : redactText(err.message, knownSecrets());
+      // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
+      const message = cancelled ? 'Cancelled.' : redactText(cellErrorMessage(err), knownSecrets());
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${message}`}`);
       const tool = parseToolCell(cell.document.getText()).call?.tool;
       const name = tool ? `${tool} ${cancelled ? 'cancelled' : 'failed'}` : 'GeoWeave';
       await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       // Later cells must not keep using outputs of a run this one no longer stands for.
       if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
+      const memory = memoryOf(cell.notebook, config.workingMemorySize());
+      if (memory.trace.some((s) => s.cell === cellId)) await setMemory(cell.notebook, recordCellRun(memory, cellId, undefined, cellIds(cell.notebook)));
       exec.end(false, Date.now());
       return false;
     } finally {

@@ -16,6 +16,7 @@ import { registerStatus } from './status';
 import { registerManifestWatch } from './manifest-authoring';
 import { knownSecrets } from './secrets';
 import { writeFileAtomic } from '../core/index/fs-util';
+import { registerSampleContext } from './walkthrough';
 
 /** Set by the webpack banner at the first line of dist/extension.js. */
 declare const __geoweaveLoadStart: number | undefined;
@@ -39,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),
     registerStatus(retrieval),
     registerManifestWatch(retrieval, log),
+    registerSampleContext(context.extension.id, log),
   );
   const done = performance.now();
   const timing = { activationMs: Math.round(done - loadStart), loadMs: Math.round(loaded - loadStart), activateMs: Math.round(done - started) };

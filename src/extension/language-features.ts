@@ -31,6 +31,8 @@ export class ToolCellLanguage implements vscode.Disposable {
       this.diagnostics,
       vscode.languages.registerCompletionItemProvider(selector, { provideCompletionItems: (doc, pos) => this.complete(doc, pos) }, ':', ' ', '$', '/'),
       vscode.languages.registerHoverProvider(selector, { provideHover: (doc, pos) => this.hover(doc, pos) }),
+      vscode.languages.registerCodeActionsProvider(selector, { provideCodeActions: (doc, range, ctx) => this.fixes(doc, range, ctx) },
+        { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d)),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
       vscode.workspace.onDidCloseTextDocument((d) => this.diagnostics.delete(d.uri)),
@@ -59,6 +61,8 @@ export class ToolCellLanguage implements vscode.Disposable {
         earlier.push({ name: cellName(call), tool: call.tool, outputs });
       }
     }
+    // The files the cell names, described: a scene without band descriptions gets the lines to add.
+    const named = parseToolCell(doc.getText()).layout.args.map((a) => a.value).filter((v): v is string => typeof v === 'string');
     return {
       tools: gw.tools.map((t) => t.manifest),
       spec: (id) => (builtin.has(id) ? engine.getToolSpec(id)?.params : undefined),
@@ -66,6 +70,7 @@ export class ToolCellLanguage implements vscode.Disposable {
       sensors: [...SENSOR_PRESETS],
       files: await this.data.listFiles(),
       earlier,
+      data: await this.data.describeFiles(named),
     };
   }
 
@@ -86,6 +91,24 @@ export class ToolCellLanguage implements vscode.Disposable {
   private async hover(doc: vscode.TextDocument, pos: vscode.Position): Promise<vscode.Hover | undefined> {
     const h = hoverAt(doc.getText(), pos.line, pos.character, await this.catalog(doc));
     return h ? new vscode.Hover(new vscode.MarkdownString(h.markdown), new vscode.Range(h.range.line, h.range.start, h.range.line, h.range.end)) : undefined;
+  }
+
+  /** Quick fixes (Ctrl+.) for the problems under the cursor that know their fix. */
+  private async fixes(doc: vscode.TextDocument, range: vscode.Range, ctx: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
+    const problems = diagnose(doc.getText(), await this.catalog(doc));
+    const actions: vscode.CodeAction[] = [];
+    for (const p of problems) {
+      if (!p.fix) continue;
+      const at = new vscode.Range(p.line, p.start, p.line, Math.max(p.end, p.start + 1));
+      if (!at.intersection(range) && !(range.start.line === p.line)) continue;
+      const action = new vscode.CodeAction(p.fix.title, vscode.CodeActionKind.QuickFix);
+      action.edit = new vscode.WorkspaceEdit();
+      for (const e of p.fix.edits) action.edit.replace(doc.uri, new vscode.Range(e.line, e.start, e.line, e.end), e.text);
+      action.diagnostics = ctx.diagnostics.filter((d) => d.message === p.message);
+      action.isPreferred = true;
+      actions.push(action);
+    }
+    return actions;
   }
 
   private schedule(doc: vscode.TextDocument): void {

@@ -3,11 +3,12 @@
 import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
+import { randomUUID } from 'crypto';
 import type { MemoryState } from '../core/memory/types';
 import type { CellRunRecord } from '../core/notebook/types';
 import type { EarlierCell } from '../core/notebook/references';
 import { createMemory } from '../core/memory/memory';
-import { memoryFromMetadata, runFromMetadata, withMemory, RUN_KEY } from '../core/notebook/session';
+import { cellIdFromMetadata, memoryFromMetadata, runFromMetadata, withMemory, CELL_ID_KEY, RUN_KEY } from '../core/notebook/session';
 import { parseToolCell, cellName } from '../core/notebook/tool-cell';
 import { serializeNotebook } from '../core/notebook/notebook-file';
 import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
@@ -47,6 +48,23 @@ export async function setCellRun(cell: vscode.NotebookCell, run: CellRunRecord |
   const edit = new vscode.WorkspaceEdit();
   edit.set(cell.notebook.uri, [vscode.NotebookEdit.updateCellMetadata(cell.index, metadata)]);
   await vscode.workspace.applyEdit(edit);
+}
+
+/** The id a tool cell's memory step is known by; given on its first run (a copied cell gets its own). */
+export async function ensureCellId(cell: vscode.NotebookCell): Promise<string> {
+  const id = cellIdFromMetadata(cell.metadata);
+  const taken = id !== undefined && cell.notebook.getCells().some((c) => c.index < cell.index && cellIdFromMetadata(c.metadata) === id);
+  if (id && !taken) return id;
+  const fresh = randomUUID().slice(0, 8);
+  const edit = new vscode.WorkspaceEdit();
+  edit.set(cell.notebook.uri, [vscode.NotebookEdit.updateCellMetadata(cell.index, { ...cell.metadata, [CELL_ID_KEY]: fresh })]);
+  await vscode.workspace.applyEdit(edit);
+  return fresh;
+}
+
+/** Ids of the notebook's cells that have one, top to bottom. */
+export function cellIds(nb: vscode.NotebookDocument): string[] {
+  return nb.getCells().map((c) => cellIdFromMetadata(c.metadata)).filter((id): id is string => !!id);
 }
 
 /** Appends tool cells at the end of the notebook and reveals the first; returns the new cells. */

@@ -6,6 +6,7 @@ import * as path from 'path';
 import type { DataContext, DataItem } from '../core/retrieval/types';
 import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
+import { describeVector } from '../core/data/vector';
 import type { Log } from './log';
 
 const DATA_GLOB = '**/*.{tif,tiff,TIF,TIFF,vrt,geojson}';
@@ -44,16 +45,14 @@ export class WorkspaceData implements vscode.Disposable {
       if (!c.run?.ok) continue;
       for (const o of Object.values(c.run.outputs)) {
         const rel = dir && o.path.startsWith(dir + path.sep) ? path.relative(dir, o.path) : o.path;
-        outputs.push({ path: rel, type: o.type, roles: o.roles, producedBy: c.tool });
+        // Described like any file (CRS, extent, grid), so readiness can check what it is combined with.
+        const described = o.type === 'table' ? undefined : await this.describe(rel, dir, o.type);
+        outputs.push({ ...described, path: rel, type: o.type, roles: o.roles ?? described?.roles, producedBy: c.tool });
       }
     }
     const files: DataItem[] = [];
     for (const rel of await this.listFiles()) {
-      if (/\.geojson$/i.test(rel)) {
-        files.push({ path: rel, type: 'vector' });
-        continue;
-      }
-      const item = await this.describe(rel, dir);
+      const item = await this.describe(rel, dir, /\.geojson$/i.test(rel) ? 'vector' : 'raster');
       if (item) files.push(item);
     }
     const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
@@ -61,20 +60,39 @@ export class WorkspaceData implements vscode.Disposable {
     return { items: [...outputs, ...files] };
   }
 
-  private async describe(rel: string, dir: string | undefined): Promise<DataItem | undefined> {
-    const abs = dir ? path.join(dir, rel) : rel;
+  /** A file described once per modification time: a raster's header, a GeoJSON's CRS and extent. */
+  private async describe(rel: string, dir: string | undefined, type: 'raster' | 'vector'): Promise<DataItem | undefined> {
+    const abs = dir ? path.resolve(dir, rel) : rel;
     try {
       const mtime = fs.statSync(abs).mtimeMs;
       const hit = this.described.get(abs);
       if (hit && hit.mtime === mtime) return hit.item;
-      const { describeRaster } = await rasterEngine();
-      const item = { ...(await describeRaster(rel, dir)), path: rel };
+      let item: DataItem;
+      if (type === 'vector') item = describeVector(rel, dir);
+      else {
+        const { describeRaster } = await rasterEngine();
+        item = { ...(await describeRaster(rel, dir)), path: rel };
+      }
       this.described.set(abs, { mtime, item });
       return item;
     } catch (e) {
       this.log.warn(`cannot describe ${rel}: ${(e as Error).message}`);
       return undefined;
     }
+  }
+
+  /** The workspace files among `paths`, described (cached per modification time): what the editor
+   *  checks a cell's inputs against. */
+  async describeFiles(paths: string[]): Promise<DataItem[]> {
+    const dir = this.dir();
+    const files = new Set(await this.listFiles());
+    const out: DataItem[] = [];
+    for (const p of new Set(paths)) {
+      if (!files.has(p)) continue;
+      const item = await this.describe(p, dir, /\.geojson$/i.test(p) ? 'vector' : 'raster');
+      if (item) out.push(item);
+    }
+    return out;
   }
 
   dispose(): void {

@@ -17,6 +17,12 @@ export interface SuggestionView {
   missing: string[];
   /** Arguments that would be prefilled, shown as "image=s2_scene.tif". */
   args: string;
+  /** Why the prefilled inputs cannot run together (projection, extent, grid) and what fixes it. */
+  issues: string[];
+  /** What readiness rests on that the data does not say, e.g. bands guessed from the sensor. */
+  caveats: string[];
+  /** The signals the score is made of, strongest first (shown on demand, not as a bare number). */
+  parts: { label: string; value: number; penalty: boolean }[];
 }
 
 /** One step of the memory timeline. */

@@ -72,7 +72,7 @@ test('diagnostics flag unknown tools and arguments before running', () => {
 
   const ps = diagnose('ndvi\nimage: s2.tif\nnri: 5\nred: purple\nsensor: sentinel9', catalog());
   const msgs = ps.map((p) => `${p.line}:${p.severity}:${p.message}`);
-  assert.ok(msgs.some((m) => m.startsWith('2:error:ndvi has no argument "nri"; its arguments are image, sensor, red, nir')), msgs.join('\n'));
+  assert.ok(msgs.some((m) => m.startsWith('2:error:ndvi has no argument "nri"; did you mean "nir"? Its arguments are image, sensor, red, nir')), msgs.join('\n'));
   assert.ok(msgs.some((m) => /^3:warning:red: "purple" is not a band role/.test(m)), msgs.join('\n'));
   assert.ok(msgs.some((m) => /^4:warning:sensor: "sentinel9" is not one of sentinel2_l2a/.test(m)), msgs.join('\n'));
 });
@@ -93,4 +93,53 @@ test('argument infos merge manifest docs with engine kinds', () => {
   const op = infos?.find((a) => a.name === 'op');
   assert.deepEqual(op?.enum, ['gt', 'ge', 'lt', 'le', 'eq', 'ne']);
   assert.equal(infos?.find((a) => a.name === 'value')?.kind, 'number');
+});
+
+test('quick fixes: a misspelt tool, argument or preset is replaced by the one meant', () => {
+  const tool = diagnose('slpe\ndem: dem.tif', catalog()).find((p) => /unknown tool/.test(p.message))!;
+  assert.equal(tool.message, 'unknown tool "slpe"; did you mean "slope"?');
+  assert.deepEqual(tool.fix, { title: 'Change to "slope"', edits: [{ line: 0, start: 0, end: 4, text: 'slope' }] });
+  const arg = diagnose('slope\ndem: dem.tif\nzfactor: 2', catalog()).find((p) => /zfactor/.test(p.message))!;
+  assert.match(arg.message, /^slope has no argument "zfactor"; did you mean "z_factor"\?/);
+  assert.deepEqual(arg.fix?.edits, [{ line: 2, start: 0, end: 7, text: 'z_factor' }]);
+  const preset = diagnose('ndvi\nimage: s2_scene.tif\nsensor: sentinel2', catalog()).find((p) => /sensor/.test(p.message))!;
+  assert.equal(preset.fix?.edits[0].text, 'sentinel2_l2a');
+  const apply = (src: string, fix: { edits: { line: number; start: number; end: number; text: string }[] }) => {
+    const lines = src.split('\n');
+    for (const e of fix.edits) lines[e.line] = lines[e.line].slice(0, e.start) + e.text + lines[e.line].slice(e.end);
+    return lines.join('\n');
+  };
+  assert.equal(diagnose(apply('slope\ndem: dem.tif\nzfactor: 2', arg.fix!), catalog()).length, 0);
+});
+
+test('argument aliases: the same input under another tool\'s name (image for dem, pre for before) is accepted', () => {
+  assert.deepEqual(diagnose('slope\nimage: dem.tif', catalog()), []);
+  assert.deepEqual(diagnose('change_difference\npre: a.tif\npost: b.tif', catalog()), []);
+  assert.match(hoverAt('slope\nimage: dem.tif', 1, 2, catalog())!.markdown, /`image` stands for `dem`/);
+  // Both names at once: the second one is not the input.
+  assert.ok(diagnose('slope\ndem: dem.tif\nimage: dem.tif', catalog()).some((p) => /no argument "image"/.test(p.message)));
+  assert.ok(!labels('slope\nimage: dem.tif\n', 2, 0).includes('dem'), 'dem is already given as image');
+});
+
+test('a numeric argument is not offered a table reference; a raster argument gets raster outputs only', () => {
+  const earlier: LanguageCatalog['earlier'] = [
+    { name: 'area_by_class', tool: 'area_by_class', outputs: [{ name: 'table', type: 'table' }] },
+    { name: 'ndvi', tool: 'ndvi', outputs: [{ name: 'index', type: 'raster' }] },
+  ];
+  assert.ok(!labels('threshold\nimage: s2_scene.tif\nvalue: ', 2, 7, catalog(earlier)).some((l) => l.startsWith('$')));
+  const image = labels('threshold\nimage: ', 1, 7, catalog(earlier));
+  assert.ok(image.includes('$ndvi.index') && !image.includes('$area_by_class.table'), image.join(', '));
+});
+
+test('a scene without band descriptions: the lines to add from a guessed sensor, as a quick fix', () => {
+  const l7 = { path: 'landsat/L7_ETMs.tif', type: 'raster' as const, bands: [1, 2, 3, 4, 5, 6].map((index) => ({ index })),
+    guess: { sensor: 'landsat7_etm', label: 'Landsat 7 ETM+ or 4-5 TM (bands 1-5 and 7)', bands: { blue: 1, green: 2, red: 3, nir: 4, swir1: 5, swir2: 6 }, why: '6 bands of UInt8, values 18–148' } };
+  const c = { ...catalog(), data: [l7] };
+  const src = 'ndvi\nimage: landsat/L7_ETMs.tif';
+  const p = diagnose(src, c).find((x) => /band descriptions/.test(x.message))!;
+  assert.match(p.message, /^L7_ETMs\.tif has no band descriptions: add a line `red: 3` and a line `nir: 4` \(a guess: it looks like Landsat 7 ETM\+/);
+  assert.deepEqual(p.fix?.edits, [{ line: 1, start: 26, end: 26, text: '\nred: 3\nnir: 4' }]);
+  assert.deepEqual(diagnose(`${src}\nred: 3\nnir: 4`, c), []);
+  assert.deepEqual(diagnose(`${src}\nsensor: naip`, c), [], 'a sensor line says where the bands are');
+  assert.deepEqual(diagnose('ndvi\nimage: s2_scene.tif', { ...c, data: [{ path: 's2_scene.tif', type: 'raster', bands: ['blue', 'green', 'red', 'nir'].map((role, i) => ({ index: i + 1, role })) }] }), []);
 });

@@ -150,3 +150,23 @@ d = None`);
     }
   }
 });
+
+test('a scene without band descriptions: the error gives the guessed bands, in cell syntax inside a notebook', needGdal(), async () => {
+  const { writeRealLikeData } = await import('../helpers/real-data');
+  const { cellErrorMessage } = await import('../../src/core/notebook/cell-errors');
+  const d = tmpDir('gw-l7-');
+  const { scene } = writeRealLikeData(d, 128);
+  const err = await runTool('ndvi', { image: scene }, { outDir: path.join(d, 'out'), cwd: d }).then(() => undefined, (e: Error) => e);
+  assert.ok(err, 'ndvi must not guess bands on its own');
+  assert.match(err.message, /missing band role "nir" in .*L7_ETMs\.tif .*: pass --arg nir=4 --arg red=3 \(a guess: the file looks like Landsat 7 ETM\+/);
+  const cell = cellErrorMessage(err);
+  assert.match(cell, /^missing band role "nir" in L7_ETMs\.tif \(6 bands, none described\): add a line `nir: 4` and a line `red: 3` to the cell\. A guess/);
+  assert.doesNotMatch(cell, /--arg/);
+  const ok = await runTool('ndvi', { image: scene, nir: 4, red: 3 }, { outDir: path.join(d, 'out'), cwd: d });
+  assert.ok((ok.stats as { mean: number }).mean > 0.2, ok.summary);
+  // The same input under another tool's name: slope's dem given as image.
+  const { dem } = { dem: 'landsat/srtm_30m.tif' };
+  const slope = await runTool('slope', { image: dem }, { outDir: path.join(d, 'out'), cwd: d });
+  assert.equal(slope.tool, 'slope');
+  await assert.rejects(() => runTool('slope', { dem, zfactor: 2 }, { outDir: path.join(d, 'out'), cwd: d }), /unknown argument "zfactor".*did you mean "z_factor"\?/);
+});

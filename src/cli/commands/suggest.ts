@@ -4,7 +4,7 @@ import * as path from 'path';
 import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt } from '../common';
-import type { DataContext } from '../../core/retrieval/types';
+import type { DataContext, Readiness } from '../../core/retrieval/types';
 import type { RetrievalMode } from '../../core/retrieval/context';
 
 /** `--data` is a folder to scan (rasters are described from their headers) or a DataContext JSON file. */
@@ -44,11 +44,17 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     const slots = Object.entries(res.slots).map(([k2, v]) => `${k2}=${Array.isArray(v) ? v.join('|') : v}`).join('  ');
     io.out(`task: ${task}${slots ? `\nslots: ${slots}` : ''}\n`);
-    io.out(table(res.candidates.map((c, i) => [String(i + 1), c.id, fmt(c.score), c.readiness.runnable ? (data ? (c.readiness.ready ? 'ready' : 'missing ' + c.readiness.missing.join(',')) : 'runnable') : 'catalog', c.reason]), ['#', 'tool', 'score', 'run', 'why']));
+    io.out(table(res.candidates.map((c, i) => [String(i + 1), c.id, fmt(c.score), c.readiness.runnable ? (data ? runState(c.readiness) : 'runnable') : 'catalog', c.reason]), ['#', 'tool', 'score', 'run', 'why']));
     if (res.llm) io.out(`\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
     if (res.workflow) io.out(`\nworkflow ${res.workflow.id} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
     return 0;
   } finally {
     await gw.dispose();
   }
+}
+
+/** "ready", "ready (guess)", "not ready" (projection, extent, grid; the reason says why) or "missing x,y". */
+function runState(r: Readiness): string {
+  if (r.ready) return r.caveats?.length ? 'ready (guess)' : 'ready';
+  return r.issues?.length ? 'not ready' : `missing ${r.missing.join(',')}`;
 }

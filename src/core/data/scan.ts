@@ -1,10 +1,11 @@
-/** The data at hand in a folder: rasters described by their headers (band roles, CRS), vectors
- *  and tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
+/** The data at hand in a folder: rasters described by their headers (band roles, CRS, grid, a
+ *  guessed sensor when bands say nothing), GeoJSON by CRS and extent, tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
  *  VS Code and shares `orderDataItems`. */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DataContext, DataItem } from '../retrieval/types';
 import { describeRaster } from '../raster/engine';
+import { describeVector } from './vector';
 
 const RASTER = /\.(tif|tiff|vrt)$/i;
 const VECTOR = /\.geojson$/i;
@@ -45,7 +46,7 @@ export function orderDataItems(items: DataItem[]): DataItem[] {
 export async function scanDataFolder(dir: string, warn: (msg: string) => void = () => {}): Promise<DataContext> {
   const items: DataItem[] = [];
   for (const rel of listDataFiles(dir)) {
-    if (VECTOR.test(rel)) items.push({ path: rel, type: 'vector' });
+    if (VECTOR.test(rel)) items.push(describeVector(rel, dir));
     else if (TABLE.test(rel)) items.push({ path: rel, type: 'table' });
     else {
       try {

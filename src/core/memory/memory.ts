@@ -14,6 +14,31 @@ export function addStep(state: MemoryState, step: MemoryStep): MemoryState {
   return state;
 }
 
+/**
+ * Records the run of a notebook cell: the step replaces that cell's earlier one, and the trace follows
+ * the cells (see `followCells`). `step` undefined only removes the cell's step (its run failed or was
+ * stopped, so its result no longer stands).
+ */
+export function recordCellRun(state: MemoryState, cell: string, step: MemoryStep | undefined, cells: string[]): MemoryState {
+  state.trace = state.trace.filter((s) => s.cell !== cell);
+  if (step) state.trace.push({ ...step, cell });
+  return followCells(state, cells);
+}
+
+/**
+ * Orders the trace as the cells are ordered (`cells`, top to bottom), not by the order of the clicks,
+ * and drops steps of cells no longer in the notebook; steps without a cell (older notebooks, the CLI)
+ * stay first. Returns the state.
+ */
+export function followCells(state: MemoryState, cells: string[]): MemoryState {
+  const order = new Map(cells.map((id, i) => [id, i]));
+  const loose = state.trace.filter((s) => s.cell === undefined);
+  const kept = state.trace.filter((s) => s.cell !== undefined && order.has(s.cell));
+  kept.sort((a, b) => order.get(a.cell!)! - order.get(b.cell!)!);
+  state.trace = [...loose, ...kept];
+  return state;
+}
+
 /** The last `windowSize` steps, oldest first. */
 export function workingMemory(state: MemoryState): MemoryStep[] {
   return state.trace.slice(-state.windowSize);

@@ -18,6 +18,8 @@ export interface MemoryStep {
   ok: boolean;
   /** ISO time of the run. */
   time: string;
+  /** Id of the notebook cell whose run this is: re-running that cell replaces the step. */
+  cell?: string;
 }
 
 export interface MemoryState {

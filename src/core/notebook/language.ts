@@ -3,6 +3,8 @@
 import type { ToolManifest } from '../manifests/types';
 import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
+import type { DataItem } from '../retrieval/types';
+import { aliasOf, closestName } from '../raster/arg-aliases';
 import { isReference, referencesIn } from './cell-value';
 import { parseToolCell } from './tool-cell';
 
@@ -17,7 +19,12 @@ export interface LanguageCatalog {
   files: string[];
   /** Tool cells above the current one with the outputs they have (or will have). */
   earlier: { name: string; tool: string; outputs: { name: string; type?: string; description?: string }[] }[];
+  /** Workspace files as described for readiness (band roles, a guessed sensor), when known. */
+  data?: DataItem[];
 }
+
+/** Band roles of a scene (what `nir: 4` lines name). */
+const SPECTRAL_ROLES = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'thermal', 'qa', 'coastal']);
 
 /** One argument of a tool as the editor presents it. */
 export interface ArgInfo {
@@ -90,13 +97,15 @@ export function completionsAt(source: string, line: number, character: number, c
   const infos = argInfos(tool, catalog) ?? [];
   const colon = text.indexOf(':');
   if (colon >= 0 && character > colon) {
-    const name = text.slice(0, colon).trim();
+    const written = text.slice(0, colon).trim();
+    const name = aliasOf(written, infos.map((a) => a.name)) ?? written;
     const info = infos.find((a) => a.name === name);
     const start = colon + 1 + (text.slice(colon + 1).length - text.slice(colon + 1).trimStart().length);
     const range = { line, start: Math.min(start, character), end: text.trimEnd().length < character ? character : text.trimEnd().length };
     return valueCompletions(name, info, catalog, range);
   }
-  const used = new Set(layout.args.filter((a) => a.nameRange.line !== line).map((a) => a.name));
+  const names = infos.map((a) => a.name);
+  const used = new Set(layout.args.filter((a) => a.nameRange.line !== line).map((a) => aliasOf(a.name, names) ?? a.name));
   const range = wordRange(text, line, character, /[A-Za-z0-9_]/);
   return infos.filter((a) => !used.has(a.name)).map((a) => ({
     label: a.name, kind: 'argument' as const,
@@ -121,8 +130,10 @@ function valueCompletions(name: string, info: ArgInfo | undefined, catalog: Lang
     }
     // Zones and similar arguments take rasters or polygons alike.
     if (wantsVector || name === 'zones') for (const f of catalog.files) if (RASTER_EXT.test(f) && !out.some((o) => o.label === f)) add(f, 'file', 'workspace raster');
+    // Only outputs of the kind the argument takes: a table is no raster, and no number either.
+    const fits = (type?: string) => !type || (type === 'raster' ? wantsRaster || name === 'zones' || !info : type === 'vector' ? wantsVector || !info : false);
     for (const c of catalog.earlier) {
-      for (const o of c.outputs) add(`$${c.name}.${o.name}`, 'reference', `output of ${c.tool}${o.description ? `: ${o.description}` : ''}`);
+      for (const o of c.outputs) if (fits(o.type)) add(`$${c.name}.${o.name}`, 'reference', `output of ${c.tool}${o.description ? `: ${o.description}` : ''}`);
     }
   }
   if (info?.default !== undefined && !out.some((o) => o.label === String(info.default))) add(typeof info.default === 'string' ? info.default : JSON.stringify(info.default), 'value', 'default');
@@ -151,9 +162,10 @@ export function hoverAt(source: string, line: number, character: number, catalog
   }
   for (const a of layout.args) {
     if (inRange(a.nameRange)) {
-      const info = argInfos(h.tool, catalog)?.find((x) => x.name === a.name);
+      const infos = argInfos(h.tool, catalog) ?? [];
+      const info = infos.find((x) => x.name === (aliasOf(a.name, infos.map((i) => i.name)) ?? a.name));
       if (!info) return undefined;
-      const md = `\`${info.name}\`: ${info.kind}${info.required ? ', required' : ''}${info.default !== undefined ? `, default \`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
+      const md = `${info.name !== a.name ? `\`${a.name}\` stands for ` : ''}\`${info.name}\`: ${info.kind}${info.required ? ', required' : ''}${info.default !== undefined ? `, default \`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
       return { markdown: md, range: a.nameRange };
     }
   }
@@ -170,21 +182,37 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
   const infos = argInfos(h.tool, catalog);
   if (!infos) {
     const near = closest(h.tool, catalog.tools.map((t) => t.id));
-    out.push({ ...h.toolRange, severity: 'error', message: `unknown tool "${h.tool}"${near ? `; did you mean "${near}"?` : ''}` });
+    out.push({
+      ...h.toolRange, severity: 'error', message: `unknown tool "${h.tool}"${near ? `; did you mean "${near}"?` : ''}`,
+      ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...h.toolRange, text: near }] } } : {}),
+    });
     return out;
   }
   if (manifest && !manifest.runner && !catalog.spec?.(h.tool)) {
     out.push({ ...h.toolRange, severity: 'warning', message: `${h.tool} is catalog-only: it has no runner, so this cell cannot run` });
   }
+  const names = infos.map((x) => x.name);
+  const given = new Set<string>();
   for (const a of layout.args) {
-    const info = infos.find((x) => x.name === a.name);
+    // The same input under another tool's name (`image` for slope's `dem`) is that input.
+    const alias = aliasOf(a.name, names);
+    const info = infos.find((x) => x.name === (alias && !layout.args.some((b) => b.name === alias) ? alias : a.name));
     if (!info) {
-      out.push({ ...a.nameRange, severity: 'error', message: `${h.tool} has no argument "${a.name}"; its arguments are ${infos.map((x) => x.name).join(', ')}` });
+      const near = closestName(a.name, names);
+      out.push({
+        ...a.nameRange, severity: 'error',
+        message: `${h.tool} has no argument "${a.name}"; ${near ? `did you mean "${near}"? Its arguments are` : 'its arguments are'} ${names.join(', ')}`,
+        ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...a.nameRange, text: near }] } } : {}),
+      });
       continue;
     }
+    given.add(info.name);
     if (a.value === undefined) continue;
     const p = checkValue(info, a.value, catalog);
-    if (p) out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: ${p}` });
+    if (p) {
+      const near = info.enum && typeof a.value === 'string' ? closestName(a.value, info.enum) : undefined;
+      out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: ${p}${near ? `; did you mean "${near}"?` : ''}`, ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...a.valueRange, text: near }] } } : {}) });
+    }
     for (const r of referencesIn(a.value)) {
       const cell = [...catalog.earlier].reverse().find((c) => c.name === r.$ref.cell);
       if (!cell) out.push({ ...a.valueRange, severity: 'error', message: `${a.name}: no earlier cell is named "${r.$ref.cell}"` });
@@ -193,12 +221,55 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
       }
     }
   }
-  const given = new Set(layout.args.map((a) => a.name));
   const missing = infos.filter((a) => a.required && a.default === undefined && !given.has(a.name));
   if (missing.length) {
     out.push({ ...h.toolRange, severity: 'warning', message: `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m.name} (${m.kind})`).join(', ')}` });
   }
+  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data));
   return out;
+}
+
+/**
+ * A scene whose bands carry no descriptions cannot tell the tool where NIR is: say which lines to add
+ * (`nir: 4`), from the sensor its band count, data type and values suggest, and offer to add them.
+ */
+function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[]): CellProblem[] {
+  const out: CellProblem[] = [];
+  const lines = source.split(/\r?\n/);
+  const written = new Set(layout.args.map((a) => aliasOf(a.name, names) ?? a.name));
+  if (written.has('sensor')) return out;
+  for (const p of manifest.inputs ?? []) {
+    const roles = (p.bands ?? []).filter((r) => SPECTRAL_ROLES.has(r) && names.includes(r) && !written.has(r));
+    const arg = layout.args.find((a) => (aliasOf(a.name, names) ?? a.name) === p.name);
+    if (!roles.length || !arg || typeof arg.value !== 'string') continue;
+    const file = arg.value.trim();
+    const item = data.find((d) => samePath(d.path, file));
+    if (!item || item.type !== 'raster' || !item.bands?.length) continue;
+    const absent = roles.filter((r) => !item.bands!.some((b) => b.role === r));
+    if (!absent.length) continue;
+    const base = file.split(/[\\/]/).pop();
+    const g = item.guess;
+    const guessed = g ? absent.filter((r) => g.bands[r] !== undefined) : [];
+    const what = item.bands.every((b) => !b.description) ? 'has no band descriptions' : `does not say which band is ${absent.join(', ')}`;
+    if (g && guessed.length === absent.length) {
+      const add = guessed.map((r) => `${r}: ${g.bands[r]}`);
+      const indent = /^\s*/.exec(lines[arg.nameRange.line] ?? '')?.[0] ?? '';
+      const at = { line: arg.nameRange.line, start: (lines[arg.nameRange.line] ?? '').length, end: (lines[arg.nameRange.line] ?? '').length };
+      out.push({
+        ...arg.valueRange, severity: 'warning',
+        message: `${base} ${what}: add ${add.map((l) => `a line \`${l}\``).join(' and ')} (a guess: it looks like ${g.label}, ${g.why}), or a line \`sensor: …\``,
+        fix: { title: `Add ${add.map((l) => `\`${l}\``).join(' and ')} (guessed ${g.label} bands)`, edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
+      });
+    } else {
+      out.push({ ...arg.valueRange, severity: 'warning', message: `${base} ${what}: add ${absent.map((r) => `a line \`${r}: <band number>\``).join(' and ')}, or a line \`sensor: …\`` });
+    }
+  }
+  return out;
+}
+
+function samePath(a: string, b: string): boolean {
+  const norm = (x: string) => x.replace(/\\/g, '/').replace(/^\.\//, '');
+  return norm(a) === norm(b) || norm(a).endsWith('/' + norm(b)) || norm(b).endsWith('/' + norm(a));
 }
 
 function checkValue(info: ArgInfo, v: ArgValue, catalog: LanguageCatalog): string | undefined {
@@ -227,28 +298,5 @@ function checkValue(info: ArgInfo, v: ArgValue, catalog: LanguageCatalog): strin
 
 /** The closest id by edit distance, if it is close enough to be a likely typo. */
 export function closest(word: string, options: string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const o of options) {
-    const d = editDistance(word, o);
-    if (d < bestD) {
-      bestD = d;
-      best = o;
-    }
-  }
-  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
+  return closestName(word, options);
 }

@@ -8,6 +8,7 @@ import * as path from 'path';
 import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging } from '../raster/io/run-staging';
+import { aliasOf } from '../raster/arg-aliases';
 
 const EXT: Record<OutputRef['type'], string> = { raster: '.tif', vector: '.geojson', table: '.csv' };
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
@@ -106,7 +107,10 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
   const type = (first?.type === 'vector' || first?.type === 'table' ? first.type : 'raster') as OutputRef['type'];
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const outDir = path.resolve(cwd, opts.outDir);
-  const values = commandArgs(manifest, args, cwd);
+  // `image:` for a tool whose input is `dem` (and the like) is that input under another tool's name.
+  const params = (manifest.inputs ?? []).map((p) => p.name);
+  const named = Object.fromEntries(Object.entries(args).map(([k, v]) => [aliasOf(k, params) ?? k, v]));
+  const values = commandArgs(manifest, named, cwd);
   // Check every argument before anything is created or run.
   runner.args.forEach((a) => expandArgv(a, values, path.join(outDir, 'out'), manifest.id));
   const staging = await RunStaging.create(outDir);

@@ -5,6 +5,13 @@ import { setOwn } from './cell-value';
 
 export const MEMORY_KEY = 'memory';
 export const RUN_KEY = 'lastRun';
+/** Cell metadata key of a tool cell's id: its memory step is known by it across saves and reloads. */
+export const CELL_ID_KEY = 'cellId';
+
+export function cellIdFromMetadata(metadata: Record<string, unknown> | undefined): string | undefined {
+  const id = metadata?.[CELL_ID_KEY];
+  return typeof id === 'string' && id ? id : undefined;
+}
 
 /** The memory stored in notebook metadata, or undefined when absent or malformed. */
 export function memoryFromMetadata(metadata: Record<string, unknown> | undefined): MemoryState | undefined {

@@ -31,10 +31,22 @@ export interface TextRange {
   end: number;
 }
 
+/** An edit that fixes a problem: replace the range with `text` (an empty range inserts). */
+export interface CellEdit extends TextRange {
+  text: string;
+}
+
+/** A quick fix offered for a problem (Ctrl+. in the editor). */
+export interface CellFix {
+  title: string;
+  edits: CellEdit[];
+}
+
 /** A problem found in a tool cell, positioned for diagnostics. */
 export interface CellProblem extends TextRange {
   message: string;
   severity: 'error' | 'warning';
+  fix?: CellFix;
 }
 
 /** The parsed layout of a tool cell: what is where, for completion, hover and diagnostics. */

@@ -1,6 +1,7 @@
 /** Band-role resolution: explicit arguments, band descriptions, sensor presets, or {role: path} mappings. */
 import * as path from 'node:path';
 import { openRaster, RasterDataset } from './io/dataset';
+import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
 
 export const SENSORS = ['sentinel2_l2a', 'landsat89_c2l2', 'naip', 'planetscope_4b'] as const;
 export type Sensor = typeof SENSORS[number];
@@ -118,7 +119,52 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
     throw new Error(`band role "${role}" is not available in ${file} with sensor=${sensor} (${describeBands(ds)}); pass --arg ${role}=<band index>`);
   }
   if (ds.bandCount === 1 && (role === 'band' || role === 'dem' || role === 'qa' || role === 'mask')) return { band: 1, how: 'single band' };
-  throw new Error(`missing band role "${role}" in ${file} (${describeBands(ds)}): pass --arg ${role}=<1-based band index> or --arg sensor=${SENSORS.join('|')}`);
+  throw new BandRoleError(ds, role, {});
+}
+
+/**
+ * A band role the file does not describe and no argument gives. Carries the bands a guessed sensor
+ * would put the needed roles in, so a caller can say what to add in its own syntax (the message
+ * itself is command-line syntax; notebook cells rephrase it, see notebook/cell-errors.ts).
+ */
+export class BandRoleError extends Error {
+  readonly file: string;
+  readonly bandCount: number;
+  /** True when no band of the file has a description. */
+  readonly undescribed: boolean;
+  constructor(ds: RasterDataset, readonly role: string, readonly guessed: Record<string, number>, readonly guess?: SensorGuess) {
+    const args = Object.entries(guessed).map(([r, b]) => `--arg ${r}=${b}`).join(' ');
+    const hint = guessed[role] !== undefined && guess
+      ? `pass ${args} (a guess: the file looks like ${guess.label}, ${guess.why})`
+      : `pass --arg ${role}=<1-based band index>`;
+    super(`missing band role "${role}" in ${ds.source} (${describeBands(ds)}): ${hint} or --arg sensor=${SENSORS.join('|')}`);
+    this.name = 'BandRoleError';
+    this.file = ds.source;
+    this.bandCount = ds.bandCount;
+    this.undescribed = ds.bandDescriptions.every((d) => !d);
+  }
+}
+
+export function isBandRoleError(e: unknown): e is BandRoleError {
+  return e instanceof Error && e.name === 'BandRoleError' && typeof (e as BandRoleError).role === 'string';
+}
+
+/** The error for a role no band describes, with the bands a guessed sensor gives each of `roles`. */
+async function withGuess(e: BandRoleError, ds: RasterDataset, roles: string[], args: Record<string, unknown>): Promise<BandRoleError> {
+  let guess: SensorGuess | undefined;
+  try {
+    guess = guessSensor(await sampleBands(ds));
+  } catch {
+    return e;
+  }
+  if (!guess || guess.bands[e.role] === undefined) return e;
+  const given = (r: string) => args[r] !== undefined && args[r] !== null && args[r] !== '';
+  const described = (r: string) => ds.bandDescriptions.some((d) => roleFromDescription(d) === r);
+  const guessed: Record<string, number> = {};
+  for (const r of [e.role, ...roles.filter((x) => x !== e.role)]) {
+    if (!given(r) && !described(r) && guess.bands[r] !== undefined) guessed[r] = guess.bands[r];
+  }
+  return new BandRoleError(ds, e.role, guessed, guess);
 }
 
 /** Parses an `image` argument that is a {role: path} mapping (object or JSON string); undefined otherwise. */
@@ -172,7 +218,11 @@ export async function resolveBands(
       } else {
         if (typeof image !== 'string' || !image) throw new Error(`argument "image": expected a raster path, URL or {role: path} mapping`);
         ds = await open(image);
-        pick = bandForRole(ds, role, args[role], sensor);
+        try {
+          pick = bandForRole(ds, role, args[role], sensor);
+        } catch (e) {
+          throw e instanceof BandRoleError ? await withGuess(e, ds, roles, args) : e;
+        }
       }
       const ps = presetScale(sensor, role, ds, pick.band);
       out[role] = { dataset: ds, band: pick.band, how: pick.how + (ps ? `; ${ps.how}` : ''), ...(ps ? { scale: ps.scale, offset: ps.offset } : {}) };

@@ -6,6 +6,9 @@ import type { BuiltinTool, ToolParamSpec, ToolContext } from './tools/types';
 import type { DataItem } from '../retrieval/types';
 import { BUILTIN_TOOLS } from './tools/registry';
 import { openRaster, isRemote } from './io/dataset';
+import { boxToLonLat } from './proj';
+import { guessSensor, sampleBands } from './sensor-guess';
+import { aliasOf, closestName } from './arg-aliases';
 import { renderQuicklook, QuicklookKind } from './quicklook';
 import { readPreview, throwIfAborted } from './tools/common';
 import { roleFromDescription, BAND_ROLES } from './bands';
@@ -143,10 +146,14 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
 export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, cwd: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const known = Object.keys(tool.params);
-  for (const [k, v] of Object.entries(args ?? {})) {
+  for (const [given, v] of Object.entries(args ?? {})) {
+    // `image: dem.tif` for slope is its `dem`: the same input under the name other tools use.
+    const alias = aliasOf(given, known);
+    const k = alias && !Object.prototype.hasOwnProperty.call(args ?? {}, alias) ? alias : given;
     // Own keys only: "constructor" or "__proto__" are not parameters of every tool.
     if (!Object.prototype.hasOwnProperty.call(tool.params, k)) {
-      throw new ToolArgumentError(`${tool.id}: unknown argument ${shortJson(k)}; ${tool.id} takes ${known.join(', ')}`);
+      const near = closestName(k, known);
+      throw new ToolArgumentError(`${tool.id}: unknown argument ${shortJson(k)}; ${tool.id} takes ${known.join(', ')}${near ? `; did you mean "${near}"?` : ''}`);
     }
     if (v === undefined || v === null || v === '') continue;
     out[k] = coerceArg(tool.id, k, tool.params[k], v, cwd);
@@ -240,8 +247,20 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     }
     if (bands.filter((b) => b.role && !['dem', 'qa', 'thermal'].includes(b.role)).length >= 2) roles.push('multispectral');
     const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : ds.geo.wkt;
-    return { path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}) };
+    const g = ds.geo.geoTransform;
+    const xs = [g[0], g[0] + g[1] * ds.width + g[2] * ds.height, g[0] + g[1] * ds.width, g[0] + g[2] * ds.height];
+    const ys = [g[3], g[3] + g[4] * ds.width + g[5] * ds.height, g[3] + g[4] * ds.width, g[3] + g[5] * ds.height];
+    const extent: [number, number, number, number] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+    const epsg = ds.geo.epsg ?? (ds.geo.geographic ? 4326 : undefined);
+    const lonLat = boxToLonLat(epsg, extent);
+    // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
+    const guess = ds.bandCount >= 3 && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
+    return {
+      path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}),
+      extent, ...(lonLat ? { lonLat } : {}), grid: { width: ds.width, height: ds.height, geoTransform: [...g] }, ...(guess ? { guess } : {}),
+    };
   } finally {
     await ds.close();
   }
 }
+

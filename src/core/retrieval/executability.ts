@@ -2,6 +2,7 @@
 import * as path from 'path';
 import type { ToolManifest, ToolParam } from '../manifests/types';
 import type { DataContext, DataItem, Readiness } from './types';
+import { mentionOf, Mention } from '../data/mentions';
 
 /** Roles that describe what a whole raster is; any one of them satisfies an input listing several. */
 const PRODUCT_ROLES = new Set(['class', 'mask', 'index', 'dnbr', 'difference', 'change', 'labels', 'severity', 'lst', 'trend', 'magnitude', 'slope', 'aspect', 'hillshade', 'distance']);
@@ -81,8 +82,119 @@ function isDataParam(p: ToolParam): boolean {
   return p.type === 'raster' || p.type === 'vector' || p.type === 'table' || (p.type === 'array' && (p.bands?.length ?? 0) > 0);
 }
 
-/** Evaluates readiness of `m` on `data`; without a data context only the runner is judged. */
-export function executability(m: ToolManifest, data?: DataContext): ExecutabilityResult {
+/** How an item feeds an input: with the roles its bands declare, or with roles guessed from its sensor. */
+interface Feed {
+  item: DataItem;
+  bands: Record<string, number>;
+  guessed: boolean;
+}
+
+/**
+ * A raster whose bands say nothing can still feed a spectral input when its sensor can be guessed
+ * and the tool takes each needed band as an argument (`nir: 4`): the guess becomes those arguments.
+ */
+function feedByGuess(item: DataItem, p: ToolParam, paramNames: Set<string>): Feed | undefined {
+  const g = item.guess;
+  const want = p.type === 'array' ? 'raster' : p.type;
+  if (!g || item.type !== 'raster' || want !== 'raster') return undefined;
+  const roles = p.bands ?? [];
+  const spectral = roles.filter((r) => SPECTRAL.has(r));
+  if (!spectral.length || spectral.length !== roles.length) return undefined;
+  const bands: Record<string, number> = {};
+  for (const r of spectral) {
+    if (g.bands[r] === undefined || !paramNames.has(r)) return undefined;
+    bands[r] = g.bands[r];
+  }
+  return { item, bands, guessed: true };
+}
+
+function feedOf(item: DataItem, p: ToolParam, paramNames: Set<string>): Feed | undefined {
+  const real = canFeed(item, p);
+  if (real.ok) return { item, bands: real.bands, guessed: false };
+  return feedByGuess(item, p, paramNames);
+}
+
+/** Items whose file the task names ("… for L7_ETMs.tif", "urban_2018"), in the order it names them. */
+export function namedInTask(task: string | undefined, items: DataItem[]): DataItem[] {
+  if (!task) return [];
+  const text = task.toLowerCase();
+  const at = (word: string): number => {
+    const edge = '[^\\p{L}\\p{N}_.\\-]|\\p{Script=Han}';
+    const re = new RegExp(`(^|${edge})${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=$|${edge}|\\.(?![\\p{L}\\p{N}]))`, 'u');
+    const m = re.exec(text);
+    return m ? m.index + m[1].length : -1;
+  };
+  const hits: { item: DataItem; at: number }[] = [];
+  for (const item of items) {
+    const base = path.basename(item.path).toLowerCase();
+    const stem = base.replace(/\.[a-z0-9]+$/, '');
+    // A bare stem counts only when it cannot be an ordinary word ("dem" is, "urban_2018" is not).
+    let i = at(base);
+    if (i < 0 && stem.length >= 4 && /[_\-\d]/.test(stem)) i = at(stem);
+    if (i >= 0 && !hits.some((h) => sameFile(h.item.path, item.path))) hits.push({ item, at: i });
+  }
+  return hits.sort((a, b) => a.at - b.at).map((h) => h.item);
+}
+
+function fileName(item: DataItem): string {
+  return path.basename(item.path) || item.path;
+}
+
+/** "near 40.0°N 117.0°E" for a lon/lat box. */
+function whereIs(box: [number, number, number, number]): string {
+  const lon = (box[0] + box[2]) / 2, lat = (box[1] + box[3]) / 2;
+  return `near ${Math.abs(lat).toFixed(1)}°${lat >= 0 ? 'N' : 'S'} ${Math.abs(lon).toFixed(1)}°${lon >= 0 ? 'E' : 'W'}`;
+}
+
+function intersects(a: number[], b: number[]): boolean {
+  return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+}
+
+function pixelSize(it: DataItem): string {
+  const g = it.grid!.geoTransform;
+  const size = Math.abs(g[1]);
+  const unit = it.crs === 'EPSG:4326' ? '°' : ' m';
+  return `${Number(size.toPrecision(3))}${unit}`;
+}
+
+function sameGrid(a: DataItem, b: DataItem): boolean {
+  if (!a.grid || !b.grid) return true;
+  if (a.crs !== b.crs || a.grid.width !== b.grid.width || a.grid.height !== b.grid.height) return false;
+  const ga = a.grid.geoTransform, gb = b.grid.geoTransform;
+  const tol = Math.abs(ga[1]) * 1e-6 + 1e-9;
+  return ga.every((v, i) => Math.abs(v - gb[i]) <= tol);
+}
+
+/**
+ * Why two inputs of one call cannot run together, or undefined. Every tool needs its inputs to cover
+ * the same ground; GeoWeave's own raster tools also combine rasters pixel by pixel (same grid) and
+ * read polygons in the raster's CRS without reprojecting them.
+ */
+function conflict(m: ToolManifest, a: DataItem, b: DataItem): string | undefined {
+  if (sameFile(a.path, b.path)) return undefined;
+  const crsA = a.crs ?? 'an unknown CRS', crsB = b.crs ?? 'an unknown CRS';
+  if (a.lonLat && b.lonLat && !intersects(a.lonLat, b.lonLat)) {
+    return `${fileName(a)} (${crsA}, ${whereIs(a.lonLat)}) and ${fileName(b)} (${crsB}, ${whereIs(b.lonLat)}) do not overlap`;
+  }
+  if (a.crs && a.crs === b.crs && a.extent && b.extent && !intersects(a.extent, b.extent)) {
+    return `${fileName(a)} and ${fileName(b)} do not overlap (both ${crsA})`;
+  }
+  if (m.runner?.type !== 'builtin') return undefined;
+  const [ras, vec] = a.type === 'raster' && b.type === 'vector' ? [a, b] : b.type === 'raster' && a.type === 'vector' ? [b, a] : [undefined, undefined];
+  if (ras && vec && ras.crs && vec.crs && ras.crs !== vec.crs) {
+    return `${fileName(vec)} is in ${vec.crs} but ${fileName(ras)} is in ${ras.crs}: reproject one onto the other first (reproject the raster, or the polygons with ogr2ogr -t_srs)`;
+  }
+  if (a.type === 'raster' && b.type === 'raster' && !sameGrid(a, b)) {
+    const grid = (it: DataItem) => `${it.crs ?? '?'}, ${pixelSize(it)}, ${it.grid!.width}×${it.grid!.height}`;
+    const step = a.crs !== b.crs ? 'reproject' : pixelSize(a) !== pixelSize(b) ? 'resample' : 'reproject';
+    return `${fileName(a)} and ${fileName(b)} are not on the same grid (${grid(a)} vs ${grid(b)}): align ${fileName(b)} onto ${fileName(a)} first (${step})`;
+  }
+  return undefined;
+}
+
+/** Evaluates readiness of `m` on `data`; without a data context only the runner is judged. A task
+ *  (the option, else `data.task`) makes the files it names the first choice for every input. */
+export function executability(m: ToolManifest, data?: DataContext, opts: { task?: string } = {}): ExecutabilityResult {
   const runnable = !!m.runner;
   const notes: string[] = [];
   const missing: string[] = [];
@@ -92,39 +204,79 @@ export function executability(m: ToolManifest, data?: DataContext): Executabilit
   if (!data) {
     return { ready: false, runnable, missing, args, notes, coverage: required.length ? 0.5 : 1 };
   }
-  const used: DataItem[] = [];
-  const isUsed = (it: DataItem) => used.some((u) => u === it || sameFile(u.path, it.path));
-  let satisfied = 0;
+  const task = opts.task ?? data.task;
+  const named = namedInTask(task, data.items);
+  const mentions = new Map<DataItem, Mention>();
+  const mention = (it: DataItem): Mention => {
+    let m = mentions.get(it);
+    if (!m) mentions.set(it, (m = task ? mentionOf(task, it) : { score: 0, at: Infinity, words: [] }));
+    return m;
+  };
+  const isNamed = (it: DataItem) => named.some((n) => sameFile(n.path, it.path));
   const paramNames = new Set((m.inputs ?? []).map((p) => p.name));
-  for (const p of required) {
-    const options = data.items.filter((it) => canFeed(it, p).ok);
-    // Two inputs of the same kind (before/after, pre/post) take distinct items, in a time-aware order.
-    const pick = orderForParam(p.name, options).find((it) => !isUsed(it)) ?? (options.length && !isPairParam(p.name) ? options[0] : undefined);
+  // Per input, what could feed it, best first: files the task names, then items whose bands say what
+  // they are (in the context's order), then rasters fed by a guessed sensor.
+  // What each input would take if the task said nothing: a mention is named only where it changed that.
+  const unspoken: (DataItem | undefined)[] = [];
+  const choices = required.map((p, i) => {
+    const feeds = data.items.map((it) => feedOf(it, p, paramNames)).filter((f): f is Feed => !!f);
+    const ordered = orderForParam(p.name, feeds.map((f) => f.item)).map((it) => feeds.find((f) => f.item === it)!);
+    const mine = ordered.filter((f) => isNamed(f.item)).sort((a, b) => named.findIndex((n) => sameFile(n.path, a.item.path)) - named.findIndex((n) => sameFile(n.path, b.item.path)));
+    const rest = ordered.filter((f) => !isNamed(f.item));
+    // When the task names files of the input's kind, only those are its choices: a tool that cannot
+    // use them is not ready on another file instead.
+    if (named.some((n) => n.type === (p.type === 'array' ? 'raster' : p.type))) return mine;
+    // Then what the task speaks of without naming it ("the DEM", "the post-fire scene", "2018"). For a
+    // pair of dates only whether it does, so that the earlier date still comes first.
+    const pair = isPairParam(p.name);
+    unspoken[i] = (rest.find((f) => !f.guessed) ?? rest[0])?.item;
+    const byMention = (a: Feed, b: Feed) => {
+      const ma = mention(a.item), mb = mention(b.item);
+      return pair ? Number(mb.score > 0) - Number(ma.score > 0) : mb.score - ma.score || ma.at - mb.at;
+    };
+    return [...rest.filter((f) => !f.guessed).sort(byMention), ...rest.filter((f) => f.guessed).sort(byMention)];
+  });
+  const picks = assign(m, required, choices);
+  let satisfied = 0;
+  const caveats: string[] = [];
+  for (let i = 0; i < required.length; i++) {
+    const p = required[i];
+    const pick = picks[i];
     const roles = p.bands ?? [];
     if (!pick) {
       const what = roles.length ? roles.filter((r) => !PRODUCT_ROLES.has(r)).map(roleLabel).join(' + ') || roles.map(roleLabel).join(' or ') : `a ${p.type}`;
-      notes.push(`needs ${what} for ${p.name} — none found`);
+      const kind = p.type === 'array' ? 'raster' : p.type;
+      const mine = named.filter((n) => n.type === kind).map(fileName);
+      notes.push(mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names` : `needs ${what} for ${p.name} — none found`);
       missing.push(p.name);
       continue;
     }
-    used.push(pick);
     satisfied++;
-    args[p.name] = pick.path;
-    const { bands } = canFeed(pick, p);
+    args[p.name] = pick.item.path;
+    const spoken = mention(pick.item);
+    const swayed = spoken.score > 0 && !isNamed(pick.item) && unspoken[i] !== pick.item;
+    const name = itemName(pick.item) + (isNamed(pick.item) ? ' (named in the task)' : swayed ? ` (the task's "${spoken.words.join('", "')}")` : '');
     const spectral = roles.filter((r) => SPECTRAL.has(r));
     if (spectral.length) {
       // One line per input naming every role it needs: "needs red, NIR — found in s2_scene.tif bands 3, 5".
-      for (const r of spectral) if (bands[r] !== undefined && paramNames.has(r)) args[r] = bands[r];
-      const found = spectral.map((r) => bands[r]).filter((b): b is number => b !== undefined);
+      for (const r of spectral) if (pick.bands[r] !== undefined && paramNames.has(r) && args[r] === undefined) args[r] = pick.bands[r];
+      const found = spectral.map((r) => pick.bands[r]).filter((b): b is number => b !== undefined);
       const where = found.length === spectral.length ? ` ${found.length > 1 ? 'bands' : 'band'} ${found.join(', ')}` : '';
-      notes.push(`needs ${spectral.map(roleLabel).join(', ')} — found in ${itemName(pick)}${where}`);
+      notes.push(`needs ${spectral.map(roleLabel).join(', ')} — ${pick.guessed ? 'guessed in' : 'found in'} ${name}${where}`);
+      if (pick.guessed) {
+        const g = pick.item.guess!;
+        caveats.push(`${fileName(pick.item)} has no band descriptions: ${spectral.map(roleLabel).join(', ')} in ${found.length > 1 ? 'bands' : 'band'} ${found.join(', ')} is a guess (looks like ${g.label}: ${g.why})`);
+      }
     } else if (roles.length) {
-      const r = roles.find((x) => findRole(pick, x)) ?? roles[0];
-      notes.push(`needs ${roleLabel(r)} — found ${itemName(pick)}`);
+      const r = roles.find((x) => findRole(pick.item, x)) ?? roles[0];
+      notes.push(`needs ${roleLabel(r)} — found ${name}`);
     } else {
-      notes.push(`${p.name}: ${itemName(pick)}`);
+      notes.push(`${p.name}: ${name}`);
     }
   }
+  const issues = conflicts(m, picks.filter((f): f is Feed => !!f).map((f) => f.item));
+  // What stops the run comes first: the reason line shows the first note.
+  notes.unshift(...issues);
   const coverage = required.length ? satisfied / required.length : 1;
   // A value the analyst must choose (reclassify's breaks, a threshold's value) keeps the tool from
   // running as inserted, but says nothing about the data: it does not lower coverage.
@@ -133,7 +285,47 @@ export function executability(m: ToolManifest, data?: DataContext): Executabilit
     notes.push(`set ${p.name} (${p.type}) — no default`);
     missing.push(p.name);
   }
-  return { ready: runnable && missing.length === 0, runnable, missing, args, notes, coverage };
+  return {
+    ready: runnable && missing.length === 0 && issues.length === 0, runnable, missing, args, notes, coverage,
+    ...(issues.length ? { issues } : {}), ...(caveats.length ? { caveats } : {}),
+  };
+}
+
+function conflicts(m: ToolManifest, items: DataItem[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < items.length; i++) {
+    for (let j = i + 1; j < items.length; j++) {
+      const c = conflict(m, items[i], items[j]);
+      if (c && !out.includes(c)) out.push(c);
+    }
+  }
+  return out;
+}
+
+/**
+ * One item per input: distinct items for a pair of dates, and inputs that can run together when any
+ * such choice exists (the first input's options tried in order, later inputs greedily).
+ */
+function assign(m: ToolManifest, params: ToolParam[], choices: Feed[][]): (Feed | undefined)[] {
+  const greedy = (first: Feed | undefined, compatible: boolean): (Feed | undefined)[] => {
+    const out: (Feed | undefined)[] = [];
+    const used = (it: DataItem) => out.some((f) => f && (f.item === it || sameFile(f.item.path, it.path)));
+    params.forEach((p, i) => {
+      if (i === 0 && first) return void out.push(first);
+      const fits = (f: Feed) => !compatible || out.every((o) => !o || !conflict(m, o.item, f.item));
+      const free = choices[i].filter((f) => !used(f.item));
+      // Two inputs of the same kind (before/after, pre/post) take distinct items, in a time-aware order.
+      out.push(free.find(fits) ?? free[0] ?? (choices[i].length && !isPairParam(p.name) ? choices[i][0] : undefined));
+    });
+    return out;
+  };
+  if (params.length > 1) {
+    for (const first of choices[0]) {
+      const tryIt = greedy(first, true);
+      if (tryIt.every((f) => f) && !conflicts(m, tryIt.map((f) => f!.item)).length) return tryIt;
+    }
+  }
+  return greedy(undefined, false);
 }
 
 function isPairParam(name: string): boolean {

@@ -10,6 +10,15 @@ export interface DataItem {
   /** Roles the item carries as a whole: e.g. 'dem' for an elevation raster, 'class' for a class map. */
   roles?: string[];
   crs?: string;
+  /** Bounding box [minX, minY, maxX, maxY] in the item's own CRS. */
+  extent?: [number, number, number, number];
+  /** The same box in lon/lat degrees, when the CRS converts: compares items across projections. */
+  lonLat?: [number, number, number, number];
+  /** A raster's grid: two rasters on the same grid can be combined pixel by pixel. */
+  grid?: { width: number; height: number; geoTransform: number[] };
+  /** Band roles guessed from band count, data type and value range, for a raster whose bands carry
+   *  no descriptions; readiness uses them only as a guess and says so. */
+  guess?: { sensor: string; label: string; bands: Record<string, number>; why: string };
   /** Set for outputs of earlier steps: which step produced it. */
   producedBy?: string;
 }
@@ -17,6 +26,8 @@ export interface DataItem {
 /** What data is at hand: used for executability. */
 export interface DataContext {
   items: DataItem[];
+  /** The task the data serves: a file it names is used before any other (and readiness says so). */
+  task?: string;
 }
 
 /** Why a candidate was ranked: each entry is short and readable. */
@@ -37,6 +48,12 @@ export interface Readiness {
   missing: string[];
   /** Suggested argument values resolved from the data context, e.g. { image: "scene.tif" }. */
   args: Record<string, unknown>;
+  /** Where each input was found, e.g. "needs red, NIR — found in s2_scene.tif bands 3, 5". */
+  notes?: string[];
+  /** Why the prefilled inputs cannot run together (projection, extent, grid), naming the step that fixes it. */
+  issues?: string[];
+  /** What the readiness rests on that the data does not say (bands guessed from the sensor). */
+  caveats?: string[];
 }
 
 export interface ScoreParts {

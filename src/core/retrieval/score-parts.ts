@@ -1,0 +1,44 @@
+/** Names for the signals a ranking score is made of, so the panel can show what a score consists of
+ *  instead of a bare number. Unknown signals keep their key. */
+import type { ScoreParts } from './types';
+
+const LABELS: Record<string, string> = {
+  dense: 'meaning match',
+  lexical: 'keyword match',
+  graph: 'tool graph link',
+  learned: 'learned from your choices',
+  similar: 'used in similar past tasks',
+  executability: 'readiness on your data',
+  workflow: 'workflow template step',
+  llm: 'proposed by the LLM',
+  task: 'fit to the task',
+  query: 'fit to the complementary question',
+  feed: 'takes the last output',
+  affinity: 'task words seen with it',
+  bridge: 'leads to what the task asks',
+  temporal: 'time comparison the task asks for',
+  terminal: 'final deliverable',
+  deliver: 'delivers what the task names',
+  named: 'indicator the task names',
+  pick: 'picks the class the task names',
+  blocked: 'blocked: needs what is missing',
+  done: 'already run',
+};
+
+/** Signals that lower a score when present. */
+const PENALTIES = new Set(['blocked', 'done']);
+
+export interface ScorePartView {
+  label: string;
+  value: number;
+  /** True for signals that count against the tool. */
+  penalty: boolean;
+}
+
+/** The nonzero parts of a score, strongest first, with readable names. */
+export function scorePartViews(parts: ScoreParts | Record<string, number>): ScorePartView[] {
+  return Object.entries(parts)
+    .filter(([, v]) => typeof v === 'number' && Math.abs(v) >= 0.005)
+    .map(([k, v]) => ({ label: LABELS[k] ?? k, value: Math.round(v * 1000) / 1000, penalty: PENALTIES.has(k) || v < 0 }))
+    .sort((a, b) => Number(a.penalty) - Number(b.penalty) || Math.abs(b.value) - Math.abs(a.value));
+}

@@ -1,0 +1,299 @@
+// Shared plumbing of the e2e scenario files (test/e2e/scenarios/*.scenario.js): a code-server session
+// with the packaged extension, and helpers that read the real UI (webviews are nested iframes).
+'use strict';
+const { spawn, spawnSync } = require('child_process');
+const fs = require('fs');
+const http = require('http');
+const net = require('net');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function log(msg) {
+  process.stdout.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+}
+
+async function until(what, fn, timeoutMs = 60000, everyMs = 500) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function httpOk(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, (res) => { res.resume(); resolve(res.statusCode !== undefined && res.statusCode < 500); });
+    req.on('error', () => resolve(false));
+    req.setTimeout(2000, () => { req.destroy(); resolve(false); });
+  });
+}
+
+/** User settings of a test session: quiet workbench, typed text stays as typed. */
+function userSettings(extra = {}) {
+  return {
+    'workbench.startupEditor': 'none',
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'workbench.tips.enabled': false,
+    'security.workspace.trust.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+    'editor.quickSuggestions': { other: false, comments: false, strings: false },
+    'editor.suggestOnTriggerCharacters': false,
+    'editor.acceptSuggestionOnEnter': 'off',
+    'editor.autoClosingBrackets': 'never',
+    'editor.autoClosingQuotes': 'never',
+    'editor.autoSurround': 'never',
+    'notebook.output.scrolling': false,
+    ...extra,
+  };
+}
+
+/**
+ * Installs `vsix` into a fresh extensions folder, starts code-server on `ws` and opens it in
+ * Chromium. Returns { page, close(), setSettings(extra) }.
+ */
+async function openSession({ vsix, codeServer, chromium, tmp, ws, artifacts, viewport = { width: 1500, height: 950 } }) {
+  const extDir = path.join(tmp, 'extensions');
+  const userDir = path.join(tmp, 'user');
+  const r = spawnSync(codeServer, ['--install-extension', vsix, '--extensions-dir', extDir, '--user-data-dir', userDir], { encoding: 'utf8', timeout: 300000 });
+  if (r.status !== 0) throw new Error(`installing ${vsix} failed: ${r.stderr}`);
+  const settingsFile = path.join(userDir, 'User', 'settings.json');
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  const setSettings = (extra) => fs.writeFileSync(settingsFile, JSON.stringify(userSettings(extra), null, 2));
+  setSettings();
+  const port = await freePort();
+  const serverLog = fs.openSync(path.join(artifacts, 'code-server-scenarios.log'), 'w');
+  const server = spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+    '--disable-workspace-trust', '--extensions-dir', extDir, '--user-data-dir', userDir, ws], { cwd: tmp, stdio: ['ignore', serverLog, serverLog], detached: true });
+  log(`code-server pid ${server.pid} on port ${port}, workspace ${ws}`);
+  let browser;
+  const close = async () => {
+    if (browser) await browser.close().catch(() => undefined);
+    try {
+      process.kill(-server.pid, 'SIGTERM'); // the process group of the server we started
+    } catch {
+      try { server.kill('SIGTERM'); } catch { /* already gone */ }
+    }
+    fs.closeSync(serverLog);
+  };
+  try {
+    await until('code-server to answer', () => httpOk(`http://127.0.0.1:${port}/healthz`), 60000);
+    log('code-server answers; starting Chromium');
+    const { chromium: pw } = require(require.resolve('playwright-core', { paths: [ROOT, path.dirname(path.dirname(path.dirname(codeServer)))] }));
+    browser = await pw.launch({ executablePath: chromium, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const page = await browser.newPage({ viewport });
+    log('Chromium up; opening the workbench');
+    page.setDefaultTimeout(30000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    await until('the explorer to list s2_scene.tif', async () => (await page.$$eval('.explorer-folders-view .monaco-list-row', (rows) => rows.map((r) => r.textContent))).some((t) => t.includes('s2_scene.tif')), 90000);
+    await page.waitForTimeout(3000); // the palette needs the workbench to settle
+    log('workbench ready');
+    return { page, close, setSettings, userDir, extDir, pid: server.pid };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** Replaces the user settings through their JSON editor, as a person would (code-server does not
+ *  pick up a settings.json rewritten on disk while it runs); `extra` on top of the test defaults. */
+async function setUserSettings(page, extra) {
+  await palette(page, 'Preferences: Open User Settings (JSON)');
+  await until('settings.json in front', async () => (await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')).includes('settings.json'), 20000);
+  const editor = await until('the settings editor', () => page.$('.editor-group-container .monaco-editor .view-lines'), 10000);
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.insertText(JSON.stringify(userSettings(extra), null, 2));
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(800);
+  await palette(page, 'View: Close Editor');
+}
+
+/** The first element matching `selector` in any frame. */
+async function inFrames(page, selector) {
+  for (const frame of page.frames()) {
+    const el = await frame.$(selector).catch(() => null);
+    if (el) return { frame, el };
+  }
+  return undefined;
+}
+
+async function palette(page, text, { exact = false } = {}) {
+  await page.keyboard.press('Control+Shift+P');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
+  await page.keyboard.type(text, { delay: 10 });
+  await page.waitForTimeout(700);
+  for (const row of exact ? await page.$$('.quick-input-widget .quick-input-list .monaco-list-row') : []) {
+    if ((await row.$eval('.label-name', (el) => el.textContent.trim()).catch(() => '')) === text && await row.isVisible()) {
+      if (await row.click({ timeout: 3000 }).then(() => true, () => false)) return;
+      break;
+    }
+  }
+  await page.keyboard.press('Enter');
+}
+
+/** The GeoWeave panel's frame, shown first. */
+async function showPanel(page) {
+  await palette(page, 'View: Show GeoWeave');
+  return (await until('the GeoWeave panel (#task) in a webview', () => inFrames(page, '#task'), 60000)).frame;
+}
+
+/** Types a task in the panel, submits it and waits until the panel shows the ranking the extension
+ *  logged for it (`userDir`: the session's user data, where the extension log is). */
+async function describeTask(page, panel, task, userDir) {
+  const logged = () => extensionLog(userDir).split('\n').filter((l) => l.includes(`forward "${task}":`));
+  const before = logged().length;
+  await panel.fill('#task', task);
+  await panel.click('#suggest');
+  const ids = await until(`the ranking for "${task}" in the extension log`, () => {
+    const lines = logged();
+    return lines.length > before ? [...lines[lines.length - 1].split(`"${task}":`)[1].matchAll(/([a-z0-9_]+) -?\d+\.\d+/g)].map((m) => m[1]) : null;
+  }, 120000);
+  return until(`the panel to show the ranking for "${task}"`, async () => {
+    const items = await candidates(panel);
+    return ids.every((id, i) => items[i]?.id === id) ? items : null;
+  }, 30000);
+}
+
+/** The forward candidates as shown: id, reason, readiness line, whether it is ready. */
+function candidates(panel) {
+  return panel.$$eval('#forward-list li.suggestion', (lis) => lis.map((li) => ({
+    id: li.getAttribute('data-tool'),
+    reason: li.querySelector('.reason')?.textContent ?? '',
+    readiness: (li.querySelector('.ready, .missing')?.textContent ?? '').trim(),
+    ready: !!li.querySelector('.ready'),
+    caveat: (li.querySelector('.caveat')?.textContent ?? '').trim(),
+  })));
+}
+
+/** Opens a file at the workspace root from the explorer, as a person would (Quick Open's file search
+ *  is slow to index a fresh workspace in code-server). */
+async function openFile(page, name) {
+  await page.keyboard.press('Escape');
+  await palette(page, 'View: Show Explorer');
+  const row = `.explorer-folders-view .monaco-list-row[aria-label^="${name}"]`;
+  await page.waitForSelector(row, { timeout: 20000 });
+  await page.dblclick(row);
+  await until(`${name} in front`, async () => (await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')).includes(path.basename(name)), 30000);
+  if (name.endsWith('.geonb')) await until(`the notebook ${name}`, () => page.$('.notebook-editor .monaco-list-row'), 30000);
+}
+
+/** Text of notebook output webviews (shadow roots included). */
+async function outputTexts(page) {
+  const texts = [];
+  for (const frame of page.frames()) {
+    const t = await frame.evaluate(() => {
+      const root = document.querySelector('#container');
+      if (!root) return '';
+      const parts = [];
+      const walk = (node) => {
+        if (node.nodeType === Node.TEXT_NODE) parts.push(node.textContent);
+        if (node.nodeType === Node.ELEMENT_NODE && /^(P|DIV|TR|LI|H[1-6]|PRE|BR)$/.test(node.tagName)) parts.push('\n');
+        if (node.shadowRoot) node.shadowRoot.childNodes.forEach(walk);
+        node.childNodes.forEach(walk);
+      };
+      walk(root);
+      return parts.join('').replace(/\n{2,}/g, '\n');
+    }).catch(() => '');
+    if (t) texts.push(t);
+  }
+  return texts.join('\n');
+}
+
+/** Text of every rendered cell of the notebook in front, top to bottom. */
+function cellTexts(page) {
+  return page.evaluate(() => [...document.querySelectorAll('.notebook-editor .monaco-list-row.code-cell-row')]
+    .sort((a, b) => Number(a.getAttribute('aria-posinset')) - Number(b.getAttribute('aria-posinset')))
+    .map((row) => (row.querySelector('.monaco-editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' ')));
+}
+
+/** The (last) rendered code cell whose text matches `re`. */
+async function cellRow(page, re) {
+  let found = null;
+  for (const row of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {
+    const t = (await row.$eval('.monaco-editor .view-lines', (el) => el.innerText).catch(() => '')).replace(/\u00a0/g, ' ');
+    if (re.test(t)) found = row;
+  }
+  return found;
+}
+
+/** running, ok, error or idle for the (last) cell matching `re`; null when it is not rendered. */
+function cellState(page, re) {
+  return page.evaluate((source) => {
+    const match = new RegExp(source);
+    let state = null;
+    for (const row of document.querySelectorAll('.notebook-editor .monaco-list-row.code-cell-row')) {
+      const text = (row.querySelector('.monaco-editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' ');
+      if (!match.test(text)) continue;
+      if (row.querySelector('.codicon-notebook-state-executing, .codicon-notebook-stop, .codicon-notebook-state-pending')) state = 'running';
+      else if (row.querySelector('.codicon-notebook-state-success')) state = 'ok';
+      else if (row.querySelector('.codicon-notebook-state-error')) state = 'error';
+      else state = 'idle';
+    }
+    return state;
+  }, re.source).catch(() => null);
+}
+
+/** Runs the cell matching `re` with its own Run button and waits until it is done; returns its state. */
+async function runCell(page, re, timeoutMs = 120000) {
+  const row = await until(`the cell ${re}`, () => cellRow(page, re), 20000);
+  await row.hover();
+  await (await row.$('.run-button-container .action-label')).click();
+  await until(`the cell ${re} to start`, async () => (await cellState(page, re)) !== 'idle', 15000, 100).catch(() => undefined);
+  return until(`the cell ${re} to finish`, async () => {
+    const s = await cellState(page, re);
+    return s === 'ok' || s === 'error' ? s : null;
+  }, timeoutMs, 300);
+}
+
+/** Puts the cursor into the cell matching `re`, at the end of its line `line` (0-based). */
+async function cursorInCell(page, re, line) {
+  const row = await until(`the cell ${re}`, () => cellRow(page, re), 20000);
+  const lines = await row.$$('.monaco-editor .view-line');
+  const target = lines[Math.min(line, lines.length - 1)];
+  const box = await target.boundingBox();
+  await page.mouse.click(box.x + box.width - 2, box.y + box.height / 2);
+  await page.keyboard.press('End');
+  await page.waitForTimeout(300);
+}
+
+/** The GeoWeave log channel's files, oldest first, concatenated. */
+function extensionLog(userDir) {
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name === 'GeoWeave.log') found.push(path.join(d, e.name));
+    }
+  };
+  try { walk(path.join(userDir, 'logs')); } catch { /* no logs yet */ }
+  found.sort((a, b) => fs.statSync(a).mtimeMs - fs.statSync(b).mtimeMs);
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+module.exports = {
+  ROOT, log, until, openSession, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
+  cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog,
+};

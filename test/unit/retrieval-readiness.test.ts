@@ -1,0 +1,206 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ToolManifest } from '../../src/core/manifests/types';
+import type { DataContext, DataItem } from '../../src/core/retrieval/types';
+import { executability, namedInTask } from '../../src/core/retrieval/executability';
+import { guessSensor } from '../../src/core/raster/sensor-guess';
+import { dataForTask } from '../../src/core/data/for-task';
+import { scanDataFolder } from '../../src/core/data/scan';
+import { describeVector } from '../../src/core/data/vector';
+import { GeoWeave } from '../../src/core/geoweave';
+import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
+import { needGdal, tmpDir } from '../helpers/raster-gdal';
+import { BRAZIL_NDVI, L7_DEM, L7_SCENE, writeCoarserCopy, writeRealLikeData } from '../helpers/real-data';
+
+const manifest = (id: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests', `${id}.json`), 'utf8')) as ToolManifest;
+const S2_ROLES = ['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'qa'];
+const UTM50 = { crs: 'EPSG:32650', extent: [500000, 4424000, 506000, 4430000] as [number, number, number, number], lonLat: [117, 39.97, 117.07, 40.02] as [number, number, number, number] };
+const grid = (pixel: number, n: number) => ({ width: n, height: n, geoTransform: [500000, pixel, 0, 4430000, 0, -pixel] });
+const s2: DataItem = { path: 's2_scene.tif', type: 'raster', bands: S2_ROLES.map((role, i) => ({ index: i + 1, role })), ...UTM50, grid: grid(10, 600) };
+const l7: DataItem = {
+  path: 'landsat/L7_ETMs.tif', type: 'raster', bands: [1, 2, 3, 4, 5, 6].map((index) => ({ index })), crs: 'EPSG:32629',
+  extent: [520000, 4278000, 532000, 4290000], lonLat: [-8.77, 38.65, -8.63, 38.76], grid: { width: 400, height: 400, geoTransform: [520000, 30, 0, 4290000, 0, -30] },
+  guess: guessSensor({ bandCount: 6, dtype: 'uint8', min: 18, max: 148 }),
+};
+const brazil: DataItem = { path: 'brazil/ndvi_brazil.tif', type: 'raster', bands: [{ index: 1, description: 'NDVI' }], roles: ['index', 'ndvi'], crs: 'EPSG:32723', extent: [190000, 8238000, 202000, 8250000], lonLat: [-47.9, -15.92, -47.78, -15.81], grid: { width: 400, height: 400, geoTransform: [190000, 30, 0, 8250000, 0, -30] } };
+const fields: DataItem = { path: 'fields.geojson', type: 'vector', crs: 'EPSG:32650', extent: [503926, 4424137, 505873, 4426801], lonLat: [117.046, 39.967, 117.069, 39.991] };
+
+test('sensor guess: band count, data type and value range', () => {
+  const l7Guess = guessSensor({ bandCount: 6, dtype: 'uint8', min: 18, max: 148 });
+  assert.equal(l7Guess?.sensor, 'landsat7_etm');
+  assert.deepEqual([l7Guess?.bands.red, l7Guess?.bands.nir, l7Guess?.bands.swir2], [3, 4, 6]);
+  assert.match(l7Guess!.why, /6 bands of UInt8, values 18–148/);
+  // Surface reflectance ×10 000 in Int16 is the same layout; a 6-band float stack of indices is nothing.
+  assert.equal(guessSensor({ bandCount: 6, dtype: 'int16', min: -120, max: 9400 })?.sensor, 'landsat7_etm');
+  assert.equal(guessSensor({ bandCount: 6, dtype: 'float32', min: -0.9, max: 0.95 })?.sensor, undefined);
+  assert.equal(guessSensor({ bandCount: 7, dtype: 'uint16', min: 7300, max: 42000 })?.bands.nir, 5);
+  assert.equal(guessSensor({ bandCount: 7, dtype: 'uint8', min: 3, max: 250 })?.bands.thermal, 6);
+  assert.equal(guessSensor({ bandCount: 4, dtype: 'uint8', min: 0, max: 255 })?.bands.nir, 4);
+  assert.equal(guessSensor({ bandCount: 4, dtype: 'uint16', min: 0, max: 9000 })?.bands.red, 3);
+  assert.equal(guessSensor({ bandCount: 12, dtype: 'uint16', min: 0, max: 12000 })?.bands.nir, 8);
+  assert.equal(guessSensor({ bandCount: 1, dtype: 'float32', min: 0, max: 900 }), undefined);
+});
+
+test('files named in a task: whole names, stems that cannot be ordinary words, Chinese around them', () => {
+  const items: DataItem[] = [l7, s2, { path: 'urban_2018.tif', type: 'raster' }, { path: 'dem.tif', type: 'raster' }, fields];
+  const named = (t: string) => namedInTask(t, items).map((i) => i.path);
+  assert.deepEqual(named('Compute NDVI for the Landsat scene L7_ETMs.tif'), ['landsat/L7_ETMs.tif']);
+  assert.deepEqual(named('对L7_ETMs.tif计算植被指数'), ['landsat/L7_ETMs.tif']);
+  assert.deepEqual(named('growth since urban_2018 in fields.geojson'), ['urban_2018.tif', 'fields.geojson']);
+  assert.deepEqual(named('slope from the dem'), []);
+  assert.deepEqual(named('slope from dem.tif.'), ['dem.tif']);
+  assert.deepEqual(named('s2_scene.tiff'), []);
+});
+
+test('readiness: a file the task names is used and said so; its bands are a guess when it has no descriptions', () => {
+  const data: DataContext = { items: [s2, l7] };
+  const plain = executability(manifest('ndvi'), data);
+  assert.equal(plain.args.image, 's2_scene.tif', 'without a name the described scene comes first');
+  const r = executability(manifest('ndvi'), data, { task: 'Compute NDVI for the Landsat scene L7_ETMs.tif' });
+  assert.equal(r.ready, true, r.notes.join(' | '));
+  assert.deepEqual(r.args, { image: 'landsat/L7_ETMs.tif', red: 3, nir: 4 });
+  assert.ok(r.notes.includes('needs red, NIR — guessed in L7_ETMs.tif (named in the task) bands 3, 4'), r.notes.join(' | '));
+  assert.equal(r.caveats?.length, 1);
+  assert.match(r.caveats![0], /L7_ETMs\.tif has no band descriptions: red, NIR in bands 3, 4 is a guess \(looks like Landsat 7 ETM\+.*6 bands of UInt8/);
+  // The task in the data context works the same (forward retrieval passes only the context).
+  assert.equal(executability(manifest('ndvi'), { ...data, task: 'NDVI of L7_ETMs.tif' }).args.image, 'landsat/L7_ETMs.tif');
+  // Only a guess: with nothing else at hand the undescribed scene is used, flagged.
+  const alone = executability(manifest('ndvi'), { items: [l7] });
+  assert.equal(alone.args.image, 'landsat/L7_ETMs.tif');
+  assert.ok(alone.caveats?.length);
+});
+
+test('readiness: polygons in another projection, far from the raster, are not ready and say why', () => {
+  const r = executability(manifest('zonal_stats'), { items: [brazil, fields] }, { task: 'mean NDVI of ndvi_brazil.tif per field' });
+  assert.equal(r.ready, false);
+  assert.deepEqual(r.args, { image: 'brazil/ndvi_brazil.tif', zones: 'fields.geojson' });
+  assert.equal(r.issues?.length, 1);
+  assert.match(r.issues![0], /ndvi_brazil\.tif \(EPSG:32723, near 15\.9°S 47\.8°W\) and fields\.geojson \(EPSG:32650, near 40\.0°N 117\.1°E\) do not overlap/);
+  assert.equal(r.notes[0], r.issues![0], 'what stops the run is the first note (the reason line shows it)');
+  // Overlapping but in another CRS: the builtin tool reads polygons as they are, so reproject first.
+  const lonlat: DataItem = { ...fields, crs: 'EPSG:4326', extent: fields.lonLat };
+  const crs = executability(manifest('zonal_stats'), { items: [s2, lonlat] });
+  assert.equal(crs.ready, false);
+  assert.match(crs.issues![0], /fields\.geojson is in EPSG:4326 but s2_scene\.tif is in EPSG:32650: reproject/);
+  // Without a name, the raster that covers the fields is chosen.
+  assert.equal(executability(manifest('zonal_stats'), { items: [brazil, s2, fields] }).ready, true);
+  assert.equal(executability(manifest('zonal_stats'), { items: [brazil, s2, fields] }).args.image, 's2_scene.tif');
+});
+
+test('readiness: two rasters on different grids are not ready and name the alignment step; a pair on one grid is preferred', () => {
+  const pre: DataItem = { ...s2, path: 'fire_pre.tif' };
+  const post: DataItem = { ...s2, path: 'fire_post.tif' };
+  const coarse: DataItem = { ...s2, path: 'fire_post_30m.tif', grid: grid(30, 200) };
+  const named = executability(manifest('dnbr'), { items: [pre, post, coarse] }, { task: 'dNBR from fire_pre.tif and fire_post_30m.tif' });
+  assert.equal(named.ready, false);
+  assert.match(named.issues![0], /fire_pre\.tif and fire_post_30m\.tif are not on the same grid \(EPSG:32650, 10 m, 600×600 vs EPSG:32650, 30 m, 200×200\): align fire_post_30m\.tif onto fire_pre\.tif first \(resample\)/);
+  const free = executability(manifest('dnbr'), { items: [coarse, pre, post] });
+  assert.equal(free.ready, true, free.notes.join(' | '));
+  assert.deepEqual([free.args.pre, free.args.post], ['fire_pre.tif', 'fire_post.tif']);
+  const reprojected = executability(manifest('change_vector_analysis'), { items: [s2, { ...l7, bands: S2_ROLES.slice(0, 6).map((role, i) => ({ index: i + 1, role })), lonLat: UTM50.lonLat }] },
+    { task: 'change between s2_scene.tif and L7_ETMs.tif' });
+  assert.match(reprojected.issues![0], /not on the same grid .*\(reproject\)/);
+});
+
+test('data for a task: earlier outputs of unrelated steps are left out, outputs of related or named ones kept', () => {
+  const severity: DataItem = { path: '.geoweave/outputs/dnbr_burn_severity.tif', type: 'raster', roles: ['class', 'severity'], producedBy: 'burn_severity' };
+  const index: DataItem = { path: '.geoweave/outputs/s2_scene_ndvi.tif', type: 'raster', roles: ['index', 'ndvi'], producedBy: 'ndvi' };
+  const data: DataContext = { items: [severity, index, s2, fields] };
+  const veg = dataForTask('评估植被健康状况', data, new Set(['ndvi', 'evi', 'zonal_stats']));
+  assert.deepEqual(veg.items.map((i) => i.path), [index.path, 's2_scene.tif', 'fields.geojson']);
+  assert.equal(veg.task, '评估植被健康状况');
+  const zonal = executability(manifest('zonal_stats'), veg);
+  assert.equal(zonal.args.image, index.path);
+  const named = dataForTask('area of each class in dnbr_burn_severity.tif', data, new Set(['area_by_class']));
+  assert.ok(named.items.includes(severity));
+});
+
+test('GeoJSON described with its CRS and extent (legacy crs member, RFC 7946 lon/lat)', () => {
+  const dir = tmpDir('gw-vector-');
+  fs.writeFileSync(path.join(dir, 'utm.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::32650' } },
+    features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[503000, 4425000], [504000, 4425000], [504000, 4426000], [503000, 4425000]]] } }] }));
+  fs.writeFileSync(path.join(dir, 'lonlat.geojson'), JSON.stringify({ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [-47.85, -15.85] } }));
+  const utm = describeVector('utm.geojson', dir);
+  assert.equal(utm.crs, 'EPSG:32650');
+  assert.deepEqual(utm.extent, [503000, 4425000, 504000, 4426000]);
+  assert.ok(utm.lonLat && Math.abs(utm.lonLat[0] - 117.035) < 0.01 && Math.abs(utm.lonLat[1] - 39.975) < 0.01, JSON.stringify(utm.lonLat));
+  const ll = describeVector('lonlat.geojson', dir);
+  assert.equal(ll.crs, 'EPSG:4326');
+  assert.deepEqual(ll.lonLat, [-47.85, -15.85, -47.85, -15.85]);
+});
+
+let dir = '';
+let gw: GeoWeave | undefined;
+before(async () => {
+  if (needGdal().skip) return;
+  dir = tmpDir('gw-trust-');
+  await writeSampleWorkspace(dir);
+  writeRealLikeData(dir);
+  writeCoarserCopy(path.join(dir, 'fire_post.tif'), path.join(dir, 'fire_post_30m.tif'), 30);
+  gw = await GeoWeave.open({ stateDir: tmpDir('gw-trust-state-') });
+});
+after(async () => { await gw?.dispose(); });
+
+test('the data scan describes real-data-like files: a guessed Landsat 7 layout, extents in lon/lat, grids', needGdal(), async () => {
+  const ctx = await scanDataFolder(dir);
+  const scene = ctx.items.find((i) => i.path === L7_SCENE)!;
+  assert.equal(scene.crs, 'EPSG:32629');
+  assert.equal(scene.guess?.sensor, 'landsat7_etm');
+  assert.match(scene.guess!.why, /^6 bands of UInt8, values \d+–\d+$/);
+  assert.ok(scene.lonLat![0] < -8 && scene.lonLat![0] > -9.5 && scene.lonLat![1] > 38 && scene.lonLat![1] < 39.5, JSON.stringify(scene.lonLat));
+  assert.deepEqual(scene.grid, { width: 400, height: 400, geoTransform: [520000, 30, 0, 4290000, 0, -30] });
+  assert.deepEqual(ctx.items.find((i) => i.path === L7_DEM)?.roles, ['dem']);
+  assert.equal(ctx.items.find((i) => i.path === 's2_scene.tif')?.guess, undefined, 'described bands need no guess');
+  assert.ok(ctx.items.find((i) => i.path === 'fields.geojson')?.lonLat);
+});
+
+test('forward readiness on real-data-like files: the named scene, CRS/overlap and grid problems with their reasons', needGdal(), async () => {
+  const data = await scanDataFolder(dir);
+  const ndvi = (await gw!.forwardCandidates('Compute NDVI for the Landsat scene L7_ETMs.tif', { k: 5, data })).candidates.find((c) => c.id === 'ndvi')!;
+  assert.deepEqual(ndvi.readiness.args, { image: L7_SCENE, red: 3, nir: 4 });
+  assert.equal(ndvi.readiness.ready, true);
+  assert.match(ndvi.reason, /guessed in L7_ETMs\.tif \(named in the task\) bands 3, 4/);
+  assert.match(ndvi.readiness.caveats![0], /is a guess \(looks like Landsat 7 ETM\+/);
+  const zonal = (await gw!.forwardCandidates('mean NDVI of ndvi_brazil.tif per field polygon', { k: 5, data })).candidates.find((c) => c.id === 'zonal_stats')!;
+  assert.equal(zonal.readiness.ready, false);
+  assert.deepEqual(zonal.readiness.args, { image: BRAZIL_NDVI, zones: 'fields.geojson' });
+  assert.match(zonal.reason, /do not overlap/);
+  assert.match(zonal.readiness.issues![0], /ndvi_brazil\.tif \(EPSG:32723.*fields\.geojson \(EPSG:32650.*do not overlap/);
+  const dnbr = (await gw!.forwardCandidates('burn severity from fire_pre.tif and fire_post_30m.tif', { k: 5, data })).candidates.find((c) => c.id === 'dnbr')!;
+  assert.equal(dnbr.readiness.ready, false);
+  assert.match(dnbr.readiness.issues![0], /align fire_post_30m\.tif onto fire_pre\.tif first \(resample\)/);
+  const plain = (await gw!.forwardCandidates('how severe was the fire', { k: 5, data })).candidates.find((c) => c.id === 'dnbr')!;
+  assert.equal(plain.readiness.ready, true, plain.reason);
+  assert.deepEqual([plain.readiness.args.pre, plain.readiness.args.post], ['fire_pre.tif', 'fire_post.tif']);
+});
+
+test('readiness: a tool that cannot use the file the task names is not ready on another file instead', () => {
+  const r = executability(manifest('cloud_mask'), { items: [s2, l7] }, { task: 'Compute NDVI for the Landsat scene L7_ETMs.tif' });
+  assert.equal(r.ready, false);
+  assert.equal(r.args.image, undefined);
+  assert.ok(r.notes.includes('needs a QA band for image — not in L7_ETMs.tif, which the task names'), r.notes.join(' | '));
+  // A vector input is still free to come from the workspace when the task names only a raster.
+  const z = executability(manifest('zonal_stats'), { items: [s2, fields] }, { task: 'mean of s2_scene.tif per field' });
+  assert.deepEqual(z.args, { image: 's2_scene.tif', zones: 'fields.geojson' });
+});
+
+test('readiness: data the task speaks of without naming the file comes first ("the DEM", "post-fire", years)', () => {
+  const dem: DataItem = { path: 'dem.tif', type: 'raster', roles: ['dem'], bands: [{ index: 1, role: 'dem', description: 'elevation' }], ...UTM50, grid: grid(10, 600) };
+  const scene = (name: string): DataItem => ({ ...s2, path: name });
+  const items = [s2, scene('fire_post.tif'), scene('fire_pre.tif'), scene('urban_2018.tif'), scene('urban_2024.tif'), dem];
+  const image = (id: string, task: string) => executability(manifest(id), { items, task }).args.image;
+  assert.equal(image('raster_stats', 'give me the percentiles and histogram of elevation across the DEM'), 'dem.tif');
+  assert.equal(image('raster_stats', 'histogram of the scene'), 's2_scene.tif');
+  assert.equal(image('nbr', 'normalized burn ratio of the post-fire scene'), 'fire_post.tif');
+  assert.equal(image('ndbi', 'how much has the town grown between 2018 and 2024?'), 'urban_2018.tif');
+  // The first thing spoken of is the one worked on.
+  assert.equal(image('raster_stats', 'put the DEM on the same grid as the Sentinel scene'), 'dem.tif');
+  const cva = executability(manifest('change_vector_analysis'), { items, task: 'what changed between the 2018 and 2024 images?' });
+  assert.deepEqual([cva.args.before, cva.args.after], ['urban_2018.tif', 'urban_2024.tif']);
+  // A pair keeps its time order even when only one date is spoken of ("火后": after the fire).
+  const dnbr = executability(manifest('dnbr'), { items, task: '火后哪些陡坡烧得最严重' });
+  assert.deepEqual([dnbr.args.pre, dnbr.args.post], ['fire_pre.tif', 'fire_post.tif']);
+  assert.ok(executability(manifest('nbr'), { items, task: 'burn ratio of the post-fire scene' }).notes.some((n) => n.includes('fire_post.tif (the task\'s "burn", "post-fire")')));
+});
