@@ -11,7 +11,7 @@ import type { RetrievalContext, RetrievalMode } from './context';
 import { workingMemory } from '../memory/memory';
 import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
-import { canFeed, executability, withProducts } from './executability';
+import { canFeed, executability, readinessOf, withProducts } from './executability';
 import { humanName } from '../index/text';
 import { expandedText, forwardScoredCached, WHOLE_CATALOG } from './forward';
 import { NEXT_SIGNALS, NextSignal, Parts, mix, zeroParts } from './signals';
@@ -39,19 +39,39 @@ const GROUP_FLOOR = 0.3;
 
 const NOUNS: Record<string, string> = { class: 'class map', labels: 'patch labels', dnbr: 'dNBR raster', dem: 'DEM', change_mask: 'change mask', difference: 'difference raster' };
 
-/** What a produced output is, for query text and reasons ("NDVI mask"). */
+/** What a produced output is, for query text and reasons ("NDVI mask", "slope", "dNBR class map"). */
 function describeOutputs(window: MemoryStep[], tools: Map<string, ToolManifest>): { text: string; roles: string[] } {
   const last = window[window.length - 1];
   if (!last) return { text: '', roles: [] };
   const roles = [...new Set(last.outputs.flatMap((o) => o.roles ?? []))];
-  // The indicator behind the latest product: what the step that made an index computes, by its manifest.
-  const indexStep = [...window].reverse().find((s) => s.outputs.some((o) => o.roles?.includes('index')) || !!tools.get(s.tool)?.computes?.length);
-  const made = indexStep ? tools.get(indexStep.tool) : undefined;
-  const indicator = !indexStep ? '' : made?.computes?.[0] ?? (made?.name?.split(/[\s(]/)[0] ?? indexStep.tool).toUpperCase();
+  const m = tools.get(last.tool);
+  const main = last.outputs.find((o) => o.type === 'raster') ?? last.outputs[0];
   const role = roles.find((r) => ['mask', 'labels', 'class', 'index', 'dnbr', 'severity', 'dem', 'slope', 'difference', 'change_mask', 'trend'].includes(r));
-  const noun = role ? NOUNS[role] ?? role : last.outputs[0]?.name ?? 'result';
-  const text = indicator && noun !== 'index' && !noun.toUpperCase().includes(indicator) ? `${indicator} ${noun}` : noun === 'index' && indicator ? `${indicator} index` : noun;
+  const noun = role ? NOUNS[role] ?? role : main?.type === 'table' ? 'table' : main?.name ?? 'result';
+  // What the product is of: the indicator the step computes, or, for a raster derived from an earlier
+  // product (a mask or class map of an index), that product's indicator. A step that starts from raw
+  // data (slope from a DEM) carries no indicator of an unrelated earlier step; a table carries none.
+  let indicator = indicatorOf(m, roles);
+  if (!indicator && main?.type === 'raster' && derivesFromProduct(m)) {
+    for (const s of [...window.slice(0, -1)].reverse()) {
+      indicator = indicatorOf(tools.get(s.tool), [...new Set(s.outputs.flatMap((o) => o.roles ?? []))]);
+      if (indicator) break;
+    }
+  }
+  const text = !indicator ? noun : noun === 'index' ? `${indicator} index` : noun.toLowerCase().includes(indicator.toLowerCase()) ? noun : `${indicator} ${noun}`;
   return { text, roles };
+}
+
+/** The indicator a step's product is: what its manifest says it computes, else its name's first word for an index. */
+function indicatorOf(m: ToolManifest | undefined, roles: string[]): string {
+  if (m?.computes?.length) return m.computes[0];
+  return m && roles.includes('index') ? (m.name?.split(/[\s(]/)[0] ?? m.id).toUpperCase() : '';
+}
+
+/** Its required rasters are products (an index, a mask, a class map) or anything, not a scene's bands or a DEM. */
+function derivesFromProduct(m: ToolManifest | undefined): boolean {
+  const ins = (m?.inputs ?? []).filter((p) => p.required !== false && p.type === 'raster');
+  return ins.length > 0 && ins.every((p) => !(p.bands ?? []).length || (p.bands ?? []).some(isProductRole));
 }
 
 function templates(task: string, window: MemoryStep[], outText: string, tools: Map<string, ToolManifest>): { rationale: Rationale; text: string }[] {
@@ -146,6 +166,8 @@ interface NextContext {
   lastTool?: string;
   outText: string;
   lastRoles: string[];
+  /** The latest step's main output is a raster (a table or polygons cannot become a mask or an index). */
+  lastRaster: boolean;
   available: DataItem[];
   produced: DataItem[];
   taskRel: Map<string, Relevance>;
@@ -282,7 +304,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
     scored.push({ id, m, parts, score, rationale, from, unmet });
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-  return { scored, context: { queries, done, lastTool: last?.tool, outText, lastRoles, available, produced, taskRel, bridges } };
+  return { scored, context: { queries, done, lastTool: last?.tool, outText, lastRoles, lastRaster: !last || last.outputs.some((o) => o.type === 'raster'), available, produced, taskRel, bridges } };
 }
 
 export async function complementarySuggestions(ctx: RetrievalContext, memory: MemoryState, opts: BackwardOptions = {}): Promise<ComplementaryResult> {
@@ -302,8 +324,8 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       rationale: x.rationale,
       score: round(x.score),
       parts: shown as ComplementarySuggestion['parts'],
-      reason: reasonFor(x.rationale, x.m, c.outText, x.from, c.lastTool, ctx, x.parts.bridge > 0.3 ? c.bridges.get(x.id)?.goal : undefined, x.unmet, x.parts.similar, c.lastRoles),
-      readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
+      reason: reasonFor(x.rationale, x.m, c.outText, x.from, c.lastTool, ctx, x.parts.bridge > 0.3 ? c.bridges.get(x.id)?.goal : undefined, x.unmet, x.parts.similar, c.lastRoles, c.lastRaster),
+      readiness: readinessOf(ex),
     };
     made.set(x.id, out);
     return out;
@@ -476,12 +498,13 @@ function fitsRationale(m: ToolManifest): (r: Rationale) => boolean {
   return (r) => (r === 'quantify' ? numbers || !outs.length : r === 'compare' ? twoDates : r === 'verify' ? checks || !m.category : true);
 }
 
-function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = [], similar = 0, producedRoles: string[] = []): string {
+function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = [], similar = 0, producedRoles: string[] = [], lastRaster = true): string {
   const name = humanName(m).toLowerCase();
   const fromRole = from?.roles?.find((x) => NOUNS[x] || isProductRole(x));
   let src = from?.producedBy && from.producedBy !== lastTool ? `the ${fromRole ? NOUNS[fromRole] ?? fromRole : 'output'} from ${from.producedBy}` : `your ${outText || 'result'}`;
   // Say so when the tool cannot take what exists yet: "a class map or mask made from your dNBR raster".
-  if (unmet.length) src = `${unmet.map((x) => NOUNS[x] ?? x).join(' or ')} made from your ${outText || 'result'}`.replace(/^/, (x, _i, t: string) => (/^[aeiou]/i.test(t) ? 'an ' : 'a '));
+  // (A table cannot be made into a mask: then the product is one to make first, from other data.)
+  if (unmet.length) src = `${unmet.map((x) => NOUNS[x] ?? x).join(' or ')} ${lastRaster ? `made from your ${outText || 'result'}` : 'made first'}`.replace(/^/, (x, _i, t: string) => (/^[aeiou]/i.test(t) ? 'an ' : 'a '));
   const what = productFor(m, r);
   // A tool that cannot take anything produced so far (a scene search after NDVI) complements the
   // task, not the result: saying it "turns your NDVI index into" something would be false.

@@ -346,3 +346,8 @@ function orderForParam(name: string, items: DataItem[]): DataItem[] {
   const sorted = [...items].sort((a, b) => key(a) - key(b));
   return late ? sorted.reverse() : sorted;
 }
+
+/** The readiness a candidate shows: the whole result (where inputs were found, what stops a run, what is a guess). */
+export function readinessOf(ex: ExecutabilityResult): Readiness {
+  return { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args, ...(ex.notes.length ? { notes: ex.notes } : {}), ...(ex.issues?.length ? { issues: ex.issues } : {}), ...(ex.caveats?.length ? { caveats: ex.caveats } : {}) };
+}

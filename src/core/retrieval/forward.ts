@@ -5,13 +5,12 @@ import type { RetrievalContext, RetrievalMode } from './context';
 import { dot, embedQuery } from './context';
 import { parseQuery, ParsedQuery } from './query';
 import { relevance, Relevance } from './relevance';
-import { executability } from './executability';
+import { executability, readinessOf } from './executability';
 import { humanName } from '../index/text';
 import { FORWARD_SIGNALS, ForwardSignal, Parts, mix, zeroParts } from './signals';
 import { analyze } from '../index/bm25';
-import { stem, tokenizeDetailed } from '../embed/tokenize';
+import { readableTerms } from './reason-terms';
 
-const HAN = /\p{Script=Han}/u;
 /** Catalogs up to this size are scored whole (every tool gets all its parts). */
 export const WHOLE_CATALOG = 300;
 
@@ -158,7 +157,7 @@ export async function forwardCandidates(ctx: RetrievalContext, task: string, opt
       parts: parts as ForwardCandidate['parts'],
       reason: reasonLine(explanation, s.parts.workflow > 0 ? workflow : undefined, s.parts.llmHint > 0),
       explanation,
-      readiness: { ready: ex.ready, runnable: ex.runnable, missing: ex.missing, args: ex.args },
+      readiness: readinessOf(ex),
     };
   });
   const res: ForwardResult = { query: task, slots: opts.expansion ? parseQuery(task).slots : parsed.slots, candidates };
@@ -196,14 +195,9 @@ export async function matchWorkflow(ctx: RetrievalContext, task: string, parsed:
 const CONCEPT_PREFIX = 'c:';
 
 function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r: Relevance, graphWhy: string[], learnedTerms: string[], readiness: string[], similar = 0): Explanation {
-  // Show the analyst's own words, not stems; single Chinese characters say little on their own.
-  const surface = new Map<string, string>();
-  for (const w of tokenizeDetailed(parsed.text).rawWords) if (!surface.has(stem(w))) surface.set(stem(w), w);
-  const matchedTerms = r.matched
-    .filter((t) => !t.startsWith(CONCEPT_PREFIX) && !(HAN.test(t) && [...t].length < 2))
-    .map((t) => surface.get(t) ?? t)
-    .slice(0, 6);
-  const concepts = r.matched.filter((t) => t.startsWith(CONCEPT_PREFIX)).map((t) => t.slice(2).replace(/_/g, ' '));
+  // The analyst's own words (no stems, bigrams or stop words); concepts by their names.
+  const words = readableTerms(parsed.text, r.matched.filter((t) => !t.startsWith(CONCEPT_PREFIX)));
+  const concepts = readableTerms(parsed.text, r.matched.filter((t) => t.startsWith(CONCEPT_PREFIX)));
   const qTerms = new Set(parsed.terms);
   const matchedTags = (m.tags ?? []).filter((tag) => analyze(tag).some((t) => qTerms.has(t))).slice(0, 3);
   const graph = [...graphWhy];
@@ -211,14 +205,11 @@ function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r:
     const next = ctx.graph.downstream(m.id).slice(0, 2).map((e) => e.to);
     if (next.length) graph.push(`often followed by ${next.join(', ')}`);
   }
-  // Learned terms in the same words: "veget" → "vegetation", "c:vegetation_index" → "vegetation index".
-  // A bare number ("0" from "1/0", a year) was chosen with everything and explains nothing.
-  const readable = [...new Set(learnedTerms
-    .filter((t) => !(HAN.test(t) && [...t].length < 2) && !/^\d+(\.\d+)?$/.test(t))
-    .map((t) => (t.startsWith(CONCEPT_PREFIX) ? t.slice(2).replace(/_/g, ' ') : surface.get(t) ?? t)))];
+  // Quoted as the analyst's own words: concepts the words evoke are not quoted.
+  const readable = readableTerms(parsed.text, learnedTerms.filter((t) => !t.startsWith(CONCEPT_PREFIX)));
   const learned = readable.length ? [`chosen before for "${readable.join('", "')}"`] : [];
   if (similar >= 0.5) learned.push('used in the flows of similar past tasks');
-  return { matchedTerms: [...new Set([...matchedTerms, ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };
+  return { matchedTerms: [...new Set([...words.slice(0, 6), ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };
 }
 
 function reasonLine(e: Explanation, workflow?: WorkflowMatch, hinted = false): string {

@@ -1,0 +1,34 @@
+/**
+ * The words a reason may quote: only meaningful phrases in the analyst's own words. Matching runs
+ * on stems, character bigrams and concepts; a reason shows none of those as they are ("imageri",
+ * "景影", "how"), only whole words the analyst typed, whole Chinese dictionary words, and the
+ * names of concepts.
+ */
+import { CJK_DICTIONARY } from '../embed/cjk-dictionary';
+import { stem, tokenizeDetailed } from '../embed/tokenize';
+
+const HAN = /\p{Script=Han}/u;
+const CONCEPT = 'c:';
+
+/** Words that match across many tools and say nothing about why this one fits. */
+const SAY_NOTHING = new Set(('how what which where when why many much more most less per each every before after between ' +
+  'over under into about within across show see look give find get want need use using used one two three first last ' +
+  'new old same other area map maps image images data file files result results value values make made').split(' '));
+
+/** Readable forms of matched terms (stems, bigrams, "c:" concepts) for `text`, in order, without repeats. */
+export function readableTerms(text: string, terms: string[]): string[] {
+  const surface = new Map<string, string>();
+  for (const w of tokenizeDetailed(text).rawWords) if (!surface.has(stem(w))) surface.set(stem(w), w);
+  const out: string[] = [];
+  for (const t of terms) {
+    let r: string | undefined;
+    if (t.startsWith(CONCEPT)) r = t.slice(CONCEPT.length).replace(/_/g, ' ');
+    else if (HAN.test(t)) r = [...t].length >= 2 && CJK_DICTIONARY[t] !== undefined && text.includes(t) ? t : undefined;
+    else {
+      const w = surface.get(t);
+      r = w && !SAY_NOTHING.has(w) && !/^\d+([.,]\d+)?$/.test(w) && w.length > 1 ? w : undefined;
+    }
+    if (r && !out.includes(r)) out.push(r);
+  }
+  return out;
+}
