@@ -87,8 +87,6 @@ export class NextStepModel {
     const seq = [START, ...done];
     for (let n = 1; n <= 3 && n <= seq.length; n++) out.push([`h${n}\u0001${seq.slice(seq.length - n).join('\u0001')}`, 1]);
     out.push([`pos\u0001${Math.min(done.length, 12)}`, 0.5]);
-    // Every step run so far, in any order: what the flow already has says what it still lacks.
-    for (const t of new Set(done)) out.push([`d\u0001${t}`, 0.5]);
     return out;
   }
 
