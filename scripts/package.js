@@ -21,4 +21,5 @@ function run(cmd, args) {
 }
 
 run(bin('webpack'), ['--mode', 'production']);
-run(bin('vsce'), ['package', '--target', target, '--allow-missing-repository', '--skip-license', '-o', 'geoweave.vsix']);
+// README images are relative (docs/img, shipped in the package): kept as they are, there is no repository to rewrite them to.
+run(bin('vsce'), ['package', '--target', target, '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '-o', 'geoweave.vsix']);
