@@ -23,6 +23,19 @@ const LABELS: Record<string, string> = {
   pick: 'picks the class the task names',
   blocked: 'blocked: needs what is missing',
   done: 'already run',
+  similarTools: 'in the flows of similar past tasks',
+  neighbours: 'share of similar past tasks that ran it',
+  classifier: 'task words that predict it',
+  cooc: 'runs with the best matches',
+  popular: 'in many past flows',
+  nextGraph: 'tool graph link from the last step',
+  transition: 'usually follows the last step',
+  nextAffinity: 'task words seen with it',
+  workflowNext: 'next step of the workflow template',
+  ngram: 'follows the last steps in past flows',
+  ngramTask: 'follows the last steps in flows like this task',
+  ahead: 'still ahead in similar past flows',
+  stepModel: 'next-step model',
 };
 
 /** Signals that lower a score when present. */
