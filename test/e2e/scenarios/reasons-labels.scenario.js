@@ -1,6 +1,7 @@
 // Reasons name only meaningful phrases in the analyst's words (no Chinese character pairs across
 // words, no stems, no stop words), and next-step suggestions call a product what it is: after an
-// NDVI and a slope from the DEM, the slope is "your slope", not "your NDVI slope".
+// NDVI and a slope from the DEM, the slope is "your slope", not "your NDVI slope", and a scene
+// correction (dark-object subtraction) is not offered as what follows it.
 'use strict';
 const path = require('path');
 
@@ -34,6 +35,9 @@ module.exports = {
     const wrong = reasons.filter((r) => /NDVI slope/i.test(r));
     if (wrong.length) throw new Error(`the slope is labelled as an NDVI product: ${wrong.join(' | ')}`);
     if (!reasons.some((r) => /your slope\b/.test(r))) throw new Error(`no suggestion speaks of "your slope": ${reasons.join(' | ')}`);
+    // What a step can follow: a scene correction is no next step for a slope raster.
+    const ids = await panel.$$eval('#complementary li.suggestion', (lis) => lis.map((li) => li.getAttribute('data-tool')));
+    if (ids.includes('dos_atmospheric_correction')) throw new Error(`dark-object subtraction suggested after slope: ${ids.join(', ')}`);
     return `${list.length} candidates for the Chinese task, none with fragments ("${list[0].reason.slice(0, 80)}"); after slope: "${reasons.find((r) => /your slope/.test(r)).slice(0, 90)}"`;
   },
 };
