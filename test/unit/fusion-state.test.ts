@@ -35,7 +35,9 @@ test('fusion state: fitted on the practice and learned flows, saved with fingerp
   const gw = await open();
   try {
     assert.equal(gw.fusionStatus().source, 'prior');
+    assert.equal(gw.fusionNeedsFit(), true, 'enough flows and no fit for this catalog: the extension fits in the background');
     const st = await gw.refitFusion();
+    assert.equal(gw.fusionNeedsFit(), false);
     assert.ok(st.report, st.reason);
     assert.equal(st.report!.flows, 24);
     assert.equal(gw.fusionStatus().source, 'state');
@@ -48,6 +50,7 @@ test('fusion state: fitted on the practice and learned flows, saved with fingerp
     // a learned flow makes the fit stale; refitting takes it in
     await gw.recordTrajectory('burn scar severity in hectares again', ['dnbr', 'burn_severity', 'area_by_class']);
     assert.equal(gw.fusionStatus().current, false);
+    assert.equal(gw.fusionNeedsFit(), false, 'one more flow does not call for a background fit (learn and index build refit)');
     const again = await gw.refitFusion();
     assert.equal(again.report!.flows, 25);
   } finally {
