@@ -9,9 +9,14 @@ import type { IntentionGraph } from '../learning/intention-graph';
 /** Which signals are used: for ablations in evaluation ("full" is the product). */
 export type RetrievalMode = 'bm25' | 'dense' | 'hybrid' | 'full';
 
-/** Fusion weights (tuned by cross-validation on tool-manifests/practice.jsonl, never on the test tasks). */
+/**
+ * Fusion weights and the settings of the signals. The weights of the score parts listed in
+ * signals.ts are fitted per catalog and flows (fusion/); the values below are the hand-set prior a
+ * fit starts from and the weights used when there are too few flows to fit. The other entries
+ * (neighbour counts, back-off pseudo-counts, thresholds) are settings, not fitted.
+ */
 export interface Weights {
-  /** Forward: dense vs lexical mix, then priors added to it. */
+  /** Forward: dense and lexical text match (their proportion also mixes the seeds of the graph prior). */
   dense: number;
   lexical: number;
   graph: number;
