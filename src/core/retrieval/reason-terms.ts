@@ -13,7 +13,8 @@ const CONCEPT = 'c:';
 /** Words that match across many tools and say nothing about why this one fits. */
 const SAY_NOTHING = new Set(('how what which where when why many much more most less per each every before after between ' +
   'over under into about within across show see look give find get want need use using used one two three first last ' +
-  'new old same other area map maps image images data file files result results value values make made').split(' '));
+  'new old same other area map maps image images data file files result results value values make made ' +
+  'take took taken put keep kept know think tell say said go going come came lot lots bit thing things way').split(' '));
 
 /** Readable forms of matched terms (stems, bigrams, "c:" concepts) for `text`, in order, without repeats. */
 export function readableTerms(text: string, terms: string[]): string[] {
