@@ -8,6 +8,7 @@ import { HttpError, openRemoteTiff } from './http-client';
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { scanFirstIfd, tagName } from './tiff-sanity';
+import { count as countEvent } from './stage-times';
 
 export type { DType } from './samples';
 
@@ -266,6 +267,7 @@ class TiffDataset implements RasterDataset {
       const fill = this.nodata === null || Number.isNaN(this.nodata) ? 0 : this.nodata;
       return new CTORS[this.dtype](rows * this.rowSamples).fill(fill);
     }
+    countEvent('decodes');
     const [slice] = await this.image.source.fetch([{ offset, length: count }], signal);
     const bytes = new Uint8Array(await this.decoder.decode(slice));
     if (this.ownPredictor === 2) {

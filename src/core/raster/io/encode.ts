@@ -1,6 +1,6 @@
 /** Tile encoding for our GeoTIFF writer: predictor + DEFLATE; shared by the writer and the worker pool. */
 import { deflateSync, constants as zlibConstants } from 'node:zlib';
-import { tick, tock } from './stage-times';
+import { count, tick, tock } from './stage-times';
 
 export type OutDType = 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32';
 
@@ -67,6 +67,7 @@ export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDTy
   const chunkSize = bytes.length + (bytes.length >> 10) + 1024;
   const out = deflateSync(bytes, level > 0 ? { level, strategy: zlibConstants.Z_RLE, memLevel: 9, chunkSize } : { level, chunkSize });
   tock('deflate', t);
+  count('encodes');
   // Tiles that compress well should not pin a whole chunk-sized buffer until written; the copy owns its
   // ArrayBuffer (Buffer.from could land in the shared pool, which cannot be transferred to another thread).
   return out.length < chunkSize >> 1 ? new Uint8Array(out) : out;

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { tick, tock } from './stage-times';
+import { count as countEvent, tick, tock } from './stage-times';
 
 /** Serializable description of where a file's blocks are and how they are encoded. */
 export interface RawLayout {
@@ -93,6 +93,7 @@ export class RawTileReader {
     if (!(offset >= 0 && count >= 0) || offset + count > L.fileSize) {
       throw new Error(`block ${index} (${count} bytes at offset ${offset}) is past the end of the file (${L.fileSize} bytes)`);
     }
+    countEvent('decodes');
     let t = tick();
     let out: Uint8Array;
     if (L.compression === 1) {

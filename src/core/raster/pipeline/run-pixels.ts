@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { openRaster, type DatasetDescriptor, type GeoInfo } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
 import type { OutDType } from '../io/encode';
-import { profiling, stageTotals, STAGES, tick, tock } from '../io/stage-times';
+import { count, mergeStageTotals, tick, tock } from '../io/stage-times';
 import { StatsAccumulator, StatsState } from '../stats';
 import { KernelSpec } from './kernels';
 import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
@@ -66,7 +66,6 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
   const tiles: [number, number][] = [];
   for (let ty = 0; ty < writer.tilesDown; ty++) for (let tx = 0; tx < writer.tilesAcross; tx++) tiles.push([tx, ty]);
   let done = 0;
-  const t0 = Date.now();
 
   // The main thread only writes encoded bytes and pastes the small preview pieces; statistics are kept where tiles are computed.
   const consume = async (r: TileResult) => {
@@ -107,7 +106,8 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     await writer.abort();
     throw e;
   }
-  if (profiling) reportStages(stages, nWorkers, Date.now() - t0);
+  for (const st of stages) mergeStageTotals(st);
+  count('workers', nWorkers);
   return { stats, preview: { data: preview, w: pw, h: ph } };
 }
 
@@ -120,14 +120,6 @@ async function describeSources(inputs: InputRef[]): Promise<Record<string, Datas
     try { const d = ds.describe?.(); if (d) out[src] = d; } finally { await ds.close(); }
   }
   return out;
-}
-
-function reportStages(workerStages: Record<string, number>[], n: number, wallMs: number): void {
-  const main = stageTotals();
-  const sum: Record<string, number> = {};
-  for (const st of [...workerStages, main]) for (const [k, v] of Object.entries(st)) sum[k] = (sum[k] ?? 0) + v;
-  const cells = STAGES.filter((s) => sum[s]).map((s) => `${s} ${sum[s].toFixed(0)}`);
-  process.stderr.write(`[geoweave profile] ${n} worker${n === 1 ? '' : 's'}, pipeline wall ${wallMs} ms; CPU ms by stage (all threads): ${cells.join(', ')}\n`);
 }
 
 async function runWithWorkers(job: TileJobSpec, statsIgnore: number | null, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal: AbortSignal | undefined, rowLength: number, stagesOut: Record<string, number>[]): Promise<StatsState[]> {
