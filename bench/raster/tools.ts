@@ -103,8 +103,8 @@ export function toolCases(inp: BenchInputs, cli: string, outRoot: string): ToolC
     gdal: { cmd: 'gdal_calc.py', args: ['-A', inp.scene, '--A_band=3', '-B', inp.scene, '--B_band=4', '--calc=(B.astype(numpy.float32)-A)/(B.astype(numpy.float32)+A)',
       '--type=Float32', '--NoDataValue=-9999', ...calcCo(3), '--overwrite', `--outfile=${g('calc_ndvi.tif')}`, '--quiet'] } }, raster(1e-6));
 
-  add({ tool: 'threshold', counterpart: 'gdal_calc.py', gwArgs: gw('threshold', { image: inp.ndvi, op: 'gt', value: 0.3 }), gwOut: path.join(gwDir, `${stem(inp.ndvi)}_threshold.tif`), gdalOut: g('calc_threshold.tif'),
-    gdal: { cmd: 'gdal_calc.py', args: ['-A', inp.ndvi, '--calc=A>0.3', '--type=Byte', '--NoDataValue=255', ...calcCo(2), '--overwrite', `--outfile=${g('calc_threshold.tif')}`, '--quiet'] } }, raster(0));
+  add({ tool: 'threshold', counterpart: 'gdal_calc.py', gwArgs: gw('threshold', { image: inp.ndvi, op: 'gt', value: 0.25 }), gwOut: path.join(gwDir, `${stem(inp.ndvi)}_threshold.tif`), gdalOut: g('calc_threshold.tif'),
+    gdal: { cmd: 'gdal_calc.py', args: ['-A', inp.ndvi, '--calc=A>0.25', '--type=Byte', '--NoDataValue=255', ...calcCo(2), '--overwrite', `--outfile=${g('calc_threshold.tif')}`, '--quiet'] } }, raster(0));
 
   // Breaks exactly representable in float32, so numpy's float32 comparisons and ours agree.
   add({ tool: 'reclassify', counterpart: 'gdal_calc.py', gwArgs: gw('reclassify', { image: inp.ndvi, breaks: '-0.25,0.25,0.5' }), gwOut: path.join(gwDir, `${stem(inp.ndvi)}_reclassify.tif`), gdalOut: g('calc_reclassify.tif'),

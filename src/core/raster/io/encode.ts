@@ -43,6 +43,32 @@ export function toTile(block: ArrayLike<number>, w: number, h: number, tile: num
   return arr;
 }
 
+/**
+ * Like toTile for the bw×rows block at column x0 of a strip `w` wide (no intermediate block copy):
+ * NaN → fill, integers rounded and clamped, edges padded with fill.
+ */
+export function stripToTile(strip: ArrayLike<number>, w: number, x0: number, bw: number, rows: number, tile: number, dtype: OutDType, fill: number): ArrayBufferView {
+  const arr = new CTOR[dtype](tile * tile);
+  if (bw < tile || rows < tile) arr.fill(fill as never);
+  const [lo, hi] = RANGE[dtype];
+  const sameType = strip instanceof CTOR[dtype];
+  for (let y = 0; y < rows; y++) {
+    const so = y * w + x0, dof = y * tile;
+    if (sameType && dtype !== 'float32') {
+      // Integer samples of the output's own type: a plain copy (no NaN, already in range).
+      arr.set((strip as Uint8Array).subarray(so, so + bw), dof);
+    } else if (dtype === 'float32') {
+      for (let x = 0; x < bw; x++) { const v = strip[so + x]; arr[dof + x] = v !== v ? fill : v; }
+    } else {
+      for (let x = 0; x < bw; x++) {
+        const v = strip[so + x];
+        arr[dof + x] = v !== v ? fill : v <= lo ? lo : v >= hi ? hi : Math.round(v);
+      }
+    }
+  }
+  return arr;
+}
+
 /** Applies the TIFF predictor in place / into a byte buffer and deflates it. */
 export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDType, level = DEFAULT_ZLEVEL): Uint8Array {
   let t = tick();

@@ -163,12 +163,18 @@ function undoFloat(b: Uint8Array, rows: number, rowBytes: number, stride: number
   const wc = rowBytes / bytes;
   for (let r = 0; r < rows; r++) {
     const base = r * rowBytes;
-    for (let i = 0; i < stride; i++) s[i] = b[base + i];
-    for (let i = stride; i < rowBytes; i++) s[i] = (b[base + i] + s[i - stride]) & 255;
+    if (stride === 1) {
+      // Running sum in a register; the Uint8Array store keeps its low byte (the modulo 256 of the TIFF spec).
+      let acc = 0;
+      for (let i = 0; i < rowBytes; i++) { acc += b[base + i]; s[i] = acc; }
+    } else {
+      for (let i = 0; i < stride; i++) s[i] = b[base + i];
+      for (let i = stride; i < rowBytes; i++) s[i] = b[base + i] + s[i - stride];
+    }
     if (bytes === 4 && (b.byteOffset + base) % 4 === 0) {
       const w = new Uint32Array(b.buffer, b.byteOffset + base, wc);
       const p1 = wc, p2 = 2 * wc, p3 = 3 * wc;
-      for (let i = 0; i < wc; i++) w[i] = ((s[i] << 24) | (s[p1 + i] << 16) | (s[p2 + i] << 8) | s[p3 + i]) >>> 0;
+      for (let i = 0; i < wc; i++) w[i] = (s[i] << 24) | (s[p1 + i] << 16) | (s[p2 + i] << 8) | s[p3 + i];
     } else {
       for (let i = 0; i < wc; i++) for (let k = 0; k < bytes; k++) b[base + bytes * i + k] = s[(bytes - k - 1) * wc + i];
     }
