@@ -3,7 +3,7 @@
  * one), plus the tool's per-strip tallies. The same code runs in worker threads and inline.
  */
 import { aspectDegrees, hillshade, slopeDegrees, TerrainGrid } from '../algorithms/terrain';
-import { ClassScheme, reclassify } from '../algorithms/reclassify';
+import type { ClassScheme } from '../algorithms/reclassify';
 
 export type StripKernelSpec =
   | { type: 'slope'; ewres: number; nsres: number; z: number }
@@ -106,22 +106,40 @@ function hillshadeBytes(f: Float32Array, y0: number, rows: number, w: number, H:
 }
 
 function reclassifyStrip(k: Extract<StripKernelSpec, { type: 'reclassify' }>, data: ArrayLike<number>, y0: number, rows: number, w: number, H: number): StripOutput {
-  const classes = reclassify(data, k.scheme);
+  const classes = new Uint8Array(rows * w);
   const n = k.scheme.classes.length;
+  const lowers = Float64Array.from(k.scheme.classes, (c) => c.lower), uppers = Float64Array.from(k.scheme.classes, (c) => c.upper);
+  const lastUpper = uppers[n - 1];
   const [cx1, cx2, cy1, cy2] = cellBounds(w, H);
   const pix = new Array(n + 1).fill(0), m2 = new Array(n + 1).fill(0), cells = new Array((n + 1) * 9).fill(0), validCells = new Array(9).fill(0);
+  const rowPix = new Float64Array(n + 1), segPix = new Float64Array(n + 1);
   let valid = 0;
+  const segs = [0, cx1, cx2, w];
   for (let r = 0; r < rows; r++) {
-    const y = y0 + r, rc = y < cy1 ? 0 : y < cy2 ? 3 : 6, a = k.rowAreas[y];
-    // Pixels per class in this row, then the row's area once per class (not once per pixel).
-    const rowPix = new Float64Array(n + 1);
-    for (let x = 0; x < w; x++) {
-      const i = r * w + x;
-      const v = data[i];
-      if (v !== v) continue;
-      const c = classes[i], cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
-      valid++; validCells[cell]++; rowPix[c]++; cells[c * 9 + cell]++;
+    const y = y0 + r, rc = y < cy1 ? 0 : y < cy2 ? 3 : 6;
+    rowPix.fill(0);
+    // The row in its three "where" cells, so the inner loop only classifies and counts.
+    for (let sgi = 0; sgi < 3; sgi++) {
+      const x0 = segs[sgi], x1 = segs[sgi + 1], cell = rc + sgi;
+      if (x1 <= x0) continue;
+      segPix.fill(0);
+      let segValid = 0;
+      for (let i = r * w + x0, e = r * w + x1; i < e; i++) {
+        const v = data[i];
+        if (v !== v) continue;
+        segValid++;
+        // Last lower edge <= v (binary search), as algorithms/reclassify.
+        let lo = 0, hi = n - 1, c = -1;
+        while (lo <= hi) { const mid = (lo + hi) >> 1; if (lowers[mid] <= v) { c = mid; lo = mid + 1; } else hi = mid - 1; }
+        const code = c >= 0 && (v < uppers[c] || (c === n - 1 && v <= lastUpper)) ? c + 1 : 0;
+        classes[i] = code;
+        segPix[code]++;
+      }
+      valid += segValid; validCells[cell] += segValid;
+      for (let c = 0; c <= n; c++) if (segPix[c]) { cells[c * 9 + cell] += segPix[c]; rowPix[c] += segPix[c]; }
     }
+    // The row's area once per class (not once per pixel).
+    const a = k.rowAreas[y];
     for (let c = 0; c <= n; c++) if (rowPix[c]) { pix[c] += rowPix[c]; m2[c] += rowPix[c] * a; }
   }
   return { outs: [classes], tallies: { valid, pix, m2, cells, validCells } };
