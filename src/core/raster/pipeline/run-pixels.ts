@@ -1,6 +1,5 @@
 /** Streams a per-pixel kernel over the tile grid (worker threads when available), writing tiles as they finish. */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { openRaster, type DatasetDescriptor, type GeoInfo } from '../io/dataset';
@@ -10,6 +9,7 @@ import { count, mergeStageTotals, tick, tock } from '../io/stage-times';
 import { StatsAccumulator, StatsState } from '../stats';
 import { KernelSpec } from './kernels';
 import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
+import { chooseWorkers } from './workers';
 
 export interface PixelRunSpec {
   inputs: InputRef[];
@@ -19,7 +19,7 @@ export interface PixelRunSpec {
   signal?: AbortSignal; progress?: (f: number, msg?: string) => void;
   /** Give each worker whole tile rows (striped inputs: each full-width strip is then decoded by one worker only). */
   rowAffinity?: boolean;
-  /** Worker count; default from GEOWEAVE_WORKERS or the number of cores (max 4); 0 = inline. */
+  /** Worker count; default chosen from free cores (see chooseWorkers); 0 = inline. */
   workers?: number;
   tile?: number;
 }
@@ -31,14 +31,6 @@ export interface PixelRunResult {
 }
 
 const WORKER_JS = path.join(__dirname, 'pixel-worker.js');
-
-/** One worker per available core (the main thread only writes), from GEOWEAVE_WORKERS when set. */
-export function defaultWorkers(): number {
-  const env = process.env.GEOWEAVE_WORKERS;
-  if (env !== undefined && env !== '') return Math.max(0, Math.floor(Number(env)) || 0);
-  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return Math.max(1, Math.min(8, cores));
-}
 
 function abortError(signal?: AbortSignal): Error {
   const r = signal?.reason;
@@ -78,10 +70,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     spec.progress?.(done / tiles.length);
   };
 
-  // Worker start-up costs more than it saves on small rasters.
-  const explicit = spec.workers !== undefined || (process.env.GEOWEAVE_WORKERS ?? '') !== '';
-  let nWorkers = spec.workers ?? defaultWorkers();
-  if (!explicit && spec.width * spec.height < 3_000_000) nWorkers = 0;
+  let nWorkers = chooseWorkers(spec.width * spec.height, spec.workers);
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);
   const stages: Record<string, number>[] = [];

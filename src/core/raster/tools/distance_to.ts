@@ -3,13 +3,11 @@ import * as fs from 'node:fs';
 import type { BuiltinTool } from './types';
 import { columnPassStrip, rowPassStrip } from '../algorithms/distance';
 import { pixelSizeMetres } from '../algorithms/area';
-import { toByteMask } from '../algorithms/morphology';
 import { resolveRoles, closeResolved, outPath, gt, checkAbort, WhereCounter } from './analysis-support';
-import { readResolved } from '../bands';
 import { openRaster, RasterDataset } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
-import { QuicklookSampler, stripRowsFor } from './strip-support';
-import { pct } from '../stats';
+import { QuicklookSampler, stripRowsFor, readByteMask } from './strip-support';
+import { pct, sortFloat32 } from '../stats';
 import { ValueCounts } from '../algorithms/value-counts';
 
 function metres(m: number): string {
@@ -121,7 +119,7 @@ export const distanceToTool: BuiltinTool = {
         checkAbort(ctx.signal);
         const y0 = s * step, rows = Math.min(step, h - y0);
         belowAt[s] = Int32Array.from(next);
-        const m = toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal));
+        const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal);
         targets += topmostTargets(m, w, y0, rows, next);
         ctx.progress((0.3 * (nStrips - s)) / nStrips);
       }
@@ -134,7 +132,7 @@ export const distanceToTool: BuiltinTool = {
       for (let s = 0; s < nStrips; s++) {
         checkAbort(ctx.signal);
         const y0 = s * step, rows = Math.min(step, h - y0);
-        const m = toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal));
+        const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal);
         const d = rowPassStrip(columnPassStrip(m, w, y0, rows, above, belowAt[s], px.y), w, rows, px.x);
         lowestTargets(m, w, y0, rows, above);
         const bits = new Uint32Array(d.buffer, d.byteOffset, d.length);
@@ -176,10 +174,10 @@ export const distanceToTool: BuiltinTool = {
         await scan(file, step, ctx.signal, (d, y0, rows) => where.add(y0, rows, (i) => d[i] >= far, () => true));
       }
       // The quicklook's colour range from the same samples renderQuicklook would take of the whole band.
-      qlSample.sort((a, b) => a - b);
+      const sample = sortFloat32(Float32Array.from(qlSample));
       let range: [number, number] = [0, 1];
-      if (qlSample.length) {
-        const lo = qlSample[Math.floor(0.02 * (qlSample.length - 1))], hi = qlSample[Math.ceil(0.98 * (qlSample.length - 1))];
+      if (sample.length) {
+        const lo = sample[Math.floor(0.02 * (sample.length - 1))], hi = sample[Math.ceil(0.98 * (sample.length - 1))];
         range = lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];
       }
       const png = await ql.render(outPath(ctx, 'distance_to', 'distance', 'png'), { kind: 'continuous', title: 'Distance', unit: 'm', range });
