@@ -1,141 +1,26 @@
 /**
- * `npm run bench:raster`: NDVI end to end (read, compute, write a float32 tiled DEFLATE GeoTIFF) on a
- * generated 5000×5000 4-band uint16 raster (tiled 512, DEFLATE) by GeoWeave, gdal_calc.py and GDAL+numpy,
- * each as a child process, run round-robin: wall median/min, CPU (user+sys), peak RSS, ratios vs targets.
- * Options: `--runs N` (default 5), `--quiet-wait S` (each round first waits up to S s, default 20, for
- * other processes to leave the CPU), `--profile` (GeoWeave CPU by stage), `--codecs` (output DEFLATE
- * options: size and time; `--codecs-only` just that), `--gdal-zlevel1` (GDAL+numpy also at DEFLATE level 1), `--big` (20000×20000,
- * peak RSS under 1 GB).
+ * `npm run bench:raster`: every builtin tool with a GDAL (or numpy) counterpart against it, each side a child
+ * process, run round-robin on the same generated inputs: CPU (user+sys), wall and peak RSS ratios, output
+ * sizes, and how the outputs agree. Options: `--runs N` (default 3), `--large` (10000² as well as 5000²;
+ * `--sizes 5000,10000` to choose), `--tools a,b` (only these), `--quiet-wait S` (each round first waits up
+ * to S s, default 5, for other processes to leave the CPU), `--profile` (one more GeoWeave run per tool with
+ * GEOWEAVE_PROFILE=1: CPU by stage and tile decodes against the input's tile count).
+ *
+ * `--ndvi`: the NDVI detail instead (GeoWeave, gdal_calc.py, GDAL+numpy; `--runs` default 5, `--quiet-wait`
+ * default 20, `--profile`, `--codecs` output DEFLATE options: size and time, `--codecs-only`,
+ * `--gdal-zlevel1`, `--big` 20000×20000 peak RSS under 1 GB).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { busyElsewhere, interleaved, loadLine, lpad, measure, pad, Summary } from './raster/measure';
+import { generateScene, inputs, PY } from './raster/data';
+import { toolCases } from './raster/tools';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATA = path.join(ROOT, 'bench', '.data');
-const PY = '/usr/bin/python3';
 const CLI = path.join(ROOT, 'out', 'src', 'cli', 'main.js');
-
-interface Measure { wall: number; rssMB: number; cpu: number; others: number }
-interface Summary extends Measure { minWall: number; runs: number }
-
-function generate(file: string, size: number): void {
-  if (fs.existsSync(file)) return;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = file + '.tmp.tif';
-  console.log(`generating ${path.basename(file)} (${size}×${size}, 4 bands uint16, tiled 512, DEFLATE) ...`);
-  // Smooth fields plus noise (compresses like real imagery), written in 512-row strips to bound memory.
-  const code = `
-from osgeo import gdal, osr
-import numpy as np
-N = ${size}
-d = gdal.GetDriverByName('GTiff').Create(${JSON.stringify(tmp)}, N, N, 4, gdal.GDT_UInt16,
-    ['TILED=YES', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'COMPRESS=DEFLATE', 'BIGTIFF=IF_SAFER'])
-d.SetGeoTransform((500000, 10, 0, 5000000, 0, -10))
-s = osr.SpatialReference(); s.ImportFromEPSG(32633); d.SetProjection(s.ExportToWkt())
-rng = np.random.default_rng(7)
-for i, n in enumerate(['blue', 'green', 'red', 'nir']):
-    d.GetRasterBand(i + 1).SetDescription(n)
-xs = np.arange(N)
-for y0 in range(0, N, 512):
-    h = min(512, N - y0)
-    yy = np.arange(y0, y0 + h)[:, None]
-    veg = (np.sin(xs[None, :] / 170.0) * np.cos(yy / 230.0) + 1) / 2
-    base = [600 + 300 * (1 - veg), 900 + 200 * (1 - veg), 200 + 1200 * (1 - veg), 1500 + 3500 * veg]
-    for i in range(4):
-        a = np.clip(base[i] + rng.normal(0, 120, (h, N)), 1, 10000).astype(np.uint16)
-        d.GetRasterBand(i + 1).WriteArray(a, 0, y0)
-d = None
-`;
-  const r = spawnSync(PY, ['-c', code], { stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('raster generation failed (needs GDAL python bindings in /usr/bin/python3)');
-  fs.renameSync(tmp, file);
-}
-
-/** Busy and total CPU ticks of the whole machine so far (from /proc/stat), or null. */
-function cpuTicks(): { busy: number; total: number } | null {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const total = f.reduce((a, b) => a + b, 0);
-    return { busy: total - f[3] - (f[4] || 0), total };
-  } catch { return null; }
-}
-
-const TICK = 100; // USER_HZ on Linux
-
-/**
- * Runs a command under /usr/bin/time -v; returns wall seconds, CPU seconds (user+sys), peak RSS (MB) and the
- * CPU that other processes used meanwhile, as a share of the machine (0..1).
- */
-function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Measure> {
-  return new Promise((resolve, reject) => {
-    const c0 = cpuTicks();
-    const t0 = process.hrtime.bigint();
-    const p = spawn('/usr/bin/time', ['-v', cmd, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d) => { err += d; });
-    p.on('close', (code) => {
-      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-      const c1 = cpuTicks();
-      if (code !== 0) { reject(new Error(`${cmd} ${args.join(' ')} failed (${code}):\n${err.slice(-2000)}`)); return; }
-      const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
-      const u = /User time \(seconds\): ([\d.]+)/.exec(err), sy = /System time \(seconds\): ([\d.]+)/.exec(err);
-      const cpu = (u ? Number(u[1]) : 0) + (sy ? Number(sy[1]) : 0);
-      const others = c0 && c1 && c1.total > c0.total ? Math.max(0, ((c1.busy - c0.busy) / TICK - cpu) / ((c1.total - c0.total) / TICK)) : NaN;
-      resolve({ wall, rssMB: m ? Number(m[1]) / 1024 : NaN, cpu, others });
-    });
-  });
-}
-
-/** Waits (up to `maxMs`) until other processes use under `limit` of the machine; returns the last share seen. */
-async function waitQuiet(limit: number, maxMs: number): Promise<number | null> {
-  const until = Date.now() + maxMs;
-  let share: number | null = null;
-  do {
-    share = await busyElsewhere(500);
-    if (share === null || share < limit) return share;
-  } while (Date.now() < until);
-  return share;
-}
-
-function median(xs: number[]): number { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
-
-function summarize(ms: Measure[]): Summary {
-  return {
-    wall: median(ms.map((x) => x.wall)), minWall: Math.min(...ms.map((x) => x.wall)),
-    rssMB: median(ms.map((x) => x.rssMB)), cpu: median(ms.map((x) => x.cpu)), others: median(ms.map((x) => x.others)), runs: ms.length,
-  };
-}
-
-/** Runs the methods round-robin (so load changes hit all of them alike) and reports medians. */
-async function interleaved(methods: { name: string; run: () => Promise<Measure> }[], runs: number, quietWaitMs = 0): Promise<Summary[]> {
-  const res: Measure[][] = methods.map(() => []);
-  for (let i = 0; i < runs; i++) {
-    // Each round starts when other processes leave the cores alone (or after quietWaitMs): less noise, same for every method.
-    const before = quietWaitMs > 0 ? await waitQuiet(0.1, quietWaitMs) : null;
-    for (let k = 0; k < methods.length; k++) res[k].push(await methods[k].run());
-    const pct = (v: number | null) => (v === null || Number.isNaN(v) ? 'n/a' : `${(v * 100).toFixed(0)}%`);
-    process.stderr.write(`  round ${i + 1}/${runs} (others before ${pct(before)}): ${methods.map((m, k) => `${m.name} ${res[k][i].wall.toFixed(2)} s [others ${pct(res[k][i].others)}]`).join(', ')}\n`);
-  }
-  return res.map(summarize);
-}
-
-/** Share of the machine's CPU time used by (other) processes over `ms` (from /proc/stat), or null. */
-async function busyElsewhere(ms = 1000): Promise<number | null> {
-  const a = cpuTicks();
-  await new Promise((r) => setTimeout(r, ms));
-  const b = cpuTicks();
-  if (!a || !b || b.total === a.total) return null;
-  return (b.busy - a.busy) / (b.total - a.total);
-}
-
-function loadLine(): string {
-  return os.loadavg().map((v) => v.toFixed(2)).join(' / ');
-}
-
-const pad = (s: string, n: number) => s.padEnd(n);
-const lpad = (s: string, n: number) => s.padStart(n);
 
 function table(rows: [string, Summary][]): void {
   console.log(`${pad('method', 26)}${lpad('wall median', 12)}${lpad('wall min', 10)}${lpad('CPU u+s', 10)}${lpad('peak RSS', 11)}${lpad('others*', 9)}`);
@@ -218,8 +103,7 @@ async function codecs(file: string): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+async function ndviDetail(argv: string[]): Promise<void> {
   const qa = argv.indexOf('--quiet-wait');
   const quietWaitMs = qa >= 0 && Number(argv[qa + 1]) >= 0 ? Number(argv[qa + 1]) * 1000 : 20_000;
   const at = argv.indexOf('--runs');
@@ -229,7 +113,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const src = path.join(DATA, 'ndvi_5000.tif');
-  generate(src, 5000);
+  generateScene(src, 5000);
   const out = path.join(DATA, 'out');
   if (argv.includes('--codecs-only')) {
     const f = path.join(out, 'gw', 'ndvi_5000_ndvi.tif');
@@ -313,7 +197,7 @@ o = None
 
   if (argv.includes('--big')) {
     const big = path.join(DATA, 'ndvi_20000.tif');
-    generate(big, 20000);
+    generateScene(big, 20000);
     console.log(`\n20000×20000 (${(fs.statSync(big).size / 1e9).toFixed(2)} GB input):`);
     const [b] = await interleaved([{ name: 'GeoWeave 20000²', run: () => measure(process.execPath, [CLI, 'run', 'ndvi', '--arg', `image=${big}`, '--arg', 'red=3', '--arg', 'nir=4', '--out', path.join(out, 'big')]) }], 1, quietWaitMs);
     table([['GeoWeave 20000²', b]]);
@@ -322,6 +206,87 @@ o = None
   } else {
     console.log('\n20000×20000 run: not run (pass --big; generates a ~2.5 GB input once under bench/.data/)');
   }
+}
+
+/** Tiles of a raster's first IFD (all bands of a pixel-interleaved tile are one decode). */
+function tileCount(file: string): number {
+  const r = spawnSync(PY, ['-c', `
+import sys
+from osgeo import gdal
+d = gdal.Open(sys.argv[1]); b = d.GetRasterBand(1); bx, by = b.GetBlockSize()
+il = d.GetMetadataItem('INTERLEAVE', 'IMAGE_STRUCTURE')
+n = -(-d.RasterXSize // bx) * -(-d.RasterYSize // by)
+print(n * (d.RasterCount if il == 'BAND' and d.RasterCount > 1 else 1))
+`, file], { encoding: 'utf8' });
+  return Number(r.stdout.trim());
+}
+
+function fileMB(f: string): number { return f && fs.existsSync(f) ? fs.statSync(f).size / 1e6 : NaN; }
+
+interface Row { size: number; tool: string; counterpart: string; gw: Summary; gdal: Summary; gwMB: number; gdalMB: number; agree: string; profile?: string }
+
+async function toolsTable(argv: string[]): Promise<void> {
+  const val = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+  const runs = Number(val('--runs')) > 0 ? Math.floor(Number(val('--runs'))) : 3;
+  const quietWaitMs = Number(val('--quiet-wait')) >= 0 && val('--quiet-wait') !== undefined ? Number(val('--quiet-wait')) * 1000 : 5_000;
+  const sizes = (val('--sizes') ?? (argv.includes('--large') ? '5000,10000' : '5000')).split(',').map(Number);
+  const only = val('--tools')?.split(',');
+  if (spawnSync(PY, ['-c', 'from osgeo import gdal'], { stdio: 'ignore' }).status !== 0) {
+    console.error('bench:raster needs GDAL python bindings in /usr/bin/python3');
+    process.exit(1);
+  }
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const other = await busyElsewhere();
+  console.log(`\nbuiltin tools vs GDAL/numpy; ${runs} runs each, round-robin per tool, medians; ${cores} cores`);
+  console.log(`load average at start (1/5/15 min): ${loadLine()}; CPU busy with other processes in the second before: ${other === null ? 'n/a' : (other * 100).toFixed(0) + '%'}`);
+  const rows: Row[] = [];
+  for (const size of sizes) {
+    const inp = inputs(DATA, size);
+    const cases = toolCases(inp, CLI, path.join(DATA, 'out')).filter((c) => !only || only.includes(c.tool));
+    for (const c of cases) {
+      process.stderr.write(`${c.tool} ${size}² vs ${c.counterpart}\n`);
+      const [gw, gdal] = await interleaved([
+        { name: 'GeoWeave', run: () => measure(process.execPath, c.gwArgs) },
+        { name: c.counterpart, run: () => measure(c.gdal.cmd, c.gdal.args) },
+      ], runs, quietWaitMs);
+      const row: Row = { size, tool: c.tool, counterpart: c.counterpart, gw, gdal, gwMB: fileMB(c.gwOut), gdalMB: fileMB(c.gdalOut), agree: c.compare(gw.stdout, gdal.stdout) };
+      if (argv.includes('--profile')) {
+        const r = spawnSync(process.execPath, c.gwArgs, { env: { ...process.env, GEOWEAVE_PROFILE: '1' }, encoding: 'utf8' });
+        const line = (r.stderr || '').split('\n').filter((l) => l.includes('[geoweave profile]')).join(' | ');
+        const input = c.gwArgs.find((a) => a.startsWith('image=') || a.startsWith('dem='))?.split('=')[1];
+        row.profile = `${line.replace(/\[geoweave profile\] ?/g, '') || '(no profile line)'}${input ? `; input has ${tileCount(input)} tiles` : ''}`;
+      }
+      rows.push(row);
+      process.stderr.write(`  → CPU ratio ${(gw.cpu / gdal.cpu).toFixed(2)}, wall ratio ${(gw.wall / gdal.wall).toFixed(2)}; ${row.agree}\n`);
+    }
+  }
+  console.log('');
+  console.log(`${pad('tool', 15)}${pad('size', 7)}${pad('vs', 24)}${lpad('CPU GW', 8)}${lpad('CPU ref', 9)}${lpad('CPU ×', 7)}${lpad('wall GW', 9)}${lpad('wall ref', 10)}${lpad('wall ×', 8)}${lpad('RSS GW', 9)}${lpad('RSS ref', 9)}${lpad('RSS ×', 7)}${lpad('size ×', 8)}  outputs`);
+  for (const r of rows) {
+    const f = (v: number) => v.toFixed(2);
+    console.log(`${pad(r.tool, 15)}${pad(String(r.size), 7)}${pad(r.counterpart, 24)}${lpad(f(r.gw.cpu), 8)}${lpad(f(r.gdal.cpu), 9)}${lpad(f(r.gw.cpu / r.gdal.cpu), 7)}${lpad(f(r.gw.wall), 9)}${lpad(f(r.gdal.wall), 10)}${lpad(f(r.gw.wall / r.gdal.wall), 8)}`
+      + `${lpad(r.gw.rssMB.toFixed(0), 9)}${lpad(r.gdal.rssMB.toFixed(0), 9)}${lpad(f(r.gw.rssMB / r.gdal.rssMB), 7)}${lpad(Number.isNaN(r.gwMB / r.gdalMB) ? '-' : f(r.gwMB / r.gdalMB), 8)}  ${r.agree}`);
+  }
+  console.log('(CPU and wall in s, RSS in MB; × = GeoWeave / reference; size × = output file size ratio)');
+  const others = Math.max(...rows.flatMap((r) => [r.gw.others, r.gdal.others]).filter((v) => !Number.isNaN(v)), 0);
+  if (others > 0.1) console.log(`note: other processes used up to ${(others * 100).toFixed(0)}% of the machine during the runs: wall ratios are inflated (GeoWeave's most, it uses both cores); CPU ratios are the load-insensitive comparison`);
+  if (argv.includes('--profile')) {
+    console.log('\nGeoWeave profile (one more run each, GEOWEAVE_PROFILE=1; CPU ms by stage over all threads, tile decodes):');
+    for (const r of rows) console.log(`  ${pad(r.tool, 15)}${pad(String(r.size), 7)}${r.profile}`);
+  }
+  console.log('\ntargets:');
+  const verdict = (label: string, ratio: number, target: number) => console.log(`  ${ratio <= target ? 'PASS' : 'FAIL'}  ${pad(label, 44)} ${ratio.toFixed(2)}  (target <= ${target.toFixed(2)})`);
+  for (const r of rows) verdict(`${r.tool} ${r.size}² CPU vs ${r.counterpart}`, r.gw.cpu / r.gdal.cpu, 1.0);
+  for (const r of rows.filter((x) => x.size >= 10000)) verdict(`${r.tool} ${r.size}² peak RSS vs ${r.counterpart}`, r.gw.rssMB / r.gdal.rssMB, 0.5);
+  for (const r of rows.filter((x) => x.tool === 'ndvi')) verdict(`ndvi ${r.size}² wall vs gdal_calc.py`, r.gw.wall / r.gdal.wall, 0.6);
+  const s5 = rows.find((r) => r.tool === 'slope' && r.size === 5000), s10 = rows.find((r) => r.tool === 'slope' && r.size === 10000);
+  if (s5 && s10) verdict('slope CPU 10000² / 5000²', s10.gw.cpu / s5.gw.cpu, 4.3);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--ndvi') || argv.includes('--codecs-only')) await ndviDetail(argv);
+  else await toolsTable(argv);
 }
 
 main().catch((e) => { console.error(e instanceof Error ? e.message : e); process.exit(1); });

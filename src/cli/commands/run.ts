@@ -31,10 +31,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const verbose = args.flags.has('verbose');
+    const t0 = Date.now();
     const result = await engine.runTool(tool, toolArgs, {
       outDir, cwd, signal: controller.signal,
       onProgress: verbose ? (f, m) => io.err(`${Math.round(f * 100)}%${m ? ` ${m}` : ''}`) : undefined,
     });
+    const prof = await import('../../core/raster/io/stage-times');
+    if (prof.profiling) io.err(prof.profileLine(Date.now() - t0));
     if (args.flags.has('json')) {
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, o]) => [k, o.path]));
       io.out(JSON.stringify({ tool: result.tool, outputs, stats: result.stats, summary: result.summary, quicklook: result.quicklook ?? null }));

@@ -20,6 +20,8 @@ export interface StatsState {
   min: number; max: number; cellValid: number[]; cellSum: number[]; sample: Float32Array; sampleCell: Uint8Array;
 }
 
+const byteHist = new Uint32Array(256);
+
 /** Accumulates over blocks in any order; the subsample is positional, so results do not depend on block order. */
 export class StatsAccumulator {
   readonly width: number; readonly height: number; readonly bins: number;
@@ -66,7 +68,18 @@ export class StatsAccumulator {
         const end = Math.min(w, (colCell === 0 ? cx1 : colCell === 1 ? cx2 : this.width) - x);
         let cv = 0, cs = 0, sq = 0;
         const ig = this.ignore;
-        if (fill) {
+        if (block instanceof Uint8Array) {
+          // Bytes (masks, classes, grey levels): a histogram, then exact integer sums from it.
+          const hist = byteHist; hist.fill(0);
+          for (let i = base + c, e = base + end; i < e; i++) hist[block[i]]++;
+          for (let v = 0; v < 256; v++) {
+            const k = hist[v];
+            if (!k || v === ig) continue;
+            cv += k; cs += k * v; sq += k * v * v;
+            if (v < mn) mn = v;
+            if (v > mx) mx = v;
+          }
+        } else if (fill) {
           const b = block as Float32Array;
           for (let i = base + c, e = base + end; i < e; i++) {
             const v = b[i];

@@ -8,6 +8,7 @@ import { HttpError, openRemoteTiff } from './http-client';
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { scanFirstIfd, tagName } from './tiff-sanity';
+import { count as countEvent } from './stage-times';
 
 export type { DType } from './samples';
 
@@ -22,6 +23,10 @@ export interface RasterDataset {
   readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
   readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<ArrayLike<number>>;
+  /** Several bands of one window with each tile decoded once: raw samples, or float32 as readWindow. */
+  readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
+  /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
+  reserveTiles?(tiles: number): void;
   /** The decoded block holding the whole window, for kernels that read samples in place (no copy); null when the window spans blocks. */
   blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
   /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
@@ -54,6 +59,8 @@ export const MAX_RASTER_SIDE = 1 << 17;
 export const MAX_RASTER_PIXELS = 2 ** 31;
 
 let cacheBytes = 32 << 20;
+/** Ceiling for reserveTiles: a strip of a wide many-band raster with its halo still fits. */
+const MAX_CACHE_BYTES = 256 << 20;
 /** Per-dataset decoded-tile cache budget (workers use a small one: each tile is read once there). */
 export function setTileCacheBytes(n: number): void { cacheBytes = n; }
 
@@ -266,6 +273,7 @@ class TiffDataset implements RasterDataset {
       const fill = this.nodata === null || Number.isNaN(this.nodata) ? 0 : this.nodata;
       return new CTORS[this.dtype](rows * this.rowSamples).fill(fill);
     }
+    countEvent('decodes');
     const [slice] = await this.image.source.fetch([{ offset, length: count }], signal);
     const bytes = new Uint8Array(await this.decoder.decode(slice));
     if (this.ownPredictor === 2) {
@@ -304,13 +312,13 @@ class TiffDataset implements RasterDataset {
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
     const out = new CTORS[this.dtype](w * h);
-    await this.copyWindow(band, x, y, w, h, out, null, signal);
+    await this.copyWindow([band], x, y, w, h, [out], [null], signal);
     return out;
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
     const out = new Float32Array(w * h);
-    await this.copyWindow(band, x, y, w, h, out, this.conversion(band), signal);
+    await this.copyWindow([band], x, y, w, h, [out], [this.conversion(band)], signal);
     return out;
   }
 
@@ -344,32 +352,41 @@ class TiffDataset implements RasterDataset {
     };
   }
 
-  /** Copies one band window out of the tiles; with `conv`, converts to float in the same pass (nodata → NaN, scale/offset). */
-  private async copyWindow(band: number, x: number, y: number, w: number, h: number, out: TypedArray, conv: { nd: number | null; scale: number; offset: number } | null, signal?: AbortSignal): Promise<void> {
-    this.check(band, x, y, w, h);
+  /**
+   * Copies band windows out of the tiles, every tile decoded once for all `bands` (one pass over a
+   * pixel-interleaved file); with `convs[k]`, converts to float in the same pass (nodata → NaN, scale/offset).
+   */
+  private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], convs: ({ nd: number | null; scale: number; offset: number } | null)[], signal?: AbortSignal): Promise<void> {
+    for (const band of bands) this.check(band, x, y, w, h);
     const tw = this.blockWidth, th = this.blockHeight;
     const tx0 = Math.floor(x / tw), tx1 = Math.floor((x + w - 1) / tw);
     const ty0 = Math.floor(y / th), ty1 = Math.floor((y + h - 1) / th);
     const stride = this.planar === 1 ? this.bandCount : 1;
-    const s = this.planar === 1 ? band - 1 : 0;
+    const copy = (data: TypedArray, tx: number, ty: number, k: number) => {
+      const band = bands[k], out = outs[k], conv = convs[k];
+      const s = this.planar === 1 ? band - 1 : 0;
+      const rowsInData = Math.floor(data.length / (tw * stride));
+      const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
+      const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
+      if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
+      const n = gx1 - gx0;
+      for (let gy = gy0; gy < gy1; gy++) {
+        const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride + s;
+        const dst = (gy - y) * w + (gx0 - x);
+        if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
+        else if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
+        else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
+      }
+    };
     const jobs: Promise<void>[] = [];
     for (let ty = ty0; ty <= ty1; ty++) {
       for (let tx = tx0; tx <= tx1; tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        jobs.push(this.tile(tx, ty, band - 1, signal).then((data) => {
-          const rowsInData = Math.floor(data.length / (tw * stride));
-          const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
-          const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
-          if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
-          const n = gx1 - gx0;
-          for (let gy = gy0; gy < gy1; gy++) {
-            const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride + s;
-            const dst = (gy - y) * w + (gx0 - x);
-            if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
-            else if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
-            else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
-          }
-        }));
+        if (this.planar === 1) {
+          jobs.push(this.tile(tx, ty, 0, signal).then((data) => { for (let k = 0; k < bands.length; k++) copy(data, tx, ty, k); }));
+        } else {
+          for (let k = 0; k < bands.length; k++) jobs.push(this.tile(tx, ty, bands[k] - 1, signal).then((data) => copy(data, tx, ty, k)));
+        }
       }
     }
     try {
@@ -377,8 +394,25 @@ class TiffDataset implements RasterDataset {
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
       if (e instanceof RasterError) throw e;
-      throw new RasterError(`${this.source}: cannot decode band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
+      throw new RasterError(`${this.source}: cannot decode band${bands.length > 1 ? 's' : ''} ${bands.join(', ')} at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
     }
+  }
+
+  /** Several bands of one window, each tile decoded once; raw samples, or float32 as readWindow gives them. */
+  async readWindows(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]> {
+    const outs = bands.map(() => (raw ? new CTORS[this.dtype](w * h) : new Float32Array(w * h)));
+    await this.copyWindow(bands, x, y, w, h, outs, bands.map((b) => (raw ? null : this.conversion(b))), signal);
+    return outs;
+  }
+
+  /**
+   * Keeps at least `tiles` decoded blocks (an access pattern's working set: a strip of every band plus a
+   * kernel's halo), within a memory ceiling; never shrinks the cache.
+   */
+  reserveTiles(tiles: number): void {
+    const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
+    const cap = Math.max(2, Math.floor(MAX_CACHE_BYTES / Math.max(1, tileBytes)));
+    this.cacheLimit = Math.max(this.cacheLimit, Math.min(cap, tiles));
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { tick, tock } from './stage-times';
+import { count as countEvent, tick, tock } from './stage-times';
 
 /** Serializable description of where a file's blocks are and how they are encoded. */
 export interface RawLayout {
@@ -93,6 +93,7 @@ export class RawTileReader {
     if (!(offset >= 0 && count >= 0) || offset + count > L.fileSize) {
       throw new Error(`block ${index} (${count} bytes at offset ${offset}) is past the end of the file (${L.fileSize} bytes)`);
     }
+    countEvent('decodes');
     let t = tick();
     let out: Uint8Array;
     if (L.compression === 1) {
@@ -162,12 +163,18 @@ function undoFloat(b: Uint8Array, rows: number, rowBytes: number, stride: number
   const wc = rowBytes / bytes;
   for (let r = 0; r < rows; r++) {
     const base = r * rowBytes;
-    for (let i = 0; i < stride; i++) s[i] = b[base + i];
-    for (let i = stride; i < rowBytes; i++) s[i] = (b[base + i] + s[i - stride]) & 255;
+    if (stride === 1) {
+      // Running sum in a register; the Uint8Array store keeps its low byte (the modulo 256 of the TIFF spec).
+      let acc = 0;
+      for (let i = 0; i < rowBytes; i++) { acc += b[base + i]; s[i] = acc; }
+    } else {
+      for (let i = 0; i < stride; i++) s[i] = b[base + i];
+      for (let i = stride; i < rowBytes; i++) s[i] = b[base + i] + s[i - stride];
+    }
     if (bytes === 4 && (b.byteOffset + base) % 4 === 0) {
       const w = new Uint32Array(b.buffer, b.byteOffset + base, wc);
       const p1 = wc, p2 = 2 * wc, p3 = 3 * wc;
-      for (let i = 0; i < wc; i++) w[i] = ((s[i] << 24) | (s[p1 + i] << 16) | (s[p2 + i] << 8) | s[p3 + i]) >>> 0;
+      for (let i = 0; i < wc; i++) w[i] = (s[i] << 24) | (s[p1 + i] << 16) | (s[p2 + i] << 8) | s[p3 + i];
     } else {
       for (let i = 0; i < wc; i++) for (let k = 0; k < bytes; k++) b[base + bytes * i + k] = s[(bytes - k - 1) * wc + i];
     }

@@ -124,6 +124,48 @@ function hasRef(r: RefScale): boolean {
   return r.scale !== undefined && (r.scale !== 1 || (r.offset ?? 0) !== 0);
 }
 
+const OP_CODES: Record<ThresholdOp, number> = { gt: 0, ge: 1, lt: 2, le: 3, eq: 4, ne: 5 };
+
+/**
+ * threshold straight from a decoded block into a byte mask (1 true, 0 false, `fill` where the input is nodata):
+ * the same values as readWindow + the input scaling + applyKernel, without the float window copy.
+ */
+export function fusedThreshold(k: Extract<KernelSpec, { type: 'threshold' }>, a: BlockWindow, ra: RefScale, w: number, h: number, fill: number, into?: Uint8Array): Uint8Array {
+  const out = into && into.length === w * h ? into : new Uint8Array(w * h);
+  const A = a.data, sa = a.pixelStride, t = k.value, op = OP_CODES[k.op];
+  const nd = a.nodata ?? NaN;
+  const direct = a.exact && a.scale === 1 && a.offset === 0 && !hasRef(ra);
+  if (direct && A instanceof Float32Array && sa === 1 && op <= 3) return thresholdF32(A, a.start, a.rowStride, w, h, op, t, nd, fill, out);
+  const conv = direct ? null : converter(a, ra);
+  for (let j = 0; j < h; j++) {
+    let ia = a.start + j * a.rowStride;
+    const o = j * w;
+    for (let i = 0; i < w; i++, ia += sa) {
+      let x = A[ia];
+      if (conv) x = conv(x); else if (x === nd) x = NaN;
+      if (x !== x) { out[o + i] = fill; continue; }
+      // One op per run: the branch is always predicted.
+      const r = op === 0 ? x > t : op === 1 ? x >= t : op === 2 ? x < t : op === 3 ? x <= t : op === 4 ? x === t : x !== t;
+      out[o + i] = r ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+/** fusedThreshold on single-band float32 blocks: one loop per comparison, no conversion. */
+function thresholdF32(A: Float32Array, start: number, rowStride: number, w: number, h: number, op: number, t: number, nd: number, fill: number, out: Uint8Array): Uint8Array {
+  for (let j = 0; j < h; j++) {
+    const ia = start + j * rowStride, o = j * w;
+    switch (op) {
+      case 0: for (let i = 0; i < w; i++) { const x = A[ia + i]; out[o + i] = x !== x || x === nd ? fill : x > t ? 1 : 0; } break;
+      case 1: for (let i = 0; i < w; i++) { const x = A[ia + i]; out[o + i] = x !== x || x === nd ? fill : x >= t ? 1 : 0; } break;
+      case 2: for (let i = 0; i < w; i++) { const x = A[ia + i]; out[o + i] = x !== x || x === nd ? fill : x < t ? 1 : 0; } break;
+      default: for (let i = 0; i < w; i++) { const x = A[ia + i]; out[o + i] = x !== x || x === nd ? fill : x <= t ? 1 : 0; } break;
+    }
+  }
+  return out;
+}
+
 /** Raw sample → the float32 value the generic path would hold after readWindow and the input's own scaling. */
 function converter(bw: BlockWindow, r: RefScale): (v: number) => number {
   const nd = bw.nodata ?? NaN, s = bw.scale, o = bw.offset, fr = Math.fround;

@@ -1,15 +1,15 @@
 /** Streams a per-pixel kernel over the tile grid (worker threads when available), writing tiles as they finish. */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { openRaster, type DatasetDescriptor, type GeoInfo } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
 import type { OutDType } from '../io/encode';
-import { profiling, stageTotals, STAGES, tick, tock } from '../io/stage-times';
+import { count, mergeStageTotals, tick, tock } from '../io/stage-times';
 import { StatsAccumulator, StatsState } from '../stats';
 import { KernelSpec } from './kernels';
 import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
+import { chooseWorkers } from './workers';
 
 export interface PixelRunSpec {
   inputs: InputRef[];
@@ -19,7 +19,7 @@ export interface PixelRunSpec {
   signal?: AbortSignal; progress?: (f: number, msg?: string) => void;
   /** Give each worker whole tile rows (striped inputs: each full-width strip is then decoded by one worker only). */
   rowAffinity?: boolean;
-  /** Worker count; default from GEOWEAVE_WORKERS or the number of cores (max 4); 0 = inline. */
+  /** Worker count; default chosen from free cores (see chooseWorkers); 0 = inline. */
   workers?: number;
   tile?: number;
 }
@@ -31,14 +31,6 @@ export interface PixelRunResult {
 }
 
 const WORKER_JS = path.join(__dirname, 'pixel-worker.js');
-
-/** One worker per available core (the main thread only writes), from GEOWEAVE_WORKERS when set. */
-export function defaultWorkers(): number {
-  const env = process.env.GEOWEAVE_WORKERS;
-  if (env !== undefined && env !== '') return Math.max(0, Math.floor(Number(env)) || 0);
-  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return Math.max(1, Math.min(8, cores));
-}
 
 function abortError(signal?: AbortSignal): Error {
   const r = signal?.reason;
@@ -66,7 +58,6 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
   const tiles: [number, number][] = [];
   for (let ty = 0; ty < writer.tilesDown; ty++) for (let tx = 0; tx < writer.tilesAcross; tx++) tiles.push([tx, ty]);
   let done = 0;
-  const t0 = Date.now();
 
   // The main thread only writes encoded bytes and pastes the small preview pieces; statistics are kept where tiles are computed.
   const consume = async (r: TileResult) => {
@@ -79,10 +70,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     spec.progress?.(done / tiles.length);
   };
 
-  // Worker start-up costs more than it saves on small rasters.
-  const explicit = spec.workers !== undefined || (process.env.GEOWEAVE_WORKERS ?? '') !== '';
-  let nWorkers = spec.workers ?? defaultWorkers();
-  if (!explicit && spec.width * spec.height < 3_000_000) nWorkers = 0;
+  let nWorkers = chooseWorkers(spec.width * spec.height, spec.workers);
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);
   const stages: Record<string, number>[] = [];
@@ -107,7 +95,8 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     await writer.abort();
     throw e;
   }
-  if (profiling) reportStages(stages, nWorkers, Date.now() - t0);
+  for (const st of stages) mergeStageTotals(st);
+  count('workers', nWorkers);
   return { stats, preview: { data: preview, w: pw, h: ph } };
 }
 
@@ -120,14 +109,6 @@ async function describeSources(inputs: InputRef[]): Promise<Record<string, Datas
     try { const d = ds.describe?.(); if (d) out[src] = d; } finally { await ds.close(); }
   }
   return out;
-}
-
-function reportStages(workerStages: Record<string, number>[], n: number, wallMs: number): void {
-  const main = stageTotals();
-  const sum: Record<string, number> = {};
-  for (const st of [...workerStages, main]) for (const [k, v] of Object.entries(st)) sum[k] = (sum[k] ?? 0) + v;
-  const cells = STAGES.filter((s) => sum[s]).map((s) => `${s} ${sum[s].toFixed(0)}`);
-  process.stderr.write(`[geoweave profile] ${n} worker${n === 1 ? '' : 's'}, pipeline wall ${wallMs} ms; CPU ms by stage (all threads): ${cells.join(', ')}\n`);
 }
 
 async function runWithWorkers(job: TileJobSpec, statsIgnore: number | null, tiles: [number, number][], n: number, consume: (r: TileResult) => Promise<void>, signal: AbortSignal | undefined, rowLength: number, stagesOut: Record<string, number>[]): Promise<StatsState[]> {

@@ -3,7 +3,7 @@ import { DatasetDescriptor, openDescribed, openRaster, RasterDataset } from '../
 import { encodeTile, toTile, OutDType } from '../io/encode';
 import { tick, tock } from '../io/stage-times';
 import type { StatsAccumulator } from '../stats';
-import { applyKernel, fusedKernel, isFusable, KernelSpec } from './kernels';
+import { applyKernel, fusedKernel, fusedThreshold, isFusable, KernelSpec } from './kernels';
 
 /** One input band; scale/offset come from sensor presets (on top of the file's own). */
 export interface InputRef { source: string; band: number; scale?: number; offset?: number }
@@ -62,6 +62,24 @@ export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cach
       outs = [fusedKernel(spec.kernel, blocks[0], blocks[1], spec.inputs[0], spec.inputs[1], w, h, scratch.subarray(0, w * h))];
     }
   }
+  let mask: Uint8Array | null = null;
+  if (!outs && spec.kernel.type === 'threshold' && spec.outDtype === 'uint8' && spec.inputs.length === 1) {
+    const r = spec.inputs[0];
+    const ds = await cache.get(r.source);
+    const block = ds.blockWindow ? await ds.blockWindow(r.band, x, y, w, h, signal) : null;
+    t = tock('window', t);
+    // A fresh array per tile: it becomes the tile that is encoded (and handed to the main thread).
+    if (block) mask = fusedThreshold(spec.kernel, block, r, w, h, spec.fill);
+  }
+  if (mask) {
+    t = tock('compute', t);
+    stats.add(mask, x, y, w, h);
+    const preview = spec.previewStep ? previewPiece(mask, x, y, w, h, spec.previewStep, spec.fill) : null;
+    t = tock('stats', t);
+    const tileArr = w === spec.tile && h === spec.tile ? mask : toTile(mask, w, h, spec.tile, 'uint8', spec.fill);
+    const e = encodeTile(tileArr, spec.tile, 'uint8', spec.zlevel);
+    return { tx, ty, encoded: [new Uint8Array(e.buffer, e.byteOffset, e.byteLength)], w, h, preview };
+  }
   if (!outs) {
     const inputs = await Promise.all(spec.inputs.map(async (r) => {
       const ds = await cache.get(r.source);
@@ -101,7 +119,7 @@ export async function runTileJob(spec: TileJobSpec, tx: number, ty: number, cach
 
 let scratch = new Float32Array(0);
 
-function previewPiece(v: Float32Array, x0: number, y0: number, w: number, h: number, f: number, fill: number): PreviewPiece | null {
+function previewPiece(v: ArrayLike<number>, x0: number, y0: number, w: number, h: number, f: number, fill: number): PreviewPiece | null {
   const px0 = Math.ceil(x0 / f), py0 = Math.ceil(y0 / f);
   const pw = Math.max(0, Math.ceil((x0 + w) / f) - px0), ph = Math.max(0, Math.ceil((y0 + h) / f) - py0);
   if (!pw || !ph) return null;

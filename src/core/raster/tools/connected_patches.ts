@@ -1,10 +1,8 @@
 /** connected_patches: 8-connected patches of a mask, labelled 1..n by descending size; two streamed passes over strips. */
 import type { BuiltinTool } from './types';
 import { StripLabeller } from '../algorithms/components';
-import { toByteMask } from '../algorithms/morphology';
 import { resolveRoles, closeResolved, outPath, rowAreas, areaText, gt, checkAbort } from './analysis-support';
-import { readResolved } from '../bands';
-import { RowSink, QuicklookSampler, stripRowsFor } from './strip-support';
+import { RowSink, QuicklookSampler, stripRowsFor, readByteMask } from './strip-support';
 import { CELL_NAMES } from '../stats';
 
 function cellOf(x: number, y: number, w: number, h: number): string {
@@ -31,7 +29,7 @@ export const connectedPatchesTool: BuiltinTool = {
       for (let y0 = 0; y0 < h; y0 += step) {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
-        lab.scan(toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal)), y0, rows, true, undefined, ctx.signal);
+        lab.scan(await readByteMask(R.band, 0, y0, w, rows, ctx.signal), y0, rows, true, undefined, ctx.signal);
         ctx.progress((0.5 * (y0 + rows)) / h);
       }
       const comp = lab.finish(minPixels);
@@ -44,7 +42,7 @@ export const connectedPatchesTool: BuiltinTool = {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
         const labels = new Int32Array(w * rows);
-        lab.scan(toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal)), y0, rows, false, labels, ctx.signal);
+        lab.scan(await readByteMask(R.band, 0, y0, w, rows, ctx.signal), y0, rows, false, labels, ctx.signal);
         for (let i = 0; i < labels.length; i++) { const l = labels[i]; if (l) patchM2[l] += rowA[y0 + Math.floor(i / w)]; }
         ql.add(y0, rows, (i) => (labels[i] === 0 ? NaN : ((labels[i] - 1) % 12) + 1));
         await sink.push(labels, rows);

@@ -1,9 +1,8 @@
 /** hillshade: Horn hillshade 1..255 (0 = nodata), as gdaldem hillshade; streamed in strips. */
 import type { BuiltinTool } from './types';
-import { hillshade } from '../algorithms/terrain';
-import { openDem, streamTerrain } from './terrain-support';
-import { outPath, quicklook, Preview, WhereCounter } from './analysis-support';
-import { pct } from '../stats';
+import { openDem, runTerrain } from './terrain-support';
+import { outPath, quicklook } from './analysis-support';
+import { pct, whereText } from '../stats';
 
 export const hillshadeTool: BuiltinTool = {
   id: 'hillshade',
@@ -19,28 +18,14 @@ export const hillshadeTool: BuiltinTool = {
     if (!(z > 0)) throw new Error(`argument "z_factor" must be positive, got ${ctx.args.z_factor}`);
     const dem = await openDem(ctx);
     try {
-      let valid = 0, dark = 0, sum = 0;
-      const where = new WhereCounter(dem.w, dem.h);
-      const preview = new Preview(dem.w, dem.h);
       const file = outPath(ctx, 'hillshade', 'hillshade', 'tif');
-      await streamTerrain(ctx, dem, { path: file, dtype: 'uint8', nodata: 0, description: `hillshade (azimuth ${azimuth}, altitude ${altitude})` },
-        (zz, g) => hillshade(zz, g, { azimuth, altitude, zFactor: z }, ctx.signal),
-        (f, y0, rows) => {
-          const out = new Uint8Array(f.length);
-          for (let i = 0; i < f.length; i++) {
-            const v = f[i];
-            if (v !== v) continue;
-            // GDAL converts the float shade to Byte by rounding to nearest.
-            const b = Math.max(1, Math.min(255, Math.floor(v + 0.5)));
-            out[i] = b; valid++; sum += b;
-            if (b < 100) dark++;
-          }
-          where.add(y0, rows, (i) => out[i] !== 0 && out[i] < 100, (i) => out[i] !== 0);
-          preview.add(out, y0, rows, 0);
-          return out;
-        });
+      const run = await runTerrain(ctx, dem, { path: file, dtype: 'uint8', nodata: 0, description: `hillshade (azimuth ${azimuth}, altitude ${altitude})` },
+        { type: 'hillshade', ewres: dem.ewres, nsres: dem.nsres, z, azimuth, altitude });
+      const t = run.tallies!, preview = run.preview!;
+      const valid = t.valid as number, dark = t.dark as number, sum = t.sum as number;
+      const where = { text: () => whereText(t.hits as number[], t.totals as number[]) };
       if (valid === 0) throw new Error(`argument "dem": ${dem.ds.source} has no 3x3 window without nodata`);
-      const png = await quicklook(outPath(ctx, 'hillshade', 'hillshade', 'png'), preview.data, preview.pw, preview.ph, { kind: 'hillshade', title: `Hillshade ${azimuth}°/${altitude}°` });
+      const png = await quicklook(outPath(ctx, 'hillshade', 'hillshade', 'png'), preview.data, preview.w, preview.h, { kind: 'hillshade', title: `Hillshade ${azimuth}°/${altitude}°` });
       return {
         tool: 'hillshade',
         outputs: { hillshade: { path: file, type: 'raster', roles: ['hillshade'], description: `shaded relief, sun at ${azimuth}° azimuth, ${altitude}° altitude` } },

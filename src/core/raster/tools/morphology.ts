@@ -1,9 +1,8 @@
 /** morphology: binary open/close/dilate/erode of a mask with a disc, streamed in strips with a halo of rows. */
 import type { BuiltinTool } from './types';
-import { morphologyStrip, morphologyHalo, toByteMask, MASK_NODATA, MorphOp } from '../algorithms/morphology';
+import { morphologyStrip, morphologyHalo, MASK_NODATA, MorphOp } from '../algorithms/morphology';
 import { resolveRoles, closeResolved, outPath, rowAreas, areaText, checkAbort, WhereCounter } from './analysis-support';
-import { readResolved } from '../bands';
-import { RowSink, QuicklookSampler, stripRowsFor } from './strip-support';
+import { RowSink, QuicklookSampler, stripRowsFor, readByteMask } from './strip-support';
 import { pct } from '../stats';
 
 const VERB: Record<MorphOp, string> = { open: 'Opening', close: 'Closing', dilate: 'Dilation', erode: 'Erosion' };
@@ -35,7 +34,7 @@ export const morphologyTool: BuiltinTool = {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
         const top = Math.max(0, y0 - halo), bottom = Math.min(h, y0 + rows + halo);
-        const win = toByteMask(await readResolved(R.band, 0, top, w, bottom - top, ctx.signal));
+        const win = await readByteMask(R.band, 0, top, w, bottom - top, ctx.signal);
         const out = morphologyStrip(win, w, bottom - top, op, radius, y0, rows, top, h, ctx.signal);
         const o = (y0 - top) * w; // the strip's first pixel in the window
         for (let i = 0; i < out.length; i++) {

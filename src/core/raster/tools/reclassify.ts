@@ -1,9 +1,10 @@
 /** reclassify: continuous values → classes 1..N by breaks and labels (streamed in strips). */
 import type { BuiltinTool } from './types';
-import { classScheme, reclassify } from '../algorithms/reclassify';
+import { classScheme } from '../algorithms/reclassify';
 import {
-  resolveRoles, closeResolved, streamStrips, outPath, quicklook, rowAreas, areaText, numberListArg, listArg, labelsDescription, Preview,
+  resolveRoles, closeResolved, outPath, quicklook, rowAreas, areaText, numberListArg, listArg, labelsDescription,
 } from './analysis-support';
+import { runStrips } from '../pipeline/run-strips';
 import { pct, whereText } from '../stats';
 
 export const reclassifyTool: BuiltinTool = {
@@ -20,39 +21,26 @@ export const reclassifyTool: BuiltinTool = {
     try {
       const ds = R.band.dataset;
       const { width: w, height: h } = ds;
-      const rowA = rowAreas(ds);
-      const n = scheme.classes.length;
-      const pix = new Array(n + 1).fill(0), m2 = new Array(n + 1).fill(0);
-      // 3×3 cell counts per class, for "where" of the largest class.
-      const cells = Array.from({ length: n + 1 }, () => new Array(9).fill(0));
-      const validCells = new Array(9).fill(0);
-      const cx1 = Math.ceil(w / 3), cx2 = Math.ceil((2 * w) / 3), cy1 = Math.ceil(h / 3), cy2 = Math.ceil((2 * h) / 3);
-      let valid = 0;
-      const preview = new Preview(w, h);
       const labelMap: Record<number, string> = {};
       for (const c of scheme.classes) labelMap[c.code] = c.label;
       const file = outPath(ctx, 'reclassify', 'classes', 'tif');
-      await streamStrips(ctx, ds, [R.band], [{ path: file, dtype: 'uint8', nodata: 0, description: labelsDescription('classes', labelMap) }], ([data], y0, rows) => {
-        const classes = reclassify(data, scheme);
-        for (let r = 0; r < rows; r++) {
-          const y = y0 + r, rc = y < cy1 ? 0 : y < cy2 ? 3 : 6;
-          for (let x = 0; x < w; x++) {
-            const i = r * w + x;
-            if (data[i] !== data[i]) continue;
-            const c = classes[i], cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
-            valid++; validCells[cell]++;
-            pix[c]++; m2[c] += rowA[y]; cells[c][cell]++;
-          }
-        }
-        preview.add(classes, y0, rows, 0);
-        return [classes];
+      const b = R.band;
+      const run = await runStrips({
+        inputs: [{ source: ds.source, band: b.band, scale: b.scale, offset: b.offset }],
+        kernel: { type: 'reclassify', scheme, rowAreas: rowAreas(ds) }, inWidth: w, inHeight: h, outPath: file,
+        out: { width: w, height: h, bands: 1, dtype: 'uint8', geo: { ...ds.geo }, nodata: 0, descriptions: [labelsDescription('classes', labelMap)] },
+        preview: true, signal: ctx.signal, progress: (f) => ctx.progress(f),
       });
+      const t = run.tallies!, preview = run.preview!;
+      const n = scheme.classes.length;
+      const valid = t.valid as number, pix = t.pix as number[], m2 = t.m2 as number[];
+      const cells = Array.from({ length: n + 1 }, (_, c) => (t.cells as number[]).slice(c * 9, c * 9 + 9)), validCells = t.validCells as number[];
       if (valid === 0) throw new Error(`argument "image": ${ds.source} band ${R.band.band} has no valid pixels`);
       const table = scheme.classes.map((c) => ({
         code: c.code, label: c.label, lower: c.lower, upper: c.upper, pixels: pix[c.code], m2: m2[c.code],
         percent: (100 * pix[c.code]) / valid,
       }));
-      const png = await quicklook(outPath(ctx, 'reclassify', 'classes', 'png'), preview.data, preview.pw, preview.ph, { kind: 'class', labels: labelMap, title: 'Classes' });
+      const png = await quicklook(outPath(ctx, 'reclassify', 'classes', 'png'), preview.data, preview.w, preview.h, { kind: 'class', labels: labelMap, title: 'Classes' });
       const sorted = [...table].sort((a, b) => b.pixels - a.pixels);
       const [top, second] = sorted;
       const unclassified = pix[0];

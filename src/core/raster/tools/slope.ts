@@ -1,9 +1,8 @@
 /** slope: Horn slope in degrees, as gdaldem slope (edges nodata); streamed in strips. */
 import type { BuiltinTool } from './types';
-import { slopeDegrees } from '../algorithms/terrain';
-import { openDem, streamTerrain } from './terrain-support';
-import { outPath, quicklook, Preview } from './analysis-support';
-import { pct, StatsAccumulator, whereText } from '../stats';
+import { openDem, runTerrain } from './terrain-support';
+import { outPath, quicklook } from './analysis-support';
+import { pct, whereText } from '../stats';
 
 export const slopeTool: BuiltinTool = {
   id: 'slope',
@@ -16,24 +15,17 @@ export const slopeTool: BuiltinTool = {
     if (!(z > 0)) throw new Error(`argument "z_factor" must be positive, got ${ctx.args.z_factor}`);
     const dem = await openDem(ctx);
     try {
-      const acc = new StatsAccumulator(dem.w, dem.h);
-      const preview = new Preview(dem.w, dem.h);
-      let steep = 0, flat = 0;
       const file = outPath(ctx, 'slope', 'slope', 'tif');
-      await streamTerrain(ctx, dem, { path: file, dtype: 'float32', nodata: -9999, description: 'slope (degrees)' },
-        (zz, g) => slopeDegrees(zz, g, z, ctx.signal),
-        (s, y0, rows) => {
-          for (let i = 0; i < s.length; i++) { if (s[i] > 25) steep++; else if (s[i] < 2) flat++; }
-          acc.add(s, 0, y0, dem.w, rows);
-          preview.add(s, y0, rows);
-          return s;
-        });
+      const run = await runTerrain(ctx, dem, { path: file, dtype: 'float32', nodata: -9999, description: 'slope (degrees)' },
+        { type: 'slope', ewres: dem.ewres, nsres: dem.nsres, z }, true);
+      const acc = run.stats!, preview = run.preview!;
+      const steep = run.tallies!.steep as number, flat = run.tallies!.flat as number;
       const st = acc.result();
       if (!st.valid) throw new Error(`argument "dem": ${dem.ds.source} has no 3x3 window without nodata`);
       const p90 = st.percentiles!.p90;
       const totals = acc.sampleCells();
       const where = whereText(acc.where((v) => (steep ? v > 25 : v >= p90)).cells, totals);
-      const png = await quicklook(outPath(ctx, 'slope', 'slope', 'png'), preview.data, preview.pw, preview.ph, { kind: 'continuous', title: 'Slope', unit: '°' });
+      const png = await quicklook(outPath(ctx, 'slope', 'slope', 'png'), preview.data, preview.w, preview.h, { kind: 'continuous', title: 'Slope', unit: '°' });
       const frac = steep / st.valid;
       return {
         tool: 'slope',

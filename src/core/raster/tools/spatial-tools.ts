@@ -1,10 +1,11 @@
 /** clip_bbox and resample: grid-changing copies, streamed in strips. */
 import { openRaster, RasterDataset, DType, GeoInfo } from '../io/dataset';
-import { GeoTiffWriter, WriteSpec } from '../io/writer';
-import { encodeTile, toTile } from '../io/encode';
+import type { WriteSpec } from '../io/writer';
+import { runStrips } from '../pipeline/run-strips';
+import type { StripKernelSpec } from '../pipeline/strip-kernels';
 import { lonLatTo } from '../proj';
 import { StatsAccumulator, num } from '../stats';
-import { outPath, rasterOutput, throwIfAborted, readPreview, inputStem } from './common';
+import { outPath, rasterOutput, throwIfAborted, inputStem } from './common';
 import { renderQuicklook } from '../quicklook';
 import type { BuiltinTool, ToolContext } from './types';
 
@@ -17,48 +18,21 @@ export function writableType(d: DType): WriteSpec['dtype'] {
   }
 }
 
-/**
- * Streams output strips: `fill(band, y0, h)` returns the band's rows y0..y0+h (w = spec.width); writes tiles.
- * One band's strip is held at a time, so memory is one strip whatever the band count.
- */
-async function writeStrips(ctx: ToolContext, path: string, spec: WriteSpec, fill: (band: number, y0: number, h: number) => Promise<ArrayLike<number>>): Promise<StatsAccumulator> {
-  const w = await GeoTiffWriter.create(path, spec);
-  const acc = new StatsAccumulator(spec.width, spec.height);
-  try {
-    const t = w.tile;
-    for (let by = 0; by < w.tilesDown; by++) {
-      const y0 = by * t, h = Math.min(t, spec.height - y0);
-      for (let b = 1; b <= spec.bands; b++) {
-        throwIfAborted(ctx.signal);
-        const strip = await fill(b, y0, h);
-        if (b === 1) {
-          const f = new Float32Array(strip.length);
-          const nd = w.nodata;
-          for (let i = 0; i < f.length; i++) { const v = strip[i]; f[i] = nd !== null && v === nd ? NaN : v; }
-          acc.add(f, 0, y0, spec.width, h);
-        }
-        for (let bx = 0; bx < w.tilesAcross; bx++) {
-          const { w: bw } = w.blockSize(bx, by);
-          const o = new Float64Array(bw * h);
-          for (let y = 0; y < h; y++) for (let x = 0; x < bw; x++) o[y * bw + x] = strip[y * spec.width + bx * t + x];
-          await w.writeEncoded(bx, by, b - 1, encodeTile(toTile(o, bw, h, t, spec.dtype, w.fill), t, spec.dtype, w.zlevel));
-        }
-      }
-      ctx.progress((by + 1) / w.tilesDown * 0.9);
-    }
-    await w.finish();
-  } catch (e) { await w.abort(); throw e; }
-  return acc;
-}
-
-async function quicklookOf(ctx: ToolContext, p: string, name: string): Promise<string> {
-  const ds = await openRaster(p);
-  try {
-    const pv = await readPreview(ds, 1, 768, ctx.signal);
-    const ql = outPath(ctx, name, 'png');
-    await renderQuicklook(ql, pv.data, pv.w, pv.h, { kind: 'continuous', title: `${name.toUpperCase()} ${inputStem(ctx.args)}` });
-    return ql;
-  } finally { await ds.close(); }
+/** Runs a grid-changing copy on the strip pipeline: statistics of band 1 and the quicklook's pixels are taken as tiles are written. */
+async function copyStrips(ctx: ToolContext, ds: RasterDataset, out: string, spec: WriteSpec, kernel: StripKernelSpec, name: string): Promise<{ stats: StatsAccumulator; ql: string }> {
+  const inputs = Array.from({ length: ds.bandCount }, (_, i) => ({ source: ds.source, band: i + 1 }));
+  const run = await runStrips({
+    inputs, kernel, inWidth: ds.width, inHeight: ds.height, out: spec, outPath: out, stats: true, preview: true,
+    signal: ctx.signal, progress: (f) => ctx.progress(f * 0.9),
+  });
+  throwIfAborted(ctx.signal);
+  const ql = outPath(ctx, name, 'png');
+  const pv = run.preview!;
+  // As a read of the written band 1 gives it: its scale and offset applied.
+  const sc = spec.scales?.[0] ?? 1, of = spec.offsets?.[0] ?? 0;
+  if (sc !== 1 || of !== 0) for (let i = 0; i < pv.data.length; i++) pv.data[i] = pv.data[i] * sc + of;
+  await renderQuicklook(ql, pv.data, pv.w, pv.h, { kind: 'continuous', title: `${name.toUpperCase()} ${inputStem(ctx.args)}` });
+  return { stats: run.stats!, ql };
 }
 
 function baseSpec(ds: RasterDataset, width: number, height: number, geo: GeoInfo, dtype: WriteSpec['dtype']): WriteSpec {
@@ -99,10 +73,8 @@ export const clipBboxTool: BuiltinTool = {
       const w = c1 - c0, h = r1 - r0;
       const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0] + c0 * g[1], g[1], 0, g[3] + r0 * g[5], 0, g[5]] };
       const out = outPath(ctx, 'clip');
-      const acc = await writeStrips(ctx, out, baseSpec(ds, w, h, geo, writableType(ds.dtype)),
-        (b, y0, sh) => ds.readWindowRaw(b, c0, r0 + y0, w, sh, ctx.signal));
-      const ql = await quicklookOf(ctx, out, 'clip');
-      const r = acc.result();
+      const { stats, ql } = await copyStrips(ctx, ds, out, baseSpec(ds, w, h, geo, writableType(ds.dtype)), { type: 'clip', c0, r0 }, 'clip');
+      const r = stats.result();
       const area = ds.geo.geographic ? '' : ` (${num((w * h * Math.abs(g[1] * g[5])) / 1e6)} km²)`;
       const summary = `Clipped to ${w}×${h} pixels${area}, ${((w * h) / (ds.width * ds.height) * 100).toFixed(1)}% of the input, columns ${c0}–${c1 - 1} and rows ${r0}–${r1 - 1}; `
         + `band 1 mean ${num(r.mean)} with ${r.count ? Math.round((r.nodata / r.count) * 100) : 0}% nodata.`;
@@ -141,31 +113,8 @@ export const resampleTool: BuiltinTool = {
       const spec = baseSpec(ds, W, H, geo, avg ? 'float32' : writableType(ds.dtype));
       if (avg) { spec.scales = undefined; spec.offsets = undefined; spec.nodata = -9999; }
       const out = outPath(ctx, 'resampled');
-      const acc = await writeStrips(ctx, out, spec, async (b, oy0, oh) => {
-        const sy0 = Math.floor(oy0 * fy), sy1 = Math.min(ds.height, Math.max(sy0 + 1, Math.ceil((oy0 + oh) * fy)));
-        const res = new Float64Array(W * oh);
-        if (!avg) {
-          const src = await ds.readWindowRaw(b, 0, sy0, ds.width, sy1 - sy0, ctx.signal);
-          for (let y = 0; y < oh; y++) {
-            const sy = Math.min(ds.height - 1, Math.floor((oy0 + y + 0.5) * fy)) - sy0;
-            for (let x = 0; x < W; x++) res[y * W + x] = src[sy * ds.width + Math.min(ds.width - 1, Math.floor((x + 0.5) * fx))];
-          }
-          return res;
-        }
-        const src = await ds.readWindow(b, 0, sy0, ds.width, sy1 - sy0, ctx.signal);
-        for (let y = 0; y < oh; y++) {
-          const ya = Math.floor((oy0 + y) * fy) - sy0, yb = Math.min(sy1 - sy0, Math.max(ya + 1, Math.ceil((oy0 + y + 1) * fy) - sy0));
-          for (let x = 0; x < W; x++) {
-            const xa = Math.floor(x * fx), xb = Math.min(ds.width, Math.max(xa + 1, Math.ceil((x + 1) * fx)));
-            let s = 0, n = 0;
-            for (let yy = ya; yy < yb; yy++) for (let xx = xa; xx < xb; xx++) { const v = src[yy * ds.width + xx]; if (v === v) { s += v; n++; } }
-            res[y * W + x] = n ? s / n : NaN;
-          }
-        }
-        return res;
-      });
-      const ql = await quicklookOf(ctx, out, 'resampled');
-      const r = acc.result();
+      const { stats, ql } = await copyStrips(ctx, ds, out, spec, { type: 'resample', method: avg ? 'average' : 'nearest', fx, fy }, 'resampled');
+      const r = stats.result();
       const summary = `Resampled ${ds.width}×${ds.height} to ${W}×${H} pixels (${num(Math.abs(geo.geoTransform[1]))}${ds.geo.geographic ? '°' : ' m'} pixels, ${avg ? 'average' : 'nearest'}); band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}.`;
       return { tool: 'resample', outputs: { resampled: rasterOutput(out, ['resampled']) }, stats: { width: W, height: H, geoTransform: geo.geoTransform, ...r }, summary, quicklook: ql };
     } finally { await ds.close(); }

@@ -117,7 +117,25 @@ export async function readMask(signal: AbortSignal, band: ResolvedBand): Promise
   for (let y0 = 0; y0 < h; y0 += step) {
     checkAbort(signal);
     const rows = Math.min(step, h - y0);
-    mask.set(toByteMask(await readResolved(band, 0, y0, w, rows, signal)), y0 * w);
+    mask.set(await readByteMask(band, 0, y0, w, rows, signal), y0 * w);
   }
   return mask;
+}
+
+const INTEGER_TYPES = new Set(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32']);
+
+/**
+ * A window of a band as a byte mask (1 set, 0 unset, 255 nodata): the same as toByteMask(readResolved(...)),
+ * but integer bands without scaling are read raw (no float window copy).
+ */
+export async function readByteMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Uint8Array> {
+  const ds = band.dataset, b = band.band;
+  const plain = INTEGER_TYPES.has(ds.dtype) && (ds.scales[b - 1] ?? 1) === 1 && (ds.offsets[b - 1] ?? 0) === 0
+    && (band.scale === undefined || (band.scale === 1 && (band.offset ?? 0) === 0));
+  if (!plain) return toByteMask(await readResolved(band, x, y, w, h, signal));
+  const raw = await ds.readWindowRaw(b, x, y, w, h, signal);
+  const nd = ds.nodata === null || Number.isNaN(ds.nodata) ? NaN : ds.nodata;
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) { const v = raw[i]; out[i] = v === nd ? 255 : v !== 0 ? 1 : 0; }
+  return out;
 }

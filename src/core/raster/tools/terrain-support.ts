@@ -1,10 +1,11 @@
-/** DEM access for slope/aspect/hillshade: grid spacing in elevation units (metres; geographic DEMs converted at the centre latitude), strip streaming with a 1-row halo. */
+/** DEM access for slope/aspect/hillshade: grid spacing in elevation units (metres; geographic DEMs converted at the centre latitude), strip runs with a 1-row halo. */
 import type { ToolContext } from './types';
-import type { TerrainGrid } from '../algorithms/terrain';
 import type { ResolvedBand } from '../bands';
 import type { RasterDataset } from '../io/dataset';
 import { pixelSizeMetres } from '../algorithms/area';
-import { resolveRoles, closeResolved, streamStrips, gt, StripOutput } from './analysis-support';
+import { resolveRoles, closeResolved, gt, StripOutput } from './analysis-support';
+import { runStrips, StripRunResult } from '../pipeline/run-strips';
+import type { StripKernelSpec } from '../pipeline/strip-kernels';
 
 export interface Dem { band: ResolvedBand; ds: RasterDataset; w: number; h: number; ewres: number; nsres: number; note?: string; close(): Promise<void> }
 
@@ -23,17 +24,16 @@ export async function openDem(ctx: ToolContext): Promise<Dem> {
 }
 
 /**
- * Runs a 3×3 terrain kernel strip by strip (one halo row each side, so results equal the whole-raster
- * computation) and hands each core strip to `use`, which returns what to write.
+ * Runs a 3×3 terrain kernel over the DEM in strips with one halo row each side (results equal the
+ * whole-raster computation), on worker threads when they pay; band statistics and the preview are kept
+ * as the tiles are written.
  */
-export async function streamTerrain(
-  ctx: ToolContext, dem: Dem, out: StripOutput,
-  kernel: (z: Float32Array, g: TerrainGrid) => Float32Array,
-  use: (core: Float32Array, y0: number, rows: number) => ArrayLike<number>,
-): Promise<void> {
-  const { w } = dem;
-  await streamStrips(ctx, dem.ds, [dem.band], [out], ([z], y0, rows, top) => {
-    const full = kernel(z, { w, h: z.length / w, ewres: dem.ewres, nsres: dem.nsres });
-    return [use(full.subarray(top * w, (top + rows) * w), y0, rows)];
-  }, 1);
+export function runTerrain(ctx: ToolContext, dem: Dem, out: StripOutput, kernel: StripKernelSpec, stats = false): Promise<StripRunResult> {
+  const b = dem.band;
+  return runStrips({
+    inputs: [{ source: b.dataset.source, band: b.band, scale: b.scale, offset: b.offset }], kernel,
+    inWidth: dem.w, inHeight: dem.h, outPath: out.path,
+    out: { width: dem.w, height: dem.h, bands: 1, dtype: out.dtype, geo: { ...dem.ds.geo }, nodata: out.nodata, descriptions: [out.description] },
+    stats, preview: true, signal: ctx.signal, progress: (f) => ctx.progress(f),
+  });
 }

@@ -1,10 +1,8 @@
 /** vectorize_mask: mask → GeoJSON polygons (pixel outlines, holes kept) in the raster's CRS, streamed strip by strip. */
 import type { BuiltinTool } from './types';
 import { StripVectorizer, PolygonSet } from '../algorithms/vectorize-stream';
-import { toByteMask } from '../algorithms/morphology';
-import { readResolved } from '../bands';
 import { resolveRoles, closeResolved, outPath, gt, areaText, checkAbort, rowAreas } from './analysis-support';
-import { stripRowsFor } from './strip-support';
+import { stripRowsFor, readByteMask } from './strip-support';
 import { writePolygonsGeoJson } from './polygons-geojson';
 import { CELL_NAMES } from '../stats';
 
@@ -25,7 +23,7 @@ export const vectorizeMaskTool: BuiltinTool = {
       for (let y0 = 0; y0 < h; y0 += step) {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
-        vz.push(toByteMask(await readResolved(R.band, 0, y0, w, rows, ctx.signal)), rows, ctx.signal);
+        vz.push(await readByteMask(R.band, 0, y0, w, rows, ctx.signal), rows, ctx.signal);
         ctx.progress((0.8 * (y0 + rows)) / h);
       }
       set = vz.finish();

@@ -1,0 +1,103 @@
+/** One output tile row of a strip run: read every input band's window in one pass, run the kernel, stats, encode. Used by workers and inline. */
+import { encodeTile, OutDType, stripToTile } from '../io/encode';
+import { tick, tock } from '../io/stage-times';
+import type { StatsAccumulator } from '../stats';
+import type { DatasetCache, InputRef, PreviewPiece } from './tile-job';
+import { inputWindow, runStripKernel, StripKernelSpec, Tallies } from './strip-kernels';
+import type { DatasetDescriptor, RasterDataset } from '../io/dataset';
+
+export interface StripJobSpec {
+  inputs: InputRef[];
+  kernel: StripKernelSpec;
+  /** Input grid (of the first input; every input is on it). */
+  inWidth: number; inHeight: number;
+  /** Output grid, tile size, type, band count and the value written for NaN / padding. */
+  width: number; height: number; tile: number; bands: number;
+  outDtype: OutDType; fill: number; zlevel: number;
+  /** Output nodata (null: none), as statistics and the preview see it. */
+  nodata: number | null;
+  /** Preview decimation factor (every f-th pixel of band 1); 0 = none. */
+  previewStep: number;
+  described?: Record<string, DatasetDescriptor>;
+}
+
+export interface StripResult { by: number; encoded: Uint8Array[][]; preview: PreviewPiece | null; tallies: Tallies | null }
+
+/** Reads `refs` over one window: bands of the same file together (each tile decoded once), input scaling applied to floats. */
+async function readInputs(refs: InputRef[], cache: DatasetCache, x: number, y: number, w: number, h: number, raw: boolean, tileRows: number, signal?: AbortSignal): Promise<ArrayLike<number>[]> {
+  const out: ArrayLike<number>[] = new Array(refs.length);
+  const bySource = new Map<string, number[]>();
+  refs.forEach((r, i) => { const l = bySource.get(r.source) ?? []; l.push(i); bySource.set(r.source, l); });
+  await Promise.all([...bySource.entries()].map(async ([source, idx]) => {
+    const ds: RasterDataset = await cache.get(source);
+    // Working set: the window's tiles of every band plus one more tile row (the next strip's halo or overlap).
+    const across = Math.floor((x + w - 1) / ds.blockWidth) - Math.floor(x / ds.blockWidth) + 1;
+    ds.reserveTiles?.(across * (tileRows + 1));
+    const bands = idx.map((i) => refs[i].band);
+    const arrays = ds.readWindows ? await ds.readWindows(bands, x, y, w, h, raw, signal)
+      : await Promise.all(bands.map((b) => (raw ? ds.readWindowRaw(b, x, y, w, h, signal) : ds.readWindow(b, x, y, w, h, signal))));
+    idx.forEach((i, k) => {
+      const a = arrays[k], r = refs[i];
+      if (!raw && r.scale !== undefined && (r.scale !== 1 || (r.offset ?? 0) !== 0)) {
+        const s = r.scale, o = r.offset ?? 0, f = a as Float32Array;
+        for (let j = 0; j < f.length; j++) f[j] = f[j] * s + o;
+      }
+      out[i] = a;
+    });
+  }));
+  return out;
+}
+
+/** Computes and encodes output tile row `by`; band 1's stored values go into `stats`. */
+export async function runStripJob(spec: StripJobSpec, by: number, cache: DatasetCache, stats: StatsAccumulator | null, signal?: AbortSignal): Promise<StripResult> {
+  const y0 = by * spec.tile, rows = Math.min(spec.tile, spec.height - y0), w = spec.width;
+  let t = tick();
+  const win = inputWindow(spec.kernel, y0, rows, spec.inWidth, spec.inHeight, w);
+  const first = await cache.get(spec.inputs[0].source);
+  const tileRows = Math.floor((win.y + win.h - 1) / first.blockHeight) - Math.floor(win.y / first.blockHeight) + 1;
+  const ins = await readInputs(spec.inputs, cache, win.x, win.y, win.w, win.h, win.raw, tileRows, signal);
+  t = tock('window', t);
+  const { outs, tallies } = runStripKernel(spec.kernel, ins, win, y0, rows, w, spec.height);
+  t = tock('compute', t);
+  const nd = spec.nodata;
+  const band1 = outs[0];
+  if (stats) {
+    // As the values are stored: float32 (integer samples are exact), nodata ignored.
+    const f = band1 instanceof Float32Array ? band1 : Float32Array.from(band1);
+    stats.add(f, 0, y0, w, rows);
+  }
+  const preview = spec.previewStep ? previewPiece(band1, y0, w, rows, spec.previewStep, nd) : null;
+  t = tock('stats', t);
+  const encoded: Uint8Array[][] = [];
+  const across = Math.ceil(w / spec.tile);
+  for (let b = 0; b < outs.length; b++) {
+    const row: Uint8Array[] = [];
+    for (let bx = 0; bx < across; bx++) {
+      const x0 = bx * spec.tile, bw = Math.min(spec.tile, w - x0);
+      const tileArr = stripToTile(outs[b], w, x0, bw, rows, spec.tile, spec.outDtype, spec.fill);
+      const e = encodeTile(tileArr, spec.tile, spec.outDtype, spec.zlevel);
+      row.push(new Uint8Array(e.buffer, e.byteOffset, e.byteLength));
+    }
+    encoded.push(row);
+  }
+  return { by, encoded, preview, tallies };
+}
+
+/** Every f-th pixel of rows y0.. of a w-wide strip (positions multiple of f), nodata → NaN. */
+function previewPiece(v: ArrayLike<number>, y0: number, w: number, h: number, f: number, nodata: number | null): PreviewPiece | null {
+  const py0 = Math.ceil(y0 / f), pw = Math.ceil(w / f);
+  const ph = Math.max(0, Math.ceil((y0 + h) / f) - py0);
+  if (!ph) return null;
+  const data = new Float32Array(pw * ph);
+  const nd = nodata === null ? NaN : nodata;
+  for (let j = 0; j < ph; j++) {
+    const row = ((py0 + j) * f - y0) * w;
+    for (let i = 0; i < pw; i++) { const a = v[row + i * f]; data[j * pw + i] = a === nd ? NaN : a; }
+  }
+  return { px0: 0, py0, pw, ph, data };
+}
+
+/** Values statistics skip besides NaN: the output's nodata. */
+export function statsIgnore(s: StripJobSpec): number | null {
+  return s.nodata === null || Number.isNaN(s.nodata) ? null : s.nodata;
+}
