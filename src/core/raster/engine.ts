@@ -2,7 +2,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunOptions, ToolRunResult, OutputRef } from './types';
-import type { BuiltinTool, ToolParamSpec, ToolContext } from './tools/types';
+import type { BuiltinTool, ToolParamSpec, ToolContext, ZonesArg } from './tools/types';
+import { isVectorPath } from './vector/read';
+import { parseCrs } from './crs/crs';
 import type { DataItem } from '../retrieval/types';
 import { BUILTIN_TOOLS } from './tools/registry';
 import { openRaster, isRemote } from './io/dataset';
@@ -94,8 +96,24 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
       return list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
     }
     case 'vector': {
-      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON path');
-      return resolvePath((value as string).trim(), cwd);
+      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg) path');
+      const s = (value as string).trim();
+      if (!isVectorPath(s)) bad('must be a GeoJSON (.geojson), Shapefile (.shp) or GeoPackage (.gpkg, or "file.gpkg#layer") path');
+      return resolvePath(s, cwd);
+    }
+    case 'zones': {
+      if (typeof value !== 'string' || !value.trim()) bad('must be a class raster or a polygon file (GeoJSON, Shapefile, GeoPackage)');
+      const s = (value as string).trim();
+      const z: ZonesArg = { type: isVectorPath(s) ? 'vector' : 'raster', path: resolvePath(s, cwd) };
+      return z;
+    }
+    case 'crs': {
+      if (typeof value !== 'string' && typeof value !== 'number') bad('must be an EPSG code (EPSG:32632), a proj4 string or WKT');
+      try {
+        return parseCrs(String(value), `${tool}: argument "${name}"`);
+      } catch (e) {
+        throw new ToolArgumentError((e as Error).message);
+      }
     }
     case 'number': return num(value);
     case 'integer': { const n = num(value); if (!Number.isInteger(n)) bad('must be an integer'); return n; }
