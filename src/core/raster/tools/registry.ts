@@ -22,6 +22,8 @@ import { slopeTool } from './slope';
 import { timeSeriesTrendTool } from './time_series_trend';
 import { vectorizeMaskTool } from './vectorize_mask';
 import { zonalStatsTool } from './zonal_stats';
+import { reprojectTool } from './reproject';
+import { alignTool } from './align';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -61,4 +63,6 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   timeSeriesTrendTool,
   vectorizeMaskTool,
   zonalStatsTool,
+  reprojectTool,
+  alignTool,
 ];

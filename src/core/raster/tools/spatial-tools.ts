@@ -7,6 +7,9 @@ import { StatsAccumulator, num } from '../stats';
 import { outPath, rasterOutput, throwIfAborted, readPreview, inputStem } from './common';
 import { renderQuicklook } from '../quicklook';
 import type { BuiltinTool, ToolContext } from './types';
+import type { WarpMethod } from '../algorithms/warp';
+import { warpRaster } from './warp-support';
+import { warpOntoReference } from './align';
 
 /** Writer type that holds `d` without loss where possible (int8 → int16; uint32/float64 → float32). */
 export function writableType(d: DType): WriteSpec['dtype'] {
@@ -21,7 +24,7 @@ export function writableType(d: DType): WriteSpec['dtype'] {
  * Streams output strips: `fill(band, y0, h)` returns the band's rows y0..y0+h (w = spec.width); writes tiles.
  * One band's strip is held at a time, so memory is one strip whatever the band count.
  */
-async function writeStrips(ctx: ToolContext, path: string, spec: WriteSpec, fill: (band: number, y0: number, h: number) => Promise<ArrayLike<number>>): Promise<StatsAccumulator> {
+export async function writeStrips(ctx: ToolContext, path: string, spec: WriteSpec, fill: (band: number, y0: number, h: number) => Promise<ArrayLike<number>>): Promise<StatsAccumulator> {
   const w = await GeoTiffWriter.create(path, spec);
   const acc = new StatsAccumulator(spec.width, spec.height);
   try {
@@ -119,10 +122,17 @@ export const resampleTool: BuiltinTool = {
   id: 'resample',
   params: {
     image: { kind: 'raster', required: true },
-    factor: { kind: 'number', required: true, description: 'output pixel size ÷ input pixel size (2 = half the resolution)' },
-    method: { kind: 'string', default: 'nearest', enum: ['nearest', 'average'] },
+    factor: { kind: 'number', description: 'output pixel size ÷ input pixel size (2 = half the resolution); or give reference=' },
+    method: { kind: 'string', default: 'nearest', enum: ['nearest', 'average', 'bilinear', 'cubic'] },
+    reference: { kind: 'raster', description: 'raster whose grid (pixel size, extent, CRS) the output matches, instead of factor' },
   },
   async run(ctx) {
+    const method = String(ctx.args.method) as WarpMethod;
+    if (ctx.args.reference !== undefined) {
+      if (ctx.args.factor !== undefined) throw new Error('resample: give either "factor" or "reference", not both');
+      return warpOntoReference(ctx, 'resample', method, 'resampled');
+    }
+    if (ctx.args.factor === undefined) throw new Error('resample: missing argument "factor" (output pixel size ÷ input pixel size, e.g. factor=2) or "reference" (a raster whose grid to match)');
     const f = Number(ctx.args.factor);
     if (!(f > 0) || f > 1000 || f < 0.01) throw new Error(`resample: argument "factor" must be between 0.01 and 1000, got ${ctx.args.factor}`);
     const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
@@ -137,6 +147,13 @@ export const resampleTool: BuiltinTool = {
       }
       const fx = ds.width / W, fy = ds.height / H;
       const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0], g[1] * fx, g[2] * fy, g[3], g[4] * fx, g[5] * fy] };
+      if (method === 'bilinear' || method === 'cubic') {
+        const out = outPath(ctx, 'resampled');
+        const w = await warpRaster(ctx, ds, { width: W, height: H, geo, crs: undefined }, method, out, 'resample');
+        const r = w.acc.result();
+        const summary = `Resampled ${ds.width}×${ds.height} to ${W}×${H} pixels (${num(Math.hypot(geo.geoTransform[1], geo.geoTransform[4]))}${ds.geo.geographic ? '°' : ' m'} pixels, ${method}); band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}.`;
+        return { tool: 'resample', outputs: { resampled: rasterOutput(out, ['resampled']) }, stats: { width: W, height: H, geoTransform: geo.geoTransform, method, kernel_scale: [w.xScale, w.yScale], ...r }, summary };
+      }
       const avg = ctx.args.method === 'average';
       const spec = baseSpec(ds, W, H, geo, avg ? 'float32' : writableType(ds.dtype));
       if (avg) { spec.scales = undefined; spec.offsets = undefined; spec.nodata = -9999; }
