@@ -55,6 +55,13 @@ export function crsFromEpsg(code: number, where = 'EPSG code'): Crs {
   return { def: d.def, label: `EPSG:${code} (${d.name})`, epsg: code, geographic: isGeographicDef(d.def) };
 }
 
+/** PROJ's zero defaults for origin and false easting/northing, which proj4 leaves undefined (NaN results) in some projections. */
+function withProjDefaults(def: string): string {
+  if (/\+proj=(longlat|latlong|lonlat|latlon)\b/.test(def)) return def;
+  const missing = ['x_0', 'y_0', 'lat_0', 'lon_0'].filter((k) => !new RegExp(`\\+${k}=`).test(def));
+  return missing.length ? `${def} ${missing.map((k) => `+${k}=0`).join(' ')}` : def;
+}
+
 /** The EPSG code a WKT names for the whole CRS (its last AUTHORITY/ID), if any. */
 function wktEpsg(wkt: string): number | undefined {
   const m = [...wkt.matchAll(/(?:AUTHORITY|ID)\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]/gi)];
@@ -82,7 +89,8 @@ export function parseCrs(text: string, what: string): Crs {
   if (code) return crsFromEpsg(Number(code[1]), what);
   if (s.startsWith('+')) {
     try {
-      return { def: s, label: `"${s.length > 80 ? `${s.slice(0, 80)}…` : s}"`, geographic: isGeographicDef(s) };
+      const def = withProjDefaults(s);
+      return { def, label: `"${s.length > 80 ? `${s.slice(0, 80)}…` : s}"`, geographic: isGeographicDef(def) };
     } catch (e) {
       throw new CrsError(`${what} "${s.slice(0, 80)}" is not a proj4 definition GeoWeave can use (${(e as Error).message})`);
     }
