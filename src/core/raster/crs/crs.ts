@@ -150,10 +150,51 @@ function canonical(def: string): string {
   return def.split(/\s+/).filter((t) => t && t !== '+no_defs' && t !== '+wktext' && t !== '+type=crs').sort().join(' ');
 }
 
-/** True when two CRSs are the same (same EPSG code, same keys, or the same definition). */
+const equivalence = new Map<string, boolean>();
+
+/**
+ * True when two definitions give the same coordinates (an ESRI .prj for "WGS_1984_UTM_Zone_32N"
+ * and EPSG:32632): nine points around the first CRS's false origin, taken to lon/lat and back
+ * into both, agree to a millimetre.
+ */
+function equivalentDefs(a: string, b: string): boolean {
+  const key = `${a}\u0000${b}`;
+  let hit = equivalence.get(key);
+  if (hit !== undefined) return hit;
+  hit = false;
+  try {
+    const pa = parsed(a) as { x0?: number; y0?: number };
+    const toA = proj4(LONLAT.def, a) as unknown as proj4.Converter, toB = proj4(LONLAT.def, b) as unknown as proj4.Converter;
+    const geographic = isGeographicDef(a);
+    const x0 = geographic ? 0 : pa.x0 ?? 0, y0 = geographic ? 0 : pa.y0 ?? 0, d = geographic ? 1 : 100000;
+    let compared = 0;
+    hit = true;
+    for (const dx of [-d, 0, d]) {
+      for (const dy of [-d, 0, d]) {
+        const ll = toA.inverse([x0 + dx, y0 + dy]) as number[];
+        if (!Number.isFinite(ll[0]) || !Number.isFinite(ll[1])) continue;
+        const qa = toA.forward(ll) as number[], qb = toB.forward(ll) as number[];
+        if (!qa.every(Number.isFinite)) continue;
+        compared++;
+        const tol = geographic ? 1e-8 : 0.001;
+        if (!qb.every(Number.isFinite) || Math.abs(qa[0] - qb[0]) > tol || Math.abs(qa[1] - qb[1]) > tol) { hit = false; break; }
+      }
+      if (!hit) break;
+    }
+    if (compared < 3) hit = false;
+  } catch {
+    hit = false;
+  }
+  if (equivalence.size > 256) equivalence.clear();
+  equivalence.set(key, hit);
+  return hit;
+}
+
+/** True when two CRSs are the same (same EPSG code, the same definition, or definitions that give the same coordinates). */
 export function sameCrs(a: Crs, b: Crs): boolean {
   if (a.epsg !== undefined && b.epsg !== undefined) return a.epsg === b.epsg;
-  return canonical(a.def) === canonical(b.def);
+  if (canonical(a.def) === canonical(b.def)) return true;
+  return equivalentDefs(a.def, b.def);
 }
 
 /** Point transform between two CRSs (x, y in each CRS's units; lon/lat in degrees, lon first). */

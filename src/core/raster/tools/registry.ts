@@ -24,6 +24,7 @@ import { vectorizeMaskTool } from './vectorize_mask';
 import { zonalStatsTool } from './zonal_stats';
 import { reprojectTool } from './reproject';
 import { alignTool } from './align';
+import { clipToVectorTool } from './clip_to_vector';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -65,4 +66,5 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   zonalStatsTool,
   reprojectTool,
   alignTool,
+  clipToVectorTool,
 ];

@@ -51,15 +51,47 @@ export function layerOnRaster(layer: VectorLayer, ds: RasterDataset, arg: string
       note = `${layer.format} ${layer.crs.label} reprojected to the raster's ${rasterCrs.label}`;
     }
   }
+  const g = ds.geo.geoTransform;
+  const tol = 0.0001 * Math.min(Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5]));
   const features = layer.features.map((feature) => ({
     feature,
-    polygons: !map ? feature.polygons : feature.polygons.map((poly) => poly.map((ring) => ring.map(([x, y]) => {
-      const p = map!(x, y);
-      if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) {
-        throw new VectorError(`argument "${arg}": feature ${feature.id} in ${layer.file} has the point ${x}, ${y}, which has no position in ${rasterCrs!.label}`);
-      }
-      return p;
-    }))),
+    polygons: !map ? feature.polygons : feature.polygons.map((poly) => poly.map((ring) => {
+      const at = (x: number, y: number): [number, number] => {
+        const p = map!(x, y);
+        if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) {
+          throw new VectorError(`argument "${arg}": feature ${feature.id} in ${layer.file} has the point ${x}, ${y}, which has no position in ${rasterCrs!.label}`);
+        }
+        return p;
+      };
+      return densifyRing(ring, at, tol);
+    })),
   }));
   return { features, ...(note ? { note } : {}) };
+}
+
+/**
+ * A ring transformed point by point, with points added along each edge where the straight edge
+ * in its own CRS bends in the target CRS by more than `tol` (as gdalwarp densifies a cutline):
+ * a lon/lat edge is straight in lon/lat, not in UTM.
+ */
+export function densifyRing(ring: Ring, at: (x: number, y: number) => [number, number], tol: number): Ring {
+  const out: Ring = [];
+  const split = (ax: number, ay: number, pa: [number, number], bx: number, by: number, pb: [number, number], depth: number) => {
+    const mx = (ax + bx) / 2, my = (ay + by) / 2;
+    const pm = at(mx, my);
+    if (depth < 16 && Math.hypot(pm[0] - (pa[0] + pb[0]) / 2, pm[1] - (pa[1] + pb[1]) / 2) > tol) {
+      split(ax, ay, pa, mx, my, pm, depth + 1);
+      out.push(pm);
+      split(mx, my, pm, bx, by, pb, depth + 1);
+    }
+  };
+  let prev: [number, number] | undefined;
+  for (let k = 0; k < ring.length; k++) {
+    const [x, y] = ring[k];
+    const p = at(x, y);
+    if (prev && k > 0) split(ring[k - 1][0], ring[k - 1][1], prev, x, y, p, 0);
+    out.push(p);
+    prev = p;
+  }
+  return out;
 }
