@@ -240,3 +240,33 @@ test('clip_to_vector with lon/lat GeoJSON, a LAEA Shapefile or a Lambert-93 GeoP
     assert.match(r.summary, /Clipped .* to 3 polygon features/);
   }
 });
+
+test('clip_bbox in lon/lat over a raster whose CRS has no EPSG code covers the box as gdaltransform places it', { skip }, async () => {
+  const box = [5.975, 49.912, 6.0, 49.925];
+  const r = await runTool('clip_bbox', { image: 'laea.tif', bbox: box, bbox_crs: 'lonlat' }, { outDir: path.join(dir, 'out-llclip'), cwd: dir });
+  const wkt = sh('gdalsrsinfo', ['-o', 'wkt1', path.join(dir, 'laea.tif')]).trim();
+  const corners = gdaltransform(wkt, [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]);
+  const g = r.stats.geoTransform as number[], w = (r.stats.window as any).width, h = (r.stats.window as any).height;
+  for (const [x, y] of corners) {
+    assert.ok(x >= g[0] - 1e-6 && x <= g[0] + w * g[1] + 1e-6 && y <= g[3] + 1e-6 && y >= g[3] + h * g[5] - 1e-6, `corner ${x},${y} inside the clip`);
+  }
+  // One pixel less on any side would lose a corner: the window is the smallest that holds them.
+  const xs = corners.map((c) => c[0]), ys = corners.map((c) => c[1]);
+  assert.ok(Math.min(...xs) < g[0] + g[1] && Math.max(...xs) > g[0] + (w - 1) * g[1]);
+  assert.ok(Math.max(...ys) > g[3] + g[5] && Math.min(...ys) < g[3] + (h - 1) * g[5]);
+  assert.equal(gdalinfoJson(r.outputs.clipped.path).coordinateSystem.wkt, gdalinfoJson(path.join(dir, 'laea.tif')).coordinateSystem.wkt);
+});
+
+test('hostile vector files are refused naming the file: truncated .shp, a .gpkg that is no SQLite, mismatched .dbf', { skip }, async () => {
+  const full = fs.readFileSync(path.join(dir, 'communes_3035.shp'));
+  for (const f of ['cut.shp', 'cut.dbf', 'cut.prj', 'cut.shx']) fs.copyFileSync(path.join(dir, `communes_3035.${f.split('.')[1]}`), path.join(dir, f));
+  fs.writeFileSync(path.join(dir, 'cut.shp'), full.subarray(0, full.length - 40));
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'cut.shp' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "zones": .*cut\.shp: record 3 runs past the end of the file \(the \.shp is truncated\)/);
+  fs.writeFileSync(path.join(dir, 'fake.gpkg'), 'not a database at all, just text that is long enough '.repeat(20));
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'fake.gpkg' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "zones": .*fake\.gpkg: not a GeoPackage \(no gpkg_geometry_columns table: file is not a database\)/);
+  fs.copyFileSync(path.join(dir, 'communes_3035.shp'), path.join(dir, 'two.shp'));
+  fs.writeFileSync(path.join(dir, 'two.dbf'), fs.readFileSync(path.join(dir, 'points.dbf')).subarray(0, 0x61));
+  await assert.rejects(runTool('clip_to_vector', { image: 'vals_utm.tif', cutline: 'two.shp' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "cutline": .*two\.(shp|dbf)/);
+  await assert.rejects(runTool('clip_to_vector', { image: 'vals_utm.tif', cutline: 'vals_utm.tif' }, { outDir: path.join(dir, 'o'), cwd: dir }), /clip_to_vector: argument "cutline" must be a GeoJSON \(\.geojson\), Shapefile \(\.shp\) or GeoPackage/);
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'communes.gpkg#nope' }, { outDir: path.join(dir, 'o'), cwd: dir }), /communes\.gpkg: has no layer "nope" \(communes: POLYGON\)/);
+});

@@ -2,7 +2,7 @@
 import { openRaster, RasterDataset, DType, GeoInfo } from '../io/dataset';
 import { GeoTiffWriter, WriteSpec } from '../io/writer';
 import { encodeTile, toTile } from '../io/encode';
-import { lonLatTo } from '../proj';
+import { LONLAT, crsOfGeo, transformer } from '../crs/crs';
 import { StatsAccumulator, num } from '../stats';
 import { outPath, rasterOutput, throwIfAborted, readPreview, inputStem } from './common';
 import { renderQuicklook } from '../quicklook';
@@ -88,7 +88,16 @@ export const clipBboxTool: BuiltinTool = {
         if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox}`);
         const pts: [number, number][] = [];
         try {
-          for (let i = 0; i <= 4; i++) for (let j = 0; j <= 4; j++) pts.push(lonLatTo(ds.geo.epsg, minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4));
+          const crs = crsOfGeo(ds.geo, ds.source);
+          if (!crs) throw new Error('the raster names no CRS; pass the bbox in its own coordinates with bbox_crs=native');
+          const t = transformer(LONLAT, crs);
+          for (let i = 0; i <= 4; i++) {
+            for (let j = 0; j <= 4; j++) {
+              const p = t.forward(minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4);
+              if (Number.isFinite(p[0]) && Number.isFinite(p[1])) pts.push(p);
+            }
+          }
+          if (!pts.length) throw new Error(`the box has no position in ${crs.label}`);
         } catch (e) { throw new Error(`clip_bbox: argument "bbox_crs"=lonlat for ${ds.source}: ${(e as Error).message}`); }
         minx = Math.min(...pts.map((p) => p[0])); maxx = Math.max(...pts.map((p) => p[0]));
         miny = Math.min(...pts.map((p) => p[1])); maxy = Math.max(...pts.map((p) => p[1]));
