@@ -125,6 +125,22 @@ test('reproject equals gdalwarp -t_srs on the same grid (lon/lat, web Mercator, 
     }
   }
   await assert.rejects(run('reproject', { image: 'smooth.tif', dst_crs: 'EPSG:1234567' }, 'bad'), /reproject: argument "dst_crs"/);
-  await assert.rejects(run('reproject', { image: 'smooth.tif', dst_crs: '+proj=laea +lat_0=50 +lon_0=6 +datum=WGS84' }, 'bad'),
-    /has no EPSG code, and GeoWeave writes a CRS without a code only by copying it from a raster; use align/);
+  await assert.rejects(run('reproject', { image: 'smooth.tif', dst_crs: '+proj=robin +lon_0=0 +datum=WGS84' }, 'bad'),
+    /has no EPSG code and is not a projection GeoWeave writes as GeoTIFF keys .*give an EPSG code, or use align/);
+});
+
+test('reproject to a proj4 string without an EPSG code writes GeoTIFF keys GDAL reads as the same CRS, with gdalwarp\'s values', { skip }, async () => {
+  const defs = [
+    '+proj=laea +lat_0=50 +lon_0=6 +x_0=1000 +y_0=2000 +ellps=GRS80 +units=m',
+    '+proj=tmerc +lat_0=49.8333333333333 +lon_0=6.16666666666667 +k=1 +x_0=80000 +y_0=100000 +ellps=intl +towgs84=-189.681,18.3463,-42.7695,-0.33746,-3.09264,2.53861,0.4598 +units=m',
+    '+proj=aea +lat_1=45 +lat_2=55 +lat_0=50 +lon_0=6 +datum=WGS84',
+    '+proj=lcc +lat_1=49 +lat_2=51 +lat_0=50 +lon_0=6 +x_0=0 +y_0=0 +ellps=GRS80 +towgs84=0,0,0',
+    '+proj=longlat +ellps=intl +towgs84=-87,-98,-121',
+  ];
+  for (const [i, def] of defs.entries()) {
+    const r = await run('reproject', { image: 'holes.tif', dst_crs: def, resampling: 'bilinear' }, `rp-def${i}`);
+    const c = againstGdalwarp(r, 'holes.tif', 'bilinear', def);
+    assert.equal(c.mask, 0, def);
+    assert.ok(c.rel <= 1e-4, `${def}: ${c.rel}`);
+  }
 });

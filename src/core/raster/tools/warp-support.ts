@@ -7,7 +7,9 @@ import type { GeoInfo, RasterDataset } from '../io/dataset';
 import type { WriteSpec } from '../io/writer';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { invertGeoTransform } from '../algorithms/zonal';
-import { Crs, CrsTransform, crsOfGeo, transformer, CrsError } from '../crs/crs';
+import { Crs, CrsTransform, crsOfGeo, transformer, CrsError, sameCrs } from '../crs/crs';
+import { proj4ToGeoKeys } from '../crs/keys-from-proj4';
+import { geoKeysToProj4 } from '../crs/geokeys';
 import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow } from '../algorithms/warp';
 import { StatsAccumulator } from '../stats';
 // spatial-tools imports this module too (resample): both names are used only at call time.
@@ -26,7 +28,13 @@ export function pixelSizes(gt: readonly number[]): [number, number] {
 export function geoFor(crs: Crs, gt: GeoTransform, what: string): GeoInfo {
   if (crs.epsg !== undefined) return { epsg: crs.epsg, geographic: crs.geographic, geoTransform: gt };
   if (crs.keys) return { geographic: crs.geographic, geoTransform: gt, keys: crs.keys };
-  throw new CrsError(`${what}: ${crs.label} has no EPSG code, and GeoWeave writes a CRS without a code only by copying it from a raster; use align with a reference raster in that CRS, or give an EPSG code`);
+  // A proj4 string: user-defined GeoTIFF keys, kept only when they read back as the same CRS.
+  const keys = crs.def.startsWith('+') ? proj4ToGeoKeys(crs.def, 'GeoWeave user-defined CRS') : undefined;
+  const back = keys ? geoKeysToProj4(keys) : undefined;
+  if (keys && back && 'def' in back && sameCrs(crs, { def: back.def, label: '', geographic: crs.geographic })) {
+    return { geographic: crs.geographic, geoTransform: gt, keys };
+  }
+  throw new CrsError(`${what}: ${crs.label} has no EPSG code and is not a projection GeoWeave writes as GeoTIFF keys (transverse Mercator, Mercator, Lambert conformal conic, Lambert azimuthal equal-area, Albers, equirectangular, sinusoidal, cylindrical equal-area, lon/lat; metres; WGS84 or an ellipsoid with +towgs84); give an EPSG code, or use align with a reference raster in that CRS`);
 }
 
 /** Maps destination pixel positions to source pixel positions (exact affine, or through a CRS transform). */
