@@ -41,7 +41,8 @@ export function geoFor(crs: Crs, gt: GeoTransform, what: string): GeoInfo {
 export class PixelMapper {
   private readonly toSrc: (X: number, Y: number) => [number, number];
   private readonly t: CrsTransform | null;
-  constructor(private readonly dst: GeoTransform, src: GeoTransform, t: CrsTransform | null) {
+  /** `tol`: how far (source pixels) interpolated positions may stray from exact ones. */
+  constructor(private readonly dst: GeoTransform, src: GeoTransform, t: CrsTransform | null, private readonly tol = 1e-3) {
     this.toSrc = invertGeoTransform(src);
     this.t = t && !t.identity ? t : null;
   }
@@ -63,7 +64,7 @@ export class PixelMapper {
   /**
    * Positions of destination points (x + dx, y) for x = 0..n-1 into out[2k], out[2k+1] from `at`.
    * Through a CRS transform, points are computed exactly every 16 columns and interpolated between
-   * when the midpoint agrees within 0.001 pixel (else every point of the span is computed).
+   * when the midpoint agrees within `tol` pixels (else every point of the span is computed).
    */
   row(y: number, dx: number, n: number, out: Float64Array, at: number): void {
     if (!this.t) {
@@ -84,7 +85,7 @@ export class PixelMapper {
       if (linear) {
         const [mx, my] = this.exact(m + dx, y);
         const f = (m - a) / (b - a);
-        linear = Math.abs(px + f * (qx - px) - mx) < 1e-6 && Math.abs(py + f * (qy - py) - my) < 1e-6;
+        linear = Math.abs(px + f * (qx - px) - mx) < this.tol && Math.abs(py + f * (qy - py) - my) < this.tol;
       }
       for (let k = a + 1; k < b; k++) {
         if (linear) {
@@ -155,7 +156,10 @@ export interface WarpResult { acc: StatsAccumulator; xScale: number; yScale: num
 
 /** Warps every band of `src` onto `dst` with `method` and writes `out`. */
 export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: TargetGrid, method: WarpMethod, out: string, what: string): Promise<WarpResult> {
-  const mapper = new PixelMapper(dst.geo.geoTransform, src.geo.geoTransform, gridTransform(src, dst.crs, what));
+  // Nearest picks one pixel: positions exact (to 1e-6 pixel) so it picks the pixel gdalwarp -et 0 picks;
+  // the interpolating kernels change by at most a thousandth of a pixel's gradient at 1e-3.
+  const tol = method === 'nearest' ? 1e-6 : 1e-3;
+  const mapper = new PixelMapper(dst.geo.geoTransform, src.geo.geoTransform, gridTransform(src, dst.crs, what), tol);
   const [xScale, yScale] = warpScales(src, dst, mapper, KERNEL_RADIUS[method]);
   const continuous = method !== 'nearest';
   const spec: WriteSpec = {
