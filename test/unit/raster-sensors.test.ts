@@ -74,9 +74,9 @@ const run = (tool: string, args: Record<string, unknown>, name: string) => runTo
 
 test('a Landsat 7 DN stack: the Landsat 8/9 preset is refused (band count), the C2 L2 one too (8-bit values); landsat457_tm takes red 3, NIR 4', { skip }, async () => {
   await assert.rejects(run('ndvi', { image: 'l7_dn.tif', sensor: 'landsat89_c2l2' }, 'a'),
-    /argument "sensor": Landsat 8\/9 Collection 2 Level-2 \(sensor=landsat89_c2l2\) does not fit .*l7_dn\.tif: sensor=landsat89_c2l2 expects 7 bands .* but the file has 6 bands; 6 bands is the Landsat 4-7 layout \(bands 1-5 and 7\): use sensor=landsat457_c2l2 .* or sensor=landsat457_tm/);
+    /argument "sensor": Landsat 8\/9 Collection 2 Level-2 \(sensor=landsat89_c2l2\) does not fit .*l7_dn\.tif: sensor=landsat89_c2l2 expects 7 bands .* but the file has 6 bands; 6 bands is the Landsat 4-7 layout \(bands 1-5 and 7\): use --arg sensor=landsat457_c2l2 .* or --arg sensor=landsat457_tm/);
   await assert.rejects(run('ndvi', { image: 'l7_dn.tif', sensor: 'landsat457_c2l2' }, 'b'),
-    /does not fit .*l7_dn\.tif: values \d+-\d+ in uint8 are 8-bit digital numbers, not .* surface reflectance .*: use sensor=landsat457_tm/);
+    /does not fit .*l7_dn\.tif: values \d+-\d+ in uint8 are 8-bit digital numbers, not .* surface reflectance .*: use --arg sensor=landsat457_tm/);
   await assert.rejects(run('ndvi', { image: 'l7_dn.tif', sensor: 'sentinel2_l2a' }, 'c'), /sensor=sentinel2_l2a expects 8 bands .* but the file has 6 bands/);
   const r = await run('ndvi', { image: 'l7_dn.tif', sensor: 'landsat457_tm' }, 'd');
   const bands = r.stats.bands as Record<string, { band: number; how: string }>;
@@ -92,7 +92,7 @@ test('Landsat 4-7 Collection 2 Level-2: scaled as C2 L2 (undescribed or SR_B3/SR
   assert.deepEqual([(named.stats.bands as any).red.how, (named.stats.bands as any).nir.band], [(named.stats.bands as any).red.how, 4]);
   assert.match((named.stats.bands as any).red.how, /description "SR_B3"/);
   ndviAgainstNumpy('l7_c2l2_named.tif', named.outputs.index.path, 3, 4, 0.0000275, -0.2);
-  await assert.rejects(run('ndvi', { image: 'l7_c2l2.tif', sensor: 'landsat457_tm' }, 'g'), /look like Collection 2 Level-2 surface reflectance DNs, which need their scaling: use sensor=landsat457_c2l2/);
+  await assert.rejects(run('ndvi', { image: 'l7_c2l2.tif', sensor: 'landsat457_tm' }, 'g'), /look like Collection 2 Level-2 surface reflectance DNs, which need their scaling: use --arg sensor=landsat457_c2l2/);
 });
 
 test('Sentinel-2 L1C: 13 bands with B10, red B04 and NIR B08, TOA reflectance DN/10000', { skip }, async () => {

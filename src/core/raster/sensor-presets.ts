@@ -90,8 +90,8 @@ export function presetMismatch(sensor: Sensor, f: PresetFacts, roleOf: (d: strin
   if (!layout && !described) {
     const known = Object.entries(stacks).map(([n, l]) => `${n} bands (${l.holds})`).join(' or ');
     let hint = '';
-    if (sensor === 'landsat89_c2l2' && (f.bandCount === 6 || f.bandCount === 7)) hint = `; ${f.bandCount} bands is the Landsat 4-7 layout (${LAYOUTS.landsat457_tm[f.bandCount].holds}): use sensor=landsat457_c2l2 for Collection 2 Level-2 surface reflectance or sensor=landsat457_tm for other Landsat 4-7 stacks`;
-    else if ((sensor === 'landsat457_c2l2' || sensor === 'landsat457_tm') && f.bandCount >= 7 && f.bandCount <= 9) hint = '; 7 to 9 bands with SR_B1-SR_B7 is the Landsat 8/9 layout: use sensor=landsat89_c2l2';
+    if (sensor === 'landsat89_c2l2' && (f.bandCount === 6 || f.bandCount === 7)) hint = `; ${f.bandCount} bands is the Landsat 4-7 layout (${LAYOUTS.landsat457_tm[f.bandCount].holds}): use --arg sensor=landsat457_c2l2 for Collection 2 Level-2 surface reflectance or --arg sensor=landsat457_tm for other Landsat 4-7 stacks`;
+    else if ((sensor === 'landsat457_c2l2' || sensor === 'landsat457_tm') && f.bandCount >= 7 && f.bandCount <= 9) hint = '; 7 to 9 bands with SR_B1-SR_B7 is the Landsat 8/9 layout: use --arg sensor=landsat89_c2l2';
     return `sensor=${sensor} expects ${known}, but the file has ${f.bandCount} band${f.bandCount === 1 ? '' : 's'}${hint}; or name the bands yourself (--arg red=<band> --arg nir=<band>)`;
   }
   // Band descriptions that name a role must sit where the preset puts that role.
@@ -109,7 +109,7 @@ export function presetMismatch(sensor: Sensor, f: PresetFacts, roleOf: (d: strin
   switch (sensor) {
     case 'landsat89_c2l2':
     case 'landsat457_c2l2':
-      if (eightBit) return `${range(f)} in ${f.dtype} are 8-bit digital numbers, not ${name} surface reflectance (UInt16 DN 7273-43636 for reflectance 0-1), so its scaling (DN × 0.0000275 − 0.2) would be wrong${sensor === 'landsat457_c2l2' ? ': use sensor=landsat457_tm, which takes the values as they are' : ''}`;
+      if (eightBit) return `${range(f)} in ${f.dtype} are 8-bit digital numbers, not ${name} surface reflectance (UInt16 DN 7273-43636 for reflectance 0-1), so its scaling (DN × 0.0000275 − 0.2) would be wrong${sensor === 'landsat457_c2l2' ? ': use --arg sensor=landsat457_tm, which takes the values as they are' : ''}`;
       if (fraction) return `${range(f)} are already reflectance, so the Collection 2 scaling (DN × 0.0000275 − 0.2) would be applied twice; leave sensor= out and name the bands (--arg red=<band> --arg nir=<band>)`;
       if (integer && f.max <= 12000 && f.min >= -2000) return `${range(f)} look like reflectance × 10000 (Collection 1 or a Sentinel-2-style scale), not Collection 2 Level-2 DNs (7273-43636 for reflectance 0-1), so its scaling would be wrong; name the bands instead (--arg red=<band> --arg nir=<band>)`;
       return undefined;
@@ -119,7 +119,7 @@ export function presetMismatch(sensor: Sensor, f: PresetFacts, roleOf: (d: strin
       if (fraction) return `${range(f)} are already reflectance, so dividing by 10000 again would be wrong; leave sensor= out and name the bands`;
       return undefined;
     case 'landsat457_tm':
-      if (f.dtype === 'uint16' && f.max > 20000) return `${range(f)} in UInt16 look like Collection 2 Level-2 surface reflectance DNs, which need their scaling: use sensor=landsat457_c2l2`;
+      if (f.dtype === 'uint16' && f.max > 20000) return `${range(f)} in UInt16 look like Collection 2 Level-2 surface reflectance DNs, which need their scaling: use --arg sensor=landsat457_c2l2`;
       return undefined;
     case 'naip':
       if (!eightBit) return `${range(f)} in ${f.dtype}: NAIP is 8-bit (0-255), so this file is not a NAIP stack; name the bands (--arg red=<band> --arg nir=<band>)`;
