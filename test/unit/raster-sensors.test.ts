@@ -119,3 +119,17 @@ test('raster_info reports the true pixel size and rotation of a rotated grid', {
   assert.ok(Math.abs((r.stats.rotationDegrees as number) - 36.869898) < 1e-5);
   assert.match(r.summary, /at 30 m \(grid rotated 36\.9°\)/);
 });
+
+test('the scene from the issue (Landsat 7 ETM+ DNs, 6 bands, no descriptions): landsat89_c2l2 is refused, landsat457_tm computes NDVI from bands 3 and 4', { skip }, async () => {
+  const { writeRealLikeData } = await import('../helpers/real-data');
+  const d = tmpDir('gw-l7-');
+  const { scene } = writeRealLikeData(d, 128);
+  await assert.rejects(runTool('ndvi', { image: scene, sensor: 'landsat89_c2l2' }, { outDir: path.join(d, 'out'), cwd: d }),
+    /does not fit .*L7_ETMs\.tif: sensor=landsat89_c2l2 expects 7 bands .* but the file has 6 bands; 6 bands is the Landsat 4-7 layout/);
+  const r = await runTool('ndvi', { image: scene, sensor: 'landsat457_tm' }, { outDir: path.join(d, 'out'), cwd: d });
+  const bands = r.stats.bands as Record<string, { band: number; how: string }>;
+  assert.deepEqual([bands.red.band, bands.nir.band], [3, 4]);
+  assert.doesNotMatch(bands.red.how, /0\.0000275/, 'no Collection 2 scaling on DNs');
+  const manual = await runTool('ndvi', { image: scene, red: 3, nir: 4 }, { outDir: path.join(d, 'out2'), cwd: d });
+  assert.equal(r.stats.mean, manual.stats.mean);
+});
