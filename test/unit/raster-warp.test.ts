@@ -93,6 +93,7 @@ test('resample onto a reference grid and align onto a grid in another CRS equal 
     ['align', 'ref_laea.tif', 'near', 'EPSG:3035'],
     ['align', 'ref_laea.tif', 'bilinear', 'EPSG:3035'],
     ['align', 'ref_laea.tif', 'cubic', 'EPSG:3035'],
+    ['align', 'ref_laea.tif', 'average', 'EPSG:3035'],
     ['align', 'ref_60m.tif', 'bilinear', 'EPSG:32632'],
   ];
   for (const [tool, reference, method, srs] of cases) {
@@ -109,9 +110,9 @@ test('resample onto a reference grid and align onto a grid in another CRS equal 
   assert.match(a.summary, /onto the grid of .*ref_laea\.tif \(EPSG:3035 \(ETRS89-extended \/ LAEA Europe\), 45 m pixels, 50×45/);
 });
 
-test('reproject equals gdalwarp -t_srs on the same grid (lon/lat, web Mercator, LAEA at a chosen resolution)', { skip }, async () => {
+test('reproject equals gdalwarp -t_srs on the same grid (lon/lat, web Mercator, LAEA at a chosen resolution; near, bilinear, cubic, average)', { skip }, async () => {
   const cases: [string, string, number | undefined][] = [
-    ['EPSG:4326', 'bilinear', undefined], ['EPSG:3857', 'near', undefined], ['EPSG:3035', 'cubic', 25], ['EPSG:3035', 'bilinear', 80],
+    ['EPSG:4326', 'bilinear', undefined], ['EPSG:3857', 'near', undefined], ['EPSG:3035', 'cubic', 25], ['EPSG:3035', 'bilinear', 80], ['EPSG:3035', 'average', 70],
   ];
   for (const [crs, method, res] of cases) {
     for (const input of ['smooth.tif', 'holes.tif']) {

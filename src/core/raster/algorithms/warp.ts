@@ -5,7 +5,8 @@
  * - bilinear / cubic (Keys, a = −0.5): the 2×2 / 4×4 formulas when the output is at least 0.95 of the
  *   source resolution; cubic falls back to bilinear at the raster border or next to an invalid pixel;
  *   coarser outputs widen the kernel by the scale (radius ⌈r / scale⌉, weights f(d · scale));
- * - average: source pixels under the destination footprint, weighted by the covered fraction.
+ * - average: source pixels under the destination footprint, weighted by the covered fraction
+ *   (gdalwarp's index rules, including a footprint within a pixel outside the raster taking the edge row).
  * Pixels outside the raster or invalid (NaN) carry no weight and the rest are renormalised; a
  * destination whose centre falls on an invalid pixel or outside the raster is invalid (NaN).
  */
@@ -148,15 +149,16 @@ export function warpPoints(s: SourceWindow, coords: Float64Array, n: number, o: 
  */
 export function averageFootprints(s: SourceWindow, boxes: Float64Array, n: number, out = new Float64Array(n)): Float64Array {
   for (let k = 0; k < n; k++) {
-    const bx0 = Math.max(0, boxes[4 * k]), by0 = Math.max(0, boxes[4 * k + 1]);
-    const bx1 = Math.min(s.fullW, boxes[4 * k + 2]), by1 = Math.min(s.fullH, boxes[4 * k + 3]);
-    if (!(bx1 > bx0 && by1 > by0)) { out[k] = NaN; continue; }
+    // Edge weights come from the footprint as it is, also where it reaches past the raster (as gdalwarp).
+    const bx0 = boxes[4 * k], by0 = boxes[4 * k + 1], bx1 = boxes[4 * k + 2], by1 = boxes[4 * k + 3];
+    if (!(bx0 === bx0 && by0 === by0 && bx1 === bx1 && by1 === by1)) { out[k] = NaN; continue; }
     const xMin = Math.max(Math.floor(bx0 + 1e-10), 0);
     let xMax = Math.min(Math.ceil(bx1 - 1e-10), s.fullW);
     const yMin = Math.max(Math.floor(by0 + 1e-10), 0);
     let yMax = Math.min(Math.ceil(by1 - 1e-10), s.fullH);
     if (xMin === xMax && xMax < s.fullW) xMax++;
     if (yMin === yMax && yMax < s.fullH) yMax++;
+    if (xMin >= xMax || yMin >= yMax) { out[k] = NaN; continue; }
     let total = 0, weight = 0;
     for (let y = yMin; y < yMax; y++) {
       const wy = y === yMin ? (yMin + 1 === yMax ? 1 : 1 - (by0 - yMin)) : y + 1 === yMax ? 1 - (yMax - by1) : 1;
