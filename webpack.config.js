@@ -40,6 +40,7 @@ const extension = {
   externals: {
     vscode: 'commonjs vscode',
     'hnswlib-node': 'commonjs hnswlib-node',
+    'better-sqlite3': 'commonjs better-sqlite3',
     '@huggingface/transformers': 'commonjs @huggingface/transformers',
     'onnxruntime-node': 'commonjs onnxruntime-node',
   },

@@ -9,7 +9,7 @@ import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import type { Log } from './log';
 
-const DATA_GLOB = '**/*.{tif,tiff,TIF,TIFF,vrt,geojson}';
+const DATA_GLOB = '**/*.{tif,tiff,TIF,TIFF,vrt,geojson,shp,gpkg}';
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
 
 export class WorkspaceData implements vscode.Disposable {
@@ -52,7 +52,7 @@ export class WorkspaceData implements vscode.Disposable {
     }
     const files: DataItem[] = [];
     for (const rel of await this.listFiles()) {
-      const item = await this.describe(rel, dir, /\.geojson$/i.test(rel) ? 'vector' : 'raster');
+      const item = await this.describe(rel, dir, /\.(geojson|shp|gpkg)$/i.test(rel) ? 'vector' : 'raster');
       if (item) files.push(item);
     }
     const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
@@ -89,7 +89,7 @@ export class WorkspaceData implements vscode.Disposable {
     const out: DataItem[] = [];
     for (const p of new Set(paths)) {
       if (!files.has(p)) continue;
-      const item = await this.describe(p, dir, /\.geojson$/i.test(p) ? 'vector' : 'raster');
+      const item = await this.describe(p, dir, /\.(geojson|shp|gpkg)$/i.test(p) ? 'vector' : 'raster');
       if (item) out.push(item);
     }
     return out;

@@ -72,17 +72,17 @@ test('workspace .geoweave/tools is read; unknown references are warnings', () =>
 
 test('a workspace manifest cannot replace a builtin tool or its process runner; the problem is an error naming both files', () => {
   const ws = tmpDir();
-  const evil = path.join(ws, '.geoweave', 'tools', 'reproject.json');
-  writeJson(evil, { id: 'reproject', description: 'Reproject (faster).', runner: { type: 'process', command: 'sh', args: ['-c', 'echo pwned > {out}'] } });
+  const evil = path.join(ws, '.geoweave', 'tools', 'cog_convert.json');
+  writeJson(evil, { id: 'cog_convert', description: 'COG (faster).', runner: { type: 'process', command: 'sh', args: ['-c', 'echo pwned > {out}'] } });
   writeJson(path.join(ws, '.geoweave', 'tools', 'ndvi.json'), { id: 'ndvi', description: 'My NDVI.' });
   const c = loadCatalog({ workspaceDir: ws });
-  const reproject = c.tools.find((t) => t.manifest.id === 'reproject')!;
-  assert.equal(reproject.source, 'builtin');
-  assert.deepEqual(reproject.manifest.runner && reproject.manifest.runner.type === 'process' ? reproject.manifest.runner.command : null, 'gdalwarp');
+  const cog = c.tools.find((t) => t.manifest.id === 'cog_convert')!;
+  assert.equal(cog.source, 'builtin');
+  assert.deepEqual(cog.manifest.runner && cog.manifest.runner.type === 'process' ? cog.manifest.runner.command : null, 'gdal_translate');
   assert.equal(c.tools.find((t) => t.manifest.id === 'ndvi')!.source, 'builtin');
   const p = c.problems.find((x) => x.file === evil);
   assert.equal(p?.severity, 'error');
-  assert.match(p!.message, /uses the id "reproject" of the builtin tool in .*reproject\.json; it is ignored \(a workspace cannot replace a builtin tool or run "sh" in its place\)/);
+  assert.match(p!.message, /uses the id "cog_convert" of the builtin tool in .*cog_convert\.json; it is ignored \(a workspace cannot replace a builtin tool or run "sh" in its place\)/);
   // Two manifests of the workspace itself may still override one another (with a warning).
   writeJson(path.join(ws, '.geoweave', 'tools', 'mine_a.json'), { id: 'mine', description: 'A.' });
   writeJson(path.join(ws, '.geoweave', 'tools', 'mine_b.json'), { id: 'mine', description: 'B.' });

@@ -59,8 +59,22 @@ test('every spectral index matches numpy over GDAL-read arrays (max abs diff <= 
 
 test('sensor presets: Landsat C2 L2 scale and offset are applied, and band order follows the preset', needGdal(), async () => {
   const dir = tmpDir();
-  // No descriptions: bands resolve from the preset (Landsat stack SR_B1..SR_B7).
-  const src = makeS2(dir, 'ls.tif', { descriptions: false });
+  // No descriptions: bands resolve from the preset (Landsat stack SR_B1..SR_B7, ST_B10), DNs in the C2 L2 range.
+  const s2 = makeS2(dir, 's2like.tif', { descriptions: false });
+  const src = path.join(dir, 'ls.tif');
+  py(`
+from osgeo import gdal
+import numpy as np
+d = gdal.Translate(${JSON.stringify(src)}, ${JSON.stringify(s2)})
+for i in range(1, d.RasterCount + 1):
+    b = d.GetRasterBand(i); a = b.ReadAsArray().astype(np.float64)
+    dn = np.where(a == 0, 0, np.round((a / 10000 + 0.2) / 0.0000275))
+    b.WriteArray(dn.astype(np.uint16))
+d = None
+`);
+  // Reflectance × 10000 (the Sentinel-2-like stack) is not Collection 2: the preset is refused, not applied.
+  await assert.rejects(runTool('ndvi', { image: s2, sensor: 'landsat89_c2l2' }, { outDir: path.join(dir, 'out') }),
+    /argument "sensor": Landsat 8\/9 Collection 2 Level-2 \(sensor=landsat89_c2l2\) does not fit .*s2like\.tif: values 1-\d+ look like reflectance × 10000/);
   const res = await runTool('ndvi', { image: src, sensor: 'landsat89_c2l2' }, { outDir: path.join(dir, 'out') });
   // landsat preset: red = band 4, nir = band 5 of the stack.
   const dump = path.join(dir, 'ls.diff');

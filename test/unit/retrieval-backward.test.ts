@@ -151,7 +151,8 @@ test('backward: graph edges and learned transitions come from the last step only
 test('backward: a cloud mask is applied to the image, not measured or cleaned like an analysis mask', async () => {
   const m = createMemory('mask the clouds on the Sentinel-2 scene, then a vegetation index');
   addStep(m, step('cloud_mask', [{ name: 'mask', type: 'raster', path: 'clouds.tif', roles: ['mask', 'cloud'] }]));
-  const r = await gw.complementarySuggestions(m, { k: 60 });
+  // k above the catalog's size: every tool is ranked.
+  const r = await gw.complementarySuggestions(m, { k: 100 });
   const by = (id: string) => r.ranked.find((s) => s.id === id)!;
   assert.equal(by('apply_mask').parts.feed, 1);
   for (const id of ['area_by_class', 'morphology', 'connected_patches', 'vectorize_mask']) {
@@ -206,7 +207,8 @@ test('backward: the deliverable the task names (polygons, per field, a preview) 
 test('backward: an indicator the task names is computed next after a preparation step', async () => {
   const m = createMemory('先去云，再按作物类型统计NDMI');
   addStep(m, step('cloud_mask', [{ name: 'mask', type: 'raster', path: 'clouds.tif', roles: ['mask', 'cloud'] }]));
-  const r = await gw.complementarySuggestions(m, { k: 60 });
+  // k above the catalog's size: every tool is ranked.
+  const r = await gw.complementarySuggestions(m, { k: 100 });
   const ndmi = r.ranked.find((s) => s.id === 'ndmi')!;
   assert.equal(ndmi.parts.named, 1);
   assert.equal(r.ranked.find((s) => s.id === 'ndvi')!.parts.named, 0, 'only the indicator the task names');

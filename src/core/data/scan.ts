@@ -1,5 +1,5 @@
 /** The data at hand in a folder: rasters described by their headers (band roles, CRS, grid, a
- *  guessed sensor when bands say nothing), GeoJSON by CRS and extent, tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
+ *  guessed sensor when bands say nothing), GeoJSON, Shapefiles and GeoPackages by CRS and extent, tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
  *  VS Code and shares `orderDataItems`. */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -8,7 +8,7 @@ import { describeRaster } from '../raster/engine';
 import { describeVector } from './vector';
 
 const RASTER = /\.(tif|tiff|vrt)$/i;
-const VECTOR = /\.geojson$/i;
+const VECTOR = /\.(geojson|shp|gpkg)$/i;
 const TABLE = /\.csv$/i;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.geoweave', '.geoweave-state', 'out']);
 

@@ -1,8 +1,9 @@
-/** A GeoJSON file described for readiness: its CRS and the box its features cover. */
+/** A vector file (GeoJSON, Shapefile, GeoPackage) described for readiness: its CRS and the box its features cover. */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DataItem } from '../retrieval/types';
 import { boxToLonLat } from '../raster/proj';
+import { readVectorLayer, splitLayer } from '../raster/vector/read';
 
 /** Larger files are listed without a box: reading them whole to check overlap would stall the panel. */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -39,9 +40,31 @@ export function geojsonBox(doc: unknown): [number, number, number, number] | und
   return x0 <= x1 && y0 <= y1 ? [x0, y0, x1, y1] : undefined;
 }
 
-/** A vector item with CRS and extent when the file is GeoJSON that can be read; just the path otherwise. */
+/** CRS and extent of a Shapefile or GeoPackage layer (read whole: these files are small next to rasters). */
+function describeLayer(item: DataItem, file: string): DataItem {
+  try {
+    if (fs.statSync(splitLayer(file).file).size > MAX_BYTES) return item;
+    const layer = readVectorLayer(file);
+    if (layer.crs) item.crs = layer.crs.epsg !== undefined ? `EPSG:${layer.crs.epsg}` : layer.crs.label;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const f of layer.features) for (const poly of f.polygons) for (const ring of poly) for (const [x, y] of ring) {
+      if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
+    }
+    if (x0 <= x1 && y0 <= y1) {
+      item.extent = [x0, y0, x1, y1];
+      const lonLat = layer.crs?.epsg !== undefined ? boxToLonLat(layer.crs.epsg, item.extent) : undefined;
+      if (lonLat) item.lonLat = lonLat;
+    }
+  } catch {
+    // Unreadable: the run will say so; readiness just knows less.
+  }
+  return item;
+}
+
+/** A vector item with CRS and extent when the file is GeoJSON, a Shapefile or a GeoPackage that can be read; just the path otherwise. */
 export function describeVector(rel: string, cwd?: string): DataItem {
   const item: DataItem = { path: rel, type: 'vector' };
+  if (/\.(shp|gpkg)(#[^#]*)?$/i.test(rel)) return describeLayer(item, cwd ? path.resolve(cwd, rel) : rel);
   if (!/\.(geo)?json$/i.test(rel)) return item;
   const file = cwd ? path.resolve(cwd, rel) : rel;
   try {

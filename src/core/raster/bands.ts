@@ -2,24 +2,13 @@
 import * as path from 'node:path';
 import { openRaster, RasterDataset } from './io/dataset';
 import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
+import { SENSORS, Sensor, SENSOR_NAMES, presetLayout, presetMismatch, roleForSensor } from './sensor-presets';
 
-export const SENSORS = ['sentinel2_l2a', 'landsat89_c2l2', 'naip', 'planetscope_4b'] as const;
-export type Sensor = typeof SENSORS[number];
+export { SENSORS } from './sensor-presets';
+export type { Sensor } from './sensor-presets';
 
 /** A resolved band; `scale`/`offset` convert readWindow values to physical units (reflectance, kelvin) when a preset says so. */
 export interface ResolvedBand { dataset: RasterDataset; band: number; scale?: number; offset?: number; how?: string }
-
-/** 1-based band index per role for each sensor preset (when a file has no usable descriptions). */
-const PRESET_INDEX: Record<Sensor, Record<string, number>> = {
-  // The 8-band layout of our sample (B02,B03,B04,B05,B08,B11,B12,SCL); full 12/13-band stacks are handled below.
-  sentinel2_l2a: { blue: 1, green: 2, red: 3, rededge: 4, nir: 5, swir1: 6, swir2: 7, qa: 8 },
-  // Stacks SR_B1..SR_B7, ST_B10, QA_PIXEL.
-  landsat89_c2l2: { coastal: 1, blue: 2, green: 3, red: 4, nir: 5, swir1: 6, swir2: 7, thermal: 8, qa: 9 },
-  naip: { red: 1, green: 2, blue: 3, nir: 4 },
-  planetscope_4b: { blue: 1, green: 2, red: 3, nir: 4 },
-};
-const S2_FULL = ['B01', 'B02', 'B03', 'B04', 'B05', 'B06', 'B07', 'B08', 'B8A', 'B09', 'B11', 'B12', 'SCL'];
-const S2_CODE: Record<string, string> = { blue: 'B02', green: 'B03', red: 'B04', rededge: 'B05', nir: 'B08', swir1: 'B11', swir2: 'B12', qa: 'SCL' };
 
 /** Lower-case description aliases per role (codes only where they are unambiguous across sensors). */
 const ALIASES: Record<string, string[]> = {
@@ -67,12 +56,12 @@ function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset
   const named = sensor ? undefined : c2l2FromName(ds, band, role);
   sensor = sensor ?? named;
   if (!sensor) return undefined;
-  if (sensor === 'landsat89_c2l2') {
+  if (sensor === 'landsat89_c2l2' || sensor === 'landsat457_c2l2') {
     const why = named ? ` (band name ${ds.bandDescriptions[band - 1]})` : '';
     if (REFLECTANCE_ROLES.has(role)) return { scale: 0.0000275, offset: -0.2, how: `Landsat C2 L2 reflectance DN×0.0000275−0.2${why}` };
     if (role === 'thermal') return { scale: 0.00341802, offset: 149.0, how: `Landsat C2 L2 ST DN×0.00341802+149 K${why}` };
   }
-  if (sensor === 'sentinel2_l2a' && REFLECTANCE_ROLES.has(role)) return { scale: 0.0001, offset: 0, how: 'Sentinel-2 L2A reflectance DN/10000' };
+  if ((sensor === 'sentinel2_l2a' || sensor === 'sentinel2_l1c') && REFLECTANCE_ROLES.has(role)) return { scale: 0.0001, offset: 0, how: `${SENSOR_NAMES[sensor]} reflectance DN/10000` };
   return undefined;
 }
 
@@ -103,18 +92,16 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
     if (direct >= 0) return { band: direct + 1, how: `description "${ds.bandDescriptions[direct]}"` };
     const asRole = Object.prototype.hasOwnProperty.call(ALIASES, name) ? name : undefined;
     if (asRole) {
-      const r = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === asRole);
+      const r = ds.bandDescriptions.findIndex((d) => roleForSensor(d, sensor, roleFromDescription) === asRole);
       if (r >= 0) return { band: r + 1, how: `description "${ds.bandDescriptions[r]}"` };
       if (sensor) return bandForRole(ds, asRole, undefined, sensor);
     }
     throw new Error(`argument "${role}": no band named "${explicit}" in ${file} (${describeBands(ds)}); pass a 1-based index, e.g. --arg ${role}=4`);
   }
-  const byDesc = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === role);
+  const byDesc = ds.bandDescriptions.findIndex((d) => roleForSensor(d, sensor, roleFromDescription) === role);
   if (byDesc >= 0) return { band: byDesc + 1, how: `description "${ds.bandDescriptions[byDesc]}"` };
   if (sensor) {
-    let idx: number | undefined;
-    if (sensor === 'sentinel2_l2a' && ds.bandCount >= 12 && S2_CODE[role]) idx = S2_FULL.indexOf(S2_CODE[role]) + 1;
-    else idx = PRESET_INDEX[sensor][role];
+    const idx = presetLayout(sensor, ds.bandCount)?.[role];
     if (idx !== undefined && idx <= ds.bandCount) return { band: idx, how: `${sensor} preset band ${idx}` };
     throw new Error(`band role "${role}" is not available in ${file} with sensor=${sensor} (${describeBands(ds)}); pass --arg ${role}=<band index>`);
   }
@@ -200,6 +187,7 @@ export async function resolveBands(
     return ds;
   };
   const out: Record<string, ResolvedBand> = {};
+  const checked = new Set<RasterDataset>();
   try {
     const mapping = roleMapping(image);
     for (const role of roles) {
@@ -218,6 +206,7 @@ export async function resolveBands(
       } else {
         if (typeof image !== 'string' || !image) throw new Error(`argument "image": expected a raster path, URL or {role: path} mapping`);
         ds = await open(image);
+        if (sensor && !checked.has(ds)) { checked.add(ds); await checkPreset(ds, sensor); }
         try {
           pick = bandForRole(ds, role, args[role], sensor);
         } catch (e) {
@@ -232,6 +221,18 @@ export async function resolveBands(
     await Promise.all([...opened.values()].map((d) => d.close().catch(() => undefined)));
     throw e;
   }
+}
+
+/** A sensor preset that does not fit the file it was given for. */
+export class PresetMismatchError extends Error {
+  constructor(message: string) { super(message); this.name = 'PresetMismatchError'; }
+}
+
+/** Refuses `sensor` for `ds` when the file's band count, descriptions or values do not fit it. */
+export async function checkPreset(ds: RasterDataset, sensor: Sensor): Promise<void> {
+  const sample = await sampleBands(ds);
+  const why = presetMismatch(sensor, { ...sample, descriptions: ds.bandDescriptions }, roleFromDescription);
+  if (why) throw new PresetMismatchError(`argument "sensor": ${SENSOR_NAMES[sensor]} (sensor=${sensor}) does not fit ${ds.source}: ${why}`);
 }
 
 /** Closes every distinct dataset in a resolveBands result. */

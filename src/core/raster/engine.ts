@@ -2,10 +2,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunOptions, ToolRunResult, OutputRef } from './types';
-import type { BuiltinTool, ToolParamSpec, ToolContext } from './tools/types';
+import type { BuiltinTool, ToolParamSpec, ToolContext, ZonesArg } from './tools/types';
+import { isVectorPath } from './vector/read';
+import { parseCrs, crsOfGeo, crsLabelOf, transformer, LONLAT } from './crs/crs';
 import type { DataItem } from '../retrieval/types';
 import { BUILTIN_TOOLS } from './tools/registry';
-import { openRaster, isRemote } from './io/dataset';
+import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { boxToLonLat } from './proj';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
@@ -94,8 +96,24 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
       return list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
     }
     case 'vector': {
-      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON path');
-      return resolvePath((value as string).trim(), cwd);
+      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg) path');
+      const s = (value as string).trim();
+      if (!isVectorPath(s)) bad('must be a GeoJSON (.geojson), Shapefile (.shp) or GeoPackage (.gpkg, or "file.gpkg#layer") path');
+      return resolvePath(s, cwd);
+    }
+    case 'zones': {
+      if (typeof value !== 'string' || !value.trim()) bad('must be a class raster or a polygon file (GeoJSON, Shapefile, GeoPackage)');
+      const s = (value as string).trim();
+      const z: ZonesArg = { type: isVectorPath(s) ? 'vector' : 'raster', path: resolvePath(s, cwd) };
+      return z;
+    }
+    case 'crs': {
+      if (typeof value !== 'string' && typeof value !== 'number') bad('must be an EPSG code (EPSG:32632), a proj4 string or WKT');
+      try {
+        return parseCrs(String(value), `${tool}: argument "${name}"`);
+      } catch (e) {
+        throw new ToolArgumentError((e as Error).message);
+      }
     }
     case 'number': return num(value);
     case 'integer': { const n = num(value); if (!Number.isInteger(n)) bad('must be an integer'); return n; }
@@ -226,6 +244,27 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
   }
 }
 
+/** Lon/lat box of a CRS without an EPSG code (GeoTIFF keys), or undefined when it cannot be transformed. */
+function outlineLonLat(geo: RasterDataset['geo'], file: string, box: [number, number, number, number]): [number, number, number, number] | undefined {
+  try {
+    const crs = crsOfGeo(geo, file);
+    if (!crs) return undefined;
+    const t = transformer(crs, LONLAT);
+    let lo0 = Infinity, la0 = Infinity, lo1 = -Infinity, la1 = -Infinity;
+    for (let i = 0; i <= 8; i++) {
+      for (let j = 0; j <= 8; j++) {
+        if (i % 8 !== 0 && j % 8 !== 0) continue;
+        const [lon, lat] = t.forward(box[0] + ((box[2] - box[0]) * i) / 8, box[1] + ((box[3] - box[1]) * j) / 8);
+        if (!Number.isFinite(lon) || !Number.isFinite(lat)) continue;
+        lo0 = Math.min(lo0, lon); lo1 = Math.max(lo1, lon); la0 = Math.min(la0, lat); la1 = Math.max(la1, lat);
+      }
+    }
+    return lo0 <= lo1 && la0 <= la1 ? [lo0, la0, lo1, la1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Data-context entry for a raster: bands with roles from descriptions, whole-raster roles (dem, class, mask), CRS. */
 export async function describeRaster(p: string, cwd?: string): Promise<DataItem> {
   const ds = await openRaster(p, { cwd });
@@ -246,13 +285,13 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
       else if (/dnbr/.test(desc) || /dnbr/.test(name)) roles.push('dnbr');
     }
     if (bands.filter((b) => b.role && !['dem', 'qa', 'thermal'].includes(b.role)).length >= 2) roles.push('multispectral');
-    const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : ds.geo.wkt;
+    const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsLabelOf(ds.geo, ds.source);
     const g = ds.geo.geoTransform;
     const xs = [g[0], g[0] + g[1] * ds.width + g[2] * ds.height, g[0] + g[1] * ds.width, g[0] + g[2] * ds.height];
     const ys = [g[3], g[3] + g[4] * ds.width + g[5] * ds.height, g[3] + g[4] * ds.width, g[3] + g[5] * ds.height];
     const extent: [number, number, number, number] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
     const epsg = ds.geo.epsg ?? (ds.geo.geographic ? 4326 : undefined);
-    const lonLat = boxToLonLat(epsg, extent);
+    const lonLat = boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
     // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
     const guess = ds.bandCount >= 3 && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
     return {

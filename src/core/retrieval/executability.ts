@@ -167,8 +167,8 @@ function sameGrid(a: DataItem, b: DataItem): boolean {
 
 /**
  * Why two inputs of one call cannot run together, or undefined. Every tool needs its inputs to cover
- * the same ground; GeoWeave's own raster tools also combine rasters pixel by pixel (same grid) and
- * read polygons in the raster's CRS without reprojecting them.
+ * the same ground; GeoWeave's own raster tools also combine rasters pixel by pixel (same grid);
+ * polygons in another CRS are reprojected onto the raster by the tools themselves.
  */
 function conflict(m: ToolManifest, a: DataItem, b: DataItem): string | undefined {
   if (sameFile(a.path, b.path)) return undefined;
@@ -180,10 +180,6 @@ function conflict(m: ToolManifest, a: DataItem, b: DataItem): string | undefined
     return `${fileName(a)} and ${fileName(b)} do not overlap (both ${crsA})`;
   }
   if (m.runner?.type !== 'builtin') return undefined;
-  const [ras, vec] = a.type === 'raster' && b.type === 'vector' ? [a, b] : b.type === 'raster' && a.type === 'vector' ? [b, a] : [undefined, undefined];
-  if (ras && vec && ras.crs && vec.crs && ras.crs !== vec.crs) {
-    return `${fileName(vec)} is in ${vec.crs} but ${fileName(ras)} is in ${ras.crs}: reproject one onto the other first (reproject the raster, or the polygons with ogr2ogr -t_srs)`;
-  }
   if (a.type === 'raster' && b.type === 'raster' && !sameGrid(a, b)) {
     const grid = (it: DataItem) => `${it.crs ?? '?'}, ${pixelSize(it)}, ${it.grid!.width}×${it.grid!.height}`;
     const step = a.crs !== b.crs ? 'reproject' : pixelSize(a) !== pixelSize(b) ? 'resample' : 'reproject';

@@ -9,10 +9,13 @@ import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { scanFirstIfd, tagName } from './tiff-sanity';
 import { count as countEvent } from './stage-times';
+import type { GeoKeySet } from '../crs/geokeys';
 
 export type { DType } from './samples';
 
-export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean; }
+export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean;
+  /** The file's GeoKeys as stored (see crs/geokeys.ts): outputs on this CRS copy them. */
+  keys?: GeoKeySet; }
 
 /** An open raster: metadata plus windowed reads of single bands. */
 export interface RasterDataset {

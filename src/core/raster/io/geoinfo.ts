@@ -1,6 +1,6 @@
 /** Georeferencing and GDAL metadata parsed from a geotiff.js image. */
 import type { GeoInfo } from './dataset';
-import { readGeoKeys } from './tiff-sanity';
+import { readGeoKeys, readRawGeoKeys } from './tiff-sanity';
 
 /** Geotransform (GDAL order), EPSG and geographic flag from ModelTiepoint/PixelScale/Transformation and GeoKeys. */
 export async function readGeoInfo(image: any): Promise<GeoInfo> {
@@ -33,6 +33,8 @@ export async function readGeoInfo(image: any): Promise<GeoInfo> {
   else if (model === undefined && geog && geog !== 32767) { info.epsg = geog; info.geographic = true; }
   const cit = (keys.GTCitationGeoKey ?? keys.GeogCitationGeoKey) as string | undefined;
   if (info.epsg === undefined && cit) info.wkt = cit;
+  const raw = await readRawGeoKeys(fd);
+  if (raw) info.keys = raw;
   return info;
 }
 

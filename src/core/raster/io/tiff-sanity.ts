@@ -85,3 +85,14 @@ export async function readGeoKeys(fd: any): Promise<Record<string, unknown>> {
   }
   return keys;
 }
+
+/** The GeoKey directory (entries after the 4-number header), double and ASCII parameters as stored; undefined without keys. */
+export async function readRawGeoKeys(fd: any): Promise<{ entries: number[]; doubles: number[]; ascii: string } | undefined> {
+  const dir = (await fd.loadValue('GeoKeyDirectory')) as ArrayLike<number> | undefined;
+  if (!dir || dir.length < 8) return undefined;
+  const n = Math.min(Number(dir[3]) || 0, Math.floor((dir.length - 4) / 4), 256);
+  const entries = Array.from(dir).slice(4, 4 + 4 * n).map(Number);
+  const doubles = fd.hasTag('GeoDoubleParams') ? Array.from((await fd.loadValue('GeoDoubleParams')) as ArrayLike<number>).slice(0, 4096).map(Number) : [];
+  const ascii = fd.hasTag('GeoAsciiParams') ? String(await fd.loadValue('GeoAsciiParams')).slice(0, 1 << 16) : '';
+  return { entries, doubles, ascii };
+}

@@ -5,6 +5,7 @@ import type { GeoInfo } from './dataset';
 import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, DEFAULT_ZLEVEL } from './encode';
 import { escapeXml } from './geoinfo';
 import { openTempExclusive } from './atomic-file';
+import { asPixelIsArea } from '../crs/geokeys';
 
 export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number;
   /** Optional per-band scale/offset written to GDAL_METADATA (so copies of scaled data keep their meaning). */
@@ -166,6 +167,16 @@ function geoKeys(geo: GeoInfo): number[] {
   return [1, 1, 0, keys.length, ...keys.flat()];
 }
 
+/** GeoKey tags: an EPSG code as above, or the input's own keys copied when its CRS has no code. */
+function geoKeyTags(geo: GeoInfo): Entry[] {
+  const k = geo.epsg === undefined && geo.keys && geo.keys.entries.length >= 4 ? asPixelIsArea(geo.keys) : undefined;
+  if (!k) return [{ tag: 34735, type: 3, values: geoKeys(geo) }];
+  const out: Entry[] = [{ tag: 34735, type: 3, values: [1, 1, 0, Math.floor(k.entries.length / 4), ...k.entries.slice(0, Math.floor(k.entries.length / 4) * 4)] }];
+  if (k.doubles.length) out.push({ tag: 34736, type: 12, values: k.doubles });
+  if (k.ascii.length) out.push({ tag: 34737, type: 2, values: Buffer.from(k.ascii.endsWith('\0') ? k.ascii : `${k.ascii}\0`, 'latin1') });
+  return out;
+}
+
 function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: number[], nodata: number | null, ifdAt: number): Buffer {
   const n = spec.bands;
   const gt = spec.geo.geoTransform;
@@ -191,7 +202,7 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
   } else {
     entries.push({ tag: 34264, type: 12, values: [gt[1], gt[2], 0, gt[0], gt[4], gt[5], 0, gt[3], 0, 0, 0, 0, 0, 0, 0, 1] });
   }
-  entries.push({ tag: 34735, type: 3, values: geoKeys(spec.geo) });
+  entries.push(...geoKeyTags(spec.geo));
   const desc = spec.descriptions ?? [];
   const sc = spec.scales ?? [], of = spec.offsets ?? [];
   if (desc.some((d) => d) || sc.some((v) => v !== 1) || of.some((v) => v !== 0)) {

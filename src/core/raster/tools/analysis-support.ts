@@ -10,6 +10,7 @@ import { rowPixelAreas } from '../algorithms/area';
 import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
 import { outPath as commonOutPath } from './common';
 import { writeFileAtomicSync } from '../io/atomic-file';
+import { gridMismatch } from './grid-check';
 
 export function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
@@ -21,23 +22,10 @@ function prefixArg(e: unknown, arg: string): Error {
   return new Error(`argument "${arg}": ${msg}`);
 }
 
-/** Throws naming both files when two rasters are not on the same grid (size, CRS, transform). */
+/** Throws naming both files, both grids and the align tool when two rasters are not on the same grid (size, CRS, transform). */
 export function assertSameGrid(a: RasterDataset, aArg: string, b: RasterDataset, bArg: string): void {
-  const problems: string[] = [];
-  if (a.width !== b.width || a.height !== b.height) problems.push(`size ${a.width}x${a.height} vs ${b.width}x${b.height}`);
-  const crsA = a.geo.epsg !== undefined ? `EPSG:${a.geo.epsg}` : a.geo.wkt ?? 'unknown CRS';
-  const crsB = b.geo.epsg !== undefined ? `EPSG:${b.geo.epsg}` : b.geo.wkt ?? 'unknown CRS';
-  if (crsA !== crsB) problems.push(`CRS ${crsA} vs ${crsB}`);
-  const ga = a.geo.geoTransform, gb = b.geo.geoTransform;
-  const tol = 1e-6 * Math.max(Math.abs(ga[1]), Math.abs(ga[5]), 1e-12);
-  if (ga.some((v, i) => Math.abs(v - gb[i]) > (i === 0 || i === 3 ? Math.max(tol, 1e-6 * Math.abs(v)) : tol))) {
-    problems.push(`geotransform [${ga.join(', ')}] vs [${gb.join(', ')}]`);
-  }
-  if (problems.length) {
-    throw new Error(
-      `grids do not match: "${aArg}" ${a.source} and "${bArg}" ${b.source} differ in ${problems.join('; ')}; resample/reproject one onto the other (e.g. gdalwarp) first`,
-    );
-  }
+  const msg = gridMismatch(a, aArg, b, bArg);
+  if (msg) throw new Error(msg);
 }
 
 export function gt(ds: RasterDataset): GeoTransform {

@@ -4,6 +4,7 @@ import type { RasterDataset } from '../io/dataset';
 import type { WriteSpec } from '../io/writer';
 import type { OutputRef } from '../types';
 import type { ToolContext } from './types';
+import { gridMismatch } from './grid-check';
 
 /** File name without directory and extension ("s2_scene" for ".../s2_scene.tif"; URLs use their last segment). */
 export function stemOf(p: string): string {
@@ -40,17 +41,10 @@ export function specLike(ds: RasterDataset, dtype: WriteSpec['dtype'], extra: Pa
   return { width: ds.width, height: ds.height, bands: 1, dtype, geo: ds.geo, ...extra };
 }
 
-/** Throws naming both arguments when two rasters are not on the same grid (size, CRS, transform). */
+/** Throws naming both arguments, both grids and the align tool when two rasters are not on the same grid (size, CRS, transform). */
 export function assertSameGrid(a: RasterDataset, b: RasterDataset, nameA: string, nameB: string): void {
-  const why: string[] = [];
-  if (a.width !== b.width || a.height !== b.height) why.push(`size ${a.width}x${a.height} vs ${b.width}x${b.height}`);
-  if ((a.geo.epsg ?? null) !== (b.geo.epsg ?? null)) why.push(`CRS EPSG:${a.geo.epsg ?? '?'} vs EPSG:${b.geo.epsg ?? '?'}`);
-  const ga = a.geo.geoTransform, gb = b.geo.geoTransform;
-  const tol = Math.abs(ga[1]) * 1e-6 + 1e-9;
-  if (ga.some((v, i) => Math.abs(v - gb[i]) > tol)) why.push(`geotransform [${ga.join(', ')}] vs [${gb.join(', ')}]`);
-  if (why.length) {
-    throw new Error(`grids do not match: "${nameA}" (${a.source}) and "${nameB}" (${b.source}) differ in ${why.join('; ')}; reproject or resample one onto the other first`);
-  }
+  const msg = gridMismatch(a, nameA, b, nameB);
+  if (msg) throw new Error(msg);
 }
 
 export function throwIfAborted(signal?: AbortSignal): void {

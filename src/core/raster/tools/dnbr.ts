@@ -1,5 +1,6 @@
 /** dnbr: differenced normalized burn ratio, NBR_pre − NBR_post (streamed in strips). */
 import type { BuiltinTool } from './types';
+import { SENSORS } from '../sensor-presets';
 import { dnbr } from '../algorithms/burn';
 import {
   resolveRoles, closeResolved, streamStrips, assertSameGrid, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview,
@@ -11,7 +12,7 @@ export const dnbrTool: BuiltinTool = {
   params: {
     pre: { kind: 'raster', required: true, description: 'pre-fire image' },
     post: { kind: 'raster', required: true, description: 'post-fire image' },
-    sensor: { kind: 'string', enum: ['sentinel2_l2a', 'landsat89_c2l2', 'naip', 'planetscope_4b'] },
+    sensor: { kind: 'string', enum: [...SENSORS] },
     nir: { kind: 'band' },
     swir2: { kind: 'band' },
   },

@@ -8,6 +8,7 @@ import { inputStem, outPath, readPreview, throwIfAborted, pixelArea } from './co
 import { describeContinuous } from './summary';
 import { roleFromDescription } from '../bands';
 import type { BuiltinTool } from './types';
+import { crsLabelOf } from '../crs/crs';
 
 export const rasterInfoTool: BuiltinTool = {
   id: 'raster_info',
@@ -16,18 +17,24 @@ export const rasterInfoTool: BuiltinTool = {
     const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
     try {
       const g = ds.geo.geoTransform;
-      const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : ds.geo.wkt ?? 'unknown';
+      const crsName = crsLabelOf(ds.geo, ds.source);
+      const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsName;
       const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleFromDescription(d) ?? null, scale: ds.scales[i], offset: ds.offsets[i] }));
       const unit = ds.geo.geographic ? '°' : ' m';
-      const extent = [g[0], g[3] + g[5] * ds.height, g[0] + g[1] * ds.width, g[3]];
+      // A rotated grid's pixel is the length of its column and row vectors, not gt[1] and gt[5].
+      const size = [Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5])];
+      const rotation = g[2] !== 0 || g[4] !== 0 ? Number(((Math.atan2(g[4], g[1]) * 180) / Math.PI).toFixed(6)) : 0;
+      const xs = [0, ds.width].flatMap((px) => [0, ds.height].map((py) => g[0] + px * g[1] + py * g[2]));
+      const ys = [0, ds.width].flatMap((px) => [0, ds.height].map((py) => g[3] + px * g[4] + py * g[5]));
+      const extent = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
       const stats = {
         width: ds.width, height: ds.height, bandCount: ds.bandCount, dtype: ds.dtype, crs, epsg: ds.geo.epsg ?? null,
-        geographic: ds.geo.geographic, geoTransform: g, pixelSize: [Math.abs(g[1]), Math.abs(g[5])], extent,
+        geographic: ds.geo.geographic, geoTransform: g, pixelSize: size, ...(rotation ? { rotationDegrees: rotation } : {}), extent,
         nodata: ds.nodata, blockSize: [ds.blockWidth, ds.blockHeight], bands,
       };
       const roles = bands.filter((b) => b.role).map((b) => `${b.role}=${b.index}`);
       const areaKm2 = ds.geo.geographic ? null : (pixelArea(ds) * ds.width * ds.height) / 1e6;
-      const summary = `${ds.width}×${ds.height} pixels, ${ds.bandCount} ${ds.dtype} band${ds.bandCount === 1 ? '' : 's'} at ${num(Math.abs(g[1]))}${unit} in ${crs}`
+      const summary = `${ds.width}×${ds.height} pixels, ${ds.bandCount} ${ds.dtype} band${ds.bandCount === 1 ? '' : 's'} at ${num(size[0])}${size[1] !== size[0] ? `×${num(size[1])}` : ''}${unit}${rotation ? ` (grid rotated ${num(rotation)}°)` : ''} in ${crsName}`
         + `${areaKm2 !== null ? ` covering ${num(areaKm2)} km²` : ''}; nodata ${ds.nodata ?? 'not set'}.`
         + (roles.length ? ` Band roles from descriptions: ${roles.join(', ')}.` : ds.bandCount > 1 ? ' Bands have no role descriptions: pass --arg red=3 etc. or sensor=.' : '');
       return { tool: 'raster_info', outputs: {}, stats, summary };

@@ -22,6 +22,9 @@ import { slopeTool } from './slope';
 import { timeSeriesTrendTool } from './time_series_trend';
 import { vectorizeMaskTool } from './vectorize_mask';
 import { zonalStatsTool } from './zonal_stats';
+import { reprojectTool } from './reproject';
+import { alignTool } from './align';
+import { clipToVectorTool } from './clip_to_vector';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -61,4 +64,7 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   timeSeriesTrendTool,
   vectorizeMaskTool,
   zonalStatsTool,
+  reprojectTool,
+  alignTool,
+  clipToVectorTool,
 ];

@@ -1,13 +1,17 @@
 /** clip_bbox and resample: grid-changing copies, streamed in strips. */
 import { openRaster, RasterDataset, DType, GeoInfo } from '../io/dataset';
-import type { WriteSpec } from '../io/writer';
+import { GeoTiffWriter, WriteSpec } from '../io/writer';
+import { encodeTile, stripToTile } from '../io/encode';
 import { runStrips } from '../pipeline/run-strips';
 import type { StripKernelSpec } from '../pipeline/strip-kernels';
-import { lonLatTo } from '../proj';
+import { LONLAT, crsOfGeo, transformer } from '../crs/crs';
 import { StatsAccumulator, num } from '../stats';
 import { outPath, rasterOutput, throwIfAborted, inputStem } from './common';
 import { renderQuicklook } from '../quicklook';
 import type { BuiltinTool, ToolContext } from './types';
+import type { WarpMethod } from '../algorithms/warp';
+import { warpRaster } from './warp-support';
+import { warpOntoReference } from './align';
 
 /** Writer type that holds `d` without loss where possible (int8 → int16; uint32/float64 → float32). */
 export function writableType(d: DType): WriteSpec['dtype'] {
@@ -35,6 +39,39 @@ async function copyStrips(ctx: ToolContext, ds: RasterDataset, out: string, spec
   return { stats: run.stats!, ql };
 }
 
+/**
+ * Streams output strips for tools whose pixels are not a strip kernel (the warp, clip_to_vector):
+ * `fill(band, y0, h)` returns the band's rows y0..y0+h (w = spec.width); writes tiles.
+ * One band's strip is held at a time, so memory is one strip whatever the band count.
+ */
+export async function writeStrips(ctx: ToolContext, path: string, spec: WriteSpec, fill: (band: number, y0: number, h: number) => Promise<ArrayLike<number>>): Promise<StatsAccumulator> {
+  const w = await GeoTiffWriter.create(path, spec);
+  const acc = new StatsAccumulator(spec.width, spec.height);
+  try {
+    const t = w.tile;
+    for (let by = 0; by < w.tilesDown; by++) {
+      const y0 = by * t, h = Math.min(t, spec.height - y0);
+      for (let b = 1; b <= spec.bands; b++) {
+        throwIfAborted(ctx.signal);
+        const strip = await fill(b, y0, h);
+        if (b === 1) {
+          const f = new Float32Array(strip.length);
+          const nd = w.nodata;
+          for (let i = 0; i < f.length; i++) { const v = strip[i]; f[i] = nd !== null && v === nd ? NaN : v; }
+          acc.add(f, 0, y0, spec.width, h);
+        }
+        for (let bx = 0; bx < w.tilesAcross; bx++) {
+          const { w: bw } = w.blockSize(bx, by);
+          await w.writeEncoded(bx, by, b - 1, encodeTile(stripToTile(strip, spec.width, bx * t, bw, h, t, spec.dtype, w.fill), t, spec.dtype, w.zlevel));
+        }
+      }
+      ctx.progress((by + 1) / w.tilesDown * 0.9);
+    }
+    await w.finish();
+  } catch (e) { await w.abort(); throw e; }
+  return acc;
+}
+
 function baseSpec(ds: RasterDataset, width: number, height: number, geo: GeoInfo, dtype: WriteSpec['dtype']): WriteSpec {
   return {
     width, height, bands: ds.bandCount, dtype, geo, nodata: ds.nodata,
@@ -59,7 +96,16 @@ export const clipBboxTool: BuiltinTool = {
         if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox}`);
         const pts: [number, number][] = [];
         try {
-          for (let i = 0; i <= 4; i++) for (let j = 0; j <= 4; j++) pts.push(lonLatTo(ds.geo.epsg, minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4));
+          const crs = crsOfGeo(ds.geo, ds.source);
+          if (!crs) throw new Error('the raster names no CRS; pass the bbox in its own coordinates with bbox_crs=native');
+          const t = transformer(LONLAT, crs);
+          for (let i = 0; i <= 4; i++) {
+            for (let j = 0; j <= 4; j++) {
+              const p = t.forward(minx + ((maxx - minx) * i) / 4, miny + ((maxy - miny) * j) / 4);
+              if (Number.isFinite(p[0]) && Number.isFinite(p[1])) pts.push(p);
+            }
+          }
+          if (!pts.length) throw new Error(`the box has no position in ${crs.label}`);
         } catch (e) { throw new Error(`clip_bbox: argument "bbox_crs"=lonlat for ${ds.source}: ${(e as Error).message}`); }
         minx = Math.min(...pts.map((p) => p[0])); maxx = Math.max(...pts.map((p) => p[0]));
         miny = Math.min(...pts.map((p) => p[1])); maxy = Math.max(...pts.map((p) => p[1]));
@@ -91,10 +137,17 @@ export const resampleTool: BuiltinTool = {
   id: 'resample',
   params: {
     image: { kind: 'raster', required: true },
-    factor: { kind: 'number', required: true, description: 'output pixel size ÷ input pixel size (2 = half the resolution)' },
-    method: { kind: 'string', default: 'nearest', enum: ['nearest', 'average'] },
+    factor: { kind: 'number', description: 'output pixel size ÷ input pixel size (2 = half the resolution); or give reference=' },
+    method: { kind: 'string', default: 'nearest', enum: ['nearest', 'average', 'bilinear', 'cubic'] },
+    reference: { kind: 'raster', description: 'raster whose grid (pixel size, extent, CRS) the output matches, instead of factor' },
   },
   async run(ctx) {
+    const method = String(ctx.args.method) as WarpMethod;
+    if (ctx.args.reference !== undefined) {
+      if (ctx.args.factor !== undefined) throw new Error('resample: give either "factor" or "reference", not both');
+      return warpOntoReference(ctx, 'resample', method, 'resampled');
+    }
+    if (ctx.args.factor === undefined) throw new Error('resample: missing argument "factor" (output pixel size ÷ input pixel size, e.g. factor=2) or "reference" (a raster whose grid to match)');
     const f = Number(ctx.args.factor);
     if (!(f > 0) || f > 1000 || f < 0.01) throw new Error(`resample: argument "factor" must be between 0.01 and 1000, got ${ctx.args.factor}`);
     const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
@@ -109,7 +162,16 @@ export const resampleTool: BuiltinTool = {
       }
       const fx = ds.width / W, fy = ds.height / H;
       const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0], g[1] * fx, g[2] * fy, g[3], g[4] * fx, g[5] * fy] };
-      const avg = ctx.args.method === 'average';
+      if (method === 'bilinear' || method === 'cubic') {
+        // Interpolating kernels go through the warp (gdalwarp's kernels, scaled when downsampling).
+        const out = outPath(ctx, 'resampled');
+        const w = await warpRaster(ctx, ds, { width: W, height: H, geo, crs: undefined }, method, out, 'resample');
+        const r = w.acc.result();
+        const summary = `Resampled ${ds.width}×${ds.height} to ${W}×${H} pixels (${num(Math.hypot(geo.geoTransform[1], geo.geoTransform[4]))}${ds.geo.geographic ? '°' : ' m'} pixels, ${method}); band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}.`;
+        return { tool: 'resample', outputs: { resampled: rasterOutput(out, ['resampled']) }, stats: { width: W, height: H, geoTransform: geo.geoTransform, method, kernel_scale: [w.xScale, w.yScale], ...r }, summary };
+      }
+      // nearest and average: the strip pipeline (workers, stats and quicklook taken while writing).
+      const avg = method === 'average';
       const spec = baseSpec(ds, W, H, geo, avg ? 'float32' : writableType(ds.dtype));
       if (avg) { spec.scales = undefined; spec.offsets = undefined; spec.nodata = -9999; }
       const out = outPath(ctx, 'resampled');

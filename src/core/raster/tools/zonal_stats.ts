@@ -1,11 +1,11 @@
 /** zonal_stats: statistics of one band per zone (class raster zones or GeoJSON polygons), accumulated strip by strip. */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { BuiltinTool, ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 import { zonalByClass, ZoneAccumulator, preparePolygon, rasterizeRows, PreparedPolygon } from '../algorithms/zonal';
-import type { Ring } from '../algorithms/vectorize';
 import type { RasterDataset } from '../io/dataset';
+import { readVectorLayer, VectorError } from '../vector/read';
+import { layerOnRaster, nameAttribute } from '../vector/to-raster';
+import type { ZonesArg } from './types';
 import { resolveRoles, closeResolved, outPath, writeCsv, assertSameGrid, gt, rowAreas, checkAbort, sig, areaText } from './analysis-support';
 import { readResolved, ResolvedBand } from '../bands';
 import { stripRowsFor } from './strip-support';
@@ -13,43 +13,26 @@ import { stripRowsFor } from './strip-support';
 interface Zone { key: string; props: Record<string, unknown>; acc: ZoneAccumulator; m2: number }
 interface PolygonZone extends Zone { parts: PreparedPolygon[] }
 
-function geojsonEpsg(doc: any): number | 'crs84' | undefined {
-  const name: string | undefined = doc?.crs?.properties?.name;
-  if (!name) return undefined;
-  if (/CRS84$/i.test(name) || /EPSG:{1,2}4326$/.test(name)) return 'crs84';
-  const m = /EPSG:{1,2}(\d+)/i.exec(name);
-  return m ? Number(m[1]) : undefined;
-}
-
-function polygonsOf(geom: any, file: string, idx: number): Ring[][] {
-  if (!geom) return [];
-  if (geom.type === 'Polygon') return [geom.coordinates];
-  if (geom.type === 'MultiPolygon') return geom.coordinates;
-  throw new Error(`argument "zones": feature ${idx} in ${file} is a ${geom.type}; zones must be Polygon or MultiPolygon`);
-}
-
-/** Reads the GeoJSON, checks its CRS against the raster and prepares each feature's polygons in pixel space. */
-function vectorZones(ctx: ToolContext, file: string, ds: RasterDataset): PolygonZone[] {
-  let doc: any;
-  try { doc = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) {
-    throw new Error(`argument "zones": cannot read GeoJSON ${file}: ${e instanceof Error ? e.message : e}`);
-  }
-  const feats: any[] = doc?.type === 'FeatureCollection' ? doc.features : doc?.type === 'Feature' ? [doc] : [];
-  if (!Array.isArray(feats) || feats.length === 0) throw new Error(`argument "zones": ${file} has no features`);
-  const epsg = geojsonEpsg(doc);
-  const rasterEpsg = ds.geo.epsg;
-  const rasterGeographic = ds.geo.geographic;
-  const vecGeographic = epsg === 'crs84' || epsg === undefined;
-  if (vecGeographic !== rasterGeographic || (typeof epsg === 'number' && rasterEpsg !== undefined && epsg !== rasterEpsg)) {
-    throw new Error(`argument "zones": ${file} is in ${epsg === undefined ? 'lon/lat (no crs member, RFC 7946)' : epsg === 'crs84' ? 'lon/lat' : `EPSG:${epsg}`} but ${ds.source} is in ${rasterEpsg ? `EPSG:${rasterEpsg}` : 'another CRS'}; reproject the polygons (vector_convert / ogr2ogr -t_srs) first`);
+/** Reads the polygon layer (GeoJSON, Shapefile, GeoPackage; any CRS) and prepares each feature's polygons in pixel space. */
+function vectorZones(ctx: ToolContext, file: string, ds: RasterDataset): { zones: PolygonZone[]; note?: string; nameKey?: string } {
+  let placed;
+  try {
+    const layer = readVectorLayer(file);
+    if (!layer.features.length) throw new VectorError(`${file} has no features`);
+    placed = { layer, ...layerOnRaster(layer, ds, 'zones') };
+  } catch (e) {
+    const msg = (e as Error).message;
+    throw new Error(msg.startsWith('argument') ? msg : `argument "zones": ${msg}`);
   }
   const g = gt(ds);
-  return feats.map((f, k) => {
+  const nameKey = nameAttribute(placed.layer.features);
+  const zones = placed.features.map(({ feature: f, polygons }, k) => {
     if (k % 16 === 0) checkAbort(ctx.signal);
-    const props = { ...(f.properties ?? {}) };
-    const parts = polygonsOf(f.geometry, file, k).map((poly) => preparePolygon(poly, g, ds.height));
-    return { key: String(props.id ?? f.id ?? k + 1), props, acc: new ZoneAccumulator(), m2: 0, parts };
+    const props = { ...f.props };
+    const parts = polygons.map((poly) => preparePolygon(poly, g, ds.height));
+    return { key: String(props.id ?? f.id), props, acc: new ZoneAccumulator(), m2: 0, parts };
   });
+  return { zones, ...(placed.note ? { note: placed.note } : {}), ...(nameKey ? { nameKey } : {}) };
 }
 
 /** Streams the value band (and the class band) strip by strip into the zones' accumulators. */
@@ -91,7 +74,7 @@ export const zonalStatsTool: BuiltinTool = {
   id: 'zonal_stats',
   params: {
     image: { kind: 'raster', required: true, description: 'values raster' },
-    zones: { kind: 'string', required: true, description: 'class raster (zone = value, 0/nodata ignored) or GeoJSON polygons in the raster\'s CRS' },
+    zones: { kind: 'zones', required: true, description: 'class raster on the same grid (zone = value, 0/nodata ignored), or polygons: GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg, "file.gpkg#layer") in any CRS' },
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
@@ -104,19 +87,18 @@ export const zonalStatsTool: BuiltinTool = {
 
 async function runZonal(ctx: ToolContext, valsBand: ResolvedBand): Promise<ToolRunResult> {
     const vals = { ds: valsBand.dataset, band: valsBand.band };
-    const zonesArg = String(ctx.args.zones);
-    const zonesPath = path.resolve(ctx.cwd, zonesArg);
-    const isVector = /\.(geo)?json$/i.test(zonesArg);
+    const zonesArg = ctx.args.zones as ZonesArg;
     let zones: Zone[];
     let kind: 'polygons' | 'classes';
-    if (isVector) {
-      if (!fs.existsSync(zonesPath)) throw new Error(`argument "zones": ${zonesPath} not found`);
-      const polys = vectorZones(ctx, zonesPath, vals.ds);
-      await accumulate(ctx, valsBand, null, polys);
-      zones = polys;
+    let note: string | undefined, nameKey: string | undefined;
+    if (zonesArg.type === 'vector') {
+      const v = vectorZones(ctx, zonesArg.path, vals.ds);
+      await accumulate(ctx, valsBand, null, v.zones);
+      zones = v.zones;
+      note = v.note; nameKey = v.nameKey;
       kind = 'polygons';
     } else {
-      const Z = await resolveRoles(ctx, 'zones', ['band'], { band: 1 });
+      const Z = await resolveRoles({ ...ctx, args: { ...ctx.args, zones: zonesArg.path } }, 'zones', ['band'], { band: 1 });
       try {
         assertSameGrid(vals.ds, 'image', Z.band.dataset, 'zones');
         const accs = await accumulate(ctx, valsBand, Z.band, null);
@@ -139,8 +121,12 @@ async function runZonal(ctx: ToolContext, valsBand: ResolvedBand): Promise<ToolR
     const columns = [...propCols, 'count', 'nodata_pixels', 'area_ha', 'mean', 'min', 'max', 'std', 'sum'];
     const file = writeCsv(outPath(ctx, 'zonal_stats', 'table', 'csv'), columns, rows);
     const withData = rows.filter((r) => (r.count as number) > 0);
+    const names = new Map<unknown, number>();
+    if (nameKey) for (const r of rows) names.set(r[nameKey], (names.get(r[nameKey]) ?? 0) + 1);
     const label = (r: Record<string, unknown>) => {
       const id = r.id ?? r.zone;
+      // A name attribute names the zone ("Clervaux"); the id only tells apart zones of the same name.
+      if (nameKey && typeof r[nameKey] === 'string' && (r[nameKey] as string).trim()) return `${r[nameKey]}${(names.get(r[nameKey]) ?? 0) > 1 ? ` (${id})` : ''}`;
       const extra = r.crop ?? r.name ?? r.label;
       return `${kind === 'polygons' ? 'zone' : 'class'} ${id}${extra !== undefined ? ` (${extra})` : ''}`;
     };
@@ -155,10 +141,11 @@ async function runZonal(ctx: ToolContext, valsBand: ResolvedBand): Promise<ToolR
       const empty = rows.length - withData.length;
       if (empty) summary += ` ${empty} zone${empty > 1 ? 's have' : ' has'} no valid pixels.`;
     }
+    if (note) summary += ` ${note[0].toUpperCase()}${note.slice(1)}.`;
     return {
       tool: 'zonal_stats',
       outputs: { table: { path: file, type: 'table', description: `statistics of ${vals.ds.source} band ${vals.band} per zone` } },
-      stats: { zones: rows.length, zone_kind: kind, table: rows },
+      stats: { zones: rows.length, zone_kind: kind, table: rows, ...(nameKey ? { name_attribute: nameKey } : {}), ...(note ? { crs_note: note } : {}) },
       summary,
     };
 }

@@ -1,0 +1,65 @@
+/** align: a raster warped onto another raster's grid (CRS, pixel size, extent), so the two combine pixel by pixel. */
+import { openRaster, RasterDataset } from '../io/dataset';
+import { crsOfGeo, crsLabelOf, Crs } from '../crs/crs';
+import type { WarpMethod } from '../algorithms/warp';
+import { num } from '../stats';
+import { outPath, rasterOutput } from './common';
+import { warpRaster, pixelSizes, TargetGrid } from './warp-support';
+import type { BuiltinTool, ToolContext } from './types';
+import type { ToolRunResult } from '../types';
+
+/** Resampling names the warp tools accept (gdalwarp's, and ours). */
+export const RESAMPLING = ['near', 'nearest', 'bilinear', 'cubic', 'average'];
+
+export function warpMethod(s: string): WarpMethod {
+  return s === 'near' ? 'nearest' : (s as WarpMethod);
+}
+
+export function unitOf(crs: Crs | undefined): string {
+  return crs?.geographic ? '°' : 'm';
+}
+
+/** "EPSG:32632 (WGS 84 / UTM zone 32N), 10 m pixels, 600×600 from (500000, 4430000)". */
+export function gridText(ds: RasterDataset): string {
+  const g = ds.geo.geoTransform;
+  const [sx, sy] = pixelSizes(g);
+  const unit = ds.geo.geographic ? '°' : ' m';
+  return `${crsLabelOf(ds.geo, ds.source)}, ${num(sx)}${sx === sy ? '' : `×${num(sy)}`}${unit} pixels, ${ds.width}×${ds.height} from (${num(g[0])}, ${num(g[3])})`;
+}
+
+/** The grid of a reference raster, written with its own georeferencing (EPSG code or keys). */
+export function gridOf(ref: RasterDataset): TargetGrid {
+  return { width: ref.width, height: ref.height, geo: { ...ref.geo, geoTransform: [...ref.geo.geoTransform] as TargetGrid['geo']['geoTransform'] }, crs: crsOfGeo(ref.geo, ref.source) };
+}
+
+/** Warps `image` onto the grid of `reference` (align, and resample with reference=). */
+export async function warpOntoReference(ctx: ToolContext, tool: string, method: WarpMethod, outName: string): Promise<ToolRunResult> {
+  const ref = await openRaster(String(ctx.args.reference), { cwd: ctx.cwd, signal: ctx.signal });
+  try {
+    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    try {
+      const grid = gridOf(ref);
+      const out = outPath(ctx, outName);
+      const w = await warpRaster(ctx, ds, grid, method, out, tool);
+      const r = w.acc.result();
+      const outside = r.count ? r.nodata / r.count : 0;
+      const summary = `Put ${ds.source} (${gridText(ds)}) onto the grid of ${ref.source} (${gridText(ref)}) with ${method}; `
+        + `band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}${outside >= 0.005 ? `; ${Math.round(outside * 100)}% of the grid is nodata (outside the input or nodata there)` : ''}.`;
+      return {
+        tool, outputs: { [outName]: rasterOutput(out, [outName], `${ds.source} on the grid of ${ref.source}`) },
+        stats: { width: ref.width, height: ref.height, geoTransform: ref.geo.geoTransform, crs: crsLabelOf(ref.geo, ref.source), resampling: method, kernel_scale: [w.xScale, w.yScale], ...r },
+        summary,
+      };
+    } finally { await ds.close(); }
+  } finally { await ref.close(); }
+}
+
+export const alignTool: BuiltinTool = {
+  id: 'align',
+  params: {
+    image: { kind: 'raster', required: true, description: 'raster to put onto the reference grid' },
+    reference: { kind: 'raster', required: true, description: 'raster whose grid (CRS, pixel size, extent) the output takes' },
+    resampling: { kind: 'string', default: 'near', enum: RESAMPLING, description: 'near for classes and masks, bilinear or cubic for continuous values, average to aggregate' },
+  },
+  run: (ctx) => warpOntoReference(ctx, 'align', warpMethod(String(ctx.args.resampling)), 'aligned'),
+};

@@ -1,0 +1,220 @@
+/**
+ * Warping a raster onto another grid (another resolution, another CRS, or another raster's grid):
+ * where each destination pixel falls in the source, which source window a strip needs, and the
+ * streamed write. The kernels themselves are in ../algorithms/warp.ts.
+ */
+import type { GeoInfo, RasterDataset } from '../io/dataset';
+import type { WriteSpec } from '../io/writer';
+import type { GeoTransform } from '../algorithms/vectorize';
+import { invertGeoTransform } from '../algorithms/zonal';
+import { Crs, CrsTransform, crsOfGeo, transformer, CrsError, sameCrs } from '../crs/crs';
+import { proj4ToGeoKeys } from '../crs/keys-from-proj4';
+import { geoKeysToProj4 } from '../crs/geokeys';
+import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow } from '../algorithms/warp';
+import { StatsAccumulator } from '../stats';
+// spatial-tools imports this module too (resample): both names are used only at call time.
+import { writableType, writeStrips } from './spatial-tools';
+import type { ToolContext } from './types';
+
+/** The grid a warp writes: size, geotransform, and the georeferencing written with it. */
+export interface TargetGrid { width: number; height: number; geo: GeoInfo; crs: Crs | undefined }
+
+/** Pixel size along each axis of a (possibly rotated) geotransform. */
+export function pixelSizes(gt: readonly number[]): [number, number] {
+  return [Math.hypot(gt[1], gt[4]), Math.hypot(gt[2], gt[5])];
+}
+
+/** GeoInfo for writing a grid in `crs`: its EPSG code, or the keys of the raster it came from. */
+export function geoFor(crs: Crs, gt: GeoTransform, what: string): GeoInfo {
+  if (crs.epsg !== undefined) return { epsg: crs.epsg, geographic: crs.geographic, geoTransform: gt };
+  if (crs.keys) return { geographic: crs.geographic, geoTransform: gt, keys: crs.keys };
+  // A proj4 string: user-defined GeoTIFF keys, kept only when they read back as the same CRS.
+  const keys = crs.def.startsWith('+') ? proj4ToGeoKeys(crs.def, 'GeoWeave user-defined CRS') : undefined;
+  const back = keys ? geoKeysToProj4(keys) : undefined;
+  if (keys && back && 'def' in back && sameCrs(crs, { def: back.def, label: '', geographic: crs.geographic })) {
+    return { geographic: crs.geographic, geoTransform: gt, keys };
+  }
+  throw new CrsError(`${what}: ${crs.label} has no EPSG code and is not a projection GeoWeave writes as GeoTIFF keys (transverse Mercator, Mercator, Lambert conformal conic, Lambert azimuthal equal-area, Albers, equirectangular, sinusoidal, cylindrical equal-area, lon/lat; metres; WGS84 or an ellipsoid with +towgs84); give an EPSG code, or use align with a reference raster in that CRS`);
+}
+
+/** Maps destination pixel positions to source pixel positions (exact affine, or through a CRS transform). */
+export class PixelMapper {
+  private readonly toSrc: (X: number, Y: number) => [number, number];
+  private readonly t: CrsTransform | null;
+  /** `tol`: how far (source pixels) interpolated positions may stray from exact ones. */
+  constructor(private readonly dst: GeoTransform, src: GeoTransform, t: CrsTransform | null, private readonly tol = 1e-3) {
+    this.toSrc = invertGeoTransform(src);
+    this.t = t && !t.identity ? t : null;
+  }
+
+  get affine(): boolean { return this.t === null; }
+
+  /** Source pixel position of destination pixel position (px, py); NaN when the transform fails. */
+  exact(px: number, py: number): [number, number] {
+    const g = this.dst;
+    let X = g[0] + px * g[1] + py * g[2], Y = g[3] + px * g[4] + py * g[5];
+    if (this.t) {
+      const p = this.t.forward(X, Y);
+      X = p[0]; Y = p[1];
+      if (!Number.isFinite(X) || !Number.isFinite(Y)) return [NaN, NaN];
+    }
+    return this.toSrc(X, Y);
+  }
+
+  /**
+   * Positions of destination points (x + dx, y) for x = 0..n-1 into out[2k], out[2k+1] from `at`.
+   * Through a CRS transform, points are computed exactly every 16 columns and interpolated between
+   * when the midpoint agrees within `tol` pixels (else every point of the span is computed).
+   */
+  row(y: number, dx: number, n: number, out: Float64Array, at: number): void {
+    if (!this.t) {
+      const [ax, ay] = this.exact(dx, y), [bx, by] = this.exact(dx + 1, y);
+      const sx = bx - ax, sy = by - ay;
+      for (let k = 0; k < n; k++) { out[at + 2 * k] = ax + k * sx; out[at + 2 * k + 1] = ay + k * sy; }
+      return;
+    }
+    const step = 16;
+    let [px, py] = this.exact(dx, y);
+    out[at] = px; out[at + 1] = py;
+    for (let a = 0; a < n - 1; a += step) {
+      const b = Math.min(n - 1, a + step);
+      const [qx, qy] = this.exact(b + dx, y);
+      out[at + 2 * b] = qx; out[at + 2 * b + 1] = qy;
+      const m = (a + b) >> 1;
+      let linear = b - a > 1 && Number.isFinite(px) && Number.isFinite(qx);
+      if (linear) {
+        const [mx, my] = this.exact(m + dx, y);
+        const f = (m - a) / (b - a);
+        linear = Math.abs(px + f * (qx - px) - mx) < this.tol && Math.abs(py + f * (qy - py) - my) < this.tol;
+      }
+      for (let k = a + 1; k < b; k++) {
+        if (linear) {
+          const f = (k - a) / (b - a);
+          out[at + 2 * k] = px + f * (qx - px); out[at + 2 * k + 1] = py + f * (qy - py);
+        } else {
+          const [ex, ey] = this.exact(k + dx, y);
+          out[at + 2 * k] = ex; out[at + 2 * k + 1] = ey;
+        }
+      }
+      px = qx; py = qy;
+    }
+  }
+}
+
+/** The CRS transform from a destination grid's CRS to a source raster's, or null when both are the same (or neither names one). */
+export function gridTransform(src: RasterDataset, dstCrs: Crs | undefined, what: string): CrsTransform | null {
+  const srcCrs = crsOfGeo(src.geo, src.source);
+  if (!dstCrs || !srcCrs) {
+    if (dstCrs && !srcCrs) throw new CrsError(`${what}: ${src.source} names no CRS, so it cannot be placed on a grid in ${dstCrs.label}; assign its CRS (gdal_edit.py -a_srs) first`);
+    return null;
+  }
+  const t = transformer(dstCrs, srcCrs);
+  return t.identity ? null : t;
+}
+
+/**
+ * GDAL's kernel scales (destination pixels per source pixel) for warping `src` onto `dst`: the
+ * destination size over the source window its outline covers (gdalwarp's ComputeSourceWindow,
+ * one chunk), before kernelScale's snapping.
+ */
+export function warpScales(src: RasterDataset, dst: TargetGrid, mapper: PixelMapper, radius: number): [number, number] {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  const n = 21;
+  const visit = (px: number, py: number) => {
+    const [x, y] = mapper.exact(px, py);
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+  };
+  for (let i = 0; i < n; i++) {
+    const f = i / (n - 1);
+    visit(dst.width * f, 0); visit(dst.width * f, dst.height); visit(0, dst.height * f); visit(dst.width, dst.height * f);
+  }
+  if (!(x1 > x0 && y1 > y0)) return [1, 1];
+  const axis = (lo: number, hi: number, size: number, dstSize: number) => {
+    const s0 = Math.max(1e-3, dstSize / (hi - lo));
+    const r = s0 < 0.95 ? Math.ceil(radius / s0) : radius;
+    const off = Math.max(0, Math.floor(lo) - r);
+    const raw = Math.max(0, Math.min(size - off, hi - lo));
+    return kernelScale(raw > 0 ? dstSize / raw : 1);
+  };
+  return [axis(x0, x1, src.width, dst.width), axis(y0, y1, src.height, dst.height)];
+}
+
+/** Raw band window as float64 with nodata (and NaN) as NaN. */
+async function rawWindow(ds: RasterDataset, band: number, x0: number, y0: number, w: number, h: number, signal: AbortSignal): Promise<Float64Array> {
+  const raw = await ds.readWindowRaw(band, x0, y0, w, h, signal);
+  const nd = ds.nodata === null ? null : ds.dtype === 'float32' ? Math.fround(ds.nodata) : ds.nodata;
+  const out = new Float64Array(raw.length);
+  for (let i = 0; i < raw.length; i++) { const v = raw[i]; out[i] = v === nd ? NaN : v; }
+  return out;
+}
+
+/** Rows per warp pass: the source window of a strip stays within a few tens of MB. */
+const PASS_ROWS = 64;
+
+export interface WarpResult { acc: StatsAccumulator; xScale: number; yScale: number; spec: WriteSpec }
+
+/** Warps every band of `src` onto `dst` with `method` and writes `out`. */
+export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: TargetGrid, method: WarpMethod, out: string, what: string): Promise<WarpResult> {
+  // Nearest picks one pixel: positions exact (to 1e-6 pixel) so it picks the pixel gdalwarp -et 0 picks;
+  // the interpolating kernels change by at most a thousandth of a pixel's gradient at 1e-3.
+  const tol = method === 'nearest' ? 1e-6 : 1e-3;
+  const mapper = new PixelMapper(dst.geo.geoTransform, src.geo.geoTransform, gridTransform(src, dst.crs, what), tol);
+  const [xScale, yScale] = warpScales(src, dst, mapper, KERNEL_RADIUS[method]);
+  const continuous = method !== 'nearest';
+  const spec: WriteSpec = {
+    width: dst.width, height: dst.height, bands: src.bandCount, dtype: continuous ? 'float32' : writableType(src.dtype), geo: dst.geo,
+    nodata: src.nodata ?? (continuous || writableType(src.dtype) === 'float32' ? -9999 : null), descriptions: src.bandDescriptions.map((d) => d ?? ''), scales: src.scales, offsets: src.offsets,
+  };
+  const W = dst.width;
+  const radius = Math.ceil(KERNEL_RADIUS[method] / Math.min(1, xScale, yScale)) + 2;
+  // Positions of the strip being written, kept for the other bands.
+  let cacheY = -1;
+  let passes: { r0: number; rows: number; pos: Float64Array; win: [number, number, number, number] | null }[] = [];
+  const plan = (y0: number, h: number) => {
+    passes = [];
+    for (let r0 = y0; r0 < y0 + h; r0 += PASS_ROWS) {
+      const rows = Math.min(PASS_ROWS, y0 + h - r0);
+      const per = method === 'average' ? 4 : 2;
+      const pos = new Float64Array(W * rows * per);
+      if (method === 'average') {
+        // Footprints from the pixel's top-left and bottom-right corners (as GDAL's average).
+        const tl = new Float64Array(2 * (W + 1)), br = new Float64Array(2 * (W + 1));
+        for (let r = 0; r < rows; r++) {
+          mapper.row(r0 + r, 0, W + 1, tl, 0);
+          mapper.row(r0 + r + 1, 0, W + 1, br, 0);
+          for (let x = 0; x < W; x++) {
+            const o = (r * W + x) * 4;
+            const ax = tl[2 * x], ay = tl[2 * x + 1], bx = br[2 * x + 2], by = br[2 * x + 3];
+            pos[o] = Math.min(ax, bx); pos[o + 1] = Math.min(ay, by); pos[o + 2] = Math.max(ax, bx); pos[o + 3] = Math.max(ay, by);
+          }
+        }
+      } else {
+        for (let r = 0; r < rows; r++) mapper.row(r0 + r + 0.5, 0.5, W, pos, r * W * 2);
+      }
+      let x0 = Infinity, yy0 = Infinity, x1 = -Infinity, yy1 = -Infinity;
+      for (let i = 0; i < pos.length; i += 2) {
+        const x = pos[i], y = pos[i + 1];
+        if (x === x && y === y) { if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < yy0) yy0 = y; if (y > yy1) yy1 = y; }
+      }
+      const wx0 = Math.max(0, Math.floor(x0) - radius), wx1 = Math.min(src.width, Math.ceil(x1) + radius + 1);
+      const wy0 = Math.max(0, Math.floor(yy0) - radius), wy1 = Math.min(src.height, Math.ceil(yy1) + radius + 1);
+      passes.push({ r0, rows, pos, win: wx1 > wx0 && wy1 > wy0 ? [wx0, wy0, wx1 - wx0, wy1 - wy0] : null });
+    }
+  };
+  const acc = await writeStrips(ctx, out, spec, async (band, y0, h) => {
+    if (y0 !== cacheY) { plan(y0, h); cacheY = y0; }
+    const res = new Float64Array(W * h).fill(NaN);
+    for (const p of passes) {
+      if (!p.win) continue;
+      const [wx, wy, ww, wh] = p.win;
+      const data = await rawWindow(src, band, wx, wy, ww, wh, ctx.signal);
+      const s: SourceWindow = { data, x0: wx, y0: wy, w: ww, h: wh, fullW: src.width, fullH: src.height };
+      const n = W * p.rows;
+      const vals = method === 'average' ? averageFootprints(s, p.pos, n) : warpPoints(s, p.pos, n, { method, xScale, yScale });
+      res.set(vals, (p.r0 - y0) * W);
+    }
+    return res;
+  });
+  return { acc, xScale, yScale, spec };
+}

@@ -1,0 +1,92 @@
+/** GeoPackage reader (SQLite through better-sqlite3): one feature table, its attributes, geometries and CRS. */
+import { parseCrs, crsFromEpsg, Crs, CrsError } from '../crs/crs';
+import { epsgDefinition } from '../crs/epsg';
+import { parseWkb } from './wkb';
+import { VectorError, VectorFeature, VectorLayer } from './types';
+
+interface Statement { all(...params: unknown[]): any[]; get(...params: unknown[]): any }
+interface Database { prepare(sql: string): Statement; close(): void }
+
+function openDb(file: string): Database {
+  let Ctor: new (f: string, o: object) => Database;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    Ctor = require('better-sqlite3');
+  } catch (e) {
+    throw new VectorError(`${file}: GeoPackage support needs the better-sqlite3 module, which did not load (${(e as Error).message}); convert the layer with ogr2ogr -f GeoJSON out.geojson ${file}`);
+  }
+  try {
+    return new Ctor(file, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw new VectorError(`${file}: not a readable GeoPackage (${(e as Error).message})`);
+  }
+}
+
+function quoteIdent(s: string): string { return `"${s.replace(/"/g, '""')}"`; }
+
+/** The WKB inside a GeoPackage geometry blob ("GP" header, srs id, optional envelope). */
+function gpkgWkb(blob: Uint8Array): Uint8Array | null {
+  if (blob.length < 8 || blob[0] !== 0x47 || blob[1] !== 0x50) throw new Error('not a GeoPackage geometry (no GP magic)');
+  const flags = blob[3];
+  if (flags & 0x10) return null; // empty geometry
+  const env = (flags >> 1) & 7;
+  const envBytes = [0, 32, 48, 48, 64][env];
+  if (envBytes === undefined) throw new Error(`unknown envelope code ${env}`);
+  return blob.subarray(8 + envBytes);
+}
+
+function layerCrs(db: Database, file: string, srsId: number): Crs | undefined {
+  if (srsId === 0 || srsId === -1) return undefined;
+  const row = db.prepare('SELECT organization, organization_coordsys_id, definition FROM gpkg_spatial_ref_sys WHERE srs_id = ?').get(srsId);
+  if (!row) throw new VectorError(`${file}: its layer names srs_id ${srsId}, which gpkg_spatial_ref_sys does not define`);
+  const org = String(row.organization ?? '').toUpperCase();
+  const code = Number(row.organization_coordsys_id);
+  try {
+    if (org === 'EPSG' && epsgDefinition(code)) return crsFromEpsg(code);
+    if (row.definition && String(row.definition).trim() !== 'undefined') return parseCrs(String(row.definition), `the CRS of ${file}`);
+    return crsFromEpsg(code, `the CRS of ${file}`);
+  } catch (e) {
+    throw new VectorError(e instanceof CrsError ? e.message : String(e));
+  }
+}
+
+/** Reads `layer` (or the only feature table) of a GeoPackage. */
+export function readGeoPackage(file: string, layer?: string): VectorLayer {
+  const db = openDb(file);
+  try {
+    let tables: { table_name: string; column_name: string; geometry_type_name: string; srs_id: number }[];
+    try {
+      tables = db.prepare('SELECT table_name, column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns').all();
+    } catch (e) {
+      throw new VectorError(`${file}: not a GeoPackage (no gpkg_geometry_columns table: ${(e as Error).message})`);
+    }
+    if (!tables.length) throw new VectorError(`${file}: the GeoPackage has no feature table`);
+    let t = layer ? tables.find((x) => x.table_name === layer) : tables.length === 1 ? tables[0] : undefined;
+    if (!t && !layer) t = tables.find((x) => /polygon|surface/i.test(x.geometry_type_name));
+    if (!t) {
+      throw new VectorError(`${file}: ${layer ? `has no layer "${layer}"` : 'has several layers'} (${tables.map((x) => `${x.table_name}: ${x.geometry_type_name}`).join(', ')}); name one as "${file}#<layer>"`);
+    }
+    const crs = layerCrs(db, file, Number(t.srs_id));
+    const cols: { name: string; pk: number }[] = db.prepare(`PRAGMA table_info(${quoteIdent(t.table_name)})`).all();
+    const pk = cols.find((c) => c.pk)?.name;
+    const rows = db.prepare(`SELECT * FROM ${quoteIdent(t.table_name)}${pk ? ` ORDER BY ${quoteIdent(pk)}` : ''}`).all();
+    const features: VectorFeature[] = rows.map((r, i) => {
+      const props: Record<string, unknown> = {};
+      for (const c of cols) if (c.name !== t!.column_name && c.name !== pk) props[c.name] = r[c.name];
+      const blob = r[t!.column_name] as Uint8Array | null;
+      let geomType: string | null = null, polygons: VectorFeature['polygons'] = [];
+      if (blob) {
+        try {
+          const wkb = gpkgWkb(blob);
+          if (wkb) { const g = parseWkb(wkb); geomType = g.type; polygons = g.polygons; }
+        } catch (e) {
+          throw new VectorError(`${file}: feature ${pk ? `${pk}=${r[pk]}` : i + 1} of layer ${t!.table_name} has an unreadable geometry (${(e as Error).message})`);
+        }
+      }
+      return { index: i, id: pk ? r[pk] : i + 1, props, geomType, polygons };
+    });
+    return { file, format: 'GeoPackage', layer: t.table_name, crs, features };
+  } finally {
+    db.close();
+  }
+}
