@@ -85,7 +85,7 @@ export class ToolController implements vscode.Disposable {
     const settle = async () => { finished = true; await shown; };
     try {
       const { result, args, outDir } = await this.run(cell, cellId, abort.signal, progress);
-      const view = await this.viewOf(result, args, abort.signal);
+      const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
       await settle();
       await exec.replaceOutput(outputsFor(view, result));
       const time = new Date().toISOString();
@@ -128,11 +128,11 @@ export class ToolController implements vscode.Disposable {
 
   /** The result view: units from the tool's manifest, the map's overview built now for a large
    *  output (the first map view is then fast), a small preview PNG for the notebook file. */
-  private async viewOf(result: ToolRunResult, args: Record<string, unknown>, signal: AbortSignal): Promise<ResultView> {
+  private async viewOf(result: ToolRunResult, args: Record<string, unknown>, signal: AbortSignal, cwd: string): Promise<ResultView> {
     const manifest = this.retrieval.peek()?.getTool(result.tool);
     const units: Record<string, string> = {};
     for (const o of manifest?.outputs ?? []) if (o.unit) units[o.name] = o.unit;
-    const view = resultView(result, args, { units });
+    const view = resultView(result, args, { units, cwd });
     const main = mainRaster(result.outputs);
     const layer = view.map?.layers.find((l) => l.path === main?.[1].path);
     if (main && layer) {
@@ -155,7 +155,7 @@ export class ToolController implements vscode.Disposable {
       throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
     }
     const call = parsed.call;
-    const folder = vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
+    const folder = workspaceFolderOf(cell);
     const outRoot = config.outputFolder(folder);
     const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outRoot] });
     // Each cell writes into a folder of its own: two cells of one tool never share a file.
@@ -181,6 +181,11 @@ export class ToolController implements vscode.Disposable {
     this.subscriptions.forEach((d) => d.dispose());
     this.controller.dispose();
   }
+}
+
+/** The folder relative paths in a cell are read from: its workspace folder, else the notebook's folder. */
+function workspaceFolderOf(cell: vscode.NotebookCell): string {
+  return vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
 }
 
 /** A view in the cell: the renderer draws it; markdown text stands in where no renderer runs. */

@@ -5,6 +5,7 @@ import type { ToolRunResult, OutputRef } from '../raster/types';
 import type { HistogramView, KeyStat, LayerKind, MapLayerSpec, MapSpec, MapVectorSpec, ResultView, SeriesView, TableColumn, TableView } from '../../shared/result-protocol';
 import { RESULT_VIEW_VERSION } from '../../shared/result-protocol';
 import { classColors } from './palettes';
+import * as path from 'node:path';
 import { argSummary } from '../notebook/result-view';
 
 /** Rows a table shows before "Show all". */
@@ -14,6 +15,8 @@ export const VISIBLE_ROWS = 10;
 export interface ViewContext {
   /** Unit per output name, e.g. { slope: 'degrees' }. */
   units?: Record<string, string>;
+  /** Folder relative input paths are resolved against (the workspace folder). */
+  cwd?: string;
 }
 
 export function resultView(result: ToolRunResult, args: Record<string, unknown>, ctx: ViewContext = {}): ResultView {
@@ -122,9 +125,11 @@ export function tablesOf(stats: Record<string, unknown>, unit?: string): TableVi
     if (keys.includes('area_ha')) keys = keys.filter((k) => k !== 'm2');
     // Paths of inputs are in the card, not in every row.
     keys = keys.filter((k) => !(k === 'image' || k === 'file'));
-    const columns = keys.map((k) => column(k, rows.find((r) => r[k] !== null && r[k] !== undefined)?.[k], unit));
     const codeKey = ['code', 'class', 'value'].find((k) => keys.includes(k) && rows.every((r) => typeof r[k] === 'number'));
-    const labelKey = keys.includes('label') ? 'label' : undefined;
+    const labelKey = keys.includes('label') && rows.some((r) => typeof r.label === 'string' && r.label) ? 'label' : undefined;
+    // A labelled class reads by its label first; an internal code next to it says nothing more.
+    if (labelKey) keys = ['label', ...keys.filter((k) => k !== 'label' && k !== 'code')];
+    const columns = keys.map((k) => column(k, rows.find((r) => r[k] !== null && r[k] !== undefined)?.[k], unit));
     const areaKey = ['ha', 'area_ha', 'm2', 'km2', 'pixels', 'count'].find((k) => keys.includes(k));
     let sorted = rows;
     let sortedBy: TableView['sortedBy'];
@@ -234,7 +239,7 @@ export function mapSpec(result: ToolRunResult, args: Record<string, unknown>, ct
   const layers: MapLayerSpec[] = [];
   const vectors: MapVectorSpec[] = [];
   const seen = new Set<string>();
-  const inputs = inputFiles(args);
+  const inputs = inputFiles(args).map((f) => ({ ...f, path: ctx.cwd && !/^[a-z][a-z0-9+.-]*:\/\//i.test(f.path) ? path.resolve(ctx.cwd, f.path) : f.path }));
   for (const f of inputs) {
     if (seen.has(f.path)) continue;
     seen.add(f.path);

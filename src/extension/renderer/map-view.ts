@@ -125,7 +125,9 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     const projection = projectionFor(info, extent);
     const kind = info.kind ?? s.kind;
     const st = info.bandStats[0] ?? { p2: 0, p98: 1, min: 0, max: 1 };
-    const range: [number, number] = s.range ? [...s.range] as [number, number] : st.p2 < st.p98 ? [st.p2, st.p98] : [st.min, st.max + 1e-9];
+    let range: [number, number] = s.range ? [...s.range] as [number, number] : st.p2 < st.p98 ? [st.p2, st.p98] : [st.min, st.max + 1e-9];
+    // Differences are centred on zero: no change is the middle of the ramp.
+    if (kind === 'diverging' && !s.range) { const m = Math.max(Math.abs(range[0]), Math.abs(range[1])) || 1; range = [-m, m]; }
     const classes = kind === 'class' || kind === 'mask' ? s.classes ?? classColors(info.values ?? [], info.labels ?? {}, kind) : undefined;
     const px = Math.abs(info.geoTransform[1]), py = Math.abs(info.geoTransform[5]);
     const resolutions: number[] = [];
@@ -180,7 +182,9 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     viewProjection ??= dataProjection;
     const features = format.readFeatures(obj, { dataProjection, featureProjection: viewProjection });
     layer.getSource()!.addFeatures(features);
-    layer.set('featureCount', features.length);
+    const counts = JSON.parse(mapEl.dataset.vectors || '{}');
+    counts[v.id] = features.length;
+    mapEl.dataset.vectors = JSON.stringify(counts);
   }));
   if (!viewProjection) await loadVectors.catch(() => undefined);
   viewProjection ??= 'EPSG:3857';
@@ -317,6 +321,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   // Swipe: the right layer is drawn on top, clipped to the right of the divider.
   swipeBox.appendChild(el('legend', undefined, 'Swipe'));
   const swipe = { on: false, left: undefined as RasterLayer | undefined, right: undefined as RasterLayer | undefined, pos: 0.5 };
+  let hidden: Map<RasterLayer, boolean> | undefined;
   const swipeLine = el('div', 'gw-swipe-line');
   const pick = (cls: string, init?: string) => {
     const s = el('select', cls);
@@ -340,8 +345,15 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     swipe.left = rasters.find((r) => r.spec.id === leftSel.value);
     swipe.right = rasters.find((r) => r.spec.id === rightSel.value);
     swipe.pos = Number(range.value) / 1000;
-    for (const r of rasters) r.layer.setZIndex(swipe.on && r === swipe.right ? 20 : swipe.on && r === swipe.left ? 10 : undefined as unknown as number);
-    if (swipe.on) { swipe.left?.layer.setVisible(true); swipe.right?.layer.setVisible(true); }
+    for (const r of rasters) r.layer.setZIndex(swipe.on && r === swipe.right ? 20 : swipe.on && r === swipe.left ? 10 : 0);
+    // While comparing, only the two compared rasters are drawn; the others come back afterwards.
+    if (swipe.on) {
+      hidden ??= new Map(rasters.map((r) => [r, r.layer.getVisible()]));
+      for (const r of rasters) r.layer.setVisible(r === swipe.left || r === swipe.right);
+    } else if (hidden) {
+      for (const r of rasters) r.layer.setVisible(hidden.get(r) ?? false);
+      hidden = undefined;
+    }
     mapEl.dataset.swipe = swipe.on ? `${swipe.left?.spec.id}|${swipe.right?.spec.id}|${swipe.pos}` : '';
     swipeLine.style.left = `${swipe.pos * 100}%`;
     if (swipe.on) mapEl.appendChild(swipeLine); else swipeLine.remove();
@@ -407,10 +419,12 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
         lines.push(`${r.spec.name}: ${text}`);
       });
       inspector.textContent = lines.join('\n');
-      inspector.dataset.col = String(probes[0].col);
-      inspector.dataset.row = String(probes[0].row);
-      inspector.dataset.layer = shown[0].spec.id;
-      inspector.dataset.values = JSON.stringify(reply.values[0] ?? []);
+      // The values of the top output shown (else the first layer shown), for tests and copying.
+      const k = Math.max(0, shown.map((r) => r.spec.role).lastIndexOf('output'));
+      inspector.dataset.col = String(probes[k].col);
+      inspector.dataset.row = String(probes[k].row);
+      inspector.dataset.layer = shown[k].spec.id;
+      inspector.dataset.values = JSON.stringify(reply.values[k] ?? []);
     }).catch(() => undefined);
   };
   map.on('pointermove', (e) => {
