@@ -109,7 +109,7 @@ function column(key: string, sample: unknown, unit?: string): TableColumn {
       return { key, label: base ? sentence(base) : u === '%' ? 'Share' : 'Area', unit: u, numeric };
     }
   }
-  const valueCol = /^(mean|min|max|median|std|sum|p\d+|lower|upper)$/.test(key);
+  const valueCol = /^(mean|min|max|median|std|p\d+)$/.test(key);
   return { key, label: sentence(key), numeric, ...(valueCol && unit && key !== 'sum' ? { unit } : {}) };
 }
 

@@ -60,7 +60,9 @@ export const CSS = `
 .gw-side fieldset { border: 1px solid var(--vscode-editorWidget-border, var(--vscode-contrastBorder, rgba(128,128,128,.4))); margin: 0; padding: 3px 6px 5px; }
 .gw-side legend { color: var(--vscode-descriptionForeground); padding: 0 3px; }
 .gw-side label { display: flex; gap: 4px; align-items: center; word-break: break-all; }
-.gw-side .gw-role { color: var(--vscode-descriptionForeground); font-size: 0.9em; }
+.gw-side .gw-role { color: var(--vscode-descriptionForeground); font-size: 0.9em; white-space: nowrap; }
+.gw-side select { min-width: 0; max-width: 100%; flex: 1; }
+.gw-side .gw-swipe label > span:first-child { flex: none; width: 2.6em; }
 .gw-colorbar { height: 12px; border: 1px solid var(--vscode-contrastBorder, rgba(128,128,128,.6)); }
 .gw-colorbar-labels { display: flex; justify-content: space-between; font-variant-numeric: tabular-nums; }
 .gw-stretch { display: grid; grid-template-columns: auto 1fr; gap: 2px 4px; align-items: center; }
