@@ -356,6 +356,45 @@ async function cellRow(page, re) {
   return found;
 }
 
+/** `cellRow`, scrolling the notebook down and then up until the row is rendered (rows far from the
+ *  view are virtualized, and result maps make the notebook tall). */
+async function findRow(page, re, timeoutMs = 30000) {
+  let dir = 300, moved = 0;
+  return until(`the cell ${re}`, async () => {
+    const row = await cellRow(page, re);
+    if (row) return row;
+    const list = await page.$eval('.notebook-editor .cell-list-container', (el) => { const b = el.getBoundingClientRect(); return { x: b.left + 12, y: (b.top + b.bottom) / 2 }; }).catch(() => null);
+    if (list) {
+      await page.mouse.move(list.x, list.y);
+      await page.mouse.wheel(0, dir);
+      if (++moved === 15) dir = -dir;
+    }
+    return null;
+  }, timeoutMs, 400);
+}
+
+/** Replaces the whole text of the cell matching `re` by `text` (typed as a person would), checking
+ *  that it took; a click that lands while the list re-lays out is tried again. */
+async function replaceCellText(page, re, text) {
+  const want = text.replace(/\s+/g, ' ').trim();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const row = await findRow(page, re);
+    await (await row.$('.monaco-editor .view-lines')).click();
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(text);
+    await page.waitForTimeout(500);
+    // Unanchored: a mangled attempt ("slopeslope as …") is found again by the line it should have.
+    const first = new RegExp(text.split('\n')[0].replace(/[.*+?^${}()|[\]\\$]/g, '\\$&'));
+    const now = await cellRow(page, first);
+    const got = now ? (await now.$eval('.monaco-editor .view-lines', (el) => el.innerText).catch(() => '')).replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim() : '';
+    if (got === want) return;
+    re = first;
+    log(`cell text is "${got}", not "${want}": typing it again`);
+  }
+  throw new Error(`could not replace the text of the cell with "${want}"`);
+}
+
 /** Execution state of the (last) cell whose text matches `re`, from its icons: running (spinner or
  *  stop button), ok, error, idle; null when no such cell is rendered. One round trip, so polling it
  *  measures the UI and not the test. */
@@ -686,11 +725,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
 
   await step(page, 'hover on a tool id shows its manifest description; an unknown argument is flagged', async () => {
     const description = JSON.parse(fs.readFileSync(path.join(ROOT, 'tool-manifests', 'ndvi.json'), 'utf8')).description;
-    const row = await until('the cell from the IntelliSense check', () => cellRow(page, /^\s*ndvj/), 20000);
-    await (await row.$('.monaco-editor .view-lines')).click();
-    await page.waitForTimeout(300);
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText('ndvi\nimage: s2_scene.tif\nbrightness: 2');
+    await replaceCellText(page, /^\s*ndvj/, 'ndvi\nimage: s2_scene.tif\nbrightness: 2');
     await page.waitForTimeout(800);
     const cell = await until('the edited ndvi cell', () => cellRow(page, /^\s*ndvi\s*\n\s*image: s2_scene\.tif\s*\n\s*brightness/), 20000);
     // Rest the mouse on the tool id in the first line.
@@ -788,12 +823,8 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     await page.keyboard.type('slope', { delay: 20 });
     await page.waitForTimeout(1000);
     await page.keyboard.press('Enter');
-    const editor = await until('the inserted slope cell', async () => (await cellRow(page, /^\s*slope\b/))?.$('.monaco-editor .view-lines'), 30000);
-    await editor.click();
-    await page.waitForTimeout(500);
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(`slope as big_slope\ndem: ${BIG_DEM}`);
-    await page.waitForTimeout(500);
+    await findRow(page, /^\s*slope\b/);
+    await replaceCellText(page, /^\s*slope\b/, `slope as big_slope\ndem: ${BIG_DEM}`);
     await page.keyboard.press('Escape');
     const mine = /slope\s+as\s+big_slope/;
     const row = await until('the edited slope cell', () => cellRow(page, mine), 20000);

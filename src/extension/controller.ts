@@ -14,7 +14,7 @@ import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-v
 import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
 import { resultView, mainRaster } from '../core/results/view-model';
-import { boundedView, previewPng } from '../core/results/saved-result';
+import { boundedView } from '../core/results/saved-result';
 import { RESULT_MIME, type OutputView, type ResultView } from '../shared/result-protocol';
 import type { ResultMapHost } from './result-map-host';
 import { runProcessTool } from '../core/notebook/process-runner';
@@ -137,7 +137,8 @@ export class ToolController implements vscode.Disposable {
     const layer = view.map?.layers.find((l) => l.path === main?.[1].path);
     if (main && layer) {
       try {
-        await this.maps.data.prepare(main[1].path, signal);
+        await (await this.maps.data()).prepare(main[1].path, signal);
+        const { previewPng } = await import('../core/results/preview-png');
         const png = await previewPng(layer);
         if (png) view.preview = png;
       } catch (e) {

@@ -108,7 +108,9 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   if (v.map) {
     const mapBox = el('div', 'gw-mapholder');
     root.appendChild(mapBox);
+    // The map's height is kept from the start, so the notebook does not re-lay out when it arrives.
     const fallback = (why: string) => {
+      mapBox.classList.add('gw-nomap');
       mapBox.replaceChildren();
       if (v.preview && /^data:image\/png;base64,/.test(v.preview)) {
         const p = el('div', 'gw-preview');

@@ -43,6 +43,8 @@ export const CSS = `
 .gw-result progress { width: 240px; vertical-align: middle; accent-color: var(--vscode-progressBar-background); }
 .gw-result .gw-preview img { max-width: 256px; image-rendering: pixelated; border: 1px solid var(--vscode-editorWidget-border, rgba(128,128,128,.4)); }
 /* the map */
+.gw-mapholder { min-height: 386px; }
+.gw-mapholder.gw-nomap { min-height: 0; }
 .gw-mapbox { display: grid; grid-template-columns: minmax(0, 1fr) 220px; gap: 8px; margin: 4px 0 8px; }
 .gw-map { position: relative; height: 380px; background: var(--vscode-editor-background); border: 1px solid var(--vscode-editorWidget-border, var(--vscode-contrastBorder, rgba(128,128,128,.4))); }
 .gw-map .ol-viewport { position: relative; overflow: hidden; width: 100%; height: 100%; touch-action: none; }
