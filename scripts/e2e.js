@@ -381,7 +381,13 @@ async function replaceCellText(page, re, text) {
     const row = await findRow(page, re);
     await (await row.$('.monaco-editor .view-lines')).click();
     await page.waitForTimeout(500);
-    await page.keyboard.press('Control+A');
+    if (attempt === 0) await page.keyboard.press('Control+A');
+    else {
+      // Select from the end to the start instead (Ctrl+A did not reach the cell's editor).
+      await page.keyboard.press('Control+End');
+      await page.keyboard.press('Control+Shift+Home');
+    }
+    await page.waitForTimeout(200);
     await page.keyboard.insertText(text);
     await page.waitForTimeout(500);
     // Unanchored: a mangled attempt ("slopeslope as …") is found again by the line it should have.
@@ -811,6 +817,8 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     }, pick.toString()), 10000);
     const raw = JSON.parse(json);
     if (raw.tool !== 'ndvi' || typeof raw.stats?.mean !== 'number') throw new Error(`the raw JSON is not the ndvi result: ${json.slice(0, 200)}`);
+    // Keyboard focus back to the workbench (it is in the output's webview after the click).
+    await page.click('.tabs-container .tab.active');
     return `key statistics ${card.kpis.join(' | ')}; card: ${card.outputs.join('; ').slice(0, 100)}; ${card.args.slice(0, 80)}; ${card.details.label} collapsed (result ${Math.round(card.height)} px), opened: stats.mean=${raw.stats.mean}`;
   });
 

@@ -116,3 +116,10 @@ test('colorize: NaN transparent, classes by value, ramps stretched', () => {
   const cls = colorize(new Float32Array([7, 9]), 'class', [0, 1], [{ value: 7, label: 'high severity', color: '#a41fd6' }]);
   assert.deepEqual([...cls], [164, 31, 214, 255, 0, 0, 0, 0]);
 });
+
+test('a long time series lists its first input rasters on the map and always its outputs', () => {
+  const images = Array.from({ length: 20 }, (_, i) => `/w/scene_${i}.tif`);
+  const m = mapSpec({ tool: 'time_series_trend', outputs: { trend: { path: '/w/o/trend.tif', type: 'raster', roles: ['trend'] } }, stats: {}, summary: '' }, { images })!;
+  assert.equal(m.layers.filter((l) => l.role === 'input').length, 8);
+  assert.equal(m.layers.at(-1)?.id, 'out:trend');
+});

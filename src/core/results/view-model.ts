@@ -233,6 +233,9 @@ function inputFiles(args: Record<string, unknown>): { name: string; path: string
 
 const base = (p: string) => p.split(/[\\/]/).pop() ?? p;
 
+/** Input rasters the map lists (a long time series shows its first ones; its outputs always come). */
+export const MAX_INPUT_LAYERS = 8;
+
 /** The map: the cell's raster outputs over its raster inputs, vectors on top; the first two
  *  inputs are compared by the swipe when the cell has a before and an after. */
 export function mapSpec(result: ToolRunResult, args: Record<string, unknown>, ctx: ViewContext = {}): MapSpec | undefined {
@@ -240,8 +243,10 @@ export function mapSpec(result: ToolRunResult, args: Record<string, unknown>, ct
   const vectors: MapVectorSpec[] = [];
   const seen = new Set<string>();
   const inputs = inputFiles(args).map((f) => ({ ...f, path: ctx.cwd && !/^[a-z][a-z0-9+.-]*:\/\//i.test(f.path) ? path.resolve(ctx.cwd, f.path) : f.path }));
+  let rasterInputs = 0;
   for (const f of inputs) {
-    if (seen.has(f.path)) continue;
+    if (seen.has(f.path) || (f.kind === 'raster' && rasterInputs >= MAX_INPUT_LAYERS)) continue;
+    if (f.kind === 'raster') rasterInputs++;
     seen.add(f.path);
     if (f.kind === 'vector') vectors.push({ id: `in:${f.name}`, name: `${base(f.path)} (${f.name})`, path: f.path, role: 'input', color: '#00bcd4', visible: true });
     // The band argument, when there is one, is the band shown; multi-band scenes as natural colour (decided by the host's band roles).
@@ -264,8 +269,8 @@ export function mapSpec(result: ToolRunResult, args: Record<string, unknown>, ct
   if (!layers.length && !vectors.length) return undefined;
   // Without a raster output (vectorize, zonal statistics) the input raster is what the vectors lie on.
   if (!layers.some((l) => l.visible) && layers.length) layers[0].visible = true;
-  const rasterInputs = layers.filter((l) => l.role === 'input');
+  const shownInputs = layers.filter((l) => l.role === 'input');
   const spec: MapSpec = { layers, vectors };
-  if (rasterInputs.length >= 2) spec.compare = [rasterInputs[0].id, rasterInputs[1].id];
+  if (shownInputs.length >= 2) spec.compare = [shownInputs[0].id, shownInputs[1].id];
   return spec;
 }
