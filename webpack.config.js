@@ -1,7 +1,7 @@
 // Bundles the extension into dist/extension.js (plus the raster engine's worker, which the engine
 // looks up next to itself as pixel-worker.js). Native addons and heavy ESM packages stay external:
 // hnswlib-node ships in node_modules; transformers.js gets its own bundle (third config below).
-// A second config bundles the notebook result renderer into dist/result-renderer.js.
+// A second config bundles the notebook result renderer (with OpenLayers and proj4) into dist/result-renderer.js.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -35,7 +35,7 @@ const extension = {
     library: { type: 'commonjs2' },
     devtoolModuleFilenameTemplate: '../[resource-path]',
     // The renderer and transformers bundles (below) land in the same folder; clean must keep them.
-    clean: { keep: /^(result-renderer\.js|node_modules[\\/])/ },
+    clean: { keep: /^(result-renderer\.js(\.LICENSE\.txt)?|node_modules[\\/])/ },
   },
   externals: {
     vscode: 'commonjs vscode',
@@ -72,7 +72,7 @@ const renderer = {
   dependencies: ['extension'],
   target: ['web', 'es2020'],
   mode: 'none',
-  entry: { 'result-renderer': './src/extension/renderer/result-renderer.js' },
+  entry: { 'result-renderer': './src/extension/renderer/result-renderer.ts' },
   output: {
     path: path.resolve(__dirname, 'dist'),
     filename: '[name].js',
@@ -82,7 +82,9 @@ const renderer = {
   },
   experiments: { outputModule: true },
   resolve: { extensions: ['.ts', '.js'] },
-  module: { rules: [tsRule] },
+  module: { rules: [{ ...tsRule, use: { loader: 'ts-loader', options: { transpileOnly: true, configFile: path.resolve(__dirname, 'src/extension/renderer/tsconfig.json'), compilerOptions: { noEmit: false } } } }] },
+  // OpenLayers and proj4 are bundled in (minified; their licences go to result-renderer.js.LICENSE.txt).
+  optimization: { minimize: true },
   devtool: false,
   performance: { hints: false },
   infrastructureLogging: { level: 'warn' },

@@ -50,6 +50,11 @@ export const config = {
   suggestionsCount(): number {
     return Math.max(1, Math.floor(section().get<number>('suggestions.count', 10)));
   },
+  /** The map's basemap tile URL template ({z}/{x}/{y}), or '' (off: offline is the default). */
+  mapBasemap(): string {
+    const v = section().get<string>('map.basemapUrl', '').trim();
+    return /^https?:\/\/[^\s"'<>]+$/i.test(v) && /\{z\}/.test(v) && /\{x\}/.test(v) && /\{-?y\}/.test(v) ? v : '';
+  },
   /** Output folder, absolute. */
   outputFolder(workspaceDir: string): string {
     const d = section().get<string>('outputFolder', '.geoweave/outputs');

@@ -1,6 +1,8 @@
 /** The notebook controller: runs tool cells with the raster engine (or a manifest's process runner
- *  in a trusted workspace), shows quicklook, summary with statistics and the JSON result, and feeds
- *  memory. The cell's cancellation token aborts the run. */
+ *  in a trusted workspace) into a folder of the cell's own, shows progress while it runs and then
+ *  the result view (map, key statistics, tables, charts, the card with the raw JSON collapsed),
+ *  keeps a bounded copy of that view in the cell's metadata, and feeds memory. The cell's
+ *  cancellation token aborts the run; a stopped cell ends neutral, not as an error. */
 import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -9,7 +11,12 @@ import { recordCellRun } from '../core/memory/memory';
 import { parseToolCell } from '../core/notebook/tool-cell';
 import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
-import { RUN_KEY } from '../core/notebook/session';
+import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
+import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
+import { resultView, mainRaster } from '../core/results/view-model';
+import { boundedView } from '../core/results/saved-result';
+import { RESULT_MIME, type OutputView, type ResultView } from '../shared/result-protocol';
+import type { ResultMapHost } from './result-map-host';
 import { runProcessTool } from '../core/notebook/process-runner';
 import { setHttpOptions } from '../core/raster/io/http-client';
 import { redactText } from '../core/net/redact';
@@ -23,15 +30,15 @@ import { rasterEngine } from './raster-service';
 import { cellIds, earlierCells, ensureCellId, memoryOf, setCellRun, setMemory } from './notebook-session';
 import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
 
-/** Custom MIME type of a tool result; `application/json` carries the same data as a fallback. */
-export const RESULT_MIME = 'application/vnd.geoweave.result+json';
+/** Least time between two progress updates of a running cell. */
+const PROGRESS_MS = 250;
 
 export class ToolController implements vscode.Disposable {
   private readonly controller: vscode.NotebookController;
   private readonly subscriptions: vscode.Disposable[] = [];
   private order = 0;
 
-  constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log) {
+  constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log, private readonly maps: ResultMapHost) {
     this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, 'GeoWeave tools');
     this.controller.supportedLanguages = [TOOL_LANGUAGE];
     this.controller.supportsExecutionOrder = true;
@@ -63,11 +70,29 @@ export class ToolController implements vscode.Disposable {
     const sub = exec.token.onCancellationRequested(() => { cancelAt = Date.now(); abort.abort(); });
     const started = Date.now();
     const cellId = await ensureCellId(cell);
+    const previous = runFromMetadata(cell.metadata);
+    const tool = parseToolCell(cell.document.getText()).call?.tool ?? 'GeoWeave';
+    // Progress in the cell (percent and stage), at most every PROGRESS_MS; none after the run ends.
+    let shown = Promise.resolve();
+    let lastShown = 0;
+    let finished = false;
+    const progress = (fraction: number, stage?: string) => {
+      const now = Date.now();
+      if (finished || (now - lastShown < PROGRESS_MS && fraction < 1)) return;
+      lastShown = now;
+      shown = shown.then(() => (finished ? undefined : exec.replaceOutput(viewOutput({ view: 'progress', tool, fraction, ...(stage ? { stage } : {}) }, `${tool}: ${Math.round(fraction * 100)}%${stage ? ` (${stage})` : ''}`)))).catch(() => undefined);
+    };
+    const settle = async () => { finished = true; await shown; };
     try {
-      const { result, args } = await this.run(cell, abort.signal);
-      await exec.replaceOutput(outputsFor(result, args));
+      const { result, args, outDir } = await this.run(cell, cellId, abort.signal, progress);
+      const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
+      await settle();
+      await exec.replaceOutput(outputsFor(view, result));
       const time = new Date().toISOString();
-      await setCellRun(cell, runRecord(result, time));
+      // Re-running a cell replaces only its own outputs: files of its last run it no longer makes go.
+      const files = (r: { outputs: Record<string, { path: string }>; quicklook?: string } | undefined) => r ? [...Object.values(r.outputs).map((o) => o.path), ...(r.quicklook ? [r.quicklook] : [])] : [];
+      await removeStaleOutputs(outDir, files(previous), files(result));
+      await setCellRun(cell, { ...runRecord(result, time), view: boundedView(view) });
       const nb = cell.notebook;
       const memory = memoryOf(nb, config.workingMemorySize());
       // Re-running a cell replaces its step; the timeline follows the cells (Run All twice: one timeline).
@@ -76,39 +101,71 @@ export class ToolController implements vscode.Disposable {
       exec.end(true, Date.now());
       return true;
     } catch (e) {
+      await settle();
       const err = e instanceof Error ? e : new Error(String(e));
       const cancelled = abort.signal.aborted;
-      // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
-      const message = cancelled ? 'Cancelled.' : redactText(cellErrorMessage(err), knownSecrets());
-      this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${message}`}`);
-      const tool = parseToolCell(cell.document.getText()).call?.tool;
-      const name = tool ? `${tool} ${cancelled ? 'cancelled' : 'failed'}` : 'GeoWeave';
-      await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
+      this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${redactText(cellErrorMessage(err), knownSecrets())}`}`);
+      if (cancelled) {
+        // Stopping is not failing: a neutral end (neither success nor error), as VS Code's own kernels do.
+        const message = `${tool} cancelled: stopped before it finished; no output was written.`;
+        await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
+      } else {
+        // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
+        const message = redactText(cellErrorMessage(err), knownSecrets());
+        const name = tool !== 'GeoWeave' ? `${tool} failed` : 'GeoWeave';
+        await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
+      }
       // Later cells must not keep using outputs of a run this one no longer stands for.
       if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
       const memory = memoryOf(cell.notebook, config.workingMemorySize());
       if (memory.trace.some((s) => s.cell === cellId)) await setMemory(cell.notebook, recordCellRun(memory, cellId, undefined, cellIds(cell.notebook)));
-      exec.end(false, Date.now());
+      exec.end(cancelled ? undefined : false, Date.now());
       return false;
     } finally {
       sub.dispose();
     }
   }
 
-  private async run(cell: vscode.NotebookCell, signal: AbortSignal): Promise<{ result: ToolRunResult; args: Record<string, unknown> }> {
+  /** The result view: units from the tool's manifest, the map's overview built now for a large
+   *  output (the first map view is then fast), a small preview PNG for the notebook file. */
+  private async viewOf(result: ToolRunResult, args: Record<string, unknown>, signal: AbortSignal, cwd: string): Promise<ResultView> {
+    const manifest = this.retrieval.peek()?.getTool(result.tool);
+    const units: Record<string, string> = {};
+    for (const o of manifest?.outputs ?? []) if (o.unit) units[o.name] = o.unit;
+    const view = resultView(result, args, { units, cwd });
+    const main = mainRaster(result.outputs);
+    const layer = view.map?.layers.find((l) => l.path === main?.[1].path);
+    if (main && layer) {
+      try {
+        await (await this.maps.data()).prepare(main[1].path, signal);
+        const { previewPng } = await import('../core/results/preview-png');
+        const png = await previewPng(layer);
+        if (png) view.preview = png;
+      } catch (e) {
+        if (signal.aborted) throw e;
+        this.log.warn(`map preview of ${main[1].path}: ${(e as Error).message}`);
+      }
+    }
+    return view;
+  }
+
+  private async run(cell: vscode.NotebookCell, cellId: string, signal: AbortSignal, onProgress: (fraction: number, stage?: string) => void): Promise<{ result: ToolRunResult; args: Record<string, unknown>; outDir: string }> {
     const parsed = parseToolCell(cell.document.getText());
     const errors = parsed.problems.filter((p) => p.severity === 'error');
     if (errors.length || !parsed.call) {
       throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
     }
     const call = parsed.call;
-    const folder = vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
-    const outDir = config.outputFolder(folder);
-    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outDir] });
+    const folder = workspaceFolderOf(cell);
+    const outRoot = config.outputFolder(folder);
+    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outRoot] });
+    // Each cell writes into a folder of its own: two cells of one tool never share a file.
+    const aliasShared = !!call.name && earlierCells(cell.notebook).filter((c) => c.name === call.name).length > 1;
+    const outDir = cellOutputFolder(outRoot, cell.notebook.uri.fsPath, { tool: call.tool, alias: call.name, id: cellId }, aliasShared);
     const engine = await rasterEngine();
     setHttpOptions(config.http());
-    const opts = { outDir, cwd: folder, signal };
-    if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args };
+    const opts = { outDir, cwd: folder, signal, onProgress };
+    if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args, outDir };
     const gw = await this.retrieval.get();
     const manifest = gw.getTool(call.tool);
     if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
@@ -116,7 +173,7 @@ export class ToolController implements vscode.Disposable {
       if (!vscode.workspace.isTrusted) {
         throw new Error(`${call.tool} runs the external command "${manifest.runner.command}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"`);
       }
-      return { result: await runProcessTool(manifest, args, opts), args };
+      return { result: await runProcessTool(manifest, args, opts), args, outDir };
     }
     throw new Error(`${call.tool} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it`);
   }
@@ -127,19 +184,23 @@ export class ToolController implements vscode.Disposable {
   }
 }
 
-/** Quicklook PNG, then the summary with the statistics table (markdown), then the JSON result. Each
- *  thing is shown once: the result card lists outputs and arguments and keeps the raw JSON collapsed. */
-function outputsFor(result: ToolRunResult, args: Record<string, unknown>): vscode.NotebookCellOutput[] {
-  const outputs: vscode.NotebookCellOutput[] = [];
-  if (result.quicklook && fs.existsSync(result.quicklook)) {
-    outputs.push(new vscode.NotebookCellOutput([new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png')], { quicklook: result.quicklook }));
-  }
-  outputs.push(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(resultMarkdown(result), 'text/markdown')]));
-  // The custom type first: geoweave.result-renderer shows it compactly; `application/json` stays
-  // in the same output as the raw fallback ("Change Presentation").
-  outputs.push(new vscode.NotebookCellOutput([
-    vscode.NotebookCellOutputItem.json({ ...result, arguments: args }, RESULT_MIME),
-    vscode.NotebookCellOutputItem.json(result, 'application/json'),
-  ]));
-  return outputs;
+/** The folder relative paths in a cell are read from: its workspace folder, else the notebook's folder. */
+function workspaceFolderOf(cell: vscode.NotebookCell): string {
+  return vscode.workspace.getWorkspaceFolder(cell.notebook.uri)?.uri.fsPath ?? path.dirname(cell.notebook.uri.fsPath);
+}
+
+/** A view in the cell: the renderer draws it; markdown text stands in where no renderer runs. */
+function viewOutput(view: OutputView, text: string): vscode.NotebookCellOutput {
+  return new vscode.NotebookCellOutput([
+    vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
+    vscode.NotebookCellOutputItem.text(text, 'text/markdown'),
+  ]);
+}
+
+/** One output: the result view (map, numbers, tables, charts, card), then as alternatives the
+ *  summary with the statistics table (markdown) and the static quicklook PNG. */
+function outputsFor(view: ResultView, result: ToolRunResult): vscode.NotebookCellOutput[] {
+  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result), 'text/markdown')];
+  if (result.quicklook && fs.existsSync(result.quicklook)) items.push(new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png'));
+  return [new vscode.NotebookCellOutput(items)];
 }

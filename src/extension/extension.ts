@@ -8,6 +8,7 @@ import { RetrievalService } from './retrieval-service';
 import { WorkspaceData } from './workspace-data';
 import { Assistant } from './assistant';
 import { ToolController } from './controller';
+import { ResultMapHost } from './result-map-host';
 import { PanelProvider, PANEL_VIEW_ID } from './panel';
 import { registerSerializer } from './notebook-serializer';
 import { ToolCellLanguage } from './language-features';
@@ -31,10 +32,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const data = new WorkspaceData(log);
   const assistant = new Assistant(retrieval, data, log, context.workspaceState);
   const panel = new PanelProvider(context.extensionUri, assistant, log);
+  const maps = new ResultMapHost(storageDir, log);
   context.subscriptions.push(
-    log, retrieval, data, assistant, panel,
+    log, retrieval, data, assistant, panel, maps,
     registerSerializer(),
-    new ToolController(retrieval, assistant, log),
+    new ToolController(retrieval, assistant, log, maps),
     vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
     new ToolCellLanguage(retrieval, data),
     registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),

@@ -1,8 +1,12 @@
-/** `.geonb` ⇄ NotebookData through the pure converters in core/notebook/notebook-file.ts. */
+/** `.geonb` ⇄ NotebookData through the pure converters in core/notebook/notebook-file.ts. Outputs
+ *  are transient: what a cell showed is kept, bounded, in its metadata (`lastRun.view`) and rebuilt
+ *  from there when the notebook opens, so the file stays deterministic and small. */
 import * as vscode from 'vscode';
 import { parseNotebook, serializeNotebook } from '../core/notebook/notebook-file';
 import type { NotebookRecord } from '../core/notebook/types';
 import { lastRunMarkdown, runFromMetadata } from '../core/notebook/session';
+import { viewFromSaved } from '../core/results/saved-result';
+import { RESULT_MIME } from '../shared/result-protocol';
 
 export const NOTEBOOK_TYPE = 'geoweave-notebook';
 export const TOOL_LANGUAGE = 'geoweave-tool';
@@ -19,8 +23,15 @@ export class GeoNotebookSerializer implements vscode.NotebookSerializer {
         : new vscode.NotebookCellData(vscode.NotebookCellKind.Markup, c.source, 'markdown');
       if (c.metadata) cell.metadata = c.metadata;
       const run = runFromMetadata(c.metadata);
-      // The last result travels as a summary so a reopened notebook reads as it was left.
-      if (run?.ok) cell.outputs = [new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(lastRunMarkdown(run), 'text/markdown')])];
+      // The last result comes back as it was shown (map when its files still exist, else the saved
+      // preview); an older notebook without a saved view shows its summary line.
+      const view = run?.ok ? viewFromSaved(run.view, run.time) : undefined;
+      if (view) {
+        cell.outputs = [new vscode.NotebookCellOutput([
+          vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
+          vscode.NotebookCellOutputItem.text(lastRunMarkdown(run!), 'text/markdown'),
+        ])];
+      } else if (run?.ok) cell.outputs = [new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(lastRunMarkdown(run), 'text/markdown')])];
       return cell;
     });
     const data = new vscode.NotebookData(cells);

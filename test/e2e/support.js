@@ -302,7 +302,72 @@ function extensionLog(userDir) {
   return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 }
 
+/**
+ * The output frame showing the result of tool `tool` (the last one when several do) and the index of
+ * that result among the frame's `.gw-result` elements; with `map`, only once its map has rendered.
+ */
+async function resultFrame(page, tool, { map = false, timeoutMs = 120000, nth = -1, scroll = 0 } = {}) {
+  // Outputs are drawn when their cell comes into view: `scroll` wheels the notebook down (or up,
+  // negative) between looks.
+  let tries = 0;
+  return until(`the ${tool} result${map ? ' with its map' : ''} in an output`, async () => {
+    if (scroll && tries++ > 0) {
+      const list = await page.$eval('.notebook-editor .cell-list-container', (el) => { const b = el.getBoundingClientRect(); return { x: b.left + 20, y: (b.top + b.bottom) / 2 }; }).catch(() => null);
+      if (list) { await page.mouse.move(list.x, list.y); await page.mouse.wheel(0, scroll); }
+    }
+    for (const frame of page.frames()) {
+      const at = await frame.evaluate(({ tool, map, nth }) => {
+        const all = [...document.querySelectorAll('#container .gw-result')];
+        const mine = all.map((e, i) => ({ e, i })).filter(({ e }) => e.querySelector(':scope > .gw-head .gw-tool')?.textContent === tool);
+        const hit = mine[nth < 0 ? mine.length + nth : nth];
+        if (!hit) return null;
+        if (map && !hit.e.querySelector('.gw-map[data-rendered]')) return null;
+        return hit.i;
+      }, { tool, map, nth }).catch(() => null);
+      if (at !== null && at !== undefined) return { frame, index: at };
+    }
+    return null;
+  }, timeoutMs, 500);
+}
+
+/** Runs `fn(resultElement, arg)` in the page of a result found by `resultFrame`. */
+function inResult(found, fn, arg) {
+  return found.frame.evaluate(({ src, index, arg }) => {
+    const el = document.querySelectorAll('#container .gw-result')[index];
+    // eslint-disable-next-line no-new-func
+    return new Function('el', 'arg', `return (${src})(el, arg);`)(el, arg);
+  }, { src: fn.toString(), index: found.index, arg });
+}
+
+/** Scrolls the notebook until the element `selector` inside result `found` is in view. */
+async function revealInResult(page, found, selector = '.gw-map') {
+  const list = await page.$eval('.notebook-editor .cell-list-container', (el) => {
+    const b = el.getBoundingClientRect();
+    return { x: b.left + 20, top: b.top, bottom: b.bottom };
+  }).catch(() => null);
+  if (!list) return;
+  await page.mouse.move(list.x, (list.top + list.bottom) / 2);
+  for (let i = 0; i < 120; i++) {
+    const box = await (await found.frame.frameElement()).boundingBox().catch(() => null);
+    const r = await inResult(found, (el, sel) => { const t = el.querySelector(sel) ?? el; const b = t.getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; }, selector).catch(() => null);
+    if (!box || !r) return;
+    const top = box.y + r.top, bottom = box.y + r.bottom;
+    if (top < list.top + 10) await page.mouse.wheel(0, -120);
+    else if (bottom > list.bottom - 10 && top > list.top + 40) await page.mouse.wheel(0, 120);
+    else return;
+    await page.waitForTimeout(60);
+  }
+}
+
+/** The page coordinates of a point given as fractions (fx, fy) of the element `selector` in result `found`. */
+async function pointInResult(found, selector, fx, fy) {
+  const box = await (await found.frame.frameElement()).boundingBox();
+  const r = await inResult(found, (el, sel) => { const b = el.querySelector(sel).getBoundingClientRect(); return { left: b.left, top: b.top, width: b.width, height: b.height }; }, selector);
+  return { x: box.x + r.left + r.width * fx, y: box.y + r.top + r.height * fy };
+}
+
 module.exports = {
+  resultFrame, inResult, revealInResult, pointInResult,
   ROOT, log, until, openSession, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
   cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog,
 };

@@ -45,6 +45,7 @@ export function runFromMetadata(metadata: Record<string, unknown> | undefined): 
     outputs,
     ...(typeof r.quicklook === 'string' ? { quicklook: r.quicklook } : {}),
     time: typeof r.time === 'string' ? r.time : '',
+    ...(r.view && typeof r.view === 'object' ? { view: r.view } : {}),
   };
 }
 

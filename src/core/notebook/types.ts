@@ -70,6 +70,8 @@ export interface CellRunRecord {
   outputs: Record<string, { path: string; type: 'raster' | 'vector' | 'table'; roles?: string[] }>;
   quicklook?: string;
   time: string;
+  /** What the cell showed (bounded in size): a reopened notebook shows it again. */
+  view?: unknown;
 }
 
 /** One cell of a `.geonb` file. */

@@ -5,6 +5,7 @@ import { encodePng } from './render/png';
 import { drawText, textWidth } from './render/font';
 import { num, sortFloat32 } from './stats';
 import { writeFileAtomic } from './io/atomic-file';
+import { classColors, parseHex } from '../results/palettes';
 
 export type QuicklookKind = 'index' | 'diverging' | 'class' | 'mask' | 'continuous' | 'hillshade';
 export interface QuicklookOptions { kind: QuicklookKind; labels?: Record<number, string>; title?: string; unit?: string; range?: [number, number] }
@@ -85,7 +86,10 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
     const step = Math.max(1, Math.floor(data.length / 500_000));
     for (let i = 0; i < data.length && seen.size < 64; i += step) if (data[i] === data[i]) seen.add(data[i]);
     for (const k of Object.keys(opts.labels ?? {})) seen.add(Number(k));
-    [...seen].sort((a, b) => a - b).forEach((v) => colorOf(v));
+    const sorted = [...seen].sort((a, b) => a - b);
+    // Labelled classes in their field's colours (burn severity, land cover, change), as on the map.
+    if (opts.labels) for (const c of classColors(sorted, Object.fromEntries(Object.entries(opts.labels).map(([k, v]) => [k, String(v)])))) classes.set(c.value, parseHex(c.color));
+    sorted.forEach((v) => colorOf(v));
   }
 
   const titleH = opts.title ? 16 : 0;

@@ -1,0 +1,230 @@
+/**
+ * What the map in a cell output reads, served by the host: the renderer runs in a webview that
+ * cannot open files, so it asks for 256×256 tiles of a raster's pixel grid, pixel values and
+ * vector files (src/shared/result-protocol.ts). A tile at zoom z samples every 2^(maxZoom−z)-th
+ * pixel; the outer zooms of a large raster come from one downsampled overview (at most 2048 px a
+ * side, written once into a cache folder), the inner ones from windows of the file itself, so the
+ * webview never holds more than the tiles on screen and a 20000×20000 output opens from a 1250²
+ * overview. Pure Node: no VS Code.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { openRaster, type RasterDataset } from '../raster/io/dataset';
+import { roleFromDescription } from '../raster/bands';
+import { insideScope } from '../notebook/references';
+import type { LayerInfo, LayerKind, LayerRef } from '../../shared/result-protocol';
+import { TILE_SIZE, maxZoomFor } from '../../shared/result-protocol';
+import { labelsFromText, valueStats } from './palettes';
+import { projectionOf } from './crs';
+import { throwIfAborted } from '../raster/tools/common';
+
+/** Rasters up to this side are read directly at every zoom; larger ones get an overview. */
+export const OVERVIEW_SIDE = 2048;
+/** Largest vector file sent to the renderer. */
+export const MAX_VECTOR_BYTES = 32 << 20;
+const OPEN_DATASETS = 6;
+
+interface Overview { factor: number; width: number; height: number; data: Float32Array }
+interface Open { ds: RasterDataset; key: string; overviews: Map<number, Promise<Overview | undefined>> }
+
+export interface MapDataOptions {
+  /** Folders whose files may be read (the workspace and the outputs folder). */
+  roots: () => string[];
+  /** Where overviews are kept. */
+  cacheDir: string;
+}
+
+export class MapData {
+  private readonly open = new Map<string, Promise<Open>>();
+
+  constructor(private readonly opts: MapDataOptions) {}
+
+  /** Throws unless `file` is an existing file inside the allowed roots. */
+  private check(file: string, exts: RegExp): fs.Stats {
+    if (!path.isAbsolute(file) || !exts.test(file)) throw new Error(`${path.basename(file)}: not a file the map reads`);
+    if (!insideScope(file, this.opts.roots())) throw new Error(`${file} lies outside the workspace and the outputs folder`);
+    let st: fs.Stats;
+    try { st = fs.statSync(file); } catch { throw new Error(`${file} no longer exists; run the cell again`); }
+    if (!st.isFile()) throw new Error(`${file} is not a file`);
+    return st;
+  }
+
+  private async dataset(file: string): Promise<Open> {
+    const st = this.check(file, /\.tiff?$/i);
+    const key = `${file}|${st.size}|${st.mtimeMs}`;
+    const cached = this.open.get(file);
+    if (cached) {
+      const o = await cached.catch(() => undefined);
+      if (o && o.key === key) {
+        // Most recently used last.
+        this.open.delete(file); this.open.set(file, cached);
+        return o;
+      }
+      this.open.delete(file);
+      if (o) void o.ds.close().catch(() => undefined);
+    }
+    const p = openRaster(file).then((ds) => ({ ds, key, overviews: new Map() }));
+    this.open.set(file, p);
+    while (this.open.size > OPEN_DATASETS) {
+      const [oldest, q] = this.open.entries().next().value as [string, Promise<Open>];
+      this.open.delete(oldest);
+      void q.then((o) => o.ds.close()).catch(() => undefined);
+    }
+    return p;
+  }
+
+  /** The overview of `band` (undefined for rasters small enough to read directly). */
+  private overview(o: Open, band: number, signal?: AbortSignal): Promise<Overview | undefined> {
+    let p = o.overviews.get(band);
+    if (!p) {
+      p = this.loadOrBuildOverview(o, band, signal);
+      o.overviews.set(band, p);
+      p.catch(() => o.overviews.delete(band));
+    }
+    return p;
+  }
+
+  private async loadOrBuildOverview(o: Open, band: number, signal?: AbortSignal): Promise<Overview | undefined> {
+    const { ds } = o;
+    const side = Math.max(ds.width, ds.height);
+    if (side <= OVERVIEW_SIDE) return undefined;
+    const factor = 2 ** Math.ceil(Math.log2(side / OVERVIEW_SIDE));
+    const width = Math.ceil(ds.width / factor), height = Math.ceil(ds.height / factor);
+    const file = path.join(this.opts.cacheDir, `${createHash('sha1').update(`${o.key}|${band}|${factor}`).digest('hex').slice(0, 24)}.f32`);
+    try {
+      const buf = await fs.promises.readFile(file);
+      if (buf.length === width * height * 4) return { factor, width, height, data: new Float32Array(buf.buffer, buf.byteOffset, width * height) };
+    } catch { /* not built yet */ }
+    const data = new Float32Array(width * height);
+    // One tile row at a time (each tile decoded once); pixel (i, j) of the overview is pixel (i·f, j·f).
+    const th = Math.max(1, ds.blockHeight);
+    for (let y0 = 0; y0 < ds.height; y0 += th) {
+      throwIfAborted(signal);
+      const y1 = Math.min(ds.height, y0 + th);
+      const first = Math.ceil(y0 / factor);
+      if (first * factor >= y1) continue;
+      const strip = await ds.readWindow(band, 0, y0, ds.width, y1 - y0, signal);
+      for (let j = first; j * factor < y1; j++) {
+        const ro = (j * factor - y0) * ds.width;
+        for (let i = 0; i < width; i++) data[j * width + i] = strip[ro + i * factor];
+      }
+    }
+    await fs.promises.mkdir(this.opts.cacheDir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.promises.writeFile(tmp, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    await fs.promises.rename(tmp, file);
+    return { factor, width, height, data };
+  }
+
+  /** Builds the overview of band 1 now (after a run), so the first map view is fast. */
+  async prepare(file: string, signal?: AbortSignal): Promise<boolean> {
+    const o = await this.dataset(file);
+    return !!(await this.overview(o, 1, signal));
+  }
+
+  /** Grid, CRS, value ranges and legend values of a raster layer. */
+  async describe(ref: LayerRef): Promise<LayerInfo> {
+    const empty: LayerInfo = { path: ref.path, exists: false, width: 0, height: 0, bandCount: 0, geoTransform: [], geographic: false, maxZoom: 0, bandStats: [], overview: false, bands: ref.bands };
+    let o: Open;
+    try { o = await this.dataset(ref.path); } catch (e) { return { ...empty, error: (e as Error).message }; }
+    const { ds } = o;
+    let bands = ref.bands.filter((b) => b >= 1 && b <= ds.bandCount);
+    if (!bands.length) bands = [1];
+    let kind: LayerKind | undefined;
+    const labels = labelsFromText(ds.bandDescriptions[bands[0] - 1]);
+    if (ref.auto) {
+      const roles = ds.bandDescriptions.map((d) => roleFromDescription(d));
+      const rgb = ['red', 'green', 'blue'].map((r) => roles.indexOf(r) + 1);
+      if (rgb.every((b) => b > 0)) { bands = rgb; kind = 'rgb'; }
+      else if (ds.bandCount >= 3 && !roles.some(Boolean)) { bands = [3, 2, 1]; kind = 'rgb'; }
+    }
+    const maxZoom = maxZoomFor(ds.width, ds.height);
+    const z0 = await Promise.all(bands.map((b) => this.tileData(o, b, 0, 0, 0)));
+    const bandStats = z0.map((d) => valueStats(d));
+    let values: number[] | undefined;
+    const distinct = new Set<number>();
+    for (const v of z0[0]) {
+      if (v !== v) continue;
+      if (!Number.isInteger(v) || distinct.size > 64) { distinct.clear(); break; }
+      distinct.add(v);
+    }
+    if (distinct.size && distinct.size <= 64) values = [...distinct].sort((a, b) => a - b);
+    if (labels) values = [...new Set([...(values ?? []), ...Object.keys(labels).map(Number).filter((v) => values?.includes(v) ?? true)])].sort((a, b) => a - b);
+    if (ref.auto && !kind) {
+      if (values && values.length <= 2 && values.every((v) => v === 0 || v === 1)) kind = 'mask';
+      else if (labels || (values && values.length <= 16 && /u?int8/.test(ds.dtype))) kind = 'class';
+    }
+    const ov = await this.overview(o, bands[0]).catch(() => undefined);
+    const epsg = ds.geo.epsg;
+    return {
+      path: ref.path, exists: true, width: ds.width, height: ds.height, bandCount: ds.bandCount, geoTransform: [...ds.geo.geoTransform],
+      ...(epsg ? { epsg } : {}), ...(projectionOf(epsg, ds.geo.wkt) ? { projection: projectionOf(epsg, ds.geo.wkt) } : {}),
+      geographic: ds.geo.geographic || epsg === 4326, maxZoom, bandStats, ...(values ? { values } : {}), ...(labels ? { labels } : {}),
+      overview: !!ov, bands, ...(kind ? { kind } : {}),
+    };
+  }
+
+  /** One tile per band: 256×256 floats, NaN outside the raster and for no data. */
+  async tile(ref: LayerRef, z: number, x: number, y: number, signal?: AbortSignal): Promise<Float32Array[]> {
+    const o = await this.dataset(ref.path);
+    return Promise.all(ref.bands.map((b) => this.tileData(o, Math.min(Math.max(1, b), o.ds.bandCount), z, x, y, signal)));
+  }
+
+  private async tileData(o: Open, band: number, z: number, x: number, y: number, signal?: AbortSignal): Promise<Float32Array> {
+    const { ds } = o;
+    const T = TILE_SIZE;
+    const out = new Float32Array(T * T).fill(NaN);
+    const maxZoom = maxZoomFor(ds.width, ds.height);
+    if (z > maxZoom) return out;
+    const f = 2 ** (maxZoom - z);
+    const x0 = x * T * f, y0 = y * T * f;
+    if (x0 >= ds.width || y0 >= ds.height) return out;
+    const w = Math.min(T, Math.ceil((ds.width - x0) / f)), h = Math.min(T, Math.ceil((ds.height - y0) / f));
+    const ov = f > 1 ? await this.overview(o, band, signal) : undefined;
+    if (ov && ov.factor <= f) {
+      const step = f / ov.factor, ox = x0 / ov.factor, oy = y0 / ov.factor;
+      for (let j = 0; j < h; j++) {
+        const row = (oy + j * step) * ov.width;
+        for (let i = 0; i < w; i++) out[j * T + i] = ov.data[row + ox + i * step];
+      }
+      return out;
+    }
+    const ww = Math.min(T * f, ds.width - x0), wh = Math.min(T * f, ds.height - y0);
+    const win = await ds.readWindow(band, x0, y0, ww, wh, signal);
+    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) out[j * T + i] = win[j * f * ww + i * f];
+    return out;
+  }
+
+  /** Values at pixel (col, row), read from the file at full resolution; null outside or no data. */
+  async pixel(ref: LayerRef, col: number, row: number): Promise<(number | null)[]> {
+    const o = await this.dataset(ref.path);
+    const { ds } = o;
+    if (col < 0 || row < 0 || col >= ds.width || row >= ds.height) return ref.bands.map(() => null);
+    return Promise.all(ref.bands.map(async (b) => {
+      const v = (await ds.readWindow(Math.min(Math.max(1, b), ds.bandCount), col, row, 1, 1))[0];
+      return v === v ? v : null;
+    }));
+  }
+
+  async vector(file: string): Promise<string> {
+    const st = this.check(file, /\.(geo)?json$/i);
+    if (st.size > MAX_VECTOR_BYTES) throw new Error(`${path.basename(file)} is ${Math.round(st.size / 1048576)} MB; the map draws vector files up to ${MAX_VECTOR_BYTES >> 20} MB`);
+    return fs.promises.readFile(file, 'utf8');
+  }
+
+  vectorExists(file: string): boolean {
+    try { this.check(file, /\.(geo)?json$/i); return true; } catch { return false; }
+  }
+
+  async dispose(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((p) => p.then((o) => o.ds.close()).catch(() => undefined)));
+  }
+}
+
+/** Float32 samples as base64 (little-endian, as every platform VS Code runs on). */
+export function encodeFloats(a: Float32Array): string {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+}

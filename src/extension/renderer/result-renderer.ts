@@ -1,0 +1,173 @@
+// Notebook renderer for application/vnd.geoweave.result+json (src/shared/result-protocol.ts): the
+// result of a tool cell (map, key statistics, tables, charts, the card with the raw JSON collapsed),
+// a running cell's progress, or a stopped cell. The JSON may come from a notebook file, so every
+// string goes into the DOM as text. Bundled by webpack into dist/result-renderer.js (ES module).
+import type { HostMessage, OutputView, ProgressView, ResultView, StoppedView } from '../../shared/result-protocol';
+import { RESULT_VIEW_VERSION } from '../../shared/result-protocol';
+import { el, formatNumber } from './dom';
+import { ensureStyle } from './style';
+import { renderTable } from './tables';
+import { renderHistogram, renderSeries } from './charts';
+import { renderMap, type MapHandle, type Request } from './map-view';
+
+/** What VS Code passes to activate() (the parts used here). */
+interface RendererContext {
+  postMessage?(message: unknown): void;
+  onDidReceiveMessage?(listener: (message: unknown) => void): { dispose(): void };
+}
+interface OutputItem { id: string; json(): unknown }
+
+const REQUEST_MS = 30_000;
+
+function requester(ctx: RendererContext): Request | undefined {
+  if (!ctx.postMessage || !ctx.onDidReceiveMessage) return undefined;
+  let next = 1;
+  const pending = new Map<number, { resolve(m: HostMessage): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> }>();
+  ctx.onDidReceiveMessage((raw) => {
+    const m = raw as HostMessage;
+    const p = m && typeof m === 'object' ? pending.get(m.id) : undefined;
+    if (!p) return;
+    pending.delete(m.id);
+    clearTimeout(p.timer);
+    if (m.type === 'error') p.reject(new Error(m.message)); else p.resolve(m);
+  });
+  return ((msg) => new Promise((resolve, reject) => {
+    const id = next++;
+    const timer = setTimeout(() => { pending.delete(id); reject(new Error('GeoWeave did not answer (is the extension running?)')); }, REQUEST_MS);
+    pending.set(id, { resolve: resolve as (m: HostMessage) => void, reject, timer });
+    ctx.postMessage!({ ...msg, id });
+  })) as Request;
+}
+
+function renderProgress(v: ProgressView): HTMLElement {
+  const root = el('div', 'gw-result gw-running');
+  const bar = el('progress');
+  bar.max = 1;
+  bar.value = Math.max(0, Math.min(1, Number(v.fraction) || 0));
+  const pct = `${Math.round(bar.value * 100)}%`;
+  root.append(el('span', 'gw-tool', String(v.tool)), document.createTextNode(' '), bar, el('span', 'gw-pct', ` ${pct}`));
+  if (v.stage) root.appendChild(el('span', 'gw-muted', ` · ${String(v.stage)}`));
+  root.dataset.fraction = String(bar.value);
+  return root;
+}
+
+function renderStopped(v: StoppedView): HTMLElement {
+  const root = el('div', 'gw-result gw-stopped');
+  root.append(el('span', 'gw-muted', '⏹ '), el('span', undefined, String(v.message)));
+  return root;
+}
+
+function renderCard(v: ResultView): HTMLElement {
+  const card = el('div', 'gw-card');
+  const outputs = Array.isArray(v.outputs) ? v.outputs : [];
+  if (outputs.length) {
+    const list = el('ul', 'gw-outputs');
+    for (const o of outputs) {
+      const li = el('li');
+      li.append(el('span', 'gw-name', String(o.name)), el('span', 'gw-arrow', '→'));
+      const p = el('span', 'gw-path', String(o.path));
+      p.title = `${String(o.type)}: ${String(o.path)}`;
+      li.appendChild(p);
+      list.appendChild(li);
+    }
+    card.appendChild(list);
+  }
+  if (v.args) card.appendChild(el('div', 'gw-args', `arguments: ${String(v.args)}`));
+  const details = el('details', 'gw-json');
+  details.appendChild(el('summary', undefined, 'JSON result'));
+  details.appendChild(el('pre', undefined, JSON.stringify(v.raw ?? {}, null, 2)));
+  card.appendChild(details);
+  return card;
+}
+
+/** The result view; the map is drawn asynchronously into its box (or the saved preview instead). */
+export function renderResult(v: ResultView, request: Request | undefined, handles: MapHandle[]): HTMLElement {
+  const root = el('div', 'gw-result');
+  const head = el('div', 'gw-head');
+  head.appendChild(el('span', 'gw-tool', String(v.tool)));
+  const outputs = Array.isArray(v.outputs) ? v.outputs : [];
+  head.appendChild(el('span', 'gw-muted', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`));
+  root.appendChild(head);
+  root.appendChild(el('div', 'gw-summary', `${String(v.tool)}: ${String(v.summary)}`));
+  if (v.restored) root.appendChild(el('div', 'gw-note', `Saved result of the run at ${String(v.restored)}.`));
+  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', 'This result was saved by a newer GeoWeave; update the extension to see it whole.')); return root; }
+
+  const kpis = Array.isArray(v.keyStats) ? v.keyStats : [];
+  if (kpis.length) {
+    const strip = el('div', 'gw-kpis');
+    for (const k of kpis) {
+      const box = el('div', 'gw-kpi');
+      const value = el('span', 'gw-value', typeof k.value === 'number' ? formatNumber(k.value, k.unit === '%' ? '%' : undefined) : String(k.value));
+      if (k.unit && k.unit !== '%') value.appendChild(el('span', 'gw-unit', String(k.unit)));
+      box.append(el('span', 'gw-label', String(k.label)), value);
+      strip.appendChild(box);
+    }
+    root.appendChild(strip);
+  }
+
+  if (v.map) {
+    const mapBox = el('div', 'gw-mapholder');
+    root.appendChild(mapBox);
+    // The map's height is kept from the start, so the notebook does not re-lay out when it arrives.
+    const fallback = (why: string) => {
+      mapBox.classList.add('gw-nomap');
+      mapBox.replaceChildren();
+      if (v.preview && /^data:image\/png;base64,/.test(v.preview)) {
+        const p = el('div', 'gw-preview');
+        const img = el('img');
+        img.src = v.preview;
+        img.alt = `preview of ${String(v.tool)}'s output`;
+        p.appendChild(img);
+        mapBox.appendChild(p);
+      }
+      mapBox.appendChild(el('div', 'gw-note', why));
+    };
+    if (!request) fallback('The interactive map needs the GeoWeave extension.');
+    else {
+      renderMap(mapBox, v.map, request).then((h) => handles.push(h), (e: Error) => fallback(`No map: ${e.message}`));
+    }
+  } else if (v.preview) {
+    const p = el('div', 'gw-preview');
+    const img = el('img');
+    img.src = v.preview;
+    p.appendChild(img);
+    root.appendChild(p);
+  }
+
+  const charts = el('div', 'gw-charts');
+  if (v.histogram && Array.isArray(v.histogram.counts)) charts.appendChild(renderHistogram(v.histogram));
+  if (v.series && Array.isArray(v.series.y)) charts.appendChild(renderSeries(v.series));
+  if (charts.childElementCount) root.appendChild(charts);
+  for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
+  root.appendChild(renderCard(v));
+  return root;
+}
+
+export function activate(ctx: RendererContext) {
+  const request = requester(ctx);
+  const maps = new Map<string, MapHandle[]>();
+  const release = (id: string) => { maps.get(id)?.forEach((h) => h.dispose()); maps.delete(id); };
+  return {
+    renderOutputItem(item: OutputItem, element: HTMLElement) {
+      release(item.id);
+      let data: OutputView;
+      try {
+        data = item.json() as OutputView;
+      } catch (e) {
+        element.replaceChildren(el('div', 'gw-result', `GeoWeave: the result is not valid JSON (${(e as Error).message}); use "Change Presentation" to see it raw.`));
+        return;
+      }
+      ensureStyle(element);
+      if (!data || typeof data !== 'object') { element.replaceChildren(el('div', 'gw-result', 'GeoWeave: empty result')); return; }
+      if (data.view === 'progress') { element.replaceChildren(renderProgress(data)); return; }
+      if (data.view === 'stopped') { element.replaceChildren(renderStopped(data)); return; }
+      const handles: MapHandle[] = [];
+      maps.set(item.id, handles);
+      element.replaceChildren(renderResult(data as ResultView, request, handles));
+    },
+    disposeOutputItem(id?: string) {
+      if (id) release(id);
+      else { for (const k of [...maps.keys()]) release(k); }
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { GeoTiffWriter } from '../../src/core/raster/io/writer';
+import { MapData } from '../../src/core/results/map-data';
+
+/** value(x, y) = x + 10000·y, float32, on a UTM grid. */
+async function writeGrid(file: string, w: number, h: number): Promise<void> {
+  const wr = await GeoTiffWriter.create(file, { width: w, height: h, bands: 1, dtype: 'float32', nodata: -9999, geo: { epsg: 32650, geoTransform: [500000, 10, 0, 4400000, 0, -10], geographic: false } });
+  for (let by = 0; by < wr.tilesDown; by++) {
+    for (let bx = 0; bx < wr.tilesAcross; bx++) {
+      const { w: bw, h: bh } = wr.blockSize(bx, by);
+      const z = new Float32Array(bw * bh);
+      for (let j = 0; j < bh; j++) for (let i = 0; i < bw; i++) z[j * bw + i] = bx * wr.tile + i + 10000 * (by * wr.tile + j);
+      await wr.writeBlock(bx, by, [z]);
+    }
+  }
+  await wr.finish();
+}
+
+test('tiles sample every 2^(maxZoom−z)-th pixel, from the file or from the overview alike; pixels equal GDAL', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-map-'));
+  try {
+    const small = path.join(dir, 'small.tif');
+    await writeGrid(small, 600, 500);
+    const data = new MapData({ roots: () => [dir], cacheDir: path.join(dir, 'cache') });
+    const info = await data.describe({ path: small, bands: [1] });
+    assert.equal(info.exists, true);
+    assert.equal(info.maxZoom, 2);
+    assert.equal(info.overview, false);
+    assert.match(info.projection!, /\+proj=utm \+zone=50/);
+    const [full] = await data.tile({ path: small, bands: [1] }, 2, 1, 1);
+    assert.equal(full[0], 256 + 10000 * 256);
+    assert.equal(full[3 * 256 + 5], 261 + 10000 * 259);
+    const [z0] = await data.tile({ path: small, bands: [1] }, 0, 0, 0);
+    assert.equal(z0[2 * 256 + 3], 12 + 10000 * 8);
+    assert.ok(Number.isNaN(z0[200 * 256 + 3]), 'beyond the raster: no data');
+    const [v] = await data.pixel({ path: small, bands: [1] }, 123, 45);
+    assert.equal(v, 123 + 10000 * 45);
+    const gdal = spawnSync('gdallocationinfo', ['-valonly', small, '123', '45'], { encoding: 'utf8' });
+    if (gdal.status === 0) assert.equal(Number(gdal.stdout.trim()), v);
+
+    // Wider than the overview limit: the outer zooms come from an overview, with the same samples.
+    const wide = path.join(dir, 'wide.tif');
+    await writeGrid(wide, 4200, 40);
+    assert.equal(await data.prepare(wide), true);
+    const wi = await data.describe({ path: wide, bands: [1] });
+    assert.equal(wi.overview, true);
+    assert.equal(wi.maxZoom, 5);
+    const [ov] = await data.tile({ path: wide, bands: [1] }, 1, 0, 0);
+    assert.equal(ov[5], 5 * 16);
+    assert.equal(ov[2 * 256 + 7], 7 * 16 + 10000 * 32);
+    assert.equal(fs.readdirSync(path.join(dir, 'cache')).length, 1);
+
+    await assert.rejects(data.vector('/etc/passwd'), /not a file the map reads|outside/);
+    const outside = await data.describe({ path: '/etc/hostname.tif', bands: [1] });
+    assert.equal(outside.exists, false);
+    assert.match(outside.error!, /outside/);
+    await data.dispose();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
