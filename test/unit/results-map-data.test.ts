@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { GeoTiffWriter } from '../../src/core/raster/io/writer';
 import { MapData } from '../../src/core/results/map-data';
+import proj4 from 'proj4';
+import { gdalSkip, pyJson, tmpDir } from '../helpers/raster-gdal';
 
 /** value(x, y) = x + 10000·y, float32, on a UTM grid. */
 async function writeGrid(file: string, w: number, h: number): Promise<void> {
@@ -59,6 +61,36 @@ test('tiles sample every 2^(maxZoom−z)-th pixel, from the file or from the ove
     const outside = await data.describe({ path: '/etc/hostname.tif', bands: [1] });
     assert.equal(outside.exists, false);
     assert.match(outside.error!, /outside/);
+    await data.dispose();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the map draws every CRS the engine reads: EPSG codes of its table and GeoTIFF keys without a code, placed as gdaltransform places them', gdalSkip('map projections against gdaltransform', ['gdaltransform']) ? { skip: gdalSkip('map projections against gdaltransform', ['gdaltransform']) as string } : {}, async () => {
+  const dir = tmpDir('gw-map-crs-');
+  try {
+    // LAEA Europe by code (not a UTM/WGS84 code), and a custom LAEA without any EPSG code.
+    const laea = path.join(dir, 'laea_3035.tif');
+    await GeoTiffWriter.create(laea, { width: 4, height: 4, bands: 1, dtype: 'float32', geo: { epsg: 3035, geoTransform: [4321000, 100, 0, 3210000, 0, -100], geographic: false } }).then(async (w) => { await w.writeBlock(0, 0, [new Float32Array(16)]); await w.finish(); });
+    pyJson(`
+import sys, json
+from osgeo import gdal, osr
+d = gdal.GetDriverByName('GTiff').Create(sys.argv[1] + '/custom.tif', 4, 4, 1, gdal.GDT_Float32)
+s = osr.SpatialReference(); s.SetFromUserInput('+proj=laea +lat_0=49.8 +lon_0=6.1 +x_0=100000 +y_0=200000 +ellps=GRS80 +units=m +no_defs')
+d.SetProjection(s.ExportToWkt()); d.SetGeoTransform([90000, 50, 0, 215000, 0, -50]); d = None
+print(json.dumps(1))
+`, dir);
+    const data = new MapData({ roots: () => [dir], cacheDir: path.join(dir, 'cache') });
+    for (const [file, x, y] of [[laea, 4321200, 3209800], [path.join(dir, 'custom.tif'), 90100, 214900]] as [string, number, number][]) {
+      const info = await data.describe({ path: file, bands: [1] });
+      assert.match(info.projection ?? '', /\+proj=laea/, `${path.basename(file)}: ${info.projection}`);
+      const [lon, lat] = proj4(info.projection!, 'EPSG:4326', [x, y]);
+      // Pixel (2, 2) of both files is (x, y): GDAL takes it through the CRS it reads from the file.
+      const ref = spawnSync('gdaltransform', ['-t_srs', 'EPSG:4326', '-output_xy', file], { input: '2 2\n', encoding: 'utf8' });
+      const [glon, glat] = ref.stdout.trim().split(/\s+/).map(Number);
+      assert.ok(Math.abs(lon - glon) < 1e-7 && Math.abs(lat - glat) < 1e-7, `${path.basename(file)}: ${lon},${lat} vs gdaltransform ${glon},${glat}`);
+    }
     await data.dispose();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -17,6 +17,7 @@ import type { LayerInfo, LayerKind, LayerRef } from '../../shared/result-protoco
 import { TILE_SIZE, maxZoomFor } from '../../shared/result-protocol';
 import { labelsFromText, valueStats } from './palettes';
 import { projectionOf } from './crs';
+import { crsOfGeo } from '../raster/crs/crs';
 import { throwIfAborted } from '../raster/tools/common';
 
 /** Rasters up to this side are read directly at every zoom; larger ones get an overview. */
@@ -157,9 +158,14 @@ export class MapData {
     }
     const ov = await this.overview(o, bands[0]).catch(() => undefined);
     const epsg = ds.geo.epsg;
+    // The engine's CRS of the file (EPSG table or GeoTIFF keys without a code), so the map draws
+    // every CRS the tools read and write; the file's citation only when the engine has none.
+    let def: string | undefined;
+    try { def = crsOfGeo(ds.geo, ref.path)?.def; } catch { def = undefined; }
+    const projection = def ?? projectionOf(epsg, ds.geo.wkt);
     return {
       path: ref.path, exists: true, width: ds.width, height: ds.height, bandCount: ds.bandCount, geoTransform: [...ds.geo.geoTransform],
-      ...(epsg ? { epsg } : {}), ...(projectionOf(epsg, ds.geo.wkt) ? { projection: projectionOf(epsg, ds.geo.wkt) } : {}),
+      ...(epsg ? { epsg } : {}), ...(projection ? { projection } : {}),
       geographic: ds.geo.geographic || epsg === 4326, maxZoom, bandStats, ...(values ? { values } : {}), ...(labels ? { labels } : {}),
       overview: !!ov, bands, ...(kind ? { kind } : {}),
     };
