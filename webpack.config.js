@@ -1,5 +1,5 @@
 // Bundles the extension into dist/extension.js (plus the raster engine's worker, which the engine
-// looks up next to itself as pixel-worker.js). Native addons and heavy ESM packages stay external:
+// looks up next to itself as pixel-worker.js and strip-worker.js). Native addons and heavy ESM packages stay external:
 // hnswlib-node ships in node_modules; transformers.js gets its own bundle (third config below).
 // A second config bundles the notebook result renderer (with OpenLayers and proj4) into dist/result-renderer.js.
 'use strict';
@@ -28,6 +28,9 @@ const extension = {
   entry: {
     extension: './src/extension/extension.ts',
     'pixel-worker': './src/core/raster/pipeline/pixel-worker.ts',
+    // Strip runs (slope, aspect, hillshade, reclassify, clip, resample) look for it next to the bundle too;
+    // without it they run inline.
+    'strip-worker': './src/core/raster/pipeline/strip-worker.ts',
   },
   output: {
     path: path.resolve(__dirname, 'dist'),
