@@ -222,6 +222,24 @@ async function inFrames(page, selector) {
   return undefined;
 }
 
+/**
+ * GeoWeave: Insert Tool Cell, then the tool `id` in its quick pick. Waits for the pick to open and
+ * for `id` to be its first row before Enter: under load the pick can take seconds to open, and a
+ * fixed wait let the typed id go nowhere and Enter take the unfiltered first row (another tool).
+ */
+async function insertToolCell(page, id) {
+  await palette(page, 'GeoWeave: Insert Tool Cell');
+  await until('the Insert Tool Cell quick pick', async () => /Insert a tool cell/.test(await page.$eval('.quick-input-widget .quick-input-title', (el) => el.textContent).catch(() => '')) || null, 30000);
+  const input = '.quick-input-widget .quick-input-box input';
+  await page.waitForSelector(input, { state: 'visible', timeout: 15000 });
+  await page.fill(input, id);
+  await until(`"${id}" first in the quick pick`, async () => {
+    const first = await page.$eval('.quick-input-widget .quick-input-list .monaco-list-row[data-index="0"] .label-name', (el) => el.textContent.trim()).catch(() => '');
+    return first === id || null;
+  }, 15000, 100);
+  await page.keyboard.press('Enter');
+}
+
 async function palette(page, text, { exact = false } = {}) {
   // The key can land in a webview or an editor that keeps it (under load more often): try again,
   // then with F1, the palette's other binding.
@@ -660,11 +678,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
   if (!reopened) return;
 
   await step(page, 'run a cell with a missing file: a clear error', async () => {
-    await palette(page, 'GeoWeave: Insert Tool Cell');
-    await page.waitForTimeout(1500);
-    await page.keyboard.type('ndvi', { delay: 20 });
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('Enter');
+    await insertToolCell(page, 'ndvi');
     // The inserted cell is selected (cell rows are virtualized, so look for the focused one) ...
     const editor = await until('the inserted ndvi cell', async () => {
       for (const row of await page.$$('.notebook-editor .monaco-list-row')) {
@@ -699,11 +713,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
 
   await step(page, 'IntelliSense in a tool cell: file completion and an unknown-tool diagnostic', async () => {
     await page.keyboard.press('Escape');
-    await palette(page, 'GeoWeave: Insert Tool Cell');
-    await page.waitForTimeout(1500);
-    await page.keyboard.type('hillshade', { delay: 20 });
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('Enter');
+    await insertToolCell(page, 'hillshade');
     const editor = await until('the inserted hillshade cell', async () => {
       for (const row of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {
         if (/hillshade/.test(await row.innerText().catch(() => ''))) return row.$('.monaco-editor .view-lines');
@@ -826,11 +836,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     await page.keyboard.press('Escape');
     await page.click('.tabs-container .tab.active');
     await page.waitForTimeout(500);
-    await palette(page, 'GeoWeave: Insert Tool Cell');
-    await page.waitForTimeout(1500);
-    await page.keyboard.type('slope', { delay: 20 });
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('Enter');
+    await insertToolCell(page, 'slope');
     await findRow(page, /^\s*slope\b/);
     await replaceCellText(page, /^\s*slope\b/, `slope as big_slope\ndem: ${BIG_DEM}`);
     await page.keyboard.press('Escape');
