@@ -49,6 +49,11 @@ export interface GeoWeaveOptions {
   halfLifeDays?: number;
   /** Rebuild the index (and refit the embedder) even when the saved one matches. */
   rebuildIndex?: boolean;
+  /**
+   * With `rebuildIndex`, also refit a stale fusion before `open` returns (default true: `index build`).
+   * The extension passes false and fits in the background, so a rebuild is not held up by a fit.
+   */
+  refitOnRebuild?: boolean;
   /** Override fusion weights (tuning). */
   weights?: Partial<Weights>;
   /**
@@ -161,7 +166,7 @@ export class GeoWeave {
     await this.refreshDerived();
     this.loadFusion();
     // Rebuilding the index (`index build`, "Rebuild Tool Index") refits the fusion when it is stale.
-    if (o.rebuildIndex) await this.refitFusion();
+    if (o.rebuildIndex && o.refitOnRebuild !== false) await this.refitFusion();
   }
 
   private loadPractice(learned: IntentionGraph): void {

@@ -27,7 +27,8 @@ export class RetrievalService implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly problems = vscode.languages.createDiagnosticCollection('geoweave-manifests');
   private current?: GeoWeave;
-  private readonly refitAbort = new AbortController();
+  /** The background fit of the engine now open; a reopened engine stops it (one fit at a time). */
+  private refitAbort = new AbortController();
   private notedWorkspaceState = false;
 
   constructor(private readonly deps: RetrievalDeps) {}
@@ -84,6 +85,8 @@ export class RetrievalService implements vscode.Disposable {
           embedder: e,
           llm,
           rebuildIndex,
+          // The fit runs in the background below; the rebuilt index is usable at once.
+          refitOnRebuild: false,
           log: coreLogger(log),
           signal: abort.signal,
           onProgress: (fraction, message) => {
@@ -116,12 +119,14 @@ export class RetrievalService implements vscode.Disposable {
 
   /** Fits the fusion weights to this catalog and its flows when none fit them yet; suggestions use the current weights meanwhile. */
   private refitInBackground(gw: GeoWeave): void {
+    this.refitAbort.abort();
+    const abort = (this.refitAbort = new AbortController());
     if (!gw.fusionNeedsFit()) return;
     const started = Date.now();
     this.deps.log.info('fitting the fusion weights to this catalog and its flows in the background');
-    gw.refitFusion({ signal: this.refitAbort.signal, onProgress: () => undefined }).then(
+    gw.refitFusion({ signal: abort.signal, onProgress: () => undefined }).then(
       (st) => this.deps.log.info(st.report ? `fusion weights fitted on ${st.report.flows} flows in ${Math.round((Date.now() - started) / 100) / 10} s (out-of-fold next hit@3 ${st.report.next.before['hit@3']} → ${st.report.next.after['hit@3']})` : `fusion weights: prior kept (${st.reason})`),
-      (e) => { if (!this.refitAbort.signal.aborted) this.deps.log.warn(`fusion fit failed: ${e instanceof Error ? e.message : String(e)}`); },
+      (e) => { if (!abort.signal.aborted) this.deps.log.warn(`fusion fit failed: ${e instanceof Error ? e.message : String(e)}`); },
     );
   }
 

@@ -117,3 +117,23 @@ test('a fresh install uses the shipped fusion; extra manifests make it another c
     await other.dispose();
   }
 });
+
+test('fusion state: a rebuild refits before returning (index build), or leaves the fit to the caller (the extension fits in the background)', async () => {
+  const dir = tmpDir();
+  const file = practice(dir, 24);
+  const open = (state: string, refitOnRebuild?: boolean) => GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: path.join(dir, state), practice: file, rebuildIndex: true, refitOnRebuild });
+  const cli = await open('cli');
+  try {
+    assert.equal(cli.fusionStatus().source, 'state');
+    assert.equal(cli.fusionNeedsFit(), false);
+  } finally {
+    await cli.dispose();
+  }
+  const ext = await open('ext', false);
+  try {
+    assert.equal(ext.fusionStatus().source, 'prior', 'no fit held up the rebuild');
+    assert.equal(ext.fusionNeedsFit(), true, 'the fit is still due, for the background');
+  } finally {
+    await ext.dispose();
+  }
+});
