@@ -25,6 +25,9 @@ import { zonalStatsTool } from './zonal_stats';
 import { reprojectTool } from './reproject';
 import { alignTool } from './align';
 import { clipToVectorTool } from './clip_to_vector';
+import { sarFloodThresholdTool } from './sar_flood_threshold';
+import { ndviAnomalyTool } from './ndvi_anomaly';
+import { medianCompositeTool } from './median_composite';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -67,4 +70,7 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   reprojectTool,
   alignTool,
   clipToVectorTool,
+  sarFloodThresholdTool,
+  ndviAnomalyTool,
+  medianCompositeTool,
 ];

@@ -1,0 +1,237 @@
+/** Builtin runners for former catalog-only tools (sar_flood_threshold, ndvi_anomaly, median_composite), checked against numpy over GDAL-read arrays. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runTool, getToolSpec } from '../../src/core/raster/engine';
+import { gdalSkip, pyJson, PY_READ_BAND, tmpDir, gdalinfoJson } from '../helpers/raster-gdal';
+
+const skip = gdalSkip('numpy/GDAL comparisons of the runner tools');
+
+/** Python prelude: write(path, arrays, nodata, dtype) writes a GeoTIFF on a fixed EPSG:32633 10 m grid. */
+const PY_WRITE = PY_READ_BAND + `
+from osgeo import osr
+def write(p, arrays, nodata=None, dtype=gdal.GDT_Float32, descs=None, tiled=False):
+    h, w = arrays[0].shape
+    opts = ['TILED=YES', 'BLOCKXSIZE=32', 'BLOCKYSIZE=32'] if tiled else []
+    d = gdal.GetDriverByName('GTiff').Create(p, w, h, len(arrays), dtype, opts)
+    d.SetGeoTransform((500000, 10, 0, 5200000, 0, -10))
+    s = osr.SpatialReference(); s.ImportFromEPSG(32633); d.SetProjection(s.ExportToWkt())
+    for i, a in enumerate(arrays):
+        b = d.GetRasterBand(i + 1)
+        if nodata is not None: b.SetNoDataValue(nodata)
+        if descs: b.SetDescription(descs[i])
+        b.WriteArray(a)
+    d = None
+`;
+
+/** Asserts the output keeps the input's CRS and geotransform (read by gdalinfo). */
+function assertGrid(out: string, w: number, h: number): void {
+  const info = gdalinfoJson(out);
+  assert.deepEqual(info.size, [w, h]);
+  assert.deepEqual(info.geoTransform, [500000, 10, 0, 5200000, 0, -10]);
+  assert.match(info.coordinateSystem.wkt, /ID\["EPSG",32633\]\]$/);
+}
+
+test('sar_flood_threshold: Otsu on linear backscatter equals numpy (dB = 10·log10, same 256-bin Otsu); a given dB threshold too', { skip }, async () => {
+  const dir = tmpDir();
+  const img = path.join(dir, 's1_vv.tif');
+  // Bimodal scene: water ~ -20 dB (west), land ~ -8 dB (east), speckle; a few zero and nodata pixels.
+  pyJson(PY_WRITE + `
+rng = np.random.default_rng(7)
+h, w = 90, 120
+db = np.where(np.arange(w)[None, :] < 45, -20.0, -8.0) + rng.normal(0, 2.0, (h, w))
+lin = (10 ** (db / 10)).astype(np.float32)
+lin[0, :5] = 0
+lin[5, 5:9] = -1
+write(sys.argv[1], [lin], nodata=-1)
+print('{}')
+`, img);
+  const r = await runTool('sar_flood_threshold', { image: img }, { outDir: path.join(dir, 'o') });
+  assertGrid(r.outputs.mask.path, 120, 90);
+  const ref = pyJson(PY_WRITE + `
+lin, nd = read(sys.argv[1])
+mask, mnd = read(sys.argv[2])
+x = lin.astype(np.float64)
+ok = (x != nd) & (x > 0)
+db = np.full(x.shape, np.nan); db[ok] = 10 * np.log10(x[ok])
+v = db[ok]
+lo, hi = v.min(), v.max(); bins = 256
+hist = np.bincount(np.minimum(np.floor((v - lo) * (bins / (hi - lo))).astype(int), bins - 1), minlength=bins).astype(np.float64)
+width = (hi - lo) / bins; c = lo + (np.arange(bins) + 0.5) * width
+w0 = np.cumsum(hist)[:-1]; s0 = np.cumsum(hist * c)[:-1]; w1 = hist.sum() - w0
+with np.errstate(all='ignore'):
+    between = np.where((w0 > 0) & (w1 > 0), w0 * w1 * (s0 / w0 - (hist @ c - s0) / w1) ** 2, -1)
+t = lo + (int(np.argmax(between)) + 1) * width
+exp = np.where(ok, (db < t).astype(np.uint8), 255)
+gt = np.where(np.arange(x.shape[1])[None, :] < 45, 1, 0)
+print(json.dumps({"t": t, "mismatch": int((exp != mask).sum()), "nd": mnd, "water": int((exp == 1).sum()),
+  "truth_agree": float(((exp == gt) & ok).sum() / ok.sum()), "invalid": int((~ok).sum())}))
+`, img, r.outputs.mask.path);
+  assert.ok(Math.abs((r.stats.threshold_db as number) - ref.t) <= 1e-9 * Math.abs(ref.t), `threshold ${r.stats.threshold_db} vs numpy ${ref.t}`);
+  assert.ok(ref.t > -17 && ref.t < -11, `Otsu lands between the modes: ${ref.t}`);
+  assert.equal(ref.mismatch, 0, 'mask equals numpy (db < t) pixel for pixel');
+  assert.equal(ref.nd, 255);
+  assert.equal(ref.invalid, 9, '5 zero-power and 4 nodata pixels are nodata in the mask');
+  assert.equal(r.stats.water_pixels, ref.water);
+  assert.equal(r.stats.units, 'linear');
+  assert.ok(ref.truth_agree > 0.98, `agreement with the true water half ${ref.truth_agree}`);
+  assert.match(r.summary, /Otsu's threshold -1\d(\.\d+)? dB on linear backscatter converted to dB, \d+(\.\d+)?% of the valid pixels .* are open water, .*west/);
+
+  // The same scene in dB with a fixed threshold: units detected from the negative values.
+  const dbImg = path.join(dir, 's1_vv_db.tif');
+  pyJson(PY_WRITE + `
+lin, nd = read(sys.argv[1])
+x = lin.astype(np.float64)
+db = np.where((x != nd) & (x > 0), 10 * np.log10(np.where(x > 0, x, 1)), -9999).astype(np.float32)
+write(sys.argv[2], [db], nodata=-9999)
+print('{}')
+`, img, dbImg);
+  const g = await runTool('sar_flood_threshold', { image: dbImg, threshold_db: -15 }, { outDir: path.join(dir, 'o2') });
+  const ref2 = pyJson(PY_WRITE + `
+db, nd = read(sys.argv[1]); mask, _ = read(sys.argv[2])
+exp = np.where(db != nd, (db.astype(np.float64) < -15).astype(np.uint8), 255)
+print(json.dumps({"mismatch": int((exp != mask).sum()), "water": int((exp == 1).sum())}))
+`, dbImg, g.outputs.mask.path);
+  assert.equal(g.stats.units, 'db');
+  assert.equal(g.stats.method, 'given');
+  assert.equal(ref2.mismatch, 0);
+  assert.equal(g.stats.water_pixels, ref2.water);
+  await assert.rejects(runTool('sar_flood_threshold', { image: dbImg, threshold_db: 200 }, { outDir: path.join(dir, 'o3') }), /argument "threshold_db": 200 dB is outside/);
+});
+
+test('ndvi_anomaly: difference and z-score (sample std) equal numpy nanmean/nanstd(ddof=1) with nodata in target and baseline', { skip }, async () => {
+  const dir = tmpDir();
+  const files = pyJson(PY_WRITE + `
+rng = np.random.default_rng(11)
+h, w = 70, 50
+out = []
+for k in range(5):
+    a = np.clip(0.6 + 0.1 * np.sin(np.arange(w) / 7.0)[None, :] + rng.normal(0, 0.05, (h, w)), -1, 1).astype(np.float32)
+    a[rng.random((h, w)) < 0.1] = -9999
+    if k == 0: a[10:20, 10:20] -= 0.3  # drought patch in the target
+    if k == 0: a[10:20, 10:20][a[10:20, 10:20] < -1] = -9999
+    p = sys.argv[1] + '/ndvi_%d.tif' % (2020 + k)
+    write(p, [a], nodata=-9999, tiled=(k == 2))
+    out.append(p)
+print(json.dumps(out))
+`, dir);
+  const [target, ...baseline] = files as string[];
+  const PY_ANOM = PY_WRITE + `
+import warnings; warnings.simplefilter('ignore')
+def arr(p):
+    a, nd = read(p); a = a.astype(np.float64); a[a == np.float32(nd)] = np.nan; return a
+t = arr(sys.argv[1]); base = np.stack([arr(p) for p in sys.argv[3:]])
+n = np.sum(~np.isnan(base), axis=0)
+mean = np.nanmean(base, axis=0)
+mine, nd = read(sys.argv[2]); mine = mine.astype(np.float64); mine[mine == nd] = np.nan
+`;
+  const d = await runTool('ndvi_anomaly', { image: target, baseline }, { outDir: path.join(dir, 'd') });
+  assertGrid(d.outputs.anomaly.path, 50, 70);
+  const rd = pyJson(PY_ANOM + `
+exp = t - mean
+exp[n < 1] = np.nan
+both = ~np.isnan(exp) & ~np.isnan(mine)
+print(json.dumps({"max": float(np.abs(exp[both] - mine[both]).max()), "nan_mismatch": int((np.isnan(exp) != np.isnan(mine)).sum()),
+  "valid": int(both.sum()), "mean": float(np.nanmean(exp)), "patch": float(np.nanmean(exp[10:20, 10:20]))}))
+`, target, d.outputs.anomaly.path, ...baseline);
+  assert.ok(rd.max <= 1e-6, `difference max abs error ${rd.max}`);
+  assert.equal(rd.nan_mismatch, 0);
+  assert.equal(d.stats.valid_pixels, rd.valid);
+  assert.ok(Math.abs((d.stats.mean as number) - rd.mean) < 1e-5);
+  assert.ok(rd.patch < -0.25, 'the drought patch shows as a negative anomaly');
+
+  const z = await runTool('ndvi_anomaly', { image: target, baseline, method: 'zscore' }, { outDir: path.join(dir, 'z') });
+  const rz = pyJson(PY_ANOM + `
+sd = np.nanstd(base, axis=0, ddof=1)
+with np.errstate(all='ignore'):
+    exp = (t - mean) / sd
+exp[(n < 2) | ~(sd > 0)] = np.nan
+both = ~np.isnan(exp) & ~np.isnan(mine)
+print(json.dumps({"maxrel": float((np.abs(exp[both] - mine[both]) / np.maximum(1, np.abs(exp[both]))).max()), "nan_mismatch": int((np.isnan(exp) != np.isnan(mine)).sum()),
+  "valid": int(both.sum()), "below": int((exp[both] <= -1).sum())}))
+`, target, z.outputs.anomaly.path, ...baseline);
+  assert.ok(rz.maxrel <= 1e-5, `z-score max relative error ${rz.maxrel}`);
+  assert.equal(rz.nan_mismatch, 0);
+  assert.equal(z.stats.valid_pixels, rz.valid);
+  assert.equal(z.stats.below_pixels, rz.below);
+  assert.match(z.summary, /standardized anomaly averages .* σ; .* at or below −1σ/);
+  await assert.rejects(runTool('ndvi_anomaly', { image: target, baseline: [baseline[0]], method: 'zscore' }, { outDir: path.join(dir, 'e') }), /argument "baseline": a z-score needs at least 2 baseline rasters/);
+});
+
+test('median_composite: equals numpy nanmedian over clear observations (masks, SCL QA band, nodata), globs, count output', { skip }, async () => {
+  const dir = tmpDir();
+  fs.mkdirSync(path.join(dir, 'scenes'));
+  pyJson(PY_WRITE + `
+rng = np.random.default_rng(3)
+h, w, N = 40, 60, 6
+for k in range(N):
+    bands = [rng.integers(1, 3000, (h, w)).astype(np.uint16) for _ in range(3)]
+    for b in bands: b[rng.random((h, w)) < 0.05] = 0
+    scl = rng.choice(np.array([4, 5, 6, 3, 8, 9, 10, 0], np.uint16), size=(h, w), p=[.4, .2, .1, .06, .06, .06, .06, .06])
+    scl[:, :3] = 8  # the west edge is always cloudy
+    write(sys.argv[1] + '/scenes/s2_%02d.tif' % k, bands + [scl], nodata=0, dtype=gdal.GDT_UInt16, descs=['B04', 'B08', 'B11', 'SCL'])
+    m = (rng.random((h, w)) < 0.2).astype(np.uint8); m[0, 0] = 255
+    write(sys.argv[1] + '/scenes/mask_%02d.tif' % k, [m], nodata=255, dtype=gdal.GDT_Byte)
+print('{}')
+`, dir);
+  const PY_MED = PY_WRITE + `
+import glob, warnings; warnings.simplefilter('ignore')
+scenes = sorted(glob.glob(sys.argv[1] + '/scenes/s2_*.tif')); masks = sorted(glob.glob(sys.argv[1] + '/scenes/mask_*.tif'))
+use_masks = sys.argv[3] == '1'; use_qa = sys.argv[4] == '1'
+comp = gdal.Open(sys.argv[2]); cnt = gdal.Open(sys.argv[5]).ReadAsArray()
+res = {"max": 0.0, "nan_mismatch": 0}
+for bi in range(3):
+    stack = []
+    for k, p in enumerate(scenes):
+        d = gdal.Open(p); a = d.GetRasterBand(bi + 1).ReadAsArray().astype(np.float64); a[a == 0] = np.nan
+        if use_qa:
+            scl = d.GetRasterBand(4).ReadAsArray(); a[np.isin(scl, [0, 3, 8, 9, 10])] = np.nan
+        if use_masks:
+            m = gdal.Open(masks[k]).ReadAsArray(); a[m != 0] = np.nan
+        stack.append(a)
+    stack = np.stack(stack)
+    exp = np.nanmedian(stack, axis=0).astype(np.float32)
+    b = comp.GetRasterBand(bi + 1); mine = b.ReadAsArray().astype(np.float32); mine[mine == b.GetNoDataValue()] = np.nan
+    both = ~np.isnan(exp) & ~np.isnan(mine)
+    res["max"] = max(res["max"], float(np.abs(exp[both] - mine[both]).max()))
+    res["nan_mismatch"] += int((np.isnan(exp) != np.isnan(mine)).sum())
+    if bi == 0: res["count_mismatch"] = int((np.sum(~np.isnan(stack), axis=0) != cnt).sum()); res["empty"] = int(np.isnan(exp).sum())
+res["bands"] = comp.RasterCount; res["descs"] = [comp.GetRasterBand(i + 1).GetDescription() for i in range(comp.RasterCount)]
+print(json.dumps(res))
+`;
+  const m = await runTool('median_composite', { images: 'scenes/s2_*.tif', masks: 'scenes/mask_*.tif', qa: 'SCL' }, { outDir: path.join(dir, 'm'), cwd: dir });
+  assertGrid(m.outputs.composite.path, 60, 40);
+  const rm = pyJson(PY_MED, dir, m.outputs.composite.path, '1', '1', m.outputs.clear_count.path);
+  assert.equal(rm.max, 0, 'composite equals float32(nanmedian) exactly');
+  assert.equal(rm.nan_mismatch, 0);
+  assert.equal(rm.count_mismatch, 0);
+  assert.ok(rm.empty >= 40 * 3, 'the always-cloudy west edge has no composite value');
+  assert.equal(rm.bands, 3, 'the SCL band is left out of the composite');
+  assert.deepEqual(rm.descs, ['B04', 'B08', 'B11']);
+  assert.equal(m.stats.qa_kind, 'scl');
+  assert.match(m.summary, /Median of 6 scenes over 3 bands: .* after skipping \d+ flagged ones; .* west/);
+
+  const plain = await runTool('median_composite', { images: ['scenes/s2_00.tif', 'scenes/s2_01.tif', 'scenes/s2_02.tif', 'scenes/s2_03.tif', 'scenes/s2_04.tif', 'scenes/s2_05.tif'], bands: '1,2,3' }, { outDir: path.join(dir, 'p'), cwd: dir });
+  const rp = pyJson(PY_MED, dir, plain.outputs.composite.path, '0', '0', plain.outputs.clear_count.path);
+  assert.equal(rp.max, 0);
+  assert.equal(rp.nan_mismatch, 0);
+  assert.equal(rp.count_mismatch, 0);
+
+  await assert.rejects(runTool('median_composite', { images: 'scenes/s2_*.tif', masks: 'scenes/mask_00.tif' }, { outDir: path.join(dir, 'e'), cwd: dir }), /argument "masks" has 1 entries but "images" has 6/);
+  await assert.rejects(runTool('median_composite', { images: 'scenes/none_*.tif' }, { outDir: path.join(dir, 'e'), cwd: dir }), /argument "images": ".*none_\*\.tif" matches no file/);
+});
+
+test('every manifest with a builtin runner names an engine tool, and its inputs are that tool\'s arguments', () => {
+  const dir = path.resolve(__dirname, '../../../tool-manifests');
+  const builtin = new Set<string>();
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json') && !['fusion.json', 'schema.json', 'workflow.schema.json'].includes(x))) {
+    const m = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+    if (m.runner?.type !== 'builtin') continue;
+    builtin.add(m.id);
+    const spec = getToolSpec(m.id);
+    assert.ok(spec, `${f} declares a builtin runner but the engine has no tool "${m.id}"`);
+    for (const inp of m.inputs ?? []) assert.ok(inp.name in spec!.params, `${f}: input "${inp.name}" is not an argument of the builtin ${m.id} (${Object.keys(spec!.params).join(', ')})`);
+  }
+  for (const id of ['sar_flood_threshold', 'ndvi_anomaly', 'median_composite']) assert.ok(builtin.has(id), `${id} runs builtin`);
+});
