@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { runTool, getToolSpec } from '../../src/core/raster/engine';
 import { gdalSkip, pyJson, PY_READ_BAND, tmpDir, gdalinfoJson } from '../helpers/raster-gdal';
 
@@ -234,4 +235,96 @@ test('every manifest with a builtin runner names an engine tool, and its inputs 
     for (const inp of m.inputs ?? []) assert.ok(inp.name in spec!.params, `${f}: input "${inp.name}" is not an argument of the builtin ${m.id} (${Object.keys(spec!.params).join(', ')})`);
   }
   for (const id of ['sar_flood_threshold', 'ndvi_anomaly', 'median_composite']) assert.ok(builtin.has(id), `${id} runs builtin`);
+});
+
+/** Python: confusion matrix and metrics of (ref, map) pairs with numpy (rows reference, columns map). */
+const PY_METRICS = `
+def metrics(ref, mp):
+    classes = np.union1d(np.unique(ref), np.unique(mp))
+    idx = {c: i for i, c in enumerate(classes)}
+    cm = np.zeros((len(classes), len(classes)), np.int64)
+    np.add.at(cm, (np.array([idx[v] for v in ref], int), np.array([idx[v] for v in mp], int)), 1)
+    n = cm.sum(); po = np.trace(cm) / n; pe = (cm.sum(1) * cm.sum(0)).sum() / n ** 2
+    with np.errstate(all='ignore'):
+        prod = np.diag(cm) / cm.sum(1); user = np.diag(cm) / cm.sum(0)
+    return {"classes": [float(c) for c in classes], "cm": cm.tolist(), "oa": float(po), "kappa": float((po - pe) / (1 - pe)),
+            "prod": [None if np.isnan(v) else float(v) for v in prod], "user": [None if np.isnan(v) else float(v) for v in user], "n": int(n)}
+`;
+
+test('accuracy_assessment: confusion matrix, OA, producer\'s/user\'s accuracy and kappa equal numpy for a reference raster, lon/lat points and named polygons', { skip }, async () => {
+  const dir = tmpDir();
+  const ref = pyJson(PY_WRITE + PY_METRICS + `
+rng = np.random.default_rng(5)
+h, w = 60, 80
+truth = np.ones((h, w), np.uint8); truth[:, 30:] = 2; truth[35:, 50:] = 3
+mp = truth.copy()
+flip = rng.random((h, w)) < 0.15
+mp[flip] = rng.integers(1, 4, flip.sum())
+mp[0:4, 0:6] = 0  # unclassified
+write(sys.argv[1] + '/map.tif', [mp], nodata=0, dtype=gdal.GDT_Byte, descs=['classes: 1=water;2=forest;3=urban'])
+ref = truth.copy(); ref[rng.random((h, w)) < 0.5] = 0
+write(sys.argv[1] + '/ref.tif', [ref], nodata=0, dtype=gdal.GDT_Byte)
+# Points: 150 pixel centres with jitter, written in lon/lat.
+src = osr.SpatialReference(); src.ImportFromEPSG(32633); dst = osr.SpatialReference(); dst.ImportFromEPSG(4326)
+src.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER); dst.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+ct = osr.CoordinateTransformation(src, dst)
+cols = rng.integers(0, w, 150); rows = rng.integers(0, h, 150)
+feats = []
+for c, r in zip(cols, rows):
+    X = 500000 + (c + 0.5 + rng.uniform(-0.3, 0.3)) * 10; Y = 5200000 - (r + 0.5 + rng.uniform(-0.3, 0.3)) * 10
+    lon, lat, _ = ct.TransformPoint(X, Y)
+    feats.append({"type": "Feature", "properties": {"cls": int(truth[r, c])}, "geometry": {"type": "Point", "coordinates": [lon, lat]}})
+feats.append({"type": "Feature", "properties": {"cls": 1}, "geometry": {"type": "Point", "coordinates": [20.0, 10.0]}})  # far off the map
+json.dump({"type": "FeatureCollection", "features": feats}, open(sys.argv[1] + '/points.geojson', 'w'))
+# Polygons in UTM with class names, on pixel edges: (col0, row0, col1, row1, name).
+boxes = [(2, 1, 20, 30, 'water'), (40, 5, 70, 25, 'forest'), (55, 40, 78, 58, 'Urban')]
+pf = [{"type": "Feature", "properties": {"landcover": n}, "geometry": {"type": "Polygon", "coordinates": [[
+    [500000 + c0 * 10, 5200000 - r0 * 10], [500000 + c1 * 10, 5200000 - r0 * 10], [500000 + c1 * 10, 5200000 - r1 * 10], [500000 + c0 * 10, 5200000 - r1 * 10], [500000 + c0 * 10, 5200000 - r0 * 10]]]}}
+    for c0, r0, c1, r1, n in boxes]
+json.dump({"type": "FeatureCollection", "crs": {"type": "name", "properties": {"name": "EPSG:32633"}}, "features": pf}, open(sys.argv[1] + '/polys.geojson', 'w'))
+names = {'water': 1, 'forest': 2, 'urban': 3}
+pref = np.concatenate([np.full((r1 - r0) * (c1 - c0), names[n.lower()]) for c0, r0, c1, r1, n in boxes])
+pmap = np.concatenate([mp[r0:r1, c0:c1].ravel() for c0, r0, c1, r1, n in boxes])
+ptref = truth[rows, cols]; ptmap = mp[rows, cols]
+rr = ref[ref != 0]; rm = mp[ref != 0]
+print(json.dumps({"raster": metrics(rr[rm != 0], rm[rm != 0]), "raster_uncl": int((rm == 0).sum()),
+  "points": metrics(ptref[ptmap != 0], ptmap[ptmap != 0]), "points_uncl": int((ptmap == 0).sum()),
+  "polys": metrics(pref[pmap != 0], pmap[pmap != 0]), "polys_uncl": int((pmap == 0).sum())}))
+`, dir);
+  const check = (r: Awaited<ReturnType<typeof runTool>>, exp: any, uncl: number, what: string) => {
+    assert.deepEqual(r.stats.classes, exp.classes, `${what}: classes`);
+    assert.deepEqual(r.stats.confusion_matrix, exp.cm, `${what}: confusion matrix`);
+    assert.equal(r.stats.samples, exp.n, `${what}: samples`);
+    assert.ok(Math.abs((r.stats.overall_accuracy as number) - exp.oa) < 1e-12, `${what}: OA ${r.stats.overall_accuracy} vs ${exp.oa}`);
+    assert.ok(Math.abs((r.stats.kappa as number) - exp.kappa) < 1e-12, `${what}: kappa ${r.stats.kappa} vs ${exp.kappa}`);
+    const per = r.stats.per_class as any[];
+    per.forEach((p, k) => {
+      assert.ok(exp.prod[k] === null ? p.producers_accuracy === null : Math.abs(p.producers_accuracy - exp.prod[k]) < 1e-12, `${what}: producer's ${k}`);
+      assert.ok(exp.user[k] === null ? p.users_accuracy === null : Math.abs(p.users_accuracy - exp.user[k]) < 1e-12, `${what}: user's ${k}`);
+    });
+    assert.equal(r.stats.unclassified_samples, uncl, `${what}: unclassified`);
+    const csv = fs.readFileSync(r.outputs.report.path, 'utf8').trim().split('\n');
+    assert.equal(csv[0], ['reference', ...exp.classes.map((c: number) => `map_${c}`), 'total', 'producers_accuracy'].join(','));
+    assert.equal(csv.length, exp.classes.length + 3);
+  };
+  const o = (n: string) => ({ outDir: path.join(dir, n), cwd: dir });
+  const rr = await runTool('accuracy_assessment', { image: 'map.tif', reference: 'ref.tif' }, o('r'));
+  check(rr, ref.raster, ref.raster_uncl, 'raster');
+  assert.ok((rr.stats.overall_accuracy as number) > 0.85 && (rr.stats.overall_accuracy as number) < 0.95);
+  assert.match(rr.summary, /Against \d+ reference pixels the map is \d+(\.\d+)?% correct \(kappa 0\.\d+\); the weakest class is \d \((water|forest|urban)\)/);
+  const rp = await runTool('accuracy_assessment', { image: 'map.tif', reference: 'points.geojson', class_field: 'cls' }, o('p'));
+  check(rp, ref.points, ref.points_uncl, 'points');
+  assert.equal(rp.stats.outside_samples, 1);
+  assert.equal(rp.stats.reference_kind, 'points');
+  // The same points as a Shapefile (UTM, .prj) and a GeoPackage (lon/lat): the same matrix.
+  execFileSync('ogr2ogr', ['-t_srs', 'EPSG:32633', path.join(dir, 'points.shp'), path.join(dir, 'points.geojson')]);
+  execFileSync('ogr2ogr', ['-nln', 'samples', path.join(dir, 'points.gpkg'), path.join(dir, 'points.geojson')]);
+  for (const f of ['points.shp', 'points.gpkg#samples']) {
+    const r = await runTool('accuracy_assessment', { image: 'map.tif', reference: f, class_field: 'cls' }, o(f.replace(/\W/g, '_')));
+    check(r, ref.points, ref.points_uncl, f);
+  }
+  const rg = await runTool('accuracy_assessment', { image: 'map.tif', reference: 'polys.geojson', class_field: 'landcover' }, o('g'));
+  check(rg, ref.polys, ref.polys_uncl, 'polygons');
+  await assert.rejects(runTool('accuracy_assessment', { image: 'map.tif', reference: 'polys.geojson', class_field: 'Landcover' }, o('e')), /argument "class_field": .*polys\.geojson has no attribute "Landcover"; did you mean "landcover"\?/);
+  await assert.rejects(runTool('accuracy_assessment', { image: 'map.tif', reference: 'polys.geojson' }, o('e')), /argument "class_field" is required with reference points or polygons/);
 });

@@ -28,6 +28,7 @@ import { clipToVectorTool } from './clip_to_vector';
 import { sarFloodThresholdTool } from './sar_flood_threshold';
 import { ndviAnomalyTool } from './ndvi_anomaly';
 import { medianCompositeTool } from './median_composite';
+import { accuracyAssessmentTool } from './accuracy_assessment';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -73,4 +74,5 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   sarFloodThresholdTool,
   ndviAnomalyTool,
   medianCompositeTool,
+  accuracyAssessmentTool,
 ];
