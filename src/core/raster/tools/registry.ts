@@ -29,6 +29,7 @@ import { sarFloodThresholdTool } from './sar_flood_threshold';
 import { ndviAnomalyTool } from './ndvi_anomaly';
 import { medianCompositeTool } from './median_composite';
 import { accuracyAssessmentTool } from './accuracy_assessment';
+import { randomForestClassifyTool } from './random_forest_classify';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -75,4 +76,5 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviAnomalyTool,
   medianCompositeTool,
   accuracyAssessmentTool,
+  randomForestClassifyTool,
 ];
