@@ -30,6 +30,7 @@ import { ndviAnomalyTool } from './ndvi_anomaly';
 import { medianCompositeTool } from './median_composite';
 import { accuracyAssessmentTool } from './accuracy_assessment';
 import { randomForestClassifyTool } from './random_forest_classify';
+import { stacSearchTool } from './stac_search';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -77,4 +78,5 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   medianCompositeTool,
   accuracyAssessmentTool,
   randomForestClassifyTool,
+  stacSearchTool,
 ];
