@@ -5,6 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { runTool, getToolSpec } from '../../src/core/raster/engine';
+import { loadCatalog } from '../../src/core/manifests/load';
+import { executability } from '../../src/core/retrieval/executability';
 import { gdalSkip, pyJson, PY_READ_BAND, tmpDir, gdalinfoJson } from '../helpers/raster-gdal';
 
 const skip = gdalSkip('numpy/GDAL comparisons of the runner tools');
@@ -234,7 +236,15 @@ test('every manifest with a builtin runner names an engine tool, and its inputs 
     assert.ok(spec, `${f} declares a builtin runner but the engine has no tool "${m.id}"`);
     for (const inp of m.inputs ?? []) assert.ok(inp.name in spec!.params, `${f}: input "${inp.name}" is not an argument of the builtin ${m.id} (${Object.keys(spec!.params).join(', ')})`);
   }
-  for (const id of ['sar_flood_threshold', 'ndvi_anomaly', 'median_composite']) assert.ok(builtin.has(id), `${id} runs builtin`);
+  // The six former catalog-only tools run builtin, and readiness (what the panel and suggest show) calls them runnable.
+  const catalog = loadCatalog({});
+  for (const id of ['stac_search', 'median_composite', 'random_forest_classify', 'accuracy_assessment', 'sar_flood_threshold', 'ndvi_anomaly']) {
+    assert.ok(builtin.has(id), `${id} runs builtin`);
+    const m = catalog.tools.find((t) => t.manifest.id === id)!.manifest;
+    const ex = executability(m);
+    assert.equal(ex.runnable, true, `${id} is runnable`);
+    assert.ok(!ex.notes.some((n) => /catalog only/.test(n)), `${id}: ${ex.notes.join('; ')}`);
+  }
 });
 
 /** Python: confusion matrix and metrics of (ref, map) pairs with numpy (rows reference, columns map). */
