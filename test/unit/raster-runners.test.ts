@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { runTool, getToolSpec } from '../../src/core/raster/engine';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { executability } from '../../src/core/retrieval/executability';
+import { writeRaster } from '../../src/core/raster/io/writer';
+import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 import { gdalSkip, pyJson, PY_READ_BAND, tmpDir, gdalinfoJson } from '../helpers/raster-gdal';
 
 const skip = gdalSkip('numpy/GDAL comparisons of the runner tools');
@@ -337,4 +339,39 @@ print(json.dumps({"raster": metrics(rr[rm != 0], rm[rm != 0]), "raster_uncl": in
   check(rg, ref.polys, ref.polys_uncl, 'polygons');
   await assert.rejects(runTool('accuracy_assessment', { image: 'map.tif', reference: 'polys.geojson', class_field: 'Landcover' }, o('e')), /argument "class_field": .*polys\.geojson has no attribute "Landcover"; did you mean "landcover"\?/);
   await assert.rejects(runTool('accuracy_assessment', { image: 'map.tif', reference: 'polys.geojson' }, o('e')), /argument "class_field" is required with reference points or polygons/);
+});
+
+test('the new runners stop on abort (mid-stack, mid-forest, mid-strip) and leave no files', async () => {
+  const dir = tmpDir();
+  const w = 300, h = 1100, geo = { epsg: 32633, geoTransform: [500000, 10, 0, 5200000, 0, -10] as [number, number, number, number, number, number], geographic: false };
+  const rand = mulberry32(2);
+  const files: string[] = [];
+  for (let k = 0; k < 4; k++) {
+    const bands = [0, 1, 2].map(() => Float32Array.from({ length: w * h }, () => rand()));
+    const f = path.join(dir, `s${k}.tif`);
+    await writeRaster(f, { width: w, height: h, bands: 3, dtype: 'float32', geo, nodata: -9999 }, bands);
+    files.push(f);
+  }
+  const classes = path.join(dir, 'classes.tif');
+  await writeRaster(classes, { width: w, height: h, bands: 1, dtype: 'uint8', geo, nodata: 0 }, [Uint8Array.from({ length: w * h }, () => 1 + Math.floor(rand() * 3))]);
+  fs.writeFileSync(path.join(dir, 'train.geojson'), JSON.stringify({
+    type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'EPSG:32633' } },
+    features: [[0, 1], [1500, 2]].map(([x, c]) => ({ type: 'Feature', properties: { c }, geometry: { type: 'Polygon', coordinates: [[[500000 + x, 5200000], [501000 + x, 5200000], [501000 + x, 5199000], [500000 + x, 5199000], [500000 + x, 5200000]]] } })),
+  }));
+  for (const [tool, args] of [
+    ['median_composite', { images: files }],
+    ['ndvi_anomaly', { image: files[0], baseline: files.slice(1) }],
+    ['sar_flood_threshold', { image: files[0] }],
+    ['random_forest_classify', { image: files[0], training: path.join(dir, 'train.geojson'), class_field: 'c', n_trees: 50 }],
+    ['accuracy_assessment', { image: classes, reference: classes }],
+  ] as [string, Record<string, unknown>][]) {
+    const od = path.join(dir, `abort-${tool}`);
+    const ac = new AbortController();
+    let calls = 0;
+    await assert.rejects(runTool(tool, args, { outDir: od, signal: ac.signal, onProgress: () => { if (++calls === 2) ac.abort(); } }), /abort/i, tool);
+    assert.ok(calls >= 2 && calls < 6, `${tool}: stopped soon after the abort (${calls} progress calls)`);
+    assert.deepEqual(fs.existsSync(od) ? fs.readdirSync(od) : [], [], `${tool}: no partial output`);
+  }
+  // A continuous raster is not a class map: refused instead of a million-class matrix.
+  await assert.rejects(runTool('accuracy_assessment', { image: files[0], reference: classes }, { outDir: path.join(dir, 'cont') }), /argument "image": .*s0\.tif holds more than 1000 distinct classes; give a class map/);
 });

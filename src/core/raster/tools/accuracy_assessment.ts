@@ -27,6 +27,17 @@ export interface Accuracy {
 /** Confusion counts: counts.get(reference).get(map) = samples. */
 export type Counts = Map<number, Map<number, number>>;
 
+/** Most distinct classes a confusion matrix may have: more means a continuous raster, not a class map. */
+export const MAX_CLASSES = 1000;
+
+/** Throws when the pairs so far hold more than MAX_CLASSES classes on either side. */
+export function assertClassLike(counts: Counts, mapSource: string, refSource: string): void {
+  const mapped = new Set<number>();
+  for (const row of counts.values()) for (const m of row.keys()) mapped.add(m);
+  if (counts.size > MAX_CLASSES) throw new Error(`argument "reference": ${refSource} holds more than ${MAX_CLASSES} distinct classes; it looks like a continuous raster, not reference classes`);
+  if (mapped.size > MAX_CLASSES) throw new Error(`argument "image": ${mapSource} holds more than ${MAX_CLASSES} distinct classes; give a class map (classify or reclassify first)`);
+}
+
 export function addPair(counts: Counts, ref: number, map: number): void {
   let row = counts.get(ref);
   if (!row) { row = new Map(); counts.set(ref, row); }
@@ -97,6 +108,7 @@ export const accuracyAssessmentTool: BuiltinTool = {
         const ref = Float64Array.from(L.values, (v) => code(v));
         const [map] = await valuesAt(ctx, [mapBand], L.xs, L.ys);
         for (let i = 0; i < ref.length; i++) { samples++; if (map[i] === map[i]) addPair(counts, ref[i], map[i]); else unclassified++; }
+        assertClassLike(counts, ds.source, refArg.path);
         kind = L.kind; outside = L.outside; note = L.note;
       } else {
         if (ctx.args.class_field !== undefined) throw new Error('argument "class_field" only applies to reference points or polygons; a reference raster holds the classes itself');
@@ -158,6 +170,7 @@ async function rasterPairs(ctx: ToolContext, mapBand: ResolvedBand, refPath: str
         samples++;
         if (m[i] === m[i]) addPair(counts, r[i], m[i]); else unclassified++;
       }
+      assertClassLike(counts, ds.source, R.band.dataset.source);
       ctx.progress((y0 + rows) / ds.height);
     }
     return { samples, unclassified };
