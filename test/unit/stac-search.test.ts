@@ -128,7 +128,7 @@ test('stac_search against a STAC API: POSTs bbox/datetime/collections/query to /
     .map((it) => ({ ...it, collection: 'sentinel-2-l2a', links: [{ rel: 'self', href: `/collections/sentinel-2-l2a/items/${it.id}` }] }));
   items[0].assets.local = { href: pathToFileURL(path.join(dir, 'data', 'S2A_0601_B04.tif')).toString(), type: 'image/tiff' };
   const bodies: any[] = [];
-  let fail = false;
+  let fail = false, foreign = false;
   const server = http.createServer((req, res) => {
     let text = '';
     req.on('data', (c) => (text += c));
@@ -140,7 +140,8 @@ test('stac_search against a STAC API: POSTs bbox/datetime/collections/query to /
       // A server that ignores every filter and pages two items at a time.
       const from = body.token ? Number(body.token) : 0;
       const page = items.slice(from, from + 2);
-      const links = from + 2 < items.length ? [{ rel: 'next', href: '/v1/search', method: 'POST', merge: true, body: { token: String(from + 2) } }] : [];
+      const links = foreign ? [{ rel: 'next', href: 'http://localhost:1/v1/search', method: 'POST' }]
+        : from + 2 < items.length ? [{ rel: 'next', href: '/v1/search', method: 'POST', merge: true, body: { token: String(from + 2) } }] : [];
       res.writeHead(200, { 'content-type': 'application/geo+json' });
       res.end(JSON.stringify({ type: 'FeatureCollection', features: page, links }));
     });
@@ -163,6 +164,10 @@ test('stac_search against a STAC API: POSTs bbox/datetime/collections/query to /
     assert.equal(first.assets.red.href, `http://127.0.0.1:${(server.address() as AddressInfo).port}/data/S2A_0601_B04.tif`, 'relative href against the self link');
     assert.equal(first.assets.local.path, path.join(dir, 'data', 'S2A_0601_B04.tif'));
     assert.equal(first.assets.local.exists, true);
+    foreign = true;
+    const f = await runTool('stac_search', { catalog: base }, { outDir: path.join(dir, 'o4') });
+    assert.equal(f.stats.pages, 1, 'a next link to another server is not followed');
+    assert.match(f.summary, /The API's next page is on another server \(http:\/\/localhost:1\) and was not fetched/);
     fail = true;
     await assert.rejects(runTool('stac_search', args, { outDir: path.join(dir, 'o2') }), /argument "catalog": the STAC API answered 503 .* to POST http:\/\/127\.0\.0\.1:\d+\/v1\/search: maintenance/);
   } finally {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuiltinTool, ToolContext } from './types';
-import { listArg, checkAbort, sig, writeJson } from './analysis-support';
+import { checkAbort, sig, writeJson } from './analysis-support';
 import { boundedFetch } from '../../net/bounded-fetch';
 
 /** Most JSON files a static catalog walk reads, and most pages an API search follows. */
@@ -157,7 +157,7 @@ function found(item: any, collection: string | null, source: string, base: strin
   };
 }
 
-interface WalkResult { items: FoundItem[]; scanned: number; remoteLinks: number; unreadable: string[]; pages?: number; endpoint?: string }
+interface WalkResult { items: FoundItem[]; scanned: number; remoteLinks: number; unreadable: string[]; pages?: number; endpoint?: string; foreignNext?: string }
 
 /** Walks a static catalog from `start` (a folder, or a catalog/collection/item/item-collection JSON). */
 async function walkStatic(ctx: ToolContext, start: string, q: StacQuery): Promise<WalkResult> {
@@ -226,7 +226,7 @@ async function searchApi(ctx: ToolContext, url: string, q: StacQuery, limit: num
   for (const f of q.props) { const n = Number(f.value); (query[f.key] ??= {})[OPS[f.op]] = Number.isFinite(n) && f.value.trim() !== '' ? n : f.value; }
   if (Object.keys(query).length) body.query = query;
   const doFetch = boundedFetch(32 << 20);
-  const out = { items: [] as FoundItem[], scanned: 0, remoteLinks: 0, unreadable: [] as string[], pages: 0, endpoint };
+  const out: WalkResult & { pages: number; endpoint: string } = { items: [], scanned: 0, remoteLinks: 0, unreadable: [], pages: 0, endpoint };
   let req: { url: string; method: string; body?: unknown } | undefined = { url: endpoint, method: 'POST', body };
   while (req && out.items.length < limit) {
     if (++out.pages > MAX_PAGES) break;
@@ -260,6 +260,8 @@ async function searchApi(ctx: ToolContext, url: string, q: StacQuery, limit: num
     if (!next || !page.features.length) { req = undefined; break; }
     const method = String(next.method ?? 'GET').toUpperCase();
     const nextUrl = new URL(next.href, req.url).toString();
+    // Pages come from the API that was asked; a next link to another server is not followed.
+    if (new URL(nextUrl).origin !== new URL(endpoint).origin) { out.foreignNext = nextUrl; break; }
     const nextBody: unknown = method === 'POST' ? (next.merge ? { ...(req.body as object), ...(next.body ?? {}) } : next.body ?? req.body) : undefined;
     req = { url: nextUrl, method, ...(nextBody ? { body: nextBody } : {}) };
   }
@@ -313,6 +315,7 @@ export const stacSearchTool: BuiltinTool = {
       : `No item of the ${r.scanned} ${remote ? 'returned by' : 'in'} ${remote ? source : local} matches the search; widen the dates, the area or max_cloud.`;
     if (localAssets) summary += ` ${localAssets} asset${localAssets > 1 ? 's are' : ' is'} local files${missing ? ` (${missing} missing on disk)` : ''}.`;
     if (r.remoteLinks) summary += r.remoteLinks > 1 ? ` ${r.remoteLinks} links to remote catalog files were not followed.` : ' 1 link to a remote catalog file was not followed.';
+    if (r.foreignNext) summary += ` The API's next page is on another server (${new URL(r.foreignNext).origin}) and was not fetched; later items may be missing.`;
     if (r.unreadable.length) summary += ` ${r.unreadable.length} linked file${r.unreadable.length > 1 ? 's were' : ' was'} unreadable (first: ${r.unreadable[0]}).`;
     return {
       tool: 'stac_search',
