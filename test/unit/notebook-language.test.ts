@@ -84,8 +84,10 @@ test('diagnostics: missing required arguments, references and catalog-only tools
   const earlier = [{ name: 'veg', tool: 'ndvi', outputs: [{ name: 'index' }] }];
   assert.deepEqual(diagnose('area_by_class\nimage: $veg.index', catalog(earlier)), []);
   assert.match(diagnose('area_by_class\nimage: $veg.mask', catalog(earlier))[0].message, /cell "veg" \(ndvi\) has no output "mask"; it has index/);
-  const stac = diagnose('stac_search', catalog()).map((p) => p.message);
-  assert.ok(stac.some((m) => /catalog-only/.test(m)), stac.join('\n'));
+  const dem = diagnose('dem_download', catalog()).map((p) => p.message);
+  assert.ok(dem.some((m) => /catalog-only/.test(m)), dem.join('\n'));
+  // stac_search has a builtin runner now: no catalog-only warning.
+  assert.ok(!diagnose('stac_search\ncatalog: stac/catalog.json', catalog()).some((p) => /catalog-only/.test(p.message)));
 });
 
 test('argument infos merge manifest docs with engine kinds', () => {

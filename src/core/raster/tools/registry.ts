@@ -25,6 +25,12 @@ import { zonalStatsTool } from './zonal_stats';
 import { reprojectTool } from './reproject';
 import { alignTool } from './align';
 import { clipToVectorTool } from './clip_to_vector';
+import { sarFloodThresholdTool } from './sar_flood_threshold';
+import { ndviAnomalyTool } from './ndvi_anomaly';
+import { medianCompositeTool } from './median_composite';
+import { accuracyAssessmentTool } from './accuracy_assessment';
+import { randomForestClassifyTool } from './random_forest_classify';
+import { stacSearchTool } from './stac_search';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -67,4 +73,10 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   reprojectTool,
   alignTool,
   clipToVectorTool,
+  sarFloodThresholdTool,
+  ndviAnomalyTool,
+  medianCompositeTool,
+  accuracyAssessmentTool,
+  randomForestClassifyTool,
+  stacSearchTool,
 ];

@@ -31,13 +31,20 @@ export function readGeoJson(file: string): VectorLayer {
     let polygons: VectorFeature['polygons'] = [];
     if (g?.type === 'Polygon') polygons = [g.coordinates];
     else if (g?.type === 'MultiPolygon') polygons = g.coordinates;
+    let points: [number, number][] | undefined;
+    if (g?.type === 'Point' || g?.type === 'MultiPoint') {
+      const pts = g.type === 'Point' ? [g.coordinates] : g.coordinates;
+      if (!Array.isArray(pts) || pts.some((pt: unknown) => !Array.isArray(pt) || typeof pt[0] !== 'number' || typeof pt[1] !== 'number')) throw new VectorError(`${file}: feature ${i + 1} has a ${g.type} coordinate that is not a number pair`);
+      points = pts.map((pt: number[]) => [pt[0], pt[1]] as [number, number]);
+      for (const pt of points) { maxAbsX = Math.max(maxAbsX, Math.abs(pt[0])); maxAbsY = Math.max(maxAbsY, Math.abs(pt[1])); }
+    }
     if (!Array.isArray(polygons)) throw new VectorError(`${file}: feature ${i + 1} has a ${g.type} without coordinates`);
     for (const poly of polygons) for (const ring of poly ?? []) for (const pt of ring ?? []) {
       if (!Array.isArray(pt) || typeof pt[0] !== 'number' || typeof pt[1] !== 'number') throw new VectorError(`${file}: feature ${i + 1} has a coordinate that is not a number pair`);
       maxAbsX = Math.max(maxAbsX, Math.abs(pt[0])); maxAbsY = Math.max(maxAbsY, Math.abs(pt[1]));
     }
     const props = f?.properties && typeof f.properties === 'object' ? { ...f.properties } : {};
-    return { index: i, id: f?.id ?? props.id ?? i + 1, props, geomType: g?.type ?? null, polygons };
+    return { index: i, id: f?.id ?? props.id ?? i + 1, props, geomType: g?.type ?? null, polygons, ...(points ? { points } : {}) };
   });
   if (!declared && (maxAbsX > 180 || maxAbsY > 90)) {
     throw new VectorError(`${file}: has no crs member, so it is lon/lat (RFC 7946), but its coordinates reach ${Math.round(Math.max(maxAbsX, maxAbsY))}, which is not degrees; add "crs": {"type": "name", "properties": {"name": "EPSG:<code>"}} or convert it with ogr2ogr -t_srs EPSG:4326`);

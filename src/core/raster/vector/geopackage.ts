@@ -74,16 +74,16 @@ export function readGeoPackage(file: string, layer?: string): VectorLayer {
       const props: Record<string, unknown> = {};
       for (const c of cols) if (c.name !== t!.column_name && c.name !== pk) props[c.name] = r[c.name];
       const blob = r[t!.column_name] as Uint8Array | null;
-      let geomType: string | null = null, polygons: VectorFeature['polygons'] = [];
+      let geomType: string | null = null, polygons: VectorFeature['polygons'] = [], points: VectorFeature['points'];
       if (blob) {
         try {
           const wkb = gpkgWkb(blob);
-          if (wkb) { const g = parseWkb(wkb); geomType = g.type; polygons = g.polygons; }
+          if (wkb) { const g = parseWkb(wkb); geomType = g.type; polygons = g.polygons; points = g.points; }
         } catch (e) {
           throw new VectorError(`${file}: feature ${pk ? `${pk}=${r[pk]}` : i + 1} of layer ${t!.table_name} has an unreadable geometry (${(e as Error).message})`);
         }
       }
-      return { index: i, id: pk ? r[pk] : i + 1, props, geomType, polygons };
+      return { index: i, id: pk ? r[pk] : i + 1, props, geomType, polygons, ...(points ? { points } : {}) };
     });
     return { file, format: 'GeoPackage', layer: t.table_name, crs, features };
   } finally {

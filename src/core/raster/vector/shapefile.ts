@@ -1,4 +1,4 @@
-/** Shapefile reader: .shp polygons (Polygon, PolygonZ, PolygonM), .dbf attributes, .prj CRS, .cpg encoding. */
+/** Shapefile reader: .shp polygons (Polygon, PolygonZ, PolygonM) and points (Point, MultiPoint and their Z/M forms), .dbf attributes, .prj CRS, .cpg encoding. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Ring } from '../algorithms/vectorize';
@@ -20,10 +20,10 @@ function sidecar(shp: string, ext: string): string | undefined {
   return undefined;
 }
 
-function readShapes(file: string): { type: string; polygons: Ring[][] }[] {
+function readShapes(file: string): { type: string; polygons: Ring[][]; points?: [number, number][] }[] {
   const b = fs.readFileSync(file);
   if (b.length < 100 || b.readInt32BE(0) !== 9994) throw new VectorError(`${file}: not a Shapefile .shp (no 9994 file code)`);
-  const out: { type: string; polygons: Ring[][] }[] = [];
+  const out: { type: string; polygons: Ring[][]; points?: [number, number][] }[] = [];
   let p = 100;
   while (p + 8 <= b.length) {
     const words = b.readInt32BE(p + 4);
@@ -43,6 +43,15 @@ function readShapes(file: string): { type: string; polygons: Ring[][] }[] {
       }
       // Rings of all parts together: the even-odd fill keeps holes (clockwise outer, counter-clockwise inner) as holes.
       out.push({ type: 'Polygon', polygons: rings.length ? [rings] : [] });
+    } else if (t === 1 || t === 11 || t === 21) {
+      if (start + 20 > end) throw new VectorError(`${file}: record ${out.length + 1} is too short for a point`);
+      out.push({ type: 'Point', polygons: [], points: [[b.readDoubleLE(start + 4), b.readDoubleLE(start + 12)]] });
+    } else if (t === 8 || t === 18 || t === 28) {
+      const n = b.readInt32LE(start + 36);
+      if (n < 0 || start + 40 + n * 16 > end) throw new VectorError(`${file}: record ${out.length + 1} declares more points than it holds`);
+      const pts: [number, number][] = [];
+      for (let i = 0; i < n; i++) pts.push([b.readDoubleLE(start + 40 + i * 16), b.readDoubleLE(start + 48 + i * 16)]);
+      out.push({ type: 'MultiPoint', polygons: [], points: pts });
     } else {
       out.push({ type: SHAPE_NAMES[t] ?? `shape type ${t}`, polygons: [] });
     }
@@ -100,7 +109,7 @@ export function readShapefile(file: string): VectorLayer {
     }
   }
   const features: VectorFeature[] = shapes.map((s, i) => ({
-    index: i, id: i + 1, props: rows[i] ?? {}, geomType: s.type === 'Null' ? null : s.type, polygons: s.polygons,
+    index: i, id: i + 1, props: rows[i] ?? {}, geomType: s.type === 'Null' ? null : s.type, polygons: s.polygons, ...(s.points ? { points: s.points } : {}),
   }));
   return { file, format: 'Shapefile', layer: path.basename(file).replace(/\.shp$/i, ''), crs, features };
 }

@@ -35,6 +35,27 @@ export interface RasterPolygons {
 export function layerOnRaster(layer: VectorLayer, ds: RasterDataset, arg: string): RasterPolygons {
   const bad = layer.features.find((f) => f.geomType !== null && !f.polygons.length);
   if (bad) throw new VectorError(`argument "${arg}": feature ${bad.id} in ${layer.file} is a ${bad.geomType}; zones and clip shapes must be polygons (buffer points and lines first)`);
+  const { map, note, rasterCrs } = layerToRaster(layer, ds, arg);
+  const g = ds.geo.geoTransform;
+  const tol = 0.0001 * Math.min(Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5]));
+  const features = layer.features.map((feature) => ({
+    feature,
+    polygons: !map ? feature.polygons : feature.polygons.map((poly) => poly.map((ring) => {
+      const at = (x: number, y: number): [number, number] => {
+        const p = map!(x, y);
+        if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) {
+          throw new VectorError(`argument "${arg}": feature ${feature.id} in ${layer.file} has the point ${x}, ${y}, which has no position in ${rasterCrs!.label}`);
+        }
+        return p;
+      };
+      return densifyRing(ring, at, tol);
+    })),
+  }));
+  return { features, ...(note ? { note } : {}) };
+}
+
+/** The mapping of a layer's coordinates into the CRS of `ds` (undefined when they are the same), with a note on the CRS handling. */
+function layerToRaster(layer: VectorLayer, ds: RasterDataset, arg: string): { map?: (x: number, y: number) => [number, number]; note?: string; rasterCrs: ReturnType<typeof crsOfGeo> } {
   let rasterCrs;
   try { rasterCrs = crsOfGeo(ds.geo, ds.source); } catch (e) { throw new VectorError(`argument "${arg}": ${(e as Error).message}`); }
   let note: string | undefined;
@@ -51,20 +72,21 @@ export function layerOnRaster(layer: VectorLayer, ds: RasterDataset, arg: string
       note = `${layer.format} ${layer.crs.label} reprojected to the raster's ${rasterCrs.label}`;
     }
   }
-  const g = ds.geo.geoTransform;
-  const tol = 0.0001 * Math.min(Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5]));
-  const features = layer.features.map((feature) => ({
+  return { map, note, rasterCrs };
+}
+
+/** A point layer's features in the CRS of `ds`: each with its points (features without points are refused, naming the first). */
+export function pointsOnRaster(layer: VectorLayer, ds: RasterDataset, arg: string): { features: { feature: VectorFeature; points: [number, number][] }[]; note?: string } {
+  const bad = layer.features.find((f) => f.geomType !== null && !f.points?.length);
+  if (bad) throw new VectorError(`argument "${arg}": feature ${bad.id} in ${layer.file} is a ${bad.geomType}; give a layer of reference points, or of polygons`);
+  const { map, note } = layerToRaster(layer, ds, arg);
+  const features = layer.features.filter((f) => f.points?.length).map((feature) => ({
     feature,
-    polygons: !map ? feature.polygons : feature.polygons.map((poly) => poly.map((ring) => {
-      const at = (x: number, y: number): [number, number] => {
-        const p = map!(x, y);
-        if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) {
-          throw new VectorError(`argument "${arg}": feature ${feature.id} in ${layer.file} has the point ${x}, ${y}, which has no position in ${rasterCrs!.label}`);
-        }
-        return p;
-      };
-      return densifyRing(ring, at, tol);
-    })),
+    points: feature.points!.map(([x, y]) => {
+      const p = map ? map(x, y) : [x, y] as [number, number];
+      if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) throw new VectorError(`argument "${arg}": feature ${feature.id} in ${layer.file} has the point ${x}, ${y}, which has no position on ${ds.source}`);
+      return p;
+    }),
   }));
   return { features, ...(note ? { note } : {}) };
 }

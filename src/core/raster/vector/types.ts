@@ -12,6 +12,8 @@ export interface VectorFeature {
   geomType: string | null;
   /** Polygons (each: exterior ring then holes) in the layer's CRS; empty for non-polygon geometries. */
   polygons: Ring[][];
+  /** Point and MultiPoint coordinates in the layer's CRS (reference samples); absent for other geometries. */
+  points?: [number, number][];
 }
 
 export interface VectorLayer {

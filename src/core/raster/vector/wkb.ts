@@ -6,7 +6,7 @@ const NAMES: Record<number, string> = {
   8: 'CircularString', 9: 'CompoundCurve', 10: 'CurvePolygon', 11: 'MultiCurve', 12: 'MultiSurface', 15: 'PolyhedralSurface', 17: 'Triangle',
 };
 
-export interface WkbGeometry { type: string; polygons: Ring[][] }
+export interface WkbGeometry { type: string; polygons: Ring[][]; points?: [number, number][] }
 
 /** Parses one geometry at `at`; throws with a short reason on a truncated or unknown blob. */
 export function parseWkb(buf: Uint8Array, at = 0): WkbGeometry {
@@ -45,6 +45,19 @@ export function parseWkb(buf: Uint8Array, at = 0): WkbGeometry {
   const h = header();
   const type = NAMES[h.base] ?? `geometry type ${h.base}`;
   if (h.base === 3) return { type, polygons: [polygon(h.little, h.dims)] };
+  const point = (little: boolean, dims: number): [number, number] => { need(dims * 8); const pt: [number, number] = [dv.getFloat64(p, little), dv.getFloat64(p + 8, little)]; p += dims * 8; return pt; };
+  if (h.base === 1) return { type, polygons: [], points: [point(h.little, h.dims)] };
+  if (h.base === 4) {
+    need(4);
+    const n = dv.getUint32(p, h.little); p += 4;
+    const pts: [number, number][] = [];
+    for (let i = 0; i < n; i++) {
+      const ph = header();
+      if (ph.base !== 1) throw new Error(`a MultiPoint holds a ${NAMES[ph.base] ?? ph.base}`);
+      pts.push(point(ph.little, ph.dims));
+    }
+    return { type, polygons: [], points: pts };
+  }
   if (h.base === 6) {
     need(4);
     const n = dv.getUint32(p, h.little); p += 4;
