@@ -204,3 +204,23 @@ test('readiness: data the task speaks of without naming the file comes first ("t
   assert.deepEqual([dnbr.args.pre, dnbr.args.post], ['fire_pre.tif', 'fire_post.tif']);
   assert.ok(executability(manifest('nbr'), { items, task: 'burn ratio of the post-fire scene' }).notes.some((n) => n.includes('fire_post.tif (the task\'s "burn", "post-fire")')));
 });
+
+test('an input that reads values is not ready on a scene when the task asks for an indicator the scene does not hold', () => {
+  const zonal = manifest('zonal_stats');
+  const clip = manifest('clip_to_vector');
+  const district: DataItem = { ...fields, path: 'districts.shp' };
+  const ask = (m: ToolManifest, task: string, items: DataItem[]) => executability(m, { items, task });
+  // Mean NDVI per district over a raw Landsat scene: band 1 (blue) is not NDVI.
+  const onScene = ask(zonal, 'mean NDVI per district', [s2, district]);
+  assert.equal(onScene.ready, false);
+  assert.deepEqual(onScene.missing, ['image']);
+  assert.match(onScene.notes.join(' | '), /needs the task's NDVI for image — s2_scene\.tif holds sensor bands, not NDVI: compute it first/);
+  // With the NDVI raster at hand it is that one, and ready.
+  const withNdvi = ask(zonal, 'mean NDVI per district', [s2, { ...s2, path: 'ndvi_2024.tif', bands: [{ index: 1, description: 'NDVI' }], guess: undefined }, district]);
+  assert.equal(withNdvi.ready, true, withNdvi.notes.join(' | '));
+  assert.equal(withNdvi.args.image, 'ndvi_2024.tif');
+  // A task naming no indicator keeps the scene (mean reflectance per district is a fair ask).
+  assert.equal(ask(zonal, 'mean value per district of the scene', [s2, district]).ready, true);
+  // Tools that work on the whole scene (clipping it before NDVI) are not held back.
+  assert.equal(ask(clip, 'clip the scene to the districts, then NDVI', [s2, district]).ready, true);
+});

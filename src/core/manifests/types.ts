@@ -16,6 +16,8 @@ export interface ToolParam {
   default?: unknown;
   /** For rasters: band roles the tool needs (inputs) or carries (outputs). */
   bands?: BandRole[];
+  /** For raster inputs: read as one value per pixel (an indicator or a measurement), not as a scene of sensor bands. */
+  values?: boolean;
   /** For outputs: unit or meaning, e.g. "NDVI, -1..1". */
   unit?: string;
   /** Allowed values for string parameters. */

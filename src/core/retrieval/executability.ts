@@ -3,6 +3,7 @@ import * as path from 'path';
 import type { ToolManifest, ToolParam } from '../manifests/types';
 import type { DataContext, DataItem, Readiness } from './types';
 import { mentionOf, Mention } from '../data/mentions';
+import { parseQuery } from './query';
 
 /** Roles that describe what a whole raster is; any one of them satisfies an input listing several. */
 const PRODUCT_ROLES = new Set(['class', 'mask', 'index', 'dnbr', 'difference', 'change', 'labels', 'severity', 'lst', 'trend', 'magnitude', 'slope', 'aspect', 'hillshade', 'distance']);
@@ -33,6 +34,17 @@ function findRole(item: DataItem, role: string): { band?: number } | undefined {
   if (b) return { band: b.index };
   if (role === 'dem' && /(^|[^a-z])(dem|dtm|dsm|srtm|elev\w*)([^a-z]|$)/i.test(path.basename(item.path))) return {};
   return undefined;
+}
+
+/** A raster of sensor bands (described or guessed), as opposed to a product such as an index map. */
+function isScene(item: DataItem): boolean {
+  return item.type === 'raster' && (!!item.guess || !!item.bands?.some((b) => b.role && SPECTRAL.has(b.role)));
+}
+
+/** Whether an item holds the indicator (its file name, a band description or a role says so). */
+function holds(item: DataItem, indicator: string): boolean {
+  const re = new RegExp(`(^|[^\\p{L}\\p{N}])${indicator.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}])`, 'iu');
+  return re.test(path.basename(item.path)) || !!item.bands?.some((b) => re.test(b.description ?? '') || re.test(b.role ?? '')) || !!item.roles?.some((r) => re.test(r));
 }
 
 function itemName(item: DataItem): string {
@@ -202,6 +214,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   }
   const task = opts.task ?? data.task;
   const named = namedInTask(task, data.items);
+  const indicators = task ? [...new Set(parseQuery(task).slots.indicator ?? [])] : [];
   const mentions = new Map<DataItem, Mention>();
   const mention = (it: DataItem): Mention => {
     let m = mentions.get(it);
@@ -230,7 +243,11 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const ma = mention(a.item), mb = mention(b.item);
       return pair ? Number(mb.score > 0) - Number(ma.score > 0) : mb.score - ma.score || ma.at - mb.at;
     };
-    return [...rest.filter((f) => !f.guessed).sort(byMention), ...rest.filter((f) => f.guessed).sort(byMention)];
+    const ranked = [...rest.filter((f) => !f.guessed).sort(byMention), ...rest.filter((f) => f.guessed).sort(byMention)];
+    // An input that reads values takes a raster holding the task's indicator before any other.
+    if (!p.values || !indicators.length) return ranked;
+    const has = (f: Feed) => indicators.some((x) => holds(f.item, x));
+    return [...ranked.filter(has), ...ranked.filter((f) => !has(f))];
   });
   const picks = assign(m, required, choices);
   let satisfied = 0;
@@ -244,6 +261,15 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const kind = p.type === 'array' ? 'raster' : p.type;
       const mine = named.filter((n) => n.type === kind).map(fileName);
       notes.push(mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names` : `needs ${what} for ${p.name} — none found`);
+      missing.push(p.name);
+      continue;
+    }
+    // An input that reads values (the manifest says so: zonal statistics, a threshold) would run on a
+    // scene's first band; when the task asks about an indicator (mean NDVI per district) that is the
+    // wrong input, and readiness must say the indicator is still to be made, not call the tool ready.
+    const wanted = p.values && isScene(pick.item) ? indicators.filter((x) => !holds(pick.item, x)) : [];
+    if (wanted.length && wanted.length === indicators.length) {
+      notes.push(`needs the task's ${wanted.join(' / ')} for ${p.name} — ${fileName(pick.item)} holds sensor bands, not ${wanted.join(' / ')}: compute it first`);
       missing.push(p.name);
       continue;
     }
