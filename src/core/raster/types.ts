@@ -1,3 +1,4 @@
+import type { RunProvenance } from './provenance';
 /** Contract between the raster engine and its callers (CLI, notebook controller). */
 
 export interface OutputRef {
@@ -16,6 +17,8 @@ export interface ToolRunResult {
   summary: string;
   /** PNG quicklook of the main raster output, when there is one. */
   quicklook?: string;
+  /** How the run was made: tool, versions, arguments, hashed inputs, duration (set by the engine). */
+  provenance?: RunProvenance;
 }
 
 export interface RunOptions {
@@ -25,4 +28,6 @@ export interface RunOptions {
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (fraction: number, message?: string) => void;
+  /** The tool manifest's version when the caller has the manifest (else the builtin catalog's is looked up). */
+  manifestVersion?: string;
 }
