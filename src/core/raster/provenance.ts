@@ -163,7 +163,11 @@ export function inputPaths(args: Record<string, unknown>, kinds: Record<string, 
   return out;
 }
 
-/** The GDAL metadata items a GeoTIFF output carries (`gdalinfo` lists them). */
+/**
+ * The GDAL metadata items a GeoTIFF output carries (`gdalinfo` lists them): what determines its
+ * content. When and how long it ran stay in the cell's record: the same call on the same inputs
+ * then writes the same bytes, so a later step's input hash does not change with every re-run.
+ */
 export function provenanceItems(p: RunProvenance): Record<string, string> {
   return {
     GEOWEAVE_TOOL: p.tool,
@@ -172,8 +176,6 @@ export function provenanceItems(p: RunProvenance): Record<string, string> {
     GEOWEAVE_ARGS: JSON.stringify(sorted(p.args)),
     GEOWEAVE_INPUTS: JSON.stringify(p.inputs.map((i) => sorted(i))),
     ...(p.inputsOmitted ? { GEOWEAVE_INPUTS_OMITTED: String(p.inputsOmitted) } : {}),
-    GEOWEAVE_STARTED: p.started,
-    GEOWEAVE_DURATION_MS: String(p.durationMs),
   };
 }
 
