@@ -212,3 +212,43 @@ test('references need the earlier cell\'s run; values that need quoting survive 
   assert.equal(shellQuote(''), "''");
   assert.ok(sh.includes('cd -- "${GEOWEAVE_WORKSPACE:-/w}"'));
 });
+
+test('only exact translations are written as python: ndvi without band numbers or with an offset preset calls the CLI', () => {
+  const ran = (tool: string, file: string) => ({ lastRun: { ok: true, tool, summary: 's', time: 't', outputs: { [tool === 'ndvi' ? 'index' : 'dnbr']: { path: `/w/.geoweave/outputs/n/x/${file}`, type: 'raster' } } } });
+  const nb: NotebookRecord = { metadata: {}, cells: [
+    { kind: 'tool', source: 'ndvi\nimage: a.tif', metadata: ran('ndvi', 'a_ndvi.tif') },
+    { kind: 'tool', source: 'ndvi as l8\nimage: l8.tif\nsensor: landsat89_c2l2\nred: 4\nnir: 5', metadata: ran('ndvi', 'l8_ndvi.tif') },
+    { kind: 'tool', source: 'ndvi as s2\nimage: s2.tif\nred: 3\nnir: 5', metadata: ran('ndvi', 's2_ndvi.tif') },
+    { kind: 'tool', source: 'dnbr\npre: {nir: a.tif, swir2: b.tif}\npost: c.tif\nnir: 1\nswir2: 2', metadata: ran('dnbr', 'd.tif') },
+  ] };
+  const doc = JSON.parse(exportIpynb(nb, { notebookFile: '/w/n.geonb', workspace: '/w' }));
+  const code = doc.cells.filter((c: { cell_type: string }) => c.cell_type === 'code').map((c: { source: string[] }) => c.source.join(''));
+  assert.match(code[1], /^!geoweave run ndvi --arg image=a\.tif --out "\$OUT"\/n\/ndvi-cell1$/);
+  assert.match(code[2], /^!geoweave run ndvi --arg image=l8\.tif --arg sensor=landsat89_c2l2 /);
+  assert.match(code[3], /^# ndvi: [\s\S]*_write\(os\.path\.join\(OUT, "n\/s2\/s2_ndvi\.tif"\)/);
+  assert.match(code[4], /^!geoweave run dnbr --arg 'pre=\{"nir":"a\.tif","swir2":"b\.tif"\}'/);
+  assert.equal(doc.nbformat, 4);
+  assert.deepEqual(doc.cells.map((c: { id: string }) => c.id), doc.cells.map((_: unknown, i: number) => `geoweave-${i}`));
+});
+
+test('geoweave export: usage errors, unreadable notebooks, printing to stdout', async () => {
+  const dir = tmpDir('gw-export-cli-');
+  const file = path.join(dir, 'n.geonb');
+  fs.writeFileSync(file, serializeNotebook({ metadata: {}, cells: [{ kind: 'tool', source: 'slope\ndem: dem.tif' }] }));
+  assert.equal((await cli('export')).code, 2);
+  const bad = await cli('export', file, '--to', 'pdf');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--to must be sh or ipynb, got "pdf"/);
+  const out = await cli('export', file, '--to', 'sh');
+  assert.equal(out.code, 0);
+  assert.match(out.out, /\ngeoweave run slope --arg dem=dem\.tif --out "\$OUT"\/n\/slope-cell1\n$/);
+  fs.writeFileSync(path.join(dir, 'broken.geonb'), '{"nbformat": 4}');
+  const broken = await cli('export', path.join(dir, 'broken.geonb'), '--to', 'sh');
+  assert.equal(broken.code, 1);
+  assert.match(broken.err, /it is a Jupyter notebook/);
+  fs.writeFileSync(path.join(dir, 'ref.geonb'), serializeNotebook({ metadata: {}, cells: [{ kind: 'tool', source: 'ndvi\nimage: a.tif' }, { kind: 'tool', source: 'slope\ndem: $ndvi.index' }] }));
+  const ref = await cli('export', path.join(dir, 'ref.geonb'), '--to', 'sh', '--out', path.join(dir, 'ref.sh'));
+  assert.equal(ref.code, 1);
+  assert.match(ref.err, /run the notebook once before exporting/);
+  assert.ok(!fs.existsSync(path.join(dir, 'ref.sh')), 'nothing written when the export fails');
+});
