@@ -244,7 +244,10 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
       if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
       await addGdalMetadata(o.path, items);
       const palette = takePalette(o.path.replace(/\.tiff?$/i, '.png'));
-      if (palette) await writeFileAtomic(o.path.replace(/\.tiff?$/i, '.qml'), qmlStyle(palette));
+      if (palette) {
+        o.style = o.path.replace(/\.tiff?$/i, '.qml');
+        await writeFileAtomic(o.style, qmlStyle(palette));
+      }
     }
     throwIfAborted(signal);
     await staging.commit();

@@ -7,6 +7,8 @@ export interface OutputRef {
   /** Roles this output carries, e.g. ['index'], ['mask'], ['class'], ['dem']. */
   roles?: string[];
   description?: string;
+  /** The QGIS style (.qml) written beside a raster output, in its quicklook's colours. */
+  style?: string;
 }
 
 export interface ToolRunResult {
