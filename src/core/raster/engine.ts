@@ -198,7 +198,11 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
   throwIfAborted(signal);
   // Inputs are hashed beside the run (streamed; a rerun on unchanged files reads nothing again).
   const kinds = Object.fromEntries(Object.entries(tool.params).map(([k, p]) => [k, p.kind]));
-  const hashing = describeInputs(inputPaths(valid, kinds), signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+  // Its own signal: a run that fails stops reading the inputs too.
+  const hashStop = new AbortController();
+  const stopHashing = () => hashStop.abort();
+  signal.addEventListener('abort', stopHashing, { once: true });
+  const hashing = describeInputs(inputPaths(valid, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
   // Everything is written into a private folder and moved into outDir only when the run succeeds.
   const staging = await RunStaging.create(outDir);
   const stagedPngs: string[] = [];
@@ -253,9 +257,11 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
     await staging.commit();
     return { ...remapPaths(result, staging.dir, outDir), provenance };
   } catch (e) {
+    hashStop.abort();
     await staging.discard();
     throw e;
   } finally {
+    signal.removeEventListener('abort', stopHashing);
     for (const p of stagedPngs) takePalette(p);
   }
 }
