@@ -13,6 +13,7 @@ import { createNotebookFile, currentNotebook } from './notebook-session';
 import { stableStringify } from '../core/notebook/notebook-file';
 import { PANEL_VIEW_ID } from './panel';
 import { writeFileAtomic } from '../core/index/fs-util';
+import { exportNotebook } from './export-command';
 
 export interface CommandDeps {
   retrieval: RetrievalService;
@@ -56,6 +57,7 @@ export const COMMANDS: Record<string, Factory> = {
     if (!tools.length) return;
     await runCells(nb, tools[0].index, nb.cellCount);
   },
+  'geoweave.exportNotebook': () => (format?: unknown, target?: unknown) => exportNotebook(format, target),
   'geoweave.rebuildIndex': (d) => async () => {
     const gw = await d.retrieval.rebuild(true);
     const s = gw.stats();

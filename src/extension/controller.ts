@@ -90,7 +90,8 @@ export class ToolController implements vscode.Disposable {
       await exec.replaceOutput(outputsFor(view, result));
       const time = new Date().toISOString();
       // Re-running a cell replaces only its own outputs: files of its last run it no longer makes go.
-      const files = (r: { outputs: Record<string, { path: string }>; quicklook?: string } | undefined) => r ? [...Object.values(r.outputs).map((o) => o.path), ...(r.quicklook ? [r.quicklook] : [])] : [];
+      // A GeoTIFF's QGIS style (.qml) beside it goes with it.
+      const files = (r: { outputs: Record<string, { path: string }>; quicklook?: string } | undefined) => r ? [...Object.values(r.outputs).flatMap((o) => (/\.tiff?$/i.test(o.path) ? [o.path, o.path.replace(/\.tiff?$/i, '.qml')] : [o.path])), ...(r.quicklook ? [r.quicklook] : [])] : [];
       await removeStaleOutputs(outDir, files(previous), files(result));
       await setCellRun(cell, { ...runRecord(result, time), view: boundedView(view) });
       const nb = cell.notebook;

@@ -94,6 +94,8 @@ export interface ResultView {
   outputs: { name: string; path: string; type: string }[];
   /** "image=s2_scene.tif, red=3". */
   args: string;
+  /** One line on how the run was made: tool and manifest version, GeoWeave version, duration, hashed inputs. */
+  provenance?: string;
   /** The raw result (statistics bounded in saved views), shown collapsed. */
   raw: unknown;
   /** Set on a view rebuilt from the notebook file: when that run happened. */

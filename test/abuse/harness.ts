@@ -22,7 +22,7 @@ export interface TrialResult {
   status: 'ok' | 'error' | 'died' | 'timeout';
   message?: string;
   errorName?: string;
-  result?: { outputs?: Record<string, { path: string }>; quicklook?: string; summary?: string; stats?: Record<string, unknown> };
+  result?: { outputs?: Record<string, { path: string; style?: string }>; quicklook?: string; summary?: string; stats?: Record<string, unknown> };
   /** Peak resident memory of the child so far, MB. */
   rssMB?: number;
   ms: number;
@@ -158,7 +158,10 @@ export function judge(tally: Tally, area: string, input: string, r: TrialResult,
   if (x.mustFail) return add('crashed', `accepted: ${(r.result?.summary ?? '').slice(0, 200)}`);
   if (x.outDir) {
     const want = new Set<string>();
-    for (const o of Object.values(r.result?.outputs ?? {})) want.add(path.relative(x.outDir, o.path));
+    for (const o of Object.values(r.result?.outputs ?? {})) {
+      want.add(path.relative(x.outDir, o.path));
+      if (o.style) want.add(path.relative(x.outDir, o.style));
+    }
     if (r.result?.quicklook) want.add(path.relative(x.outDir, r.result.quicklook));
     const extra = added().filter((f) => !want.has(f));
     if (extra.length) return add('partial', `unreported files ${extra.slice(0, 3).join(', ')}`);

@@ -105,3 +105,17 @@ def read(p, band=1):
     b = ds.GetRasterBand(band)
     return b.ReadAsArray(), b.GetNoDataValue()
 `;
+
+/** Same pixels (bytes), grid, projection, nodata, band descriptions and metadata, except the
+ *  arguments a run's provenance records (two spellings of one call: band names or indices). */
+export function sameRasterButArgs(a: string, b: string): boolean {
+  return pyJson(`
+import json, sys
+from osgeo import gdal
+def sig(p):
+    d = gdal.Open(p)
+    bands = [d.GetRasterBand(i) for i in range(1, d.RasterCount + 1)]
+    md = {k: v for k, v in d.GetMetadata().items() if k != 'GEOWEAVE_ARGS'}
+    return [d.ReadRaster().hex(), d.GetGeoTransform(), d.GetProjection(), md, [(b.GetNoDataValue(), b.GetDescription(), b.DataType, b.GetMetadata()) for b in bands]]
+print(json.dumps(sig(sys.argv[1]) == sig(sys.argv[2])))`, a, b) as boolean;
+}

@@ -49,7 +49,7 @@ test('band_math on a constant 1e17 raster writes its tif and quicklook; nothing 
   const src = await raster(path.join(dir, 'huge.tif'), 60, 50, () => 1e17);
   const out = path.join(dir, 'out');
   const r = await runTool('band_math', { image: src, expression: 'b1 * 1' }, { outDir: out });
-  assert.deepEqual(listing(out), ['huge_band_math.png', 'huge_band_math.tif']);
+  assert.deepEqual(listing(out), ['huge_band_math.png', 'huge_band_math.qml', 'huge_band_math.tif']);
   assert.equal(r.quicklook, path.join(out, 'huge_band_math.png'));
   assert.ok(!/highest in the/.test(r.summary), r.summary);
 });
@@ -206,7 +206,7 @@ test('temp files have random names and never follow a planted link', async () =>
   const out = path.join(dir, 'out');
   fs.mkdirSync(out);
   const src = await raster(path.join(dir, 'img.tif'), 20, 20, (i) => i);
-  for (const name of ['img_band_math.png', 'img_band_math.tif']) {
+  for (const name of ['img_band_math.png', 'img_band_math.qml', 'img_band_math.tif']) {
     fs.symlinkSync(victim, path.join(out, `${name}.tmp-${process.pid}`));
   }
   // A link at the final name is replaced, not written through.
@@ -234,7 +234,7 @@ test('staging folders left by a killed run are removed by the next run', async (
   assert.equal(r.signal, 'SIGKILL');
   assert.equal(listing(out).filter((f) => f.startsWith('.geoweave-run-')).length, 1, 'the killed run left its staging folder');
   await runTool('band_math', { image: src, expression: 'b1' }, { outDir: out });
-  assert.deepEqual(listing(out), ['img_band_math.png', 'img_band_math.tif']);
+  assert.deepEqual(listing(out), ['img_band_math.png', 'img_band_math.qml', 'img_band_math.tif']);
 });
 
 test('resample: an upsampling that would exceed the output bound is refused with the smallest usable factor', async () => {

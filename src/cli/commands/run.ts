@@ -40,7 +40,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     if (prof.profiling) io.err(prof.profileLine(Date.now() - t0));
     if (args.flags.has('json')) {
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, o]) => [k, o.path]));
-      io.out(JSON.stringify({ tool: result.tool, outputs, stats: result.stats, summary: result.summary, quicklook: result.quicklook ?? null }));
+      io.out(JSON.stringify({ tool: result.tool, outputs, stats: result.stats, summary: result.summary, quicklook: result.quicklook ?? null, provenance: result.provenance ?? null }));
     } else {
       io.out(result.summary);
       for (const [k, o] of Object.entries(result.outputs)) io.out(`  ${k}: ${path.relative(cwd, o.path) || o.path} (${o.type})`);

@@ -61,7 +61,7 @@ function shortValue(v: unknown): string {
 export function runRecord(result: ToolRunResult, time: string): CellRunRecord {
   const outputs: CellRunRecord['outputs'] = {};
   for (const [name, o] of Object.entries(result.outputs)) outputs[name] = { path: o.path, type: o.type, ...(o.roles ? { roles: o.roles } : {}) };
-  return { ok: true, tool: result.tool, summary: result.summary, outputs, ...(result.quicklook ? { quicklook: result.quicklook } : {}), time };
+  return { ok: true, tool: result.tool, summary: result.summary, outputs, ...(result.quicklook ? { quicklook: result.quicklook } : {}), time, ...(result.provenance ? { provenance: result.provenance } : {}) };
 }
 
 export function memoryStep(tool: string, args: Record<string, unknown>, result: ToolRunResult | undefined, error: string | undefined, time: string): MemoryStep {

@@ -2,6 +2,7 @@
 import type { MemoryState } from '../memory/types';
 import type { CellRunRecord } from './types';
 import { setOwn } from './cell-value';
+import { provenanceFromMetadata } from '../raster/provenance';
 
 export const MEMORY_KEY = 'memory';
 export const RUN_KEY = 'lastRun';
@@ -38,6 +39,7 @@ export function runFromMetadata(metadata: Record<string, unknown> | undefined): 
     const roles = Array.isArray(o.roles) && o.roles.every((x) => typeof x === 'string') ? o.roles : undefined;
     setOwn(outputs, name, { path: o.path, type: o.type, ...(roles ? { roles } : {}) });
   }
+  const provenance = provenanceFromMetadata(r.provenance);
   return {
     ok: r.ok === true,
     tool: r.tool,
@@ -46,6 +48,7 @@ export function runFromMetadata(metadata: Record<string, unknown> | undefined): 
     ...(typeof r.quicklook === 'string' ? { quicklook: r.quicklook } : {}),
     time: typeof r.time === 'string' ? r.time : '',
     ...(r.view && typeof r.view === 'object' ? { view: r.view } : {}),
+    ...(provenance ? { provenance } : {}),
   };
 }
 

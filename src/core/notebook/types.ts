@@ -1,4 +1,5 @@
 /** Types of GeoWeave notebooks and tool cells; plain data, no VS Code. */
+import type { RunProvenance } from '../raster/provenance';
 
 /** A reference to an output of an earlier tool cell: `$cell.output` in the cell text. */
 export interface OutputReference {
@@ -72,6 +73,8 @@ export interface CellRunRecord {
   time: string;
   /** What the cell showed (bounded in size): a reopened notebook shows it again. */
   view?: unknown;
+  /** How the run was made: tool and versions, arguments, hashed inputs, duration. */
+  provenance?: RunProvenance;
 }
 
 /** One cell of a `.geonb` file. */

@@ -11,7 +11,11 @@ import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { boxToLonLat } from './proj';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
-import { renderQuicklook, QuicklookKind } from './quicklook';
+import { renderQuicklook, takePalette, QuicklookKind } from './quicklook';
+import { describeInputs, inputPaths, boundedArgs, builtinManifestVersion, geoweaveVersion, provenanceItems, type RunProvenance } from './provenance';
+import { addGdalMetadata } from './io/tiff-metadata';
+import { writeFileAtomic } from './io/atomic-file';
+import { qmlStyle } from '../results/qml';
 import { readPreview, throwIfAborted } from './tools/common';
 import { roleFromDescription, BAND_ROLES } from './bands';
 import { RunStaging, remapPaths } from './io/run-staging';
@@ -203,13 +207,23 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
     const near = ids.filter((t) => t.includes(id) || id.includes(t)).slice(0, 3);
     throw new ToolArgumentError(`unknown tool "${id}"${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}; builtin tools: ${ids.join(', ')}`);
   }
+  const t0 = Date.now();
+  const started = new Date(t0).toISOString();
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const valid = validateArgs(tool, args, cwd);
   const outDir = path.resolve(cwd, opts.outDir);
   const signal = opts.signal ?? new AbortController().signal;
   throwIfAborted(signal);
+  // Inputs are hashed beside the run (streamed; a rerun on unchanged files reads nothing again).
+  const kinds = Object.fromEntries(Object.entries(tool.params).map(([k, p]) => [k, p.kind]));
+  // Its own signal: a run that fails stops reading the inputs too.
+  const hashStop = new AbortController();
+  const stopHashing = () => hashStop.abort();
+  signal.addEventListener('abort', stopHashing, { once: true });
+  const hashing = describeInputs(inputPaths(valid, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
   // Everything is written into a private folder and moved into outDir only when the run succeeds.
   const staging = await RunStaging.create(outDir);
+  const stagedPngs: string[] = [];
   try {
     let last = -1;
     const ctx: ToolContext = {
@@ -219,13 +233,14 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
         if (c - last >= 0.01 || c === 1 || msg) { last = c; opts.onProgress?.(c, msg); }
       },
     };
-    const result = await tool.run(ctx);
+    const result: ToolRunResult = await tool.run(ctx);
     throwIfAborted(signal);
     // Every raster output gets a quicklook PNG next to it (the tool's own when it made one).
     for (const o of Object.values(result.outputs)) {
       if (!isInside(staging.dir, o.path)) throw new Error(`${id}: output "${o.path}" is outside the output folder ${outDir}`);
       if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
       const ql = o.path.replace(/\.tiff?$/i, '.png');
+      stagedPngs.push(ql);
       if (result.quicklook === ql || fs.existsSync(ql)) { result.quicklook ??= ql; continue; }
       throwIfAborted(signal);
       const ds = await openRaster(o.path);
@@ -235,12 +250,37 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
       } finally { await ds.close(); }
       result.quicklook ??= ql;
     }
+    const hashed = await hashing;
+    if (!hashed.ok) throw hashed.e;
+    throwIfAborted(signal);
+    const provenance: RunProvenance = {
+      tool: id, ...(opts.manifestVersion ?? builtinManifestVersion(id) ? { manifest: opts.manifestVersion ?? builtinManifestVersion(id) } : {}),
+      geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}),
+      inputs: hashed.r.inputs, ...(hashed.r.omitted ? { inputsOmitted: hashed.r.omitted } : {}),
+      started, durationMs: Date.now() - t0,
+    };
+    // Each GeoTIFF output says how it was made (gdalinfo lists the items) and gets a QGIS style in
+    // its quicklook's colours.
+    const items = provenanceItems(provenance);
+    for (const o of Object.values(result.outputs)) {
+      if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
+      await addGdalMetadata(o.path, items);
+      const palette = takePalette(o.path.replace(/\.tiff?$/i, '.png'));
+      if (palette) {
+        o.style = o.path.replace(/\.tiff?$/i, '.qml');
+        await writeFileAtomic(o.style, qmlStyle(palette));
+      }
+    }
     throwIfAborted(signal);
     await staging.commit();
-    return remapPaths(result, staging.dir, outDir);
+    return { ...remapPaths(result, staging.dir, outDir), provenance };
   } catch (e) {
+    hashStop.abort();
     await staging.discard();
     throw e;
+  } finally {
+    signal.removeEventListener('abort', stopHashing);
+    for (const p of stagedPngs) takePalette(p);
   }
 }
 

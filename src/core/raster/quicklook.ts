@@ -10,7 +10,7 @@ import { classColors, parseHex } from '../results/palettes';
 export type QuicklookKind = 'index' | 'diverging' | 'class' | 'mask' | 'continuous' | 'hillshade';
 export interface QuicklookOptions { kind: QuicklookKind; labels?: Record<number, string>; title?: string; unit?: string; range?: [number, number] }
 
-type RGB = [number, number, number];
+export type RGB = [number, number, number];
 const RAMPS: Record<string, RGB[]> = {
   index: [[165, 0, 38], [244, 109, 67], [254, 224, 139], [217, 239, 139], [102, 189, 99], [0, 104, 55]],
   diverging: [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]],
@@ -57,7 +57,7 @@ function usableRange(r: [number, number]): [number, number] {
 }
 
 /** Renders `data` (w×h, NaN = transparent) to a PNG with a legend; writes via temp file + rename. */
-export async function renderQuicklook(outPath: string, data: Float32Array, width: number, height: number, opts: QuicklookOptions): Promise<void> {
+export async function renderQuicklook(outPath: string, data: Float32Array, width: number, height: number, opts: QuicklookOptions): Promise<QuicklookPalette> {
   const maxSide = 768;
   const f = Math.max(width / maxSide, height / maxSide, 1);
   const iw = Math.max(1, Math.round(width / f)), ih = Math.max(1, Math.round(height / f));
@@ -151,4 +151,33 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
   const png = encodePng(rgba, cw, ch);
   await fs.promises.mkdir(path.dirname(outPath), { recursive: true });
   await writeFileAtomic(outPath, png);
+  const palette: QuicklookPalette = kind === 'class' || kind === 'mask'
+    ? { kind, range, classes: (kind === 'mask' ? [0, 1] : [...classes.keys()]).map((v) => ({ value: v, color: colorOf(v), label: opts.labels?.[v] ?? (kind === 'mask' ? (v ? 'mask' : 'other') : `class ${num(v)}`) })) }
+    : { kind, range, stops: RAMPS[kind] };
+  rememberPalette(outPath, palette);
+  return palette;
+}
+
+/** The colours a quicklook used: a ramp stretched over `range`, or one colour per class value. */
+export interface QuicklookPalette {
+  kind: QuicklookKind;
+  range: [number, number];
+  stops?: RGB[];
+  classes?: { value: number; color: RGB; label: string }[];
+}
+
+/** Palettes of the quicklooks written lately, by PNG path: the engine writes a QGIS style with the same colours. */
+const palettes = new Map<string, QuicklookPalette>();
+
+function rememberPalette(png: string, p: QuicklookPalette): void {
+  palettes.set(path.resolve(png), p);
+  if (palettes.size > 256) palettes.delete(palettes.keys().next().value as string);
+}
+
+/** The palette the quicklook at `png` was drawn with (once: it is forgotten as it is taken). */
+export function takePalette(png: string): QuicklookPalette | undefined {
+  const key = path.resolve(png);
+  const p = palettes.get(key);
+  palettes.delete(key);
+  return p;
 }

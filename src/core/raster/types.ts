@@ -1,3 +1,4 @@
+import type { RunProvenance } from './provenance';
 /** Contract between the raster engine and its callers (CLI, notebook controller). */
 
 export interface OutputRef {
@@ -6,6 +7,8 @@ export interface OutputRef {
   /** Roles this output carries, e.g. ['index'], ['mask'], ['class'], ['dem']. */
   roles?: string[];
   description?: string;
+  /** The QGIS style (.qml) written beside a raster output, in its quicklook's colours. */
+  style?: string;
 }
 
 export interface ToolRunResult {
@@ -16,6 +19,8 @@ export interface ToolRunResult {
   summary: string;
   /** PNG quicklook of the main raster output, when there is one. */
   quicklook?: string;
+  /** How the run was made: tool, versions, arguments, hashed inputs, duration (set by the engine). */
+  provenance?: RunProvenance;
 }
 
 export interface RunOptions {
@@ -25,4 +30,6 @@ export interface RunOptions {
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (fraction: number, message?: string) => void;
+  /** The tool manifest's version when the caller has the manifest (else the builtin catalog's is looked up). */
+  manifestVersion?: string;
 }

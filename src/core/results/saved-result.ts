@@ -41,5 +41,6 @@ export function viewFromSaved(v: unknown, time: string): ResultView | undefined 
   if (JSON.stringify(r).length > MAX_SAVED_VIEW * 2) return undefined;
   const view: ResultView = { ...r, keyStats: Array.isArray(r.keyStats) ? r.keyStats : [], tables: Array.isArray(r.tables) ? r.tables : [], outputs: Array.isArray(r.outputs) ? r.outputs : [], args: typeof r.args === 'string' ? r.args : '', restored: time };
   if (typeof view.preview !== 'string' || !PNG_URL.test(view.preview)) delete view.preview;
+  if (typeof view.provenance !== 'string') delete view.provenance;
   return view;
 }

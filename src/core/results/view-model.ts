@@ -1,6 +1,7 @@
 /** Turns a tool result into what the cell shows: the numbers analysts read first, every tabular
  *  output as a sorted table with units, the histogram with its marks, a time series as a line, and
  *  the map's layers. Pure data in, pure data out (src/shared/result-protocol.ts). */
+import { provenanceLine } from '../raster/provenance';
 import type { ToolRunResult, OutputRef } from '../raster/types';
 import type { HistogramView, KeyStat, LayerKind, MapLayerSpec, MapSpec, MapVectorSpec, ResultView, SeriesView, TableColumn, TableView } from '../../shared/result-protocol';
 import { RESULT_VIEW_VERSION } from '../../shared/result-protocol';
@@ -24,6 +25,8 @@ export function resultView(result: ToolRunResult, args: Record<string, unknown>,
   const main = mainRaster(result.outputs);
   const unit = main ? cleanUnit(ctx.units?.[main[0]]) : undefined;
   const tables = tablesOf(stats, unit);
+  // Provenance is kept once, in the run record; the card shows it as one line.
+  const { provenance, ...rest } = result;
   const view: ResultView = {
     view: 'result',
     version: RESULT_VIEW_VERSION,
@@ -33,7 +36,8 @@ export function resultView(result: ToolRunResult, args: Record<string, unknown>,
     tables,
     outputs: Object.entries(result.outputs).map(([name, o]) => ({ name, path: o.path, type: o.type })),
     args: argSummary(args),
-    raw: { ...result, arguments: args },
+    raw: { ...rest, arguments: args },
+    ...(provenance ? { provenance: provenanceLine(provenance) } : {}),
   };
   const histogram = histogramOf(stats, args, result.outputs, unit);
   if (histogram) view.histogram = histogram;

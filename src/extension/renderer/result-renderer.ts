@@ -73,6 +73,11 @@ function renderCard(v: ResultView): HTMLElement {
     card.appendChild(list);
   }
   if (v.args) card.appendChild(el('div', 'gw-args', `arguments: ${String(v.args)}`));
+  if (typeof v.provenance === 'string' && v.provenance) {
+    const p = el('div', 'gw-provenance gw-muted', `provenance: ${v.provenance}`);
+    p.title = v.provenance;
+    card.appendChild(p);
+  }
   const details = el('details', 'gw-json');
   details.appendChild(el('summary', undefined, 'JSON result'));
   details.appendChild(el('pre', undefined, JSON.stringify(v.raw ?? {}, null, 2)));

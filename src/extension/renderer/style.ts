@@ -36,6 +36,7 @@ export const CSS = `
 .gw-result .gw-arrow, .gw-result .gw-muted { color: var(--vscode-descriptionForeground); }
 .gw-result .gw-path { font-family: var(--vscode-editor-font-family); font-size: 0.92em; color: var(--vscode-descriptionForeground); word-break: break-all; }
 .gw-result .gw-args { margin: 2px 0 0; font-family: var(--vscode-editor-font-family); font-size: 0.92em; color: var(--vscode-descriptionForeground); word-break: break-word; }
+.gw-result .gw-provenance { margin: 2px 0 0; font-size: 0.88em; word-break: break-word; }
 .gw-result details { margin-top: 4px; }
 .gw-result summary { cursor: pointer; color: var(--vscode-descriptionForeground); user-select: none; }
 .gw-result summary:focus-visible { outline: 1px solid var(--vscode-focusBorder); }

@@ -1,0 +1,72 @@
+/**
+ * QGIS layer styles (`.qml`) for raster outputs, in the colours of the quicklook beside them:
+ * continuous values as a single-band pseudocolor ramp stretched over the quicklook's range, class
+ * rasters and masks as a paletted renderer with one labelled entry per class. Opening the GeoTIFF in
+ * QGIS then shows it as GeoWeave did (QGIS loads `<name>.qml` next to `<name>.tif` by itself).
+ */
+import type { QuicklookPalette, RGB } from '../raster/quicklook';
+
+function hex(c: RGB): string {
+  return '#' + c.map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0')).join('');
+}
+
+function attr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+}
+
+/** Shortest decimal that reads back as the same double. */
+function num(v: number): string {
+  return Number.isFinite(v) ? String(v) : '0';
+}
+
+/** The QML document for a one-band raster coloured as `palette` says. */
+export function qmlStyle(palette: QuicklookPalette): string {
+  const head = [
+    `<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>`,
+    `<qgis version="3.28.0" styleCategories="AllStyleCategories">`,
+    `  <pipe>`,
+  ];
+  const tail = [
+    `    <brightnesscontrast brightness="0" contrast="0" gamma="1"/>`,
+    `    <huesaturation saturation="0" grayscaleMode="0" colorizeOn="0" colorizeRed="255" colorizeGreen="128" colorizeBlue="128" colorizeStrength="100" invertColors="0"/>`,
+    `    <rasterresampler maxOversampling="2"/>`,
+    `  </pipe>`,
+    `  <blendMode>0</blendMode>`,
+    `</qgis>`,
+    '',
+  ];
+  let body: string[];
+  if (palette.classes) {
+    body = [
+      `    <rasterrenderer type="paletted" band="1" opacity="1" alphaBand="-1" nodataColor="">`,
+      `      <rasterTransparency/>`,
+      `      <colorPalette>`,
+      ...palette.classes.map((c) => `        <paletteEntry value="${num(c.value)}" color="${hex(c.color)}" alpha="255" label="${attr(c.label)}"/>`),
+      `      </colorPalette>`,
+      `    </rasterrenderer>`,
+    ];
+  } else {
+    const stops = palette.stops ?? [[0, 0, 0], [255, 255, 255]];
+    const [lo, hi] = palette.range;
+    const items = stops.map((c, i) => {
+      const v = Number((lo + ((hi - lo) * i) / (stops.length - 1)).toPrecision(12));
+      return `          <item alpha="255" value="${num(v)}" label="${attr(label(v))}" color="${hex(c)}"/>`;
+    });
+    body = [
+      `    <rasterrenderer type="singlebandpseudocolor" band="1" opacity="1" alphaBand="-1" classificationMin="${num(lo)}" classificationMax="${num(hi)}" nodataColor="">`,
+      `      <rasterTransparency/>`,
+      `      <minMaxOrigin><limits>None</limits><extent>WholeRaster</extent><statAccuracy>Estimated</statAccuracy><cumulativeCutLower>0.02</cumulativeCutLower><cumulativeCutUpper>0.98</cumulativeCutUpper><stdDevFactor>2</stdDevFactor></minMaxOrigin>`,
+      `      <rastershader>`,
+      `        <colorrampshader colorRampType="INTERPOLATED" classificationMode="1" clip="0" minimumValue="${num(lo)}" maximumValue="${num(hi)}" labelPrecision="4">`,
+      ...items,
+      `        </colorrampshader>`,
+      `      </rastershader>`,
+      `    </rasterrenderer>`,
+    ];
+  }
+  return [...head, ...body, ...tail].join('\n');
+}
+
+function label(v: number): string {
+  return String(Number(v.toPrecision(4)));
+}
