@@ -387,3 +387,9 @@ export function batchMarkdown(tool: string, plan: Pick<BatchPlan, 'args' | 'sour
   if (items.length > 50) lines.push(`| … | ${items.length - 50} more | |`);
   return lines.join('\n');
 }
+
+/** The outputs a run stands for when suggesting and completing references: its own, or for a batch
+ *  those of its first good item (a reference to it then runs item by item). */
+export function shownOutputs(run: Pick<CellRunRecord, 'outputs' | 'batch'>): CellRunRecord['outputs'] {
+  return run.batch ? run.batch.items.find((i) => i.ok)?.outputs ?? {} : run.outputs;
+}
