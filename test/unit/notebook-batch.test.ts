@@ -89,7 +89,7 @@ test('a glob runs the cell once per matching raster, sorted, each in its own fol
   assert.equal(run.ok, true);
   assert.deepEqual(run.outputs, {}, 'a batch has no top-level outputs');
   assert.deepEqual(run.batch!.items.map((i) => [i.name, i.input, i.ok]), [['a_pre', 'scenes/a_pre.tif', true], ['b_post', 'scenes/b_post.tif', true], ['c_s2', 'scenes/c_s2.tif', true]]);
-  assert.match(run.summary, /^ndvi ran on 3 inputs \(image: scenes\/\*\.tif\): 3 succeeded\. a_pre: Mean NDVI/);
+  assert.match(run.summary, /^Ran on 3 inputs \(image: scenes\/\*\.tif\): 3 succeeded\. a_pre: Mean NDVI/);
   const cellDir = path.join(dir, '.geoweave', 'outputs', 'batch', 'ndvi-c1');
   assert.deepEqual(fs.readdirSync(cellDir).sort(), ['a_pre', 'b_post', 'c_s2']);
   for (const item of run.batch!.items) {
@@ -258,6 +258,7 @@ test('the result card: a table row per input with its key statistics and status,
   assert.deepEqual(table.rows[0], ['scene_0000', 'scenes/scene_0000.tif', 0, 0, 'ok']);
   assert.match(String(table.rows[3][4]), /^failed: ndvi: argument "nir": band 5 is out of range/);
   assert.equal(table.rows[3][2], null);
+  assert.equal(view.args, 'image=scenes/*.tif');
   assert.equal(view.batch!.total, 600);
   assert.equal(view.batch!.failed, items.filter((r) => !r.result).length);
   assert.equal(view.batch!.details.length, 20);

@@ -320,11 +320,11 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
-/** "ndvi ran on 3 inputs (image: scenes/*.tif): 2 succeeded, 1 failed (c: …). First: <its summary>". */
+/** "Ran on 3 inputs (image: scenes/*.tif): 2 succeeded, 1 failed (c: …). a: <its summary>" (the tool is named beside it). */
 export function batchSummary(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[]): string {
   const ok = items.filter((r) => r.result);
   const failed = items.filter((r) => !r.result);
-  const head = `${tool} ran on ${items.length} input${items.length === 1 ? '' : 's'} (${plan.args.join(', ')}: ${plan.source}): ${ok.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.slice(0, 3).map((f) => `${f.name}: ${short(f.error ?? '', 120)}`).join('; ')}${failed.length > 3 ? '; …' : ''})` : ''}.`;
+  const head = `Ran on ${items.length} input${items.length === 1 ? '' : 's'} (${plan.args.join(', ')}: ${plan.source}): ${ok.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.slice(0, 3).map((f) => `${f.name}: ${short(f.error ?? '', 120)}`).join('; ')}${failed.length > 3 ? '; …' : ''})` : ''}.`;
   return ok.length ? `${head} ${ok[0].name}: ${ok[0].result!.summary}` : head;
 }
 

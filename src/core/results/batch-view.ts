@@ -5,6 +5,7 @@ import type { BatchDetail, ResultView, TableView } from '../../shared/result-pro
 import type { BatchItemResult, BatchPlan } from '../notebook/batch';
 import { batchSummary } from '../notebook/batch';
 import { resultView, type ViewContext } from './view-model';
+import { argSummary } from '../notebook/result-view';
 
 /** Items whose map and numbers travel in the view (the table has every item). */
 export const BATCH_DETAILS = 20;
@@ -35,7 +36,7 @@ export function batchResultView(tool: string, plan: Pick<BatchPlan, 'args' | 'so
   };
   const details: BatchDetail[] = items.slice(0, BATCH_DETAILS).map((r, i) => {
     const v = views[i];
-    return { name: r.name, input: r.input, ok: !!r.result, summary: v ? v.summary : `failed: ${r.error ?? ''}`, keyStats: v?.keyStats ?? [], ...(v?.map ? { map: v.map } : {}), outputs: v?.outputs ?? [] };
+    return { name: r.name, input: r.input, ok: !!r.result, summary: v ? v.summary : `failed: ${r.error ?? ''}`, keyStats: v?.keyStats ?? [], ...(v?.map ? { map: v.map } : {}), ...(v?.histogram ? { histogram: v.histogram } : {}), ...(v?.series ? { series: v.series } : {}), outputs: v?.outputs ?? [] };
   });
   const shownIndex = Math.max(0, details.findIndex((d) => d.ok));
   const base: ResultView = first ?? okViews[0] ?? { view: 'result', version: 1, tool, summary: '', keyStats: [], tables: [], outputs: [], args: '', raw: {} };
@@ -43,7 +44,10 @@ export function batchResultView(tool: string, plan: Pick<BatchPlan, 'args' | 'so
   return {
     ...base,
     summary: batchSummary(tool, plan, items),
-    tables: [table, ...base.tables],
+    // The arguments as given: the batched one by its glob, list or cell, not the shown item's file.
+    args: Object.entries(items.find((r) => r.result)?.args ?? {}).map(([k, x]) => (plan.args.includes(k) ? `${k}=${plan.source}` : argSummary({ [k]: x }))).join(', '),
+    // The shown item's own tables say whose they are.
+    tables: [table, ...base.tables.map((t) => ({ ...t, title: `${items.find((r) => r.result)?.name ?? ''}: ${t.title}` }))],
     raw: { batch: { args: plan.args, source: plan.source, items: items.map((r) => ({ item: r.name, input: r.input, ok: !!r.result, ...(r.result ? { summary: r.result.summary } : { error: r.error }) })) }, shown: base.raw },
     batch: { args: plan.args.join(', '), source: plan.source, total: items.length, failed, details, shown: shownIndex },
   };

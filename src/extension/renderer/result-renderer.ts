@@ -147,10 +147,14 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   // A batch: which item the map and numbers show, and a picker for the others.
   const batch = v.batch && typeof v.batch === 'object' && Array.isArray(v.batch.details) ? v.batch : undefined;
   const detail = el('div', 'gw-detail');
-  const showDetail = (keyStats: unknown, map: ResultView['map'], preview: string | undefined) => {
+  const showDetail = (keyStats: unknown, map: ResultView['map'], preview: string | undefined, histogram = v.histogram, series = v.series) => {
     handles.splice(0).forEach((h) => h.dispose());
     detail.replaceChildren();
     renderDetail(detail, String(v.tool), keyStats, map, preview, request, handles);
+    const charts = el('div', 'gw-charts');
+    if (histogram && Array.isArray(histogram.counts)) charts.appendChild(renderHistogram(histogram));
+    if (series && Array.isArray(series.y)) charts.appendChild(renderSeries(series));
+    if (charts.childElementCount) detail.appendChild(charts);
   };
   if (batch) {
     const bar = el('div', 'gw-batch');
@@ -169,7 +173,7 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
       if (!d) return;
       itemSummary.textContent = `${String(d.name)} (${String(d.input)}): ${String(d.summary)}`;
       // The saved preview belongs to the first item shown.
-      showDetail(d.keyStats, d.map, i === batch.shown ? v.preview : undefined);
+      showDetail(d.keyStats, d.map, i === batch.shown ? v.preview : undefined, d.histogram, d.series);
     };
     pick.addEventListener('change', () => choose(Number(pick.value)));
     bar.appendChild(pick);
@@ -181,10 +185,6 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     showDetail(v.keyStats, v.map, v.preview);
   }
 
-  const charts = el('div', 'gw-charts');
-  if (v.histogram && Array.isArray(v.histogram.counts)) charts.appendChild(renderHistogram(v.histogram));
-  if (v.series && Array.isArray(v.series.y)) charts.appendChild(renderSeries(v.series));
-  if (charts.childElementCount) root.appendChild(charts);
   for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
   root.appendChild(renderCard(v));
   return root;
