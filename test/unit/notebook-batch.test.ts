@@ -372,3 +372,22 @@ test('export --to sh writes one run per item (a failed item as a comment) and re
     assert.deepEqual({ ...c, valid: 0 }, { maxDiff: 0, sameMask: true, sameGrid: true, valid: 0 }, f);
   }
 });
+
+test('a process (manifest) tool batches the same way: its raster input takes one file, so a glob runs it once per file', async () => {
+  const { runProcessTool } = await import('../../src/core/notebook/process-runner');
+  const { shapesFromManifest } = await import('../../src/core/notebook/batch');
+  const dir = tmpDir('gw-batch-proc-');
+  fs.mkdirSync(path.join(dir, 'in'));
+  for (const n of ['x', 'y']) fs.writeFileSync(path.join(dir, 'in', `${n}.tif`), `content of ${n}`);
+  const manifest = {
+    id: 'copy', description: 'copies its input', inputs: [{ name: 'image', type: 'raster' as const }, { name: 'extra', type: 'array' as const }], outputs: [{ name: 'result', type: 'raster' as const }],
+    runner: { type: 'process' as const, command: process.execPath, args: ['-e', "const fs = require('fs'); fs.copyFileSync(process.argv[1], process.argv[2])", '{image}', '{out}'] },
+  };
+  const shapes = shapesFromManifest(manifest.inputs);
+  assert.deepEqual(shapes, { image: 'single', extra: 'list' });
+  const plan = planBatch({ tool: 'copy', args: { image: 'in/*.tif' } }, shapes, [], { roots: [dir] }, dir)!;
+  const items = await runBatch(plan, path.join(dir, 'out'), (a, o) => runProcessTool(manifest, a, { ...o, cwd: dir }));
+  assert.deepEqual(items.map((r) => [r.name, !!r.result]), [['x', true], ['y', true]]);
+  for (const r of items) assert.equal(fs.readFileSync(r.result!.outputs.result.path, 'utf8'), `content of ${r.name}`);
+  assert.equal(planBatch({ tool: 'copy', args: { image: 'in/x.tif', extra: ['a', 'b'] } }, shapes, [], { roots: [dir] }, dir), undefined, 'a list input is no batch');
+});
