@@ -321,11 +321,11 @@ function sortKeys(v: unknown): unknown {
 }
 
 /** "Ran on 3 inputs (image: scenes/*.tif): 2 succeeded, 1 failed (c: …). a: <its summary>" (the tool is named beside it). */
-export function batchSummary(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[]): string {
+export function batchSummary(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[], withFirst = true): string {
   const ok = items.filter((r) => r.result);
   const failed = items.filter((r) => !r.result);
   const head = `Ran on ${items.length} input${items.length === 1 ? '' : 's'} (${plan.args.join(', ')}: ${plan.source}): ${ok.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.slice(0, 3).map((f) => `${f.name}: ${short(f.error ?? '', 120)}`).join('; ')}${failed.length > 3 ? '; …' : ''})` : ''}.`;
-  return ok.length ? `${head} ${ok[0].name}: ${ok[0].result!.summary}` : head;
+  return ok.length && withFirst ? `${head} ${ok[0].name}: ${ok[0].result!.summary}` : head;
 }
 
 function short(s: string, n: number): string {

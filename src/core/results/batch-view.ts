@@ -43,7 +43,8 @@ export function batchResultView(tool: string, plan: Pick<BatchPlan, 'args' | 'so
   const failed = items.filter((r) => !r.result).length;
   return {
     ...base,
-    summary: batchSummary(tool, plan, items),
+    // The shown item's own summary is beside its map; the card's summary is the batch's.
+    summary: batchSummary(tool, plan, items, false),
     // The arguments as given: the batched one by its glob, list or cell, not the shown item's file.
     args: Object.entries(items.find((r) => r.result)?.args ?? {}).map(([k, x]) => (plan.args.includes(k) ? `${k}=${plan.source}` : argSummary({ [k]: x }))).join(', '),
     // The shown item's own tables say whose they are.

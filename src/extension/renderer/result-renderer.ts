@@ -178,6 +178,9 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     pick.addEventListener('change', () => choose(Number(pick.value)));
     bar.appendChild(pick);
     if (Number(batch.total) > batch.details.length) bar.appendChild(el('span', 'gw-muted', ` (the first ${batch.details.length} can be shown here; every item is in the table and in its folder)`));
+    // The table of items first (it is the batch's result); then the item shown in full.
+    const first = Array.isArray(v.tables) ? v.tables[0] : undefined;
+    if (first && Array.isArray(first.rows) && Array.isArray(first.columns)) root.appendChild(renderTable(first));
     root.append(bar, itemSummary, detail);
     choose(batch.shown);
   } else {
@@ -185,7 +188,7 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     showDetail(v.keyStats, v.map, v.preview);
   }
 
-  for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
+  for (const t of (Array.isArray(v.tables) ? v.tables : []).slice(batch ? 1 : 0)) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
   root.appendChild(renderCard(v));
   return root;
 }
