@@ -13,6 +13,8 @@ import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
 import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
+import { planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
+import { batchResultView } from '../core/results/batch-view';
 import { resultView, mainRaster } from '../core/results/view-model';
 import { boundedView } from '../core/results/saved-result';
 import { RESULT_MIME, type OutputView, type ResultView } from '../shared/result-protocol';
@@ -84,15 +86,21 @@ export class ToolController implements vscode.Disposable {
     };
     const settle = async () => { finished = true; await shown; };
     try {
-      const { result, args, outDir } = await this.run(cell, cellId, abort.signal, progress);
+      const ran = await this.run(cell, cellId, abort.signal, progress);
+      if (ran.batch) {
+        await this.finishBatch(cell, exec, cellId, previous, ran.tool, ran.batch.plan, ran.batch.items, ran.outDir, abort.signal, settle);
+        this.log.info(`ran ${ran.tool} as a batch of ${ran.batch.items.length} in ${Date.now() - started} ms`);
+        exec.end(true, Date.now());
+        return true;
+      }
+      const result = ran.result!, args = ran.args!, outDir = ran.outDir;
       const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
       await settle();
       await exec.replaceOutput(outputsFor(view, result));
       const time = new Date().toISOString();
       // Re-running a cell replaces only its own outputs: files of its last run it no longer makes go.
       // A GeoTIFF's QGIS style (.qml) beside it goes with it.
-      const files = (r: { outputs: Record<string, { path: string }>; quicklook?: string } | undefined) => r ? [...Object.values(r.outputs).flatMap((o) => (/\.tiff?$/i.test(o.path) ? [o.path, o.path.replace(/\.tiff?$/i, '.qml')] : [o.path])), ...(r.quicklook ? [r.quicklook] : [])] : [];
-      await removeStaleOutputs(outDir, files(previous), files(result));
+      await removeStaleOutputs(outDir, runFiles(previous, outDir), runFiles(result, outDir));
       await setCellRun(cell, { ...runRecord(result, time), view: boundedView(view) });
       const nb = cell.notebook;
       const memory = memoryOf(nb, config.workingMemorySize());
@@ -108,7 +116,9 @@ export class ToolController implements vscode.Disposable {
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${redactText(cellErrorMessage(err), knownSecrets())}`}`);
       if (cancelled) {
         // Stopping is not failing: a neutral end (neither success nor error), as VS Code's own kernels do.
-        const message = `${tool} cancelled: stopped before it finished; no output was written.`;
+        const message = e instanceof BatchStopped
+          ? `${tool} cancelled: ${e.message}; the stopped item wrote nothing. Run the cell again for the whole batch.`
+          : `${tool} cancelled: stopped before it finished; no output was written.`;
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
@@ -150,7 +160,37 @@ export class ToolController implements vscode.Disposable {
     return view;
   }
 
-  private async run(cell: vscode.NotebookCell, cellId: string, signal: AbortSignal, onProgress: (fraction: number, stage?: string) => void): Promise<{ result: ToolRunResult; args: Record<string, unknown>; outDir: string }> {
+  /** A batch run's end: the table and the first item's map and numbers in the cell, a bounded record
+   *  (every item's status and outputs) in its metadata, one memory step. Fails only when every item failed. */
+  private async finishBatch(cell: vscode.NotebookCell, exec: vscode.NotebookCellExecution, cellId: string, previous: ReturnType<typeof runFromMetadata>, tool: string,
+    plan: BatchPlan, items: BatchItemResult[], outDir: string, signal: AbortSignal, settle: () => Promise<void>): Promise<void> {
+    const first = items.find((r) => r.result);
+    if (!first) {
+      const lines = items.slice(0, 10).map((r) => `${r.name} (${r.input}): ${r.error ?? 'failed'}`);
+      throw new Error(`all ${items.length} inputs failed:\n${lines.join('\n')}${items.length > 10 ? `\n… and ${items.length - 10} more` : ''}`);
+    }
+    const folder = workspaceFolderOf(cell);
+    const firstView = await this.viewOf(first.result!, first.args, signal, folder);
+    const manifest = this.retrieval.peek()?.getTool(tool);
+    const units: Record<string, string> = {};
+    for (const o of manifest?.outputs ?? []) if (o.unit) units[o.name] = o.unit;
+    const view = batchResultView(tool, plan, items, firstView, { units, cwd: folder });
+    await settle();
+    await exec.replaceOutput(new vscode.NotebookCellOutput([
+      vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
+      vscode.NotebookCellOutputItem.text(batchMarkdown(tool, plan, items), 'text/markdown'),
+    ]));
+    const time = new Date().toISOString();
+    const record = batchRunRecord(tool, plan, items, time);
+    await removeStaleOutputs(outDir, runFiles(previous, outDir), runFiles(record, outDir));
+    await setCellRun(cell, { ...record, view: boundedView(view) });
+    const nb = cell.notebook;
+    const memory = memoryOf(nb, config.workingMemorySize());
+    const step = memoryStep(tool, { ...first.args, [plan.args[0]]: plan.source }, first.result, undefined, time);
+    await setMemory(nb, recordCellRun(memory, cellId, { ...step, resultSummary: batchSummary(tool, plan, items) }, cellIds(nb)));
+  }
+
+  private async run(cell: vscode.NotebookCell, cellId: string, signal: AbortSignal, onProgress: (fraction: number, stage?: string) => void): Promise<{ tool: string; outDir: string; result?: ToolRunResult; args?: Record<string, unknown>; batch?: { plan: BatchPlan; items: BatchItemResult[] } }> {
     const parsed = parseToolCell(cell.document.getText());
     const errors = parsed.problems.filter((p) => p.severity === 'error');
     if (errors.length || !parsed.call) {
@@ -159,24 +199,38 @@ export class ToolController implements vscode.Disposable {
     const call = parsed.call;
     const folder = workspaceFolderOf(cell);
     const outRoot = config.outputFolder(folder);
-    const args = resolveReferences(call.args, earlierCells(cell.notebook, cell.index), { roots: [folder, outRoot] });
+    const earlier = earlierCells(cell.notebook, cell.index);
+    const scope = { roots: [folder, outRoot] };
     // Each cell writes into a folder of its own: two cells of one tool never share a file.
     const aliasShared = !!call.name && earlierCells(cell.notebook).filter((c) => c.name === call.name).length > 1;
     const outDir = cellOutputFolder(outRoot, cell.notebook.uri.fsPath, { tool: call.tool, alias: call.name, id: cellId }, aliasShared);
     const engine = await rasterEngine();
     setHttpOptions(config.http());
-    const opts = { outDir, cwd: folder, signal, onProgress };
-    if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args, outDir };
-    const gw = await this.retrieval.get();
-    const manifest = gw.getTool(call.tool);
-    if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
-    if (manifest.runner?.type === 'process') {
+    let runOne: RunOne;
+    let shapes;
+    const spec = engine.getToolSpec(call.tool);
+    if (spec) {
+      runOne = (args, o) => engine.runTool(call.tool, args, { ...o, cwd: folder });
+      shapes = shapesFromKinds(spec.params);
+    } else {
+      const gw = await this.retrieval.get();
+      const manifest = gw.getTool(call.tool);
+      if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
+      if (manifest.runner?.type !== 'process') throw new Error(`${call.tool} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it`);
       if (!vscode.workspace.isTrusted) {
         throw new Error(`${call.tool} runs the external command "${manifest.runner.command}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"`);
       }
-      return { result: await runProcessTool(manifest, args, opts), args, outDir };
+      runOne = (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder });
+      shapes = shapesFromManifest(manifest.inputs);
     }
-    throw new Error(`${call.tool} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it`);
+    // Several inputs for an argument that takes one: the tool runs once per input, each in a sub-folder.
+    const plan = planBatch(call, shapes, earlier, scope, folder);
+    if (plan) {
+      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e), knownSecrets()) });
+      return { tool: call.tool, outDir, batch: { plan, items } };
+    }
+    const args = resolveReferences(call.args, earlier, scope);
+    return { tool: call.tool, outDir, result: await runOne(args, { outDir, signal, onProgress }), args };
   }
 
   dispose(): void {

@@ -9,6 +9,7 @@ import type { RetrievalService } from './retrieval-service';
 import type { WorkspaceData } from './workspace-data';
 import { rasterEngine } from './raster-service';
 import { TOOL_LANGUAGE } from './notebook-serializer';
+import { shownOutputs } from '../core/notebook/batch';
 
 const KINDS: Record<CompletionKind, vscode.CompletionItemKind> = {
   tool: vscode.CompletionItemKind.Function,
@@ -56,7 +57,7 @@ export class ToolCellLanguage implements vscode.Disposable {
         if (!call) continue;
         const run = runFromMetadata(cell.metadata);
         const outputs = run
-          ? Object.entries(run.outputs).map(([name, o]) => ({ name, type: o.type, description: o.path }))
+          ? Object.entries(shownOutputs(run)).map(([name, o]) => ({ name, type: o.type, description: run.batch ? `per item, e.g. ${o.path}` : o.path }))
           : (gw.getTool(call.tool)?.outputs ?? []).map((o) => ({ name: o.name, type: o.type, description: o.unit ?? o.description }));
         earlier.push({ name: cellName(call), tool: call.tool, outputs });
       }

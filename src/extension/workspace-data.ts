@@ -8,6 +8,7 @@ import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import type { Log } from './log';
+import { shownOutputs } from '../core/notebook/batch';
 
 const DATA_GLOB = '**/*.{tif,tiff,TIF,TIFF,vrt,geojson,shp,gpkg}';
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
@@ -43,7 +44,7 @@ export class WorkspaceData implements vscode.Disposable {
     const outputs: DataItem[] = [];
     for (const c of [...earlier].reverse()) {
       if (!c.run?.ok) continue;
-      for (const o of Object.values(c.run.outputs)) {
+      for (const o of Object.values(shownOutputs(c.run))) {
         const rel = dir && o.path.startsWith(dir + path.sep) ? path.relative(dir, o.path) : o.path;
         // Described like any file (CRS, extent, grid), so readiness can check what it is combined with.
         const described = o.type === 'table' ? undefined : await this.describe(rel, dir, o.type);

@@ -100,6 +100,24 @@ export interface ResultView {
   raw: unknown;
   /** Set on a view rebuilt from the notebook file: when that run happened. */
   restored?: string;
+  /** A batch run (one cell over several inputs): the table of items is the first of `tables`; the
+   *  map, numbers and card above show `details[shown]`, and the renderer lets you pick another. */
+  batch?: BatchInfo;
+}
+
+/** One item of a batch the result can show in full (map and numbers). */
+export interface BatchDetail { name: string; input: string; ok: boolean; summary: string; keyStats: KeyStat[]; map?: MapSpec; histogram?: HistogramView; series?: SeriesView; outputs: { name: string; path: string; type: string }[] }
+
+export interface BatchInfo {
+  /** The batched argument(s) and how the inputs were given ("scenes/*.tif", "[a.tif, b.tif]", "$ndvi"). */
+  args: string;
+  source: string;
+  total: number;
+  failed: number;
+  /** Items that can be shown in full (the first BATCH_DETAILS); the table lists them all (bounded when saved). */
+  details: BatchDetail[];
+  /** Index in `details` of the item shown first: the first that succeeded. */
+  shown: number;
 }
 
 /** A run in progress. */

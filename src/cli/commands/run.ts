@@ -8,7 +8,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const engine = await import('../../core/raster/engine');
   if (!tool || args.flags.has('help')) {
     const lines = engine.listBuiltinTools().map((t) => `  ${t.id.padEnd(24)} ${Object.entries(t.params).map(([k, p]) => (p.required ? k : `[${k}]`)).join(' ')}`);
-    io.out(['usage: geoweave run <tool> --arg name=value ... [--out DIR] [--json]', '', 'builtin tools:', ...lines].join('\n'));
+    io.out(['usage: geoweave run <tool> --arg name=value ... [--out DIR] [--json]', '',
+      'An input that takes one raster may be given a glob (--arg image=\'scenes/*.tif\') or a list',
+      '(--arg image=\'[a.tif, b.tif]\'): the tool runs once per input, into DIR/<input stem>.', '', 'builtin tools:', ...lines].join('\n'));
     return tool ? 0 : 2;
   }
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"; pass tool arguments as --arg name=value`);
@@ -31,6 +33,25 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const verbose = args.flags.has('verbose');
+    // A glob or a [list] for an input that takes one raster: one run per input, each in <out>/<item>.
+    const batch = await import('../../core/notebook/batch');
+    const spec = engine.getToolSpec(tool);
+    if (spec) {
+      const shapes = batch.shapesFromKinds(spec.params);
+      const { parseValue } = await import('../../core/notebook/cell-value');
+      const cellArgs: Record<string, import('../../core/notebook/types').ArgValue> = Object.create(null);
+      for (const [k, v] of Object.entries(toolArgs)) {
+        const s = String(v).trim();
+        const shape = shapes[k] ?? shapes[(await import('../../core/raster/arg-aliases')).aliasOf(k, Object.keys(shapes)) ?? ''];
+        let value: import('../../core/notebook/types').ArgValue = v as string;
+        if (shape === 'single' && s.startsWith('[')) {
+          try { value = parseValue(s); } catch (e) { throw new UsageError(`--arg ${k}: ${(e as Error).message}; a list of files looks like ${k}='[a.tif, b.tif]'`); }
+        }
+        cellArgs[k] = value;
+      }
+      const plan = batch.planBatch({ tool, args: cellArgs }, shapes, [], { roots: [cwd] }, cwd);
+      if (plan) return await runBatchCli(tool, plan, outDir, cwd, controller.signal, args.flags.has('json'), verbose, io, engine.runTool, batch);
+    }
     const t0 = Date.now();
     const result = await engine.runTool(tool, toolArgs, {
       outDir, cwd, signal: controller.signal,
@@ -51,4 +72,24 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
+}
+
+/** One line per item (`--json`: an array); exit code 1 when any item failed (the others still ran). */
+async function runBatchCli(tool: string, plan: import('../../core/notebook/batch').BatchPlan, outDir: string, cwd: string, signal: AbortSignal, json: boolean, verbose: boolean, io: CliIO,
+  runTool: typeof import('../../core/raster/engine').runTool, batch: typeof import('../../core/notebook/batch')): Promise<number> {
+  const items = await batch.runBatch(plan, outDir, (a, o) => runTool(tool, a, { ...o, cwd }), {
+    signal, onProgress: verbose ? (f, stage) => io.err(`${Math.round(f * 100)}% ${stage}`) : undefined,
+  });
+  if (json) {
+    io.out(JSON.stringify(items.map((r) => (r.result
+      ? { item: r.name, input: r.input, ok: true, tool: r.result.tool, outputs: Object.fromEntries(Object.entries(r.result.outputs).map(([k, o]) => [k, o.path])), stats: r.result.stats, summary: r.result.summary, quicklook: r.result.quicklook ?? null, provenance: r.result.provenance ?? null }
+      : { item: r.name, input: r.input, ok: false, error: r.error ?? 'failed' }))));
+  } else {
+    for (const r of items) {
+      io.out(r.result ? `${r.name} (${r.input}): ok: ${r.result.summary.replace(/\s+/g, ' ')} [${path.relative(cwd, r.outDir) || r.outDir}]` : `${r.name} (${r.input}): failed: ${(r.error ?? '').replace(/\s+/g, ' ')}`);
+    }
+    const failed = items.filter((r) => !r.result).length;
+    io.out(`${items.length - failed} of ${items.length} succeeded${failed ? `, ${failed} failed` : ''}`);
+  }
+  return items.some((r) => !r.result) ? 1 : 0;
 }

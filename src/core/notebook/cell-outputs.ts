@@ -22,15 +22,21 @@ export function cellOutputFolder(outputRoot: string, notebookFile: string, cell:
 
 /**
  * Files of a cell's previous run that its new run no longer produces: removed, when they lie in the
- * cell's own folder (files elsewhere may belong to other cells or to the analyst).
+ * cell's own folder or in an item folder of it (a batch run; the item folder goes too once empty).
+ * Files elsewhere may belong to other cells or to the analyst.
  */
 export async function removeStaleOutputs(folder: string, previous: string[], current: string[]): Promise<string[]> {
   const keep = new Set(current.map((p) => path.resolve(p)));
   const removed: string[] = [];
+  const root = path.resolve(folder);
+  const emptied = new Set<string>();
   for (const p of previous) {
     const file = path.resolve(p);
-    if (keep.has(file) || !insideScope(file, [folder]) || path.dirname(file) !== path.resolve(folder)) continue;
-    try { await fs.promises.rm(file, { force: true }); removed.push(file); } catch { /* gone already */ }
+    const dir = path.dirname(file);
+    const inItem = dir !== root && path.dirname(dir) === root;
+    if (keep.has(file) || !insideScope(file, [folder]) || (dir !== root && !inItem)) continue;
+    try { await fs.promises.rm(file, { force: true }); removed.push(file); if (inItem) emptied.add(dir); } catch { /* gone already */ }
   }
+  for (const d of emptied) { try { await fs.promises.rmdir(d); } catch { /* not empty: other files stay */ } }
   return removed;
 }

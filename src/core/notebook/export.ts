@@ -43,6 +43,22 @@ export interface ExportStep {
   /** Outputs this cell made in the notebook's run: name → output-root-relative path. */
   outputs: Record<string, string>;
   summary?: string;
+  /** A batch item: its sub-folder name. */
+  item?: string;
+  /** A batch item that failed in the notebook's run: written as a comment, not run. */
+  skipped?: string;
+}
+
+/** The latest step(s) of the cell named `name` (its last item for a batch). */
+function latest(steps: ExportStep[], name: string): ExportStep | undefined {
+  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].name === name) return steps[i];
+  return undefined;
+}
+
+/** A list item written as a reference stays a reference; any other input is the recorded text. */
+function listItem(v: ArgValue, input: string): ArgValue {
+  if (Array.isArray(v)) { const ref = v.find((x) => isReference(x) && `$${x.$ref.cell}.${x.$ref.output}` === input); if (ref) return ref; }
+  return input;
 }
 
 /** Marks an output path inside a value; a private-use character, which JSON.stringify leaves as it is. */
@@ -60,35 +76,55 @@ export function exportSteps(nb: NotebookRecord, opts: ExportOptions): ExportStep
     const errors = parsed.problems.filter((p) => p.severity === 'error');
     if (!parsed.call || errors.length) throw new ExportError(`cell ${c.index + 1}: ${errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('; ') || 'no tool call'}; fix it before exporting`);
     const call = parsed.call;
-    const outDir = toPosix(path.relative(root, outputFolderOf(nb, c.index, root, opts.notebookFile)));
+    const cellDir = toPosix(path.relative(root, outputFolderOf(nb, c.index, root, opts.notebookFile)));
     const run = runFromMetadata(cell.metadata);
-    const outputs: Record<string, string> = {};
-    for (const [k, o] of Object.entries(run?.ok ? run.outputs : {})) outputs[k] = `${outDir}/${path.basename(o.path)}`;
-    const resolve = (arg: string, v: ArgValue): unknown => {
-      if (isReference(v)) {
-        const { cell: name, output } = v.$ref;
-        const src = [...steps].reverse().find((s) => s.name === name);
-        if (!src) throw new ExportError(`cell ${c.index + 1}, ${arg}: no earlier cell is named "${name}"`);
-        const rel = Object.hasOwn(src.outputs, output) ? src.outputs[output] : undefined;
-        if (!rel) throw new ExportError(`cell ${c.index + 1}, ${arg}: $${name}.${output} names a file the notebook has not made yet (cell ${src.index + 1} has ${Object.keys(src.outputs).length ? `outputs ${Object.keys(src.outputs).join(', ')}` : 'not run'}); run the notebook once before exporting, so the file names are known`);
-        return SENTINEL + rel;
+    // A batch: one step per item, each into its item folder, as the notebook ran it. A cell that
+    // refers to a batched cell as a whole argument runs item by item over that cell's items.
+    const batchedRefs = Object.entries(call.args).filter(([, v]) => isReference(v) && latest(steps, v.$ref.cell)?.item !== undefined);
+    const source = batchedRefs.length ? latest(steps, (batchedRefs[0][1] as { $ref: { cell: string } }).$ref.cell)! : undefined;
+    const items: { name: string; input?: string; skipped?: string; outputs?: Record<string, { path: string }> }[] | undefined = run?.ok && run.batch
+      ? run.batch.items.map((it) => ({ name: it.name, input: it.input, ...(it.ok ? { outputs: it.outputs } : { skipped: it.error ?? 'failed' }) }))
+      : source ? steps.filter((s) => s.name === source.name && s.index === source.index).map((s) => ({ name: s.item!, ...(s.skipped ? { skipped: `its input item failed in cell ${s.index + 1}` } : {}) }))
+        : undefined;
+    for (const item of items ?? [undefined]) {
+      const outDir = item ? `${cellDir}/${item.name}` : cellDir;
+      const outputs: Record<string, string> = {};
+      const recorded = item ? item.outputs ?? {} : run?.ok ? run.outputs : {};
+      for (const [k, o] of Object.entries(recorded)) outputs[k] = `${outDir}/${path.basename(o.path)}`;
+      const meta = { index: c.index, tool: call.tool, name: cellName(call), outDir, outputs, ...(item ? { item: item.name } : {}) };
+      if (item?.skipped) { steps.push({ ...meta, args: [], values: {}, skipped: item.skipped }); continue; }
+      const batchedArgs = new Set(run?.batch && !source ? run.batch.args : []);
+      const resolve = (arg: string, v: ArgValue): unknown => {
+        if (isReference(v)) {
+          const { cell: name, output } = v.$ref;
+          const last = latest(steps, name);
+          if (!last) throw new ExportError(`cell ${c.index + 1}, ${arg}: no earlier cell is named "${name}"`);
+          const src = last.item !== undefined ? (item ? steps.find((s) => s.index === last.index && s.item === item.name) : undefined) : last;
+          if (!src) throw new ExportError(`cell ${c.index + 1}, ${arg}: $${name}.${output} refers to a batched cell; use it as the whole value of an argument that takes one file`);
+          const rel = Object.hasOwn(src.outputs, output) ? src.outputs[output] : undefined;
+          if (!rel) throw new ExportError(`cell ${c.index + 1}, ${arg}: $${name}.${output} names a file the notebook has not made yet (cell ${src.index + 1} has ${Object.keys(src.outputs).length ? `outputs ${Object.keys(src.outputs).join(', ')}` : 'not run'}); run the notebook once before exporting, so the file names are known`);
+          return SENTINEL + rel;
+        }
+        if (Array.isArray(v)) return v.map((x) => resolve(arg, x));
+        if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(arg, x)]));
+        return v;
+      };
+      const args: [string, Piece[]][] = [];
+      const values: Record<string, unknown> = {};
+      for (const [k, v0] of Object.entries(call.args)) {
+        // The batched argument of a glob or list: this item's input, as the notebook resolved it.
+        const v: ArgValue = item && batchedArgs.has(k) ? listItem(v0, item.input ?? '') : v0;
+        const raw = JSON.stringify(v);
+        if (raw.includes('\\u0000') || raw.includes('\uE000')) throw new ExportError(`cell ${c.index + 1}, ${k}: a value with a NUL or U+E000 character cannot be exported`);
+        const r = resolve(k, v);
+        values[k] = unmark(r);
+        if (r === null || r === '') continue; // the engine skips empty arguments
+        const text = typeof r === 'string' ? r : typeof r === 'number' || typeof r === 'boolean' ? String(r) : JSON.stringify(r);
+        args.push([k, pieces(`${k}=${text}`)]);
       }
-      if (Array.isArray(v)) return v.map((x) => resolve(arg, x));
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(arg, x)]));
-      return v;
-    };
-    const args: [string, Piece[]][] = [];
-    const values: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(call.args)) {
-      const raw = JSON.stringify(v);
-      if (raw.includes('\\u0000') || raw.includes('\uE000')) throw new ExportError(`cell ${c.index + 1}, ${k}: a value with a NUL or U+E000 character cannot be exported`);
-      const r = resolve(k, v);
-      values[k] = unmark(r);
-      if (r === null || r === '') continue; // the engine skips empty arguments
-      const text = typeof r === 'string' ? r : typeof r === 'number' || typeof r === 'boolean' ? String(r) : JSON.stringify(r);
-      args.push([k, pieces(`${k}=${text}`)]);
+      const summary = item ? undefined : run?.ok && run.summary ? run.summary : undefined;
+      steps.push({ ...meta, args, values, ...(summary ? { summary } : {}) });
     }
-    steps.push({ index: c.index, tool: call.tool, name: cellName(call), outDir, args, values, outputs, ...(run?.ok && run.summary ? { summary: run.summary } : {}) });
   }
   return steps;
 }
@@ -151,7 +187,8 @@ export function exportShell(nb: NotebookRecord, opts: ExportOptions): string {
     `OUT="\${GEOWEAVE_OUT:-${dq(defaultOut(opts))}}"`,
   ];
   for (const s of steps) {
-    lines.push('', `# cell ${s.index + 1}: ${comment(s.name === s.tool ? s.tool : `${s.tool} as ${s.name}`)}${s.summary ? ` (${comment(s.summary).slice(0, 200)})` : ''}`);
+    lines.push('', `# cell ${s.index + 1}: ${comment(s.name === s.tool ? s.tool : `${s.tool} as ${s.name}`)}${s.item !== undefined ? `, batch item ${comment(s.item)}` : ''}${s.summary ? ` (${comment(s.summary).slice(0, 200)})` : ''}`);
+    if (s.skipped) { lines.push(`# not run: it failed in the notebook's run (${comment(s.skipped).slice(0, 300)})`); continue; }
     const words = ['geoweave', 'run', shellQuote(s.tool), ...s.args.map(([, p]) => `--arg ${shellWord(p)}`), `--out "$OUT"/${shellQuote(s.outDir)}`];
     lines.push(words.join(' '));
   }
@@ -183,7 +220,8 @@ export function exportIpynb(nb: NotebookRecord, opts: ExportOptions): string {
     PYTHON_HELPERS,
   ].join('\n'));
   for (const s of steps) {
-    md(`## Cell ${s.index + 1}: ${s.name === s.tool ? s.tool : `${s.tool} as ${s.name}`}${s.summary ? `\n\n${s.summary}` : ''}`);
+    md(`## Cell ${s.index + 1}: ${s.name === s.tool ? s.tool : `${s.tool} as ${s.name}`}${s.item !== undefined ? `, batch item ${s.item}` : ''}${s.summary ? `\n\n${s.summary}` : ''}${s.skipped ? `\n\nNot run: it failed in the notebook's run (${s.skipped}).` : ''}`);
+    if (s.skipped) continue;
     const translated = translateCell(s);
     if (translated) code(translated);
     else code(`!geoweave run ${shellQuote(s.tool)} ${s.args.map(([, p]) => `--arg ${shellWordPy(p)}`).join(' ')} --out "$OUT"/${shellQuote(s.outDir)}`.replace(/ {2,}/g, ' '));

@@ -37,6 +37,7 @@ function resolveValue(arg: string, v: ArgValue, earlier: EarlierCell[], scope: R
       throw new ReferenceError(`${arg}: no earlier cell is named "${cell}"${names.length ? ` (earlier cells: ${names.join(', ')})` : ' (this is the first tool cell)'}`);
     }
     if (!source.run || !source.run.ok) throw new ReferenceError(`${arg}: cell "${cell}" has not run successfully yet; run it first`);
+    if (source.run.batch) throw new ReferenceError(`${arg}: cell "${cell}" ran as a batch of ${source.run.batch.items.length} inputs; its outputs are per item: refer to it as the whole value of an argument that takes one file (e.g. "${arg}: $${cell}.${output}") and this cell runs item by item`);
     const outputs = source.run.outputs;
     const o = Object.hasOwn(outputs, output) ? outputs[output] : undefined;
     if (!o || typeof o.path !== 'string') throw new ReferenceError(`${arg}: cell "${cell}" (${source.tool}) has no output "${output}"; its outputs are ${Object.keys(outputs).join(', ') || 'none'}`);

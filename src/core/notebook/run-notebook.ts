@@ -11,6 +11,8 @@ import { resolveReferences, type EarlierCell } from './references';
 import { cellIdFromMetadata, runFromMetadata, CELL_ID_KEY, RUN_KEY } from './session';
 import { cellOutputFolder } from './cell-outputs';
 import { runRecord } from './result-view';
+import { planBatch, runBatch, batchRunRecord, shapesFromKinds } from './batch';
+import { cellErrorMessage } from './cell-errors';
 
 export interface RunNotebookOptions {
   notebookFile: string;
@@ -44,7 +46,7 @@ export function outputFolderOf(nb: NotebookRecord, index: number, outRoot: strin
 }
 
 export async function runNotebook(nb: NotebookRecord, opts: RunNotebookOptions): Promise<NotebookRecord> {
-  const { runTool } = await import('../raster/engine');
+  const { runTool, getToolSpec } = await import('../raster/engine');
   const outRoot = opts.outRoot ?? path.join(opts.workspace, '.geoweave', 'outputs');
   const out: NotebookRecord = { metadata: { ...nb.metadata }, cells: nb.cells.map((c) => ({ ...c, ...(c.metadata ? { metadata: { ...c.metadata } } : {}) })) };
   const earlier: EarlierCell[] = [];
@@ -55,10 +57,21 @@ export async function runNotebook(nb: NotebookRecord, opts: RunNotebookOptions):
     if (!parsed.call || errors.length) throw new Error(`cell ${index + 1}: ${errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('; ') || 'no tool call'}`);
     const call = parsed.call;
     if (!cellIdFromMetadata(cell.metadata)) cell.metadata = { ...(cell.metadata ?? {}), [CELL_ID_KEY]: `cell${index + 1}` };
-    const args = resolveReferences(call.args, earlier, { roots: [opts.workspace, outRoot] });
+    const scope = { roots: [opts.workspace, outRoot] };
     const outDir = outputFolderOf(out, index, outRoot, opts.notebookFile);
-    const result = await runTool(call.tool, args, { outDir, cwd: opts.workspace, signal: opts.signal });
-    const run = runRecord(result, opts.now?.() ?? new Date().toISOString());
+    const spec = getToolSpec(call.tool);
+    // Several inputs for an argument that takes one: a batch, as the controller runs it.
+    const plan = spec ? planBatch(call, shapesFromKinds(spec.params), earlier, scope, opts.workspace) : undefined;
+    const time = opts.now?.() ?? new Date().toISOString();
+    let run;
+    if (plan) {
+      const items = await runBatch(plan, outDir, (args, o) => runTool(call.tool, args, { ...o, cwd: opts.workspace }), { signal: opts.signal, errorText: cellErrorMessage });
+      run = batchRunRecord(call.tool, plan, items, time);
+    } else {
+      const args = resolveReferences(call.args, earlier, scope);
+      const result = await runTool(call.tool, args, { outDir, cwd: opts.workspace, signal: opts.signal });
+      run = runRecord(result, time);
+    }
     cell.metadata = { ...cell.metadata, [RUN_KEY]: run };
     earlier.push({ name: cellName(call), tool: call.tool, run: runFromMetadata(cell.metadata) });
   }

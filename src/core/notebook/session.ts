@@ -3,6 +3,7 @@ import type { MemoryState } from '../memory/types';
 import type { CellRunRecord } from './types';
 import { setOwn } from './cell-value';
 import { provenanceFromMetadata } from '../raster/provenance';
+import { batchFromMetadata } from './batch';
 
 export const MEMORY_KEY = 'memory';
 export const RUN_KEY = 'lastRun';
@@ -40,6 +41,7 @@ export function runFromMetadata(metadata: Record<string, unknown> | undefined): 
     setOwn(outputs, name, { path: o.path, type: o.type, ...(roles ? { roles } : {}) });
   }
   const provenance = provenanceFromMetadata(r.provenance);
+  const batch = r.batch !== undefined ? batchFromMetadata(r.batch) : undefined;
   return {
     ok: r.ok === true,
     tool: r.tool,
@@ -49,6 +51,7 @@ export function runFromMetadata(metadata: Record<string, unknown> | undefined): 
     time: typeof r.time === 'string' ? r.time : '',
     ...(r.view && typeof r.view === 'object' ? { view: r.view } : {}),
     ...(provenance ? { provenance } : {}),
+    ...(batch ? { batch } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type { ToolManifest } from '../manifests/types';
 import type { ArgValue, ToolCall } from './types';
 import type { EarlierCell } from './references';
 import { reference } from './cell-value';
+import { shownOutputs } from './batch';
 
 export function suggestedCall(tool: string, readinessArgs: Record<string, unknown>, earlier: EarlierCell[], manifest?: ToolManifest, workspaceDir?: string): ToolCall {
   const order = (manifest?.inputs ?? []).map((p) => p.name);
@@ -45,7 +46,7 @@ function outputReference(p: string, earlier: EarlierCell[], workspaceDir?: strin
   for (let i = earlier.length - 1; i >= 0; i--) {
     const run = earlier[i].run;
     if (!run?.ok) continue;
-    for (const [name, o] of Object.entries(run.outputs)) if (abs(o.path) === abs(p)) return reference(earlier[i].name, name);
+    for (const [name, o] of Object.entries(shownOutputs(run))) if (abs(o.path) === abs(p)) return reference(earlier[i].name, name);
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 /** Types of GeoWeave notebooks and tool cells; plain data, no VS Code. */
 import type { RunProvenance } from '../raster/provenance';
+import type { BatchRecord } from './batch';
 
 /** A reference to an output of an earlier tool cell: `$cell.output` in the cell text. */
 export interface OutputReference {
@@ -75,6 +76,9 @@ export interface CellRunRecord {
   view?: unknown;
   /** How the run was made: tool and versions, arguments, hashed inputs, duration. */
   provenance?: RunProvenance;
+  /** A batch run (one input argument given several files): every item's status and outputs; the
+   *  top-level `outputs` are then empty and each item's summary and provenance are in its folder. */
+  batch?: BatchRecord;
 }
 
 /** One cell of a `.geonb` file. */

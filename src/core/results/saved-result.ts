@@ -24,6 +24,9 @@ export function boundedView(view: ResultView): ResultView {
       : t)),
   };
   const size = () => JSON.stringify(out).length;
+  // A batch: the maps and numbers of a few items, then of the one shown (the table keeps every row up to SAVED_ROWS).
+  if (out.batch && size() > MAX_SAVED_VIEW) out.batch = { ...out.batch, details: out.batch.details.slice(0, 5), shown: Math.min(out.batch.shown, 4) };
+  if (out.batch && size() > MAX_SAVED_VIEW) out.batch = { ...out.batch, details: out.batch.details.slice(out.batch.shown, out.batch.shown + 1), shown: 0 };
   if (size() > MAX_SAVED_VIEW) out.tables = out.tables.map((t) => (t.rows.length > 10 ? { ...t, rows: t.rows.slice(0, 10), ...(t.swatches ? { swatches: t.swatches.slice(0, 10) } : {}), omitted: t.rows.length - 10 + (t.omitted ?? 0) } : t));
   if (size() > MAX_SAVED_VIEW) out.raw = { note: 'the raw result was too large to keep in the notebook; run the cell again to see it' };
   if (size() > MAX_SAVED_VIEW) delete out.preview;

@@ -85,19 +85,10 @@ function renderCard(v: ResultView): HTMLElement {
   return card;
 }
 
-/** The result view; the map is drawn asynchronously into its box (or the saved preview instead). */
-export function renderResult(v: ResultView, request: Request | undefined, handles: MapHandle[]): HTMLElement {
-  const root = el('div', 'gw-result');
-  const head = el('div', 'gw-head');
-  head.appendChild(el('span', 'gw-tool', String(v.tool)));
-  const outputs = Array.isArray(v.outputs) ? v.outputs : [];
-  head.appendChild(el('span', 'gw-muted', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`));
-  root.appendChild(head);
-  root.appendChild(el('div', 'gw-summary', `${String(v.tool)}: ${String(v.summary)}`));
-  if (v.restored) root.appendChild(el('div', 'gw-note', `Saved result of the run at ${String(v.restored)}.`));
-  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', 'This result was saved by a newer GeoWeave; update the extension to see it whole.')); return root; }
-
-  const kpis = Array.isArray(v.keyStats) ? v.keyStats : [];
+/** Key numbers and the map (or the saved preview) of a result, or of one batch item. */
+function renderDetail(root: HTMLElement, tool: string, keyStats: unknown, map: ResultView['map'], preview: string | undefined, request: Request | undefined, handles: MapHandle[]): void {
+  const v = { tool, map, preview };
+  const kpis = (Array.isArray(keyStats) ? keyStats : []) as ResultView['keyStats'];
   if (kpis.length) {
     const strip = el('div', 'gw-kpis');
     for (const k of kpis) {
@@ -139,11 +130,65 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     root.appendChild(p);
   }
 
-  const charts = el('div', 'gw-charts');
-  if (v.histogram && Array.isArray(v.histogram.counts)) charts.appendChild(renderHistogram(v.histogram));
-  if (v.series && Array.isArray(v.series.y)) charts.appendChild(renderSeries(v.series));
-  if (charts.childElementCount) root.appendChild(charts);
-  for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
+}
+
+/** The result view; the map is drawn asynchronously into its box (or the saved preview instead). */
+export function renderResult(v: ResultView, request: Request | undefined, handles: MapHandle[]): HTMLElement {
+  const root = el('div', 'gw-result');
+  const head = el('div', 'gw-head');
+  head.appendChild(el('span', 'gw-tool', String(v.tool)));
+  const outputs = Array.isArray(v.outputs) ? v.outputs : [];
+  head.appendChild(el('span', 'gw-muted', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`));
+  root.appendChild(head);
+  root.appendChild(el('div', 'gw-summary', `${String(v.tool)}: ${String(v.summary)}`));
+  if (v.restored) root.appendChild(el('div', 'gw-note', `Saved result of the run at ${String(v.restored)}.`));
+  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', 'This result was saved by a newer GeoWeave; update the extension to see it whole.')); return root; }
+
+  // A batch: which item the map and numbers show, and a picker for the others.
+  const batch = v.batch && typeof v.batch === 'object' && Array.isArray(v.batch.details) ? v.batch : undefined;
+  const detail = el('div', 'gw-detail');
+  const showDetail = (keyStats: unknown, map: ResultView['map'], preview: string | undefined, histogram = v.histogram, series = v.series) => {
+    handles.splice(0).forEach((h) => h.dispose());
+    detail.replaceChildren();
+    renderDetail(detail, String(v.tool), keyStats, map, preview, request, handles);
+    const charts = el('div', 'gw-charts');
+    if (histogram && Array.isArray(histogram.counts)) charts.appendChild(renderHistogram(histogram));
+    if (series && Array.isArray(series.y)) charts.appendChild(renderSeries(series));
+    if (charts.childElementCount) detail.appendChild(charts);
+  };
+  if (batch) {
+    const bar = el('div', 'gw-batch');
+    bar.appendChild(el('span', 'gw-muted', `Batch of ${Number(batch.total) || 0} (${String(batch.args)}: ${String(batch.source)})${batch.failed ? `, ${Number(batch.failed)} failed` : ''} · showing `));
+    const pick = el('select', 'gw-batch-pick');
+    pick.setAttribute('aria-label', 'Batch item shown on the map');
+    batch.details.forEach((d, i) => {
+      const o = el('option', undefined, `${String(d.name)}${d.ok ? '' : ' (failed)'}`);
+      o.value = String(i);
+      if (i === batch.shown) o.selected = true;
+      pick.appendChild(o);
+    });
+    const itemSummary = el('div', 'gw-muted gw-item-summary');
+    const choose = (i: number) => {
+      const d = batch.details[i];
+      if (!d) return;
+      itemSummary.textContent = `${String(d.name)} (${String(d.input)}): ${String(d.summary)}`;
+      // The saved preview belongs to the first item shown.
+      showDetail(d.keyStats, d.map, i === batch.shown ? v.preview : undefined, d.histogram, d.series);
+    };
+    pick.addEventListener('change', () => choose(Number(pick.value)));
+    bar.appendChild(pick);
+    if (Number(batch.total) > batch.details.length) bar.appendChild(el('span', 'gw-muted', ` (the first ${batch.details.length} can be shown here; every item is in the table and in its folder)`));
+    // The table of items first (it is the batch's result); then the item shown in full.
+    const first = Array.isArray(v.tables) ? v.tables[0] : undefined;
+    if (first && Array.isArray(first.rows) && Array.isArray(first.columns)) root.appendChild(renderTable(first));
+    root.append(bar, itemSummary, detail);
+    choose(batch.shown);
+  } else {
+    root.appendChild(detail);
+    showDetail(v.keyStats, v.map, v.preview);
+  }
+
+  for (const t of (Array.isArray(v.tables) ? v.tables : []).slice(batch ? 1 : 0)) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
   root.appendChild(renderCard(v));
   return root;
 }

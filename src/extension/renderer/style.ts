@@ -7,6 +7,8 @@ export const CSS = `
 .gw-result .gw-tool { font-family: var(--vscode-editor-font-family); font-weight: 600; color: var(--vscode-textLink-foreground); }
 .gw-result .gw-summary { margin: 2px 0 6px; }
 .gw-result .gw-note { color: var(--vscode-descriptionForeground); font-size: 0.92em; margin: 2px 0 4px; }
+.gw-result .gw-batch { margin: 2px 0 4px; }
+.gw-result .gw-batch select { font: inherit; color: var(--vscode-dropdown-foreground); background: var(--vscode-dropdown-background); border: 1px solid var(--vscode-dropdown-border, var(--vscode-contrastBorder, transparent)); }
 .gw-result .gw-kpis { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 4px 0 8px; }
 .gw-result .gw-kpi { display: flex; flex-direction: column; min-width: 64px; }
 .gw-result .gw-kpi .gw-label { color: var(--vscode-descriptionForeground); font-size: 0.85em; }
