@@ -39,10 +39,10 @@ export class ToolController implements vscode.Disposable {
   private order = 0;
 
   constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log, private readonly maps: ResultMapHost) {
-    this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, 'GeoWeave tools');
+    this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, vscode.l10n.t('GeoWeave tools'));
     this.controller.supportedLanguages = [TOOL_LANGUAGE];
     this.controller.supportsExecutionOrder = true;
-    this.controller.description = 'Raster engine and manifest runners';
+    this.controller.description = vscode.l10n.t('Raster engine and manifest runners');
     this.controller.executeHandler = (cells, nb) => this.execute(cells, nb);
     // The only kernel for GeoWeave notebooks: preferred, so running never asks to pick one.
     const prefer = (nb: vscode.NotebookDocument) => {
@@ -107,12 +107,12 @@ export class ToolController implements vscode.Disposable {
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${redactText(cellErrorMessage(err), knownSecrets())}`}`);
       if (cancelled) {
         // Stopping is not failing: a neutral end (neither success nor error), as VS Code's own kernels do.
-        const message = `${tool} cancelled: stopped before it finished; no output was written.`;
+        const message = vscode.l10n.t('{0} cancelled: stopped before it finished; no output was written.', tool);
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
         const message = redactText(cellErrorMessage(err), knownSecrets());
-        const name = tool !== 'GeoWeave' ? `${tool} failed` : 'GeoWeave';
+        const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       }
       // Later cells must not keep using outputs of a run this one no longer stands for.
@@ -153,7 +153,7 @@ export class ToolController implements vscode.Disposable {
     const parsed = parseToolCell(cell.document.getText());
     const errors = parsed.problems.filter((p) => p.severity === 'error');
     if (errors.length || !parsed.call) {
-      throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
+      throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || vscode.l10n.t('the cell has no tool call'));
     }
     const call = parsed.call;
     const folder = workspaceFolderOf(cell);
@@ -168,14 +168,14 @@ export class ToolController implements vscode.Disposable {
     if (engine.getToolSpec(call.tool)) return { result: await engine.runTool(call.tool, args, opts), args, outDir };
     const gw = await this.retrieval.get();
     const manifest = gw.getTool(call.tool);
-    if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
+    if (!manifest) throw new Error(vscode.l10n.t('unknown tool "{0}": no manifest and no builtin tool has this id (Find Tool lists them)', call.tool));
     if (manifest.runner?.type === 'process') {
       if (!vscode.workspace.isTrusted) {
-        throw new Error(`${call.tool} runs the external command "${manifest.runner.command}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"`);
+        throw new Error(vscode.l10n.t('{0} runs the external command "{1}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, manifest.runner.command));
       }
       return { result: await runProcessTool(manifest, args, opts), args, outDir };
     }
-    throw new Error(`${call.tool} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it`);
+    throw new Error(vscode.l10n.t('{0} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it', call.tool));
   }
 
   dispose(): void {

@@ -40,3 +40,37 @@ test('the packaged extension ships the nls files and the l10n bundles', () => {
   const ignore = fs.readFileSync(path.join(repoRoot, '.vscodeignore'), 'utf8');
   for (const line of ['!package.nls.json', '!package.nls.*.json', '!l10n/**']) assert.ok(ignore.includes(line), line);
 });
+
+/** The message literals of every `l10n.t(...)` call in a folder of TypeScript sources. */
+function l10nLiterals(dir: string): { file: string; message: string }[] {
+  const out: { file: string; message: string }[] = [];
+  for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    if (!f.endsWith('.ts')) continue;
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    for (const m of text.matchAll(/l10n\.t\(\s*(['"`])((?:\\.|(?!\1).)*)\1/g)) {
+      assert.notEqual(m[1], '`', `${f}: l10n.t with a template literal cannot be looked up: ${m[2]}`);
+      out.push({ file: f, message: JSON.parse(`"${m[2].replace(/\\'/g, "'").replace(/(?<!\\)"/g, '\\"')}"`) });
+    }
+    // A call whose first argument is not a literal would escape this check.
+    for (const m of text.matchAll(/l10n\.t\(\s*([^'"`\s])/g)) assert.fail(`${f}: l10n.t(${m[1]}… takes a non-literal message`);
+  }
+  return out;
+}
+
+test('every l10n.t message of the extension host has an English and a Simplified Chinese bundle entry', () => {
+  const pkg = readJson('package.json');
+  assert.equal(pkg.l10n, './l10n');
+  const en = readJson('l10n', 'bundle.l10n.json');
+  const zh = readJson('l10n', 'bundle.l10n.zh-cn.json');
+  const found = l10nLiterals(path.join(repoRoot, 'src', 'extension'));
+  assert.ok(found.length >= 40, `only ${found.length} l10n.t calls`);
+  for (const { file, message } of found) {
+    assert.equal(en[message], message, `${file}: l10n/bundle.l10n.json lacks "${message}" (run npx @vscode/l10n-dev export --outDir ./l10n ./src/extension)`);
+    assert.equal(typeof zh[message], 'string', `${file}: l10n/bundle.l10n.zh-cn.json lacks "${message}"`);
+    assert.deepEqual(placeholders(zh[message]), placeholders(message), `"${message}": placeholders kept in Chinese`);
+    assert.match(zh[message], /[\u4e00-\u9fff]/, `"${message}" is not translated`);
+  }
+  // No stale entries: each bundle key is still used.
+  const used = new Set(found.map((x) => x.message));
+  for (const k of Object.keys(zh)) assert.ok(used.has(k), `zh-cn entry no longer used: "${k}"`);
+});
