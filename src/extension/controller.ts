@@ -14,6 +14,7 @@ import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-v
 import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
 import { resultView, mainRaster } from '../core/results/view-model';
+import { localizeSummary, summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { boundedView } from '../core/results/saved-result';
 import { RESULT_MIME, type OutputView, type ResultView } from '../shared/result-protocol';
 import type { ResultMapHost } from './result-map-host';
@@ -84,10 +85,14 @@ export class ToolController implements vscode.Disposable {
     };
     const settle = async () => { finished = true; await shown; };
     try {
-      const { result, args, outDir } = await this.run(cell, cellId, abort.signal, progress);
+      const run = await this.run(cell, cellId, abort.signal, progress);
+      const { args, outDir } = run;
+      // Written in Chinese when VS Code shows Chinese or the notebook's task is in Chinese; same numbers.
+      const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
+      const result = lang === 'en' ? run.result : { ...run.result, summary: localizeSummary(run.result, lang).text };
       const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
       await settle();
-      await exec.replaceOutput(outputsFor(view, result));
+      await exec.replaceOutput(outputsFor(view, result, lang));
       const time = new Date().toISOString();
       // Re-running a cell replaces only its own outputs: files of its last run it no longer makes go.
       const files = (r: { outputs: Record<string, { path: string }>; quicklook?: string } | undefined) => r ? [...Object.values(r.outputs).map((o) => o.path), ...(r.quicklook ? [r.quicklook] : [])] : [];
@@ -199,8 +204,8 @@ function viewOutput(view: OutputView, text: string): vscode.NotebookCellOutput {
 
 /** One output: the result view (map, numbers, tables, charts, card), then as alternatives the
  *  summary with the statistics table (markdown) and the static quicklook PNG. */
-function outputsFor(view: ResultView, result: ToolRunResult): vscode.NotebookCellOutput[] {
-  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result), 'text/markdown')];
+function outputsFor(view: ResultView, result: ToolRunResult, lang: SummaryLanguage): vscode.NotebookCellOutput[] {
+  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result, lang), 'text/markdown')];
   if (result.quicklook && fs.existsSync(result.quicklook)) items.push(new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png'));
   return [new vscode.NotebookCellOutput(items)];
 }
