@@ -74,3 +74,19 @@ test('every l10n.t message of the extension host has an English and a Simplified
   const used = new Set(found.map((x) => x.message));
   for (const k of Object.keys(zh)) assert.ok(used.has(k), `zh-cn entry no longer used: "${k}"`);
 });
+
+test('the panel script falls back to the same English labels the host sends', () => {
+  const host = fs.readFileSync(path.join(repoRoot, 'src', 'extension', 'panel-strings.ts'), 'utf8');
+  const script = fs.readFileSync(path.join(repoRoot, 'media', 'panel.js'), 'utf8');
+  const table = new Map([...host.matchAll(/(\w+): vscode\.l10n\.t\('((?:\\.|[^'])*)'/g)].map((m) => [m[1], m[2]]));
+  assert.ok(table.size >= 30, `${table.size} panel strings`);
+  const defaults = script.slice(script.indexOf('let S = {'), script.indexOf('};', script.indexOf('let S = {')));
+  // Labels of the static HTML come from the host only; everything the script renders has a default.
+  for (const [key, en] of table) {
+    if (['task', 'taskPlaceholder', 'suggest', 'suggestTitle', 'candidates', 'workflowTemplate', 'nextSteps', 'memory', 'clear', 'clearTitle'].includes(key)) continue;
+    assert.ok(defaults.includes(`${key}: '${en}'`), `media/panel.js has no English default ${key}: '${en}'`);
+    assert.ok(script.includes(`S.${key}`) || script.includes(`'${key}'`), `media/panel.js never uses ${key}`);
+  }
+  // No English label is left hard-coded in what the script renders.
+  for (const en of ['Insert cell', 'No steps yet.', 'working memory', 'Insert workflow']) assert.equal(script.split(`'${en}'`).length, 2, `"${en}" is used outside the fallback table`);
+});
