@@ -73,6 +73,9 @@ export class ToolController implements vscode.Disposable {
     const cellId = await ensureCellId(cell);
     const previous = runFromMetadata(cell.metadata);
     const tool = parseToolCell(cell.document.getText()).call?.tool ?? 'GeoWeave';
+    // Summaries and result labels in Chinese when VS Code shows Chinese or the notebook's task is
+    // written in Chinese (the numbers stay the same).
+    const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
     // Progress in the cell (percent and stage), at most every PROGRESS_MS; none after the run ends.
     let shown = Promise.resolve();
     let lastShown = 0;
@@ -81,16 +84,15 @@ export class ToolController implements vscode.Disposable {
       const now = Date.now();
       if (finished || (now - lastShown < PROGRESS_MS && fraction < 1)) return;
       lastShown = now;
-      shown = shown.then(() => (finished ? undefined : exec.replaceOutput(viewOutput({ view: 'progress', tool, fraction, ...(stage ? { stage } : {}) }, `${tool}: ${Math.round(fraction * 100)}%${stage ? ` (${stage})` : ''}`)))).catch(() => undefined);
+      shown = shown.then(() => (finished ? undefined : exec.replaceOutput(viewOutput({ view: 'progress', tool, fraction, ...(stage ? { stage } : {}), ...(lang === 'zh' ? { lang } : {}) }, `${tool}: ${Math.round(fraction * 100)}%${stage ? ` (${stage})` : ''}`)))).catch(() => undefined);
     };
     const settle = async () => { finished = true; await shown; };
     try {
       const run = await this.run(cell, cellId, abort.signal, progress);
       const { args, outDir } = run;
-      // Written in Chinese when VS Code shows Chinese or the notebook's task is in Chinese; same numbers.
-      const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
       const result = lang === 'en' ? run.result : { ...run.result, summary: localizeSummary(run.result, lang).text };
       const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
+      if (lang === 'zh') view.lang = lang;
       await settle();
       await exec.replaceOutput(outputsFor(view, result, lang));
       const time = new Date().toISOString();

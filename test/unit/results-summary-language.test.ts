@@ -10,6 +10,8 @@ import { runTool } from '../../src/core/raster/engine';
 import type { ToolRunResult } from '../../src/core/raster/types';
 import { isChineseText, localizeSummary, summaryLanguage, summaryNumbers, whereZh } from '../../src/core/results/summary-language';
 import { resultMarkdown } from '../../src/core/notebook/result-view';
+import { resultView } from '../../src/core/results/view-model';
+import { RESULT_STRINGS, term } from '../../src/shared/result-strings';
 
 let root = '', ws = '';
 const results: Record<string, ToolRunResult> = {};
@@ -103,4 +105,22 @@ test('the markdown fallback of a result has Chinese table headings in Chinese', 
   assert.match(md, /^\*\*ndvi\*\*: 归一化植被指数/);
   assert.ok(md.includes('| 统计量 | 数值 |'), md.slice(0, 300));
   assert.ok(resultMarkdown(results.ndvi).includes('| statistic | value |'));
+});
+
+test('the result renderer has every label in Chinese, and every heading of these real result views', () => {
+  const en = RESULT_STRINGS.en as unknown as Record<string, string>, zh = RESULT_STRINGS.zh as unknown as Record<string, string>;
+  assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
+  const holes = (t: string) => [...t.matchAll(/\{\d\}/g)].map((m) => m[0]).sort();
+  for (const k of Object.keys(en)) {
+    assert.deepEqual(holes(zh[k]), holes(en[k]), `${k}: placeholders`);
+    assert.ok(isChineseText(zh[k]), `${k} is not Chinese: ${zh[k]}`);
+  }
+  const untranslated = new Set<string>();
+  for (const r of Object.values(results)) {
+    const v = resultView(r, {}, {});
+    const headings = [...v.keyStats.map((k) => k.label), ...v.tables.flatMap((t) => [t.title, ...t.columns.map((c) => c.label)]), ...(v.histogram ? [v.histogram.title] : [])];
+    for (const h of headings) if (term(h, 'zh') === h && !/^P\d+$/.test(h)) untranslated.add(`${r.tool}: ${h}`);
+    for (const h of headings) assert.equal(term(h, 'en'), h);
+  }
+  assert.deepEqual([...untranslated], []);
 });

@@ -9,6 +9,7 @@ import { ensureStyle } from './style';
 import { renderTable } from './tables';
 import { renderHistogram, renderSeries } from './charts';
 import { renderMap, type MapHandle, type Request } from './map-view';
+import { fill, resultStrings, term, RESULT_STRINGS } from '../../shared/result-strings';
 
 /** What VS Code passes to activate() (the parts used here). */
 interface RendererContext {
@@ -33,7 +34,7 @@ function requester(ctx: RendererContext): Request | undefined {
   });
   return ((msg) => new Promise((resolve, reject) => {
     const id = next++;
-    const timer = setTimeout(() => { pending.delete(id); reject(new Error('GeoWeave did not answer (is the extension running?)')); }, REQUEST_MS);
+    const timer = setTimeout(() => { pending.delete(id); reject(new Error(RESULT_STRINGS.en.noAnswer)); }, REQUEST_MS);
     pending.set(id, { resolve: resolve as (m: HostMessage) => void, reject, timer });
     ctx.postMessage!({ ...msg, id });
   })) as Request;
@@ -58,6 +59,7 @@ function renderStopped(v: StoppedView): HTMLElement {
 }
 
 function renderCard(v: ResultView): HTMLElement {
+  const S = resultStrings(v.lang);
   const card = el('div', 'gw-card');
   const outputs = Array.isArray(v.outputs) ? v.outputs : [];
   if (outputs.length) {
@@ -72,9 +74,9 @@ function renderCard(v: ResultView): HTMLElement {
     }
     card.appendChild(list);
   }
-  if (v.args) card.appendChild(el('div', 'gw-args', `arguments: ${String(v.args)}`));
+  if (v.args) card.appendChild(el('div', 'gw-args', fill(S.arguments, String(v.args))));
   const details = el('details', 'gw-json');
-  details.appendChild(el('summary', undefined, 'JSON result'));
+  details.appendChild(el('summary', undefined, S.jsonResult));
   details.appendChild(el('pre', undefined, JSON.stringify(v.raw ?? {}, null, 2)));
   card.appendChild(details);
   return card;
@@ -82,15 +84,17 @@ function renderCard(v: ResultView): HTMLElement {
 
 /** The result view; the map is drawn asynchronously into its box (or the saved preview instead). */
 export function renderResult(v: ResultView, request: Request | undefined, handles: MapHandle[]): HTMLElement {
+  const S = resultStrings(v.lang);
   const root = el('div', 'gw-result');
+  root.lang = v.lang === 'zh' ? 'zh-CN' : 'en';
   const head = el('div', 'gw-head');
   head.appendChild(el('span', 'gw-tool', String(v.tool)));
   const outputs = Array.isArray(v.outputs) ? v.outputs : [];
-  head.appendChild(el('span', 'gw-muted', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`));
+  head.appendChild(el('span', 'gw-muted', outputs.length === 1 ? S.output : fill(S.outputs, outputs.length)));
   root.appendChild(head);
   root.appendChild(el('div', 'gw-summary', `${String(v.tool)}: ${String(v.summary)}`));
-  if (v.restored) root.appendChild(el('div', 'gw-note', `Saved result of the run at ${String(v.restored)}.`));
-  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', 'This result was saved by a newer GeoWeave; update the extension to see it whole.')); return root; }
+  if (v.restored) root.appendChild(el('div', 'gw-note', fill(S.savedAt, String(v.restored))));
+  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', S.newer)); return root; }
 
   const kpis = Array.isArray(v.keyStats) ? v.keyStats : [];
   if (kpis.length) {
@@ -99,7 +103,7 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
       const box = el('div', 'gw-kpi');
       const value = el('span', 'gw-value', typeof k.value === 'number' ? formatNumber(k.value, k.unit === '%' ? '%' : undefined) : String(k.value));
       if (k.unit && k.unit !== '%') value.appendChild(el('span', 'gw-unit', String(k.unit)));
-      box.append(el('span', 'gw-label', String(k.label)), value);
+      box.append(el('span', 'gw-label', term(String(k.label), v.lang)), value);
       strip.appendChild(box);
     }
     root.appendChild(strip);
@@ -116,15 +120,15 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
         const p = el('div', 'gw-preview');
         const img = el('img');
         img.src = v.preview;
-        img.alt = `preview of ${String(v.tool)}'s output`;
+        img.alt = fill(S.previewOf, String(v.tool));
         p.appendChild(img);
         mapBox.appendChild(p);
       }
       mapBox.appendChild(el('div', 'gw-note', why));
     };
-    if (!request) fallback('The interactive map needs the GeoWeave extension.');
+    if (!request) fallback(S.mapNeedsExtension);
     else {
-      renderMap(mapBox, v.map, request).then((h) => handles.push(h), (e: Error) => fallback(`No map: ${e.message}`));
+      renderMap(mapBox, v.map, request, S).then((h) => handles.push(h), (e: Error) => fallback(fill(S.noMap, e.message)));
     }
   } else if (v.preview) {
     const p = el('div', 'gw-preview');
@@ -135,10 +139,10 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   }
 
   const charts = el('div', 'gw-charts');
-  if (v.histogram && Array.isArray(v.histogram.counts)) charts.appendChild(renderHistogram(v.histogram));
-  if (v.series && Array.isArray(v.series.y)) charts.appendChild(renderSeries(v.series));
+  if (v.histogram && Array.isArray(v.histogram.counts)) charts.appendChild(renderHistogram(v.histogram, S, v.lang));
+  if (v.series && Array.isArray(v.series.y)) charts.appendChild(renderSeries(v.series, v.lang));
   if (charts.childElementCount) root.appendChild(charts);
-  for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
+  for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t, S, v.lang));
   root.appendChild(renderCard(v));
   return root;
 }
