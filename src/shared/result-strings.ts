@@ -39,6 +39,17 @@ export interface ResultStrings {
   emptyResult: string;
   invalidJson: string;
   noAnswer: string;
+  /** A layer's role beside its name in the layer list. */
+  input: string;
+  output_: string;
+  min: string;
+  max: string;
+  left: string;
+  right: string;
+  /** Histogram marks: "below 0.2". */
+  below: string;
+  above: string;
+  threshold: string;
 }
 
 export const RESULT_STRINGS: Record<ResultLanguage, ResultStrings> = {
@@ -54,6 +65,7 @@ export const RESULT_STRINGS: Record<ResultLanguage, ResultStrings> = {
     oneLayer: 'One raster layer: nothing to compare.', zoomIn: 'Zoom in', zoomOut: 'Zoom out', fitRaster: 'Show the whole raster',
     emptyResult: 'GeoWeave: empty result', invalidJson: 'GeoWeave: the result is not valid JSON ({0}); use "Change Presentation" to see it raw.',
     noAnswer: 'GeoWeave did not answer (is the extension running?)',
+    input: 'input', output_: 'output', min: 'min', max: 'max', left: 'left', right: 'right', below: 'below {0}', above: 'above {0}', threshold: 'threshold {0}',
   },
   zh: {
     outputs: '{0} 个输出', output: '1 个输出', arguments: '参数：{0}', jsonResult: 'JSON 结果',
@@ -67,6 +79,7 @@ export const RESULT_STRINGS: Record<ResultLanguage, ResultStrings> = {
     oneLayer: '只有一个栅格图层：无可对比。', zoomIn: '放大', zoomOut: '缩小', fitRaster: '显示整个栅格',
     emptyResult: 'GeoWeave: 结果为空', invalidJson: 'GeoWeave: 结果不是有效的 JSON（{0}）；请使用"更改演示文稿"查看原始内容。',
     noAnswer: 'GeoWeave 没有响应（扩展是否在运行？）',
+    input: '输入', output_: '输出', min: '最小', max: '最大', left: '左侧', right: '右侧', below: '低于 {0}', above: '高于 {0}', threshold: '阈值 {0}',
   },
 };
 

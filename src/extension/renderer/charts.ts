@@ -32,7 +32,9 @@ export function renderHistogram(h: HistogramView, S: ResultStrings = resultStrin
     const x = L + ((m.value - h.min) / span) * pw;
     const g = svg('g', { class: 'gw-mark', 'data-value': m.value });
     g.appendChild(svg('line', { x1: x, y1: T - 4, x2: x, y2: T + ph }));
-    g.appendChild(svg('text', { x: x + 3, y: T + 10 + (i % 3) * 12 }, m.label));
+    // "below 0.2", "above 0.6", "threshold 0.35" from the view model; class labels stay as they are.
+    const mk = /^(below|above|threshold) (\S+)$/.exec(m.label);
+    g.appendChild(svg('text', { x: x + 3, y: T + 10 + (i % 3) * 12 }, mk ? fill(S[mk[1] as 'below' | 'above' | 'threshold'], mk[2]) : m.label));
     s.appendChild(g);
   });
   box.appendChild(s);

@@ -259,8 +259,8 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     layerBox.appendChild(label);
     toggles.push({ id, layer, input });
   };
-  for (const r of [...ordered].reverse()) addToggle(r.spec.id, r.spec.name, r.spec.role === 'input' ? 'input' : 'output', r.layer);
-  for (const v of vectorLayers) addToggle(v.spec.id, v.spec.name, v.spec.role === 'input' ? 'input' : 'output', v.layer);
+  for (const r of [...ordered].reverse()) addToggle(r.spec.id, r.spec.name, r.spec.role === 'input' ? S.input : S.output_, r.layer);
+  for (const v of vectorLayers) addToggle(v.spec.id, v.spec.name, v.spec.role === 'input' ? S.input : S.output_, v.layer);
   if (basemap) addToggle('basemap', S.basemap, '', basemap);
   const syncToggles = () => toggles.forEach((t) => { t.input.checked = t.layer.getVisible(); });
 
@@ -315,7 +315,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     };
     const show = () => { lo.textContent = formatNumber(r.range[0]); hi.textContent = formatNumber(r.range[1]); };
     show();
-    stretch.append(el('span', undefined, 'min'), slider(0), el('span', undefined, 'max'), slider(1));
+    stretch.append(el('span', undefined, S.min), slider(0), el('span', undefined, S.max), slider(1));
     legendBox.append(bar, labels, stretch);
   };
 
@@ -365,8 +365,8 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   [onBox, leftSel, rightSel].forEach((x) => x.addEventListener('change', applySwipe));
   range.addEventListener('input', applySwipe);
   if (rasters.length >= 2) {
-    const l = el('label', undefined); l.append(el('span', undefined, 'left'), leftSel);
-    const rr = el('label', undefined); rr.append(el('span', undefined, 'right'), rightSel);
+    const l = el('label', undefined); l.append(el('span', undefined, S.left), leftSel);
+    const rr = el('label', undefined); rr.append(el('span', undefined, S.right), rightSel);
     swipeBox.append(onLabel, l, rr, range);
   } else swipeBox.appendChild(el('div', 'gw-note', S.oneLayer));
   for (const r of rasters) {
