@@ -12,6 +12,7 @@ import { isChineseText, localizeSummary, summaryLanguage, summaryNumbers, whereZ
 import { resultMarkdown } from '../../src/core/notebook/result-view';
 import { resultView } from '../../src/core/results/view-model';
 import { RESULT_STRINGS, term } from '../../src/shared/result-strings';
+import { main } from '../../src/cli/main';
 
 let root = '', ws = '';
 const results: Record<string, ToolRunResult> = {};
@@ -123,4 +124,16 @@ test('the result renderer has every label in Chinese, and every heading of these
     for (const h of headings) assert.equal(term(h, 'en'), h);
   }
   assert.deepEqual([...untranslated], []);
+});
+
+test('geoweave run --lang zh prints the Chinese summary with the numbers of the English run', async () => {
+  const lines: string[] = [];
+  const io = { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t) };
+  const dem = path.join(ws, 'dem.tif');
+  assert.equal(await main(['run', 'slope', '--arg', `dem=${dem}`, '--out', path.join(root, 'cli'), '--lang', 'zh', '--json'], io), 0, lines.join('\n'));
+  const zh = JSON.parse(lines[lines.length - 1]).summary as string;
+  assert.equal(zh, localizeSummary(results.slope, 'zh').text);
+  assert.match(zh, /^平均坡度 /);
+  lines.length = 0;
+  assert.equal(await main(['run', 'slope', '--arg', `dem=${dem}`, '--out', path.join(root, 'cli'), '--lang', 'xx'], io), 2);
 });
