@@ -53,6 +53,30 @@ async function typeInPalette(page, text) {
   await page.waitForTimeout(1200);
 }
 
+/** "Extensions: Install from VSIX...", the path typed into VS Code's file dialog; tried again when
+ *  the palette or the dialog lost the keys (under load), until code-server logs the install. */
+async function installFromVsix(t, page, vsix, serverLog, shot) {
+  const input = '.quick-input-widget .quick-input-box input';
+  const widget = () => page.$eval('.quick-input-widget', (el) => (el.offsetParent !== null ? el.innerText : '')).catch(() => '');
+  let seen = '';
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await page.keyboard.press('Escape');
+    await t.palette(page, 'Extensions: Install from VSIX...', { exact: true });
+    const dialog = await t.until('the Install from VSIX file dialog', async () => { const w = await widget(); return /Install from VSIX/.test(w) && !/^>/.test(await page.$eval(input, (el) => el.value).catch(() => '>')) ? w : null; }, 20000).catch(() => null);
+    seen = dialog ?? await widget();
+    if (dialog) {
+      await page.fill(input, vsix);
+      await t.until('the path in the file dialog', async () => (await page.$eval(input, (el) => el.value).catch(() => '')) === vsix, 10000).catch(() => undefined);
+      await page.waitForTimeout(1000);
+      await page.keyboard.press('Enter');
+      if (await t.until('code-server to install the pack', () => /Installing extension: geoweave-test\.geoweave-test-language-pack-zh-cn/.test(fs.readFileSync(serverLog, 'utf8')), 30000).then(() => true, () => false)) return;
+    }
+    t.log(`Install from VSIX attempt ${attempt} did not install the pack; the quick input showed ${JSON.stringify(seen.slice(0, 160))}`);
+    await shot(`install-attempt-${attempt}`);
+  }
+  throw new Error(`Install from VSIX did not install the language pack in 3 attempts; the quick input showed ${JSON.stringify(seen.slice(0, 200))}`);
+}
+
 module.exports = {
   name: 'Chinese UI (zh-cn language pack, --locale zh-cn): GeoWeave commands, panel labels, summary and result card in Chinese',
   async run(t) {
@@ -70,12 +94,7 @@ module.exports = {
       const { page, userDir } = session;
 
       // 1. Install the pack through the running server, as a person would.
-      await t.palette(page, 'Extensions: Install from VSIX...');
-      const input = '.quick-input-widget .quick-input-box input';
-      await page.waitForSelector(input, { state: 'visible', timeout: 20000 });
-      await page.fill(input, vsix);
-      await page.waitForTimeout(800);
-      await page.keyboard.press('Enter');
+      await installFromVsix(t, page, vsix, serverLog, shot);
       const packs = path.join(userDir, 'languagepacks.json');
       await until('VS Code to register the zh-cn language pack (languagepacks.json)', () => fs.existsSync(packs) && JSON.parse(fs.readFileSync(packs, 'utf8'))['zh-cn'], 90000).catch((e) => {
         const lines = fs.readFileSync(serverLog, 'utf8').split('\n').filter((l) => /language|install|error/i.test(l)).slice(-15);
