@@ -12,6 +12,22 @@
   // Suggestions already shown before the panel was hidden do not scroll it again.
   let lastComplementary = state ? state.complementary.map((g) => g.suggestions.map((x) => x.id).join(',')).join('|') : '';
   const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+  // Labels in VS Code's display language (PanelStrings in src/shared/protocol.ts), written into the
+  // page by the host; English when the table is missing.
+  /** @type {Record<string, string>} */
+  let S = {
+    readyWith: 'ready: {0}', ready: 'ready', notReady: 'not ready: {0}', missing: 'missing', missingWith: 'missing: {0}',
+    notRunnable: 'not runnable', notRunnableWith: 'not runnable: {0}', whyTitle: 'Why this rank: the reason in full and the parts of the score',
+    scoreFrom: 'Score {0} from: {1}', noSignal: 'no signal', insertCell: 'Insert cell', insertAndRun: 'Insert and run', dismiss: 'Dismiss',
+    guess: 'guess: {0}', notebook: 'Notebook: {0}', noNotebook: 'No GeoWeave notebook open: inserting creates one.',
+    noCandidates: 'No candidates yet.', describeFirst: 'Describe a task to see candidate tools.', insertWorkflow: 'Insert workflow',
+    runFirst: 'Run a tool cell to see what complements its result.', workingMemory: 'working memory', noSteps: 'No steps yet.',
+  };
+  try {
+    S = { ...S, ...JSON.parse(($('gw-strings') || {}).textContent || '{}') };
+  } catch { /* keep English */ }
+  /** "ready: {0}" with its arguments. */
+  const fmt = (key, ...args) => String(S[key]).replace(/\{(\d+)\}/g, (m, i) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
   const task = /** @type {HTMLTextAreaElement} */ ($('task'));
 
   function el(tag, attrs, ...children) {
@@ -38,9 +54,9 @@
   /** The readiness line: what would be prefilled, or what stops the tool, in plain text (the icon
    *  only repeats it). */
   function readinessLine(s) {
-    if (s.ready) return el('div', { class: 'ready', title: s.args }, icon('check'), `ready${s.args ? ': ' + s.args : ''}`);
-    const text = s.issues.length ? `not ready: ${s.issues.join('; ')}`
-      : `${s.runnable ? 'missing' : 'not runnable'}${s.missing.length ? ': ' + s.missing.join(', ') : ''}`;
+    if (s.ready) return el('div', { class: 'ready', title: s.args }, icon('check'), s.args ? fmt('readyWith', s.args) : S.ready);
+    const text = s.issues.length ? fmt('notReady', s.issues.join('; '))
+      : s.missing.length ? fmt(s.runnable ? 'missingWith' : 'notRunnableWith', s.missing.join(', ')) : S[s.runnable ? 'missing' : 'notRunnable'];
     return el('div', { class: 'missing', title: text }, icon('warning'), text);
   }
 
@@ -48,12 +64,16 @@
    *  (the signals by name, not a bare number). */
   function reasonDetails(s) {
     return el('details', { class: 'why' },
-      el('summary', { class: 'reason', title: 'Why this rank: the reason in full and the parts of the score' }, s.reason),
-      el('div', { class: 'parts' },
-        el('span', { text: 'Score ' }), el('span', { class: 'score', text: s.score.toFixed(3) }),
-        el('span', { text: ' from: ' }),
-        el('span', { text: s.parts.map((p) => `${p.penalty ? '−' : ''}${p.label} ${p.value.toFixed(2)}`).join(' · ') || 'no signal' })),
+      el('summary', { class: 'reason', title: S.whyTitle }, s.reason),
+      el('div', { class: 'parts' }, ...scoreLine(s)),
       s.caveats.length ? el('div', { class: 'parts', text: s.caveats.join('; ') }) : null);
+  }
+
+  /** "Score 0.512 from: …" in the display language, the score in its own span. */
+  function scoreLine(s) {
+    const parts = s.parts.map((p) => `${p.penalty ? '−' : ''}${p.label} ${p.value.toFixed(2)}`).join(' · ') || S.noSignal;
+    const [before, after] = fmt('scoreFrom', '\u0000', parts).split('\u0000');
+    return [el('span', { text: before }), el('span', { class: 'score', text: s.score.toFixed(3) }), el('span', { text: after })];
   }
 
   function suggestionItem(s, origin) {
@@ -65,12 +85,12 @@
         el('span', { class: 'name', text: s.name, title: s.name }),
         el('code', { class: 'id', text: s.id, title: s.id }),
         el('span', { class: 'actions' },
-          action('insert', 'add', 'Insert cell', { type: 'insert', toolId: s.id, origin, run: false }),
-          action('insert-run', 'play', 'Insert and run', { type: 'insert', toolId: s.id, origin, run: true }),
-          action('dismiss secondary', 'close', 'Dismiss', { type: 'dismiss', toolId: s.id, origin }))),
+          action('insert', 'add', S.insertCell, { type: 'insert', toolId: s.id, origin, run: false }),
+          action('insert-run', 'play', S.insertAndRun, { type: 'insert', toolId: s.id, origin, run: true }),
+          action('dismiss secondary', 'close', S.dismiss, { type: 'dismiss', toolId: s.id, origin }))),
       reasonDetails(s),
       readinessLine(s),
-      s.caveats.length ? el('div', { class: 'caveat', title: s.caveats.join('\n') }, icon('info'), `guess: ${s.caveats.join('; ')}`) : null);
+      s.caveats.length ? el('div', { class: 'caveat', title: s.caveats.join('\n') }, icon('info'), fmt('guess', s.caveats.join('; '))) : null);
   }
 
   function save() {
@@ -117,13 +137,13 @@
     }
     $('index').textContent = state.index || '';
     const status = $('status');
-    status.replaceChildren(...(state.error ? [icon('error')] : []), state.busy || state.error || (state.notebook ? `Notebook: ${state.notebook}` : 'No GeoWeave notebook open: inserting creates one.'));
+    status.replaceChildren(...(state.error ? [icon('error')] : []), state.busy || state.error || (state.notebook ? fmt('notebook', state.notebook) : S.noNotebook));
     status.className = state.error ? 'error' : 'muted';
 
     const fwd = $('forward');
     fwd.replaceChildren(state.forward.length
       ? el('ol', { class: 'list', id: 'forward-list' }, ...state.forward.map((s) => suggestionItem(s, 'forward')))
-      : el('p', { class: 'muted', text: state.task ? 'No candidates yet.' : 'Describe a task to see candidate tools.' }));
+      : el('p', { class: 'muted', text: state.task ? S.noCandidates : S.describeFirst }));
 
     const wfs = $('workflow-section');
     wfs.hidden = !state.workflow;
@@ -133,7 +153,7 @@
         el('div', { class: 'title' }, el('span', { class: 'name', text: w.name })),
         el('div', { class: 'reason', text: w.description }),
         el('div', { class: 'steps', text: w.steps.join(' → ') }),
-        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }) }, icon('add'), 'Insert workflow'));
+        el('button', { type: 'button', class: 'insert-workflow', onclick: () => send({ type: 'insertWorkflow', workflowId: w.id }) }, icon('add'), S.insertWorkflow));
     }
 
     const comp = $('complementary');
@@ -147,14 +167,14 @@
       ? state.complementary.map((g) => el('div', { class: 'group', 'data-rationale': g.rationale },
           el('h3', { text: g.rationale }),
           el('ol', { class: 'list' }, ...g.suggestions.map((s) => suggestionItem(s, 'complementary')))))
-      : [el('p', { class: 'muted', text: 'Run a tool cell to see what complements its result.' })]));
+      : [el('p', { class: 'muted', text: S.runFirst })]));
 
     const mem = $('memory');
     mem.replaceChildren(...state.memory.map((m, i) => el('li', { class: `step${m.inWindow ? ' in-window' : ''}${m.ok ? '' : ' failed'}`, title: m.time },
-      el('div', { class: 'title' }, el('code', { text: `${i + 1}. ${m.tool}` }), m.inWindow ? el('span', { class: 'badge', text: 'working memory' }) : null),
+      el('div', { class: 'title' }, el('code', { text: `${i + 1}. ${m.tool}` }), m.inWindow ? el('span', { class: 'badge', text: S.workingMemory }) : null),
       el('div', { class: 'args', text: m.argSummary }),
       el('div', { class: 'reason', text: m.resultSummary }))));
-    if (!state.memory.length) mem.replaceChildren(el('li', { class: 'muted empty', text: 'No steps yet.' }));
+    if (!state.memory.length) mem.replaceChildren(el('li', { class: 'muted empty', text: S.noSteps }));
     /** @type {HTMLButtonElement} */ ($('clear')).disabled = !state.memory.length;
     restoreFocus(focused);
   }
@@ -186,6 +206,9 @@
       state = m.state;
       render();
       save();
+    } else if (m.type === 'strings' && m.strings && typeof m.strings === 'object') {
+      S = { ...S, ...m.strings };
+      render();
     } else if (m.type === 'focusTask') {
       task.focus();
       task.select();

@@ -9,7 +9,8 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=()
-for p in gdal-bin python3-gdal python3-numpy python3-nbformat chromium libkrb5-dev ripgrep time; do
+# fonts-wqy-microhei: a CJK font, so the Chinese UI scenario's screenshots show characters, not boxes.
+for p in gdal-bin python3-gdal python3-numpy python3-nbformat chromium libkrb5-dev ripgrep time fonts-wqy-microhei; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

@@ -94,7 +94,7 @@ export class Assistant implements vscode.Disposable {
       })).filter((g) => g.suggestions.length),
       memory: (memory?.trace ?? []).map((s) => ({ tool: s.tool, argSummary: s.argSummary, resultSummary: s.resultSummary, ok: s.ok, time: s.time, inWindow: window.includes(s) })),
       windowSize: memory?.windowSize ?? config.workingMemorySize(),
-      index: stats ? `${stats.tools} tools · ${stats.workflows} workflows · ${stats.embedder}` : 'index not loaded yet',
+      index: stats ? vscode.l10n.t('{0} tools · {1} workflows · {2}', stats.tools, stats.workflows, stats.embedder) : vscode.l10n.t('index not loaded yet'),
       busy: this.busy,
       error: this.error,
     };
@@ -153,7 +153,7 @@ export class Assistant implements vscode.Disposable {
   }
 
   private async forwardFor(nb: vscode.NotebookDocument | undefined, task: string): Promise<void> {
-    await this.withBusy('Ranking tools for the task…', async () => {
+    await this.withBusy(vscode.l10n.t('Ranking tools for the task…'), async () => {
       const gw = await this.retrieval.get();
       const context = await this.data.context(nb ? earlierCells(nb) : []);
       const result = await gw.forwardCandidates(task, { k: config.suggestionsCount(), data: context });
@@ -168,7 +168,7 @@ export class Assistant implements vscode.Disposable {
   async suggestNext(): Promise<void> {
     const nb = this.notebook();
     if (!nb) {
-      void vscode.window.showInformationMessage('GeoWeave: open a GeoWeave notebook and run a tool cell first.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('GeoWeave: open a GeoWeave notebook and run a tool cell first.'));
       return;
     }
     const memory = memoryOf(nb, config.workingMemorySize());
@@ -177,7 +177,7 @@ export class Assistant implements vscode.Disposable {
       this.push();
       return;
     }
-    await this.withBusy('Finding complementary tools…', async () => {
+    await this.withBusy(vscode.l10n.t('Finding complementary tools…'), async () => {
       const gw = await this.retrieval.get();
       const context = await this.data.context(earlierCells(nb));
       const result = await gw.complementarySuggestions(memory, { k: config.suggestionsCount(), data: context });
@@ -206,7 +206,7 @@ export class Assistant implements vscode.Disposable {
     if (open) return editorFor(open);
     const dir = this.retrieval.workspaceDir();
     if (!dir) {
-      void vscode.window.showErrorMessage('GeoWeave: open a folder first; notebooks and outputs live in the workspace.');
+      void vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave: open a folder first; notebooks and outputs live in the workspace.'));
       return undefined;
     }
     const editor = await createNotebookFile(dir, this.pendingTask, config.workingMemorySize());
@@ -233,7 +233,7 @@ export class Assistant implements vscode.Disposable {
   }
 
   async insert(toolId: string, origin: SuggestionOrigin, run: boolean): Promise<void> {
-    await this.withBusy(`Inserting ${toolId}…`, async () => {
+    await this.withBusy(vscode.l10n.t('Inserting {0}…', toolId), async () => {
       const before = this.notebook();
       const readiness = this.readinessFor(before, toolId, origin);
       const editor = await this.targetEditor();
@@ -247,7 +247,7 @@ export class Assistant implements vscode.Disposable {
   }
 
   async insertWorkflow(workflowId: string): Promise<void> {
-    await this.withBusy(`Inserting workflow ${workflowId}…`, async () => {
+    await this.withBusy(vscode.l10n.t('Inserting workflow {0}…', workflowId), async () => {
       const gw = await this.retrieval.get();
       const wf = gw.workflows.find((w) => w.id === workflowId);
       if (!wf) throw new Error(`unknown workflow "${workflowId}"`);

@@ -29,7 +29,7 @@ type Factory = (d: CommandDeps) => (...args: unknown[]) => unknown;
 export const COMMANDS: Record<string, Factory> = {
   'geoweave.newNotebook': (d) => async () => {
     const dir = d.retrieval.workspaceDir();
-    if (!dir) return vscode.window.showErrorMessage('GeoWeave: open a folder first; notebooks and outputs live in the workspace.');
+    if (!dir) return vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave: open a folder first; notebooks and outputs live in the workspace.'));
     await createNotebookFile(dir, d.assistant.task(), config.workingMemorySize());
   },
   // The task is typed in the panel (Enter submits); a string argument (a link, a keybinding) sets it directly.
@@ -47,12 +47,12 @@ export const COMMANDS: Record<string, Factory> = {
     await d.assistant.suggestNext();
   },
   'geoweave.insertToolCell': (d) => async (toolId?: unknown) => {
-    const id = typeof toolId === 'string' ? toolId : await pickTool(d, 'Insert a tool cell');
+    const id = typeof toolId === 'string' ? toolId : await pickTool(d, vscode.l10n.t('Insert a tool cell'));
     if (id) await d.assistant.insert(id, 'forward', false);
   },
   'geoweave.runAll': () => async () => {
     const nb = currentNotebook();
-    if (!nb) return vscode.window.showInformationMessage('GeoWeave: no GeoWeave notebook is open.');
+    if (!nb) return vscode.window.showInformationMessage(vscode.l10n.t('GeoWeave: no GeoWeave notebook is open.'));
     const tools = nb.getCells().filter((c) => c.kind === vscode.NotebookCellKind.Code);
     if (!tools.length) return;
     await runCells(nb, tools[0].index, nb.cellCount);
@@ -61,14 +61,14 @@ export const COMMANDS: Record<string, Factory> = {
   'geoweave.rebuildIndex': (d) => async () => {
     const gw = await d.retrieval.rebuild(true);
     const s = gw.stats();
-    void vscode.window.showInformationMessage(`GeoWeave: index rebuilt: ${s.tools} tools, embedder ${s.embedder}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('GeoWeave: index rebuilt: {0} tools, embedder {1}.', s.tools, s.embedder));
   },
   'geoweave.openManifest': (d) => async (toolId?: unknown) => {
-    const id = typeof toolId === 'string' ? toolId : await pickTool(d, 'Open a tool manifest');
+    const id = typeof toolId === 'string' ? toolId : await pickTool(d, vscode.l10n.t('Open a tool manifest'));
     if (!id) return;
     const gw = await d.retrieval.get();
     const loaded = gw.tools.find((t) => t.manifest.id === id);
-    if (!loaded) return vscode.window.showErrorMessage(`GeoWeave: no manifest for "${id}".`);
+    if (!loaded) return vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave: no manifest for "{0}".', id));
     await vscode.window.showTextDocument(vscode.Uri.file(loaded.file));
   },
   'geoweave.newManifest': (d) => () => newManifest(d),
@@ -96,11 +96,11 @@ async function pickTool(d: CommandDeps, title: string): Promise<string | undefin
 async function findTool(d: CommandDeps): Promise<void> {
   const gw = await d.retrieval.get();
   const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
-  qp.title = 'GeoWeave: Find Tool';
-  qp.placeholder = 'Describe what you want to do, e.g. "water surface from optical imagery"';
+  qp.title = vscode.l10n.t('GeoWeave: Find Tool');
+  qp.placeholder = vscode.l10n.t('Describe what you want to do, e.g. "water surface from optical imagery"');
   // Items come ranked by the index and carry alwaysShow, so label filtering does not hide them.
   qp.matchOnDescription = true;
-  const openButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open manifest' };
+  const openButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: vscode.l10n.t('Open manifest') };
   const all = gw.tools.map((t) => ({ id: t.manifest.id, label: t.manifest.id, description: t.manifest.name, detail: t.manifest.description, alwaysShow: true, buttons: [openButton] }));
   qp.items = all;
   let timer: NodeJS.Timeout | undefined;
@@ -145,12 +145,12 @@ async function findTool(d: CommandDeps): Promise<void> {
 async function newManifest(d: CommandDeps): Promise<void> {
   const dir = d.retrieval.workspaceDir();
   if (!dir) {
-    void vscode.window.showErrorMessage('GeoWeave: open a folder first; workspace manifests live in .geoweave/tools/.');
+    void vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave: open a folder first; workspace manifests live in .geoweave/tools/.'));
     return;
   }
   const id = await vscode.window.showInputBox({
-    title: 'GeoWeave: New Tool Manifest', prompt: 'Tool id (lower case, digits, underscores)', placeHolder: 'my_tool',
-    validateInput: (v) => (/^[a-z][a-z0-9_]*$/.test(v) ? undefined : 'use lower case letters, digits and underscores, starting with a letter'),
+    title: vscode.l10n.t('GeoWeave: New Tool Manifest'), prompt: vscode.l10n.t('Tool id (lower case, digits, underscores)'), placeHolder: 'my_tool',
+    validateInput: (v) => (/^[a-z][a-z0-9_]*$/.test(v) ? undefined : vscode.l10n.t('use lower case letters, digits and underscores, starting with a letter')),
   });
   if (!id) return;
   const file = path.join(dir, '.geoweave', 'tools', `${id}.json`);
@@ -182,11 +182,11 @@ async function createSample(d: CommandDeps): Promise<void> {
   let dir: string;
   if (ws) dir = path.join(ws, 'geoweave-sample');
   else {
-    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Write the sample here' });
+    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t('Write the sample here') });
     if (!picked?.[0]) return;
     dir = picked[0].fsPath;
   }
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'GeoWeave: writing the sample workspace', cancellable: true }, async (_p, token) => {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GeoWeave: writing the sample workspace'), cancellable: true }, async (_p, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     const { writeSampleWorkspace } = await import('../core/raster/sample/generate');
@@ -196,7 +196,7 @@ async function createSample(d: CommandDeps): Promise<void> {
   await createNotebookFile(dir, 'Assess vegetation health in the Sentinel-2 scene', config.workingMemorySize(), 'sample');
   await vscode.commands.executeCommand(`${PANEL_VIEW_ID}.focus`);
   if (!ws) {
-    const open = await vscode.window.showInformationMessage(`GeoWeave: sample written to ${dir}.`, 'Open Folder');
+    const open = await vscode.window.showInformationMessage(vscode.l10n.t('GeoWeave: sample written to {0}.', dir), vscode.l10n.t('Open Folder'));
     if (open) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir));
   }
 }

@@ -16,6 +16,7 @@ import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outp
 import { planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
 import { batchResultView } from '../core/results/batch-view';
 import { resultView, mainRaster } from '../core/results/view-model';
+import { localizeSummary, summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { boundedView } from '../core/results/saved-result';
 import { RESULT_MIME, type OutputView, type ResultView } from '../shared/result-protocol';
 import type { ResultMapHost } from './result-map-host';
@@ -41,10 +42,10 @@ export class ToolController implements vscode.Disposable {
   private order = 0;
 
   constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log, private readonly maps: ResultMapHost) {
-    this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, 'GeoWeave tools');
+    this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, vscode.l10n.t('GeoWeave tools'));
     this.controller.supportedLanguages = [TOOL_LANGUAGE];
     this.controller.supportsExecutionOrder = true;
-    this.controller.description = 'Raster engine and manifest runners';
+    this.controller.description = vscode.l10n.t('Raster engine and manifest runners');
     this.controller.executeHandler = (cells, nb) => this.execute(cells, nb);
     // The only kernel for GeoWeave notebooks: preferred, so running never asks to pick one.
     const prefer = (nb: vscode.NotebookDocument) => {
@@ -74,6 +75,9 @@ export class ToolController implements vscode.Disposable {
     const cellId = await ensureCellId(cell);
     const previous = runFromMetadata(cell.metadata);
     const tool = parseToolCell(cell.document.getText()).call?.tool ?? 'GeoWeave';
+    // Summaries and result labels in Chinese when VS Code shows Chinese or the notebook's task is
+    // written in Chinese (the numbers stay the same).
+    const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
     // Progress in the cell (percent and stage), at most every PROGRESS_MS; none after the run ends.
     let shown = Promise.resolve();
     let lastShown = 0;
@@ -82,7 +86,7 @@ export class ToolController implements vscode.Disposable {
       const now = Date.now();
       if (finished || (now - lastShown < PROGRESS_MS && fraction < 1)) return;
       lastShown = now;
-      shown = shown.then(() => (finished ? undefined : exec.replaceOutput(viewOutput({ view: 'progress', tool, fraction, ...(stage ? { stage } : {}) }, `${tool}: ${Math.round(fraction * 100)}%${stage ? ` (${stage})` : ''}`)))).catch(() => undefined);
+      shown = shown.then(() => (finished ? undefined : exec.replaceOutput(viewOutput({ view: 'progress', tool, fraction, ...(stage ? { stage } : {}), ...(lang === 'zh' ? { lang } : {}) }, `${tool}: ${Math.round(fraction * 100)}%${stage ? ` (${stage})` : ''}`)))).catch(() => undefined);
     };
     const settle = async () => { finished = true; await shown; };
     try {
@@ -93,10 +97,12 @@ export class ToolController implements vscode.Disposable {
         exec.end(true, Date.now());
         return true;
       }
-      const result = ran.result!, args = ran.args!, outDir = ran.outDir;
+      const args = ran.args!, outDir = ran.outDir;
+      const result = lang === 'en' ? ran.result! : { ...ran.result!, summary: localizeSummary(ran.result!, lang).text };
       const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
+      if (lang === 'zh') view.lang = lang;
       await settle();
-      await exec.replaceOutput(outputsFor(view, result));
+      await exec.replaceOutput(outputsFor(view, result, lang));
       const time = new Date().toISOString();
       // Re-running a cell replaces only its own outputs: files of its last run it no longer makes go.
       // A GeoTIFF's QGIS style (.qml) beside it goes with it.
@@ -117,13 +123,13 @@ export class ToolController implements vscode.Disposable {
       if (cancelled) {
         // Stopping is not failing: a neutral end (neither success nor error), as VS Code's own kernels do.
         const message = e instanceof BatchStopped
-          ? `${tool} cancelled: ${e.message}; the stopped item wrote nothing. Run the cell again for the whole batch.`
-          : `${tool} cancelled: stopped before it finished; no output was written.`;
+          ? vscode.l10n.t('{0} cancelled: {1}; the stopped item wrote nothing. Run the cell again for the whole batch.', tool, e.message)
+          : vscode.l10n.t('{0} cancelled: stopped before it finished; no output was written.', tool);
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
         const message = redactText(cellErrorMessage(err), knownSecrets());
-        const name = tool !== 'GeoWeave' ? `${tool} failed` : 'GeoWeave';
+        const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       }
       // Later cells must not keep using outputs of a run this one no longer stands for.
@@ -194,7 +200,7 @@ export class ToolController implements vscode.Disposable {
     const parsed = parseToolCell(cell.document.getText());
     const errors = parsed.problems.filter((p) => p.severity === 'error');
     if (errors.length || !parsed.call) {
-      throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || 'the cell has no tool call');
+      throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || vscode.l10n.t('the cell has no tool call'));
     }
     const call = parsed.call;
     const folder = workspaceFolderOf(cell);
@@ -215,10 +221,10 @@ export class ToolController implements vscode.Disposable {
     } else {
       const gw = await this.retrieval.get();
       const manifest = gw.getTool(call.tool);
-      if (!manifest) throw new Error(`unknown tool "${call.tool}": no manifest and no builtin tool has this id (Find Tool lists them)`);
-      if (manifest.runner?.type !== 'process') throw new Error(`${call.tool} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it`);
+      if (!manifest) throw new Error(vscode.l10n.t('unknown tool "{0}": no manifest and no builtin tool has this id (Find Tool lists them)', call.tool));
+      if (manifest.runner?.type !== 'process') throw new Error(vscode.l10n.t('{0} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it', call.tool));
       if (!vscode.workspace.isTrusted) {
-        throw new Error(`${call.tool} runs the external command "${manifest.runner.command}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"`);
+        throw new Error(vscode.l10n.t('{0} runs the external command "{1}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, manifest.runner.command));
       }
       runOne = (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder });
       shapes = shapesFromManifest(manifest.inputs);
@@ -254,8 +260,8 @@ function viewOutput(view: OutputView, text: string): vscode.NotebookCellOutput {
 
 /** One output: the result view (map, numbers, tables, charts, card), then as alternatives the
  *  summary with the statistics table (markdown) and the static quicklook PNG. */
-function outputsFor(view: ResultView, result: ToolRunResult): vscode.NotebookCellOutput[] {
-  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result), 'text/markdown')];
+function outputsFor(view: ResultView, result: ToolRunResult, lang: SummaryLanguage): vscode.NotebookCellOutput[] {
+  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result, lang), 'text/markdown')];
   if (result.quicklook && fs.existsSync(result.quicklook)) items.push(new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png'));
   return [new vscode.NotebookCellOutput(items)];
 }

@@ -2,7 +2,8 @@
  *  forwarding validated messages back to it. */
 import * as vscode from 'vscode';
 import * as crypto from 'crypto';
-import type { HostToPanel, PanelToHost } from '../shared/protocol';
+import type { HostToPanel, PanelStrings, PanelToHost } from '../shared/protocol';
+import { panelStrings } from './panel-strings';
 import { parsePanelMessage } from '../shared/protocol';
 import type { Assistant } from './assistant';
 import type { Log } from './log';
@@ -54,6 +55,7 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
   private async handle(m: PanelToHost): Promise<void> {
     switch (m.type) {
       case 'ready':
+        await this.post({ type: 'strings', strings: panelStrings() });
         await this.post({ type: 'state', state: this.assistant.state() });
         if (Date.now() < this.focusPendingUntil) {
           this.focusPendingUntil = 0;
@@ -74,8 +76,12 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
     const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'panel.css'));
     const codicons = webview.asWebviewUri(vscode.Uri.joinPath(media, 'codicons', 'codicon.css'));
     const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src ${webview.cspSource}; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
+    const s: PanelStrings = panelStrings();
+    const h = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    // Read by media/panel.js at startup (a JSON data block: not executed, so the CSP allows it).
+    const table = JSON.stringify(s).replace(/</g, '\\u003c');
     return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${h(vscode.env.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -87,20 +93,21 @@ export class PanelProvider implements vscode.WebviewViewProvider, vscode.Disposa
 <body>
 <main id="app" aria-live="polite">
   <section aria-labelledby="task-h">
-    <h2 id="task-h">Task</h2>
-    <label for="task" class="sr-only">Describe your analysis task</label>
-    <textarea id="task" rows="3" placeholder="Describe your analysis task"></textarea>
-    <div class="row"><button id="suggest" type="button" title="Rank tools for the task (Enter in the task box; Shift+Enter for a new line)"><span class="codicon codicon-search" aria-hidden="true"></span>Suggest tools</button><span id="index" class="muted"></span></div>
+    <h2 id="task-h">${h(s.task)}</h2>
+    <label for="task" class="sr-only">${h(s.taskPlaceholder)}</label>
+    <textarea id="task" rows="3" placeholder="${h(s.taskPlaceholder)}"></textarea>
+    <div class="row"><button id="suggest" type="button" title="${h(s.suggestTitle)}"><span class="codicon codicon-search" aria-hidden="true"></span>${h(s.suggest)}</button><span id="index" class="muted"></span></div>
     <div id="status" role="status" class="muted"></div>
   </section>
-  <section aria-labelledby="fwd-h"><h2 id="fwd-h">Candidates</h2><div id="forward"></div></section>
-  <section aria-labelledby="wf-h" id="workflow-section" hidden><h2 id="wf-h">Workflow template</h2><div id="workflow"></div></section>
-  <section aria-labelledby="comp-h"><h2 id="comp-h">Next steps</h2><div id="complementary"></div></section>
+  <section aria-labelledby="fwd-h"><h2 id="fwd-h">${h(s.candidates)}</h2><div id="forward"></div></section>
+  <section aria-labelledby="wf-h" id="workflow-section" hidden><h2 id="wf-h">${h(s.workflowTemplate)}</h2><div id="workflow"></div></section>
+  <section aria-labelledby="comp-h"><h2 id="comp-h">${h(s.nextSteps)}</h2><div id="complementary"></div></section>
   <section aria-labelledby="mem-h">
-    <div class="row"><h2 id="mem-h">Memory</h2><button id="clear" type="button" class="secondary" title="Clear the memory timeline of this notebook"><span class="codicon codicon-clear-all" aria-hidden="true"></span>Clear</button></div>
+    <div class="row"><h2 id="mem-h">${h(s.memory)}</h2><button id="clear" type="button" class="secondary" title="${h(s.clearTitle)}"><span class="codicon codicon-clear-all" aria-hidden="true"></span>${h(s.clear)}</button></div>
     <ol id="memory"></ol>
   </section>
 </main>
+<script type="application/json" id="gw-strings">${table}</script>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;

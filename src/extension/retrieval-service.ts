@@ -65,13 +65,13 @@ export class RetrievalService implements vscode.Disposable {
     const missing = embedder.kind === 'transformers' ? this.transformersRuntimeMissing() : undefined;
     if (missing) {
       void vscode.window.showWarningMessage(
-        `GeoWeave: the "transformers" embedder needs transformers.js with onnxruntime for ${process.platform}-${process.arch}, and ${missing}. Install the GeoWeave package built for this platform, or set "geoweave.embedder" to "builtin". Using the builtin embedder for now.`);
+        vscode.l10n.t('GeoWeave: the "transformers" embedder needs transformers.js with onnxruntime for {0}, and {1}. Install the GeoWeave package built for this platform, or set "geoweave.embedder" to "builtin". Using the builtin embedder for now.', `${process.platform}-${process.arch}`, missing));
       log.warn(`transformers embedder requested but ${missing}; falling back to builtin`);
       embedder = { kind: 'builtin' };
     }
     const { GeoWeave } = await import('../core/geoweave');
     const gw = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'GeoWeave: loading the tool index', cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GeoWeave: loading the tool index'), cancellable: true },
       async (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -102,7 +102,7 @@ export class RetrievalService implements vscode.Disposable {
           // suggestions: say why and use the builtin embedder, as when the runtime is missing.
           if (embedder.kind !== 'transformers' || abort.signal.aborted) throw e;
           const why = redactText(e instanceof Error ? e.message : String(e), knownSecrets());
-          void vscode.window.showWarningMessage(`GeoWeave: the "transformers" embedder could not load: ${why}. Using the builtin embedder for now; fix the geoweave.transformers.* settings, then run "GeoWeave: Rebuild Tool Index".`);
+          void vscode.window.showWarningMessage(vscode.l10n.t('GeoWeave: the "transformers" embedder could not load: {0}. Using the builtin embedder for now; fix the geoweave.transformers.* settings, then run "GeoWeave: Rebuild Tool Index".', why));
           log.warn(`transformers embedder failed to load (${why}); falling back to builtin`);
           return openWith({ kind: 'builtin' });
         }

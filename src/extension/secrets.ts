@@ -47,11 +47,11 @@ export async function keyForEndpoint(d: KeyDeps, setting: EndpointSetting): Prom
   const id = endpointKey(url);
   if (declined.has(id)) return '';
   const shown = redactUrl(url);
-  const send = 'Send the key';
+  const send = vscode.l10n.t('Send the key');
   const choice = await vscode.window.showWarningMessage(
-    `This folder's settings point geoweave.${setting} at ${shown}. Send your OpenAI API key there?`,
-    { modal: true, detail: 'The setting comes from the workspace (.vscode/settings.json), not from your user settings, so whoever wrote the folder chose this server. Without the key, GeoWeave still calls it, unauthenticated.' },
-    send, 'Without the key');
+    vscode.l10n.t('This folder\'s settings point geoweave.{0} at {1}. Send your OpenAI API key there?', setting, shown),
+    { modal: true, detail: vscode.l10n.t('The setting comes from the workspace (.vscode/settings.json), not from your user settings, so whoever wrote the folder chose this server. Without the key, GeoWeave still calls it, unauthenticated.') },
+    send, vscode.l10n.t('Without the key'));
   if (choice === send) {
     await d.globalState.update(CONFIRMED, [...confirmed, id]);
     d.log.info(`the API key may now be sent to ${shown} (confirmed for geoweave.${setting})`);
@@ -64,8 +64,8 @@ export async function keyForEndpoint(d: KeyDeps, setting: EndpointSetting): Prom
 
 export async function promptOpenaiKey(secrets: vscode.SecretStorage): Promise<boolean> {
   const key = await vscode.window.showInputBox({
-    title: 'GeoWeave: OpenAI API key',
-    prompt: 'Stored in VS Code SecretStorage. Leave empty to delete the stored key.',
+    title: vscode.l10n.t('GeoWeave: OpenAI API key'),
+    prompt: vscode.l10n.t('Stored in VS Code SecretStorage. Leave empty to delete the stored key.'),
     password: true,
     ignoreFocusOut: true,
   });

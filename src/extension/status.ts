@@ -10,8 +10,8 @@ export function registerStatus(retrieval: RetrievalService): vscode.Disposable {
   item.command = `${PANEL_VIEW_ID}.focus`;
   const update = () => {
     const s = retrieval.peek()?.stats();
-    item.text = s ? `$(globe) GeoWeave: ${s.tools} tools · ${s.embedder}` : `$(globe) GeoWeave: ${config.embedderKind()} (index loads on first use)`;
-    item.tooltip = s ? `${s.tools} tools, ${s.workflows} workflows, ${s.learnedTransitions} learned transitions (+${s.practiceTransitions} from analyst practice)\nembedder ${s.embedder} (${s.dimension}d)\n${s.indexFile}` : 'The tool index loads when the panel or a notebook needs it.';
+    item.text = s ? `$(globe) ${vscode.l10n.t('GeoWeave: {0} tools · {1}', s.tools, s.embedder)}` : `$(globe) ${vscode.l10n.t('GeoWeave: {0} (index loads on first use)', config.embedderKind())}`;
+    item.tooltip = s ? vscode.l10n.t('{0} tools, {1} workflows, {2} learned transitions (+{3} from analyst practice)', s.tools, s.workflows, s.learnedTransitions, s.practiceTransitions) + `\n${vscode.l10n.t('embedder {0} ({1}d)', s.embedder, s.dimension)}\n${s.indexFile}` : vscode.l10n.t('The tool index loads when the panel or a notebook needs it.');
   };
   update();
   item.show();

@@ -52,12 +52,53 @@ export interface PanelState {
   error?: string;
 }
 
+/** Every label the panel shows, in VS Code's display language (the host fills it from its l10n
+ *  bundle; `{0}` is replaced by the panel). The static labels are in the HTML the host writes; the
+ *  script reads the whole table at startup from the page and again from each `strings` message. */
+export interface PanelStrings {
+  task: string;
+  taskPlaceholder: string;
+  suggest: string;
+  suggestTitle: string;
+  candidates: string;
+  workflowTemplate: string;
+  nextSteps: string;
+  memory: string;
+  clear: string;
+  clearTitle: string;
+  /** "ready: {0}" (the prefilled arguments) and "ready" without any. */
+  readyWith: string;
+  ready: string;
+  notReady: string;
+  missing: string;
+  missingWith: string;
+  notRunnable: string;
+  notRunnableWith: string;
+  whyTitle: string;
+  scoreFrom: string;
+  noSignal: string;
+  insertCell: string;
+  insertAndRun: string;
+  dismiss: string;
+  guess: string;
+  notebook: string;
+  noNotebook: string;
+  noCandidates: string;
+  describeFirst: string;
+  insertWorkflow: string;
+  runFirst: string;
+  workingMemory: string;
+  noSteps: string;
+}
+
 /** Host → panel. */
 export type HostToPanel =
   /** Replace the whole view (progress and errors travel in `state.busy` / `state.error`). */
   | { type: 'state'; state: PanelState }
   /** Put the keyboard focus in the task box (the Describe Task command). */
-  | { type: 'focusTask' };
+  | { type: 'focusTask' }
+  /** The labels in the current display language. */
+  | { type: 'strings'; strings: PanelStrings };
 
 /** Panel → host. */
 export type PanelToHost =

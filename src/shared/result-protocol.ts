@@ -3,6 +3,7 @@
  *  the map asks the host for raster tiles, pixel values and vector files with `RendererMessage`s and
  *  gets `HostMessage`s back. Everything here is plain data, so it also travels in the `.geonb` file
  *  (a reopened notebook shows its results from it) and the renderer trusts none of it. */
+import type { ResultLanguage } from './result-strings';
 
 /** MIME type of a tool cell output item; `geoweave.result-renderer` draws it. */
 export const RESULT_MIME = 'application/vnd.geoweave.result+json';
@@ -103,6 +104,8 @@ export interface ResultView {
   /** A batch run (one cell over several inputs): the table of items is the first of `tables`; the
    *  map, numbers and card above show `details[shown]`, and the renderer lets you pick another. */
   batch?: BatchInfo;
+  /** The language of the labels around the numbers (src/shared/result-strings.ts); English when absent. */
+  lang?: ResultLanguage;
 }
 
 /** One item of a batch the result can show in full (map and numbers). */
@@ -121,7 +124,7 @@ export interface BatchInfo {
 }
 
 /** A run in progress. */
-export interface ProgressView { view: 'progress'; tool: string; fraction: number; stage?: string }
+export interface ProgressView { view: 'progress'; tool: string; fraction: number; stage?: string; lang?: ResultLanguage }
 
 /** A run the user stopped: a neutral end, not an error. */
 export interface StoppedView { view: 'stopped'; tool: string; message: string }

@@ -73,7 +73,7 @@ async function runScenarioFiles({ vsix, codeServer, chromium, artifacts, keep = 
         await page.keyboard.press('Escape');
         await S.palette(page, 'View: Close All Editors');
         await page.waitForTimeout(500);
-        const detail = await s.run({ page, ws, session, shot, ...S });
+        const detail = await s.run({ page, ws, session, shot, vsix, codeServer, chromium, artifacts, ...S });
         results.push({ name: s.name, ok: true });
         S.log(`PASS ${s.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`);
         await shot('pass');

@@ -68,11 +68,23 @@ function userSettings(extra = {}) {
   };
 }
 
+/** Chromium's environment: with GEOWEAVE_E2E_FONT_DIR (a folder of fonts, e.g. a CJK font where
+ *  none is installed), a fontconfig file that adds it to the system's fonts. */
+function chromiumEnv(tmp) {
+  const dir = process.env.GEOWEAVE_E2E_FONT_DIR;
+  if (!dir) return process.env;
+  const conf = path.join(tmp, 'fonts.conf');
+  fs.writeFileSync(conf, `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n  <dir>${path.resolve(dir)}</dir>\n  <cachedir>${path.join(tmp, 'fontconfig-cache')}</cachedir>\n</fontconfig>\n`);
+  return { ...process.env, FONTCONFIG_FILE: conf };
+}
+
 /**
  * Installs `vsix` into a fresh extensions folder, starts code-server on `ws` and opens it in
- * Chromium. Returns { page, close(), setSettings(extra) }.
+ * Chromium. Returns { page, close(), setSettings(extra) }. `locale` starts code-server with
+ * `--locale` (VS Code resolves it only with a language pack for it installed); `logName` names the
+ * server log in `artifacts`.
  */
-async function openSession({ vsix, codeServer, chromium, tmp, ws, artifacts, viewport = { width: 1500, height: 950 } }) {
+async function openSession({ vsix, codeServer, chromium, tmp, ws, artifacts, viewport = { width: 1500, height: 950 }, locale, logName = 'code-server-scenarios.log' }) {
   const extDir = path.join(tmp, 'extensions');
   const userDir = path.join(tmp, 'user');
   const r = spawnSync(codeServer, ['--install-extension', vsix, '--extensions-dir', extDir, '--user-data-dir', userDir], { encoding: 'utf8', timeout: 300000 });
@@ -82,9 +94,9 @@ async function openSession({ vsix, codeServer, chromium, tmp, ws, artifacts, vie
   const setSettings = (extra) => fs.writeFileSync(settingsFile, JSON.stringify(userSettings(extra), null, 2));
   setSettings();
   const port = await freePort();
-  const serverLog = fs.openSync(path.join(artifacts, 'code-server-scenarios.log'), 'w');
+  const serverLog = fs.openSync(path.join(artifacts, logName), 'w');
   const server = spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--extensions-dir', extDir, '--user-data-dir', userDir, ws], { cwd: tmp, stdio: ['ignore', serverLog, serverLog], detached: true });
+    '--disable-workspace-trust', ...(locale ? ['--locale', locale] : []), '--extensions-dir', extDir, '--user-data-dir', userDir, ws], { cwd: tmp, stdio: ['ignore', serverLog, serverLog], detached: true });
   log(`code-server pid ${server.pid} on port ${port}, workspace ${ws}`);
   let browser;
   const close = async () => {
@@ -100,7 +112,7 @@ async function openSession({ vsix, codeServer, chromium, tmp, ws, artifacts, vie
     await until('code-server to answer', () => httpOk(`http://127.0.0.1:${port}/healthz`), 60000);
     log('code-server answers; starting Chromium');
     const { chromium: pw } = require(require.resolve('playwright-core', { paths: [ROOT, path.dirname(path.dirname(path.dirname(codeServer)))] }));
-    browser = await pw.launch({ executablePath: chromium, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    browser = await pw.launch({ executablePath: chromium, env: chromiumEnv(tmp), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
     const page = await browser.newPage({ viewport });
     log('Chromium up; opening the workbench');
     page.setDefaultTimeout(30000);
@@ -109,7 +121,7 @@ async function openSession({ vsix, codeServer, chromium, tmp, ws, artifacts, vie
     await until('the explorer to list s2_scene.tif', async () => (await page.$$eval('.explorer-folders-view .monaco-list-row', (rows) => rows.map((r) => r.textContent))).some((t) => t.includes('s2_scene.tif')), 90000);
     await page.waitForTimeout(3000); // the palette needs the workbench to settle
     log('workbench ready');
-    return { page, close, setSettings, userDir, extDir, pid: server.pid };
+    return { page, close, setSettings, userDir, extDir, pid: server.pid, port };
   } catch (e) {
     await close();
     throw e;

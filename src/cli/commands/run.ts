@@ -1,14 +1,16 @@
-/** `geoweave run <tool> --arg name=value ... [--out DIR] [--json]`: runs a builtin raster tool. */
+/** `geoweave run <tool> --arg name=value ... [--out DIR] [--lang en|zh] [--json]`: runs a builtin raster tool
+ *  (`--lang zh`: the summary in Simplified Chinese, same numbers). */
 import * as path from 'node:path';
 import { ParsedArgs, UsageError, opt, optAll } from '../args';
 import type { CliIO } from '../main';
+import { localizeSummary, type SummaryLanguage } from '../../core/results/summary-language';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const [tool, ...extra] = args.positionals;
   const engine = await import('../../core/raster/engine');
   if (!tool || args.flags.has('help')) {
     const lines = engine.listBuiltinTools().map((t) => `  ${t.id.padEnd(24)} ${Object.entries(t.params).map(([k, p]) => (p.required ? k : `[${k}]`)).join(' ')}`);
-    io.out(['usage: geoweave run <tool> --arg name=value ... [--out DIR] [--json]', '',
+    io.out(['usage: geoweave run <tool> --arg name=value ... [--out DIR] [--lang en|zh] [--json]', '',
       'An input that takes one raster may be given a glob (--arg image=\'scenes/*.tif\') or a list',
       '(--arg image=\'[a.tif, b.tif]\'): the tool runs once per input, into DIR/<input stem>.', '', 'builtin tools:', ...lines].join('\n'));
     return tool ? 0 : 2;
@@ -21,6 +23,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     if (eq <= 0) throw new UsageError(`--arg "${a}" must look like name=value`);
     toolArgs[a.slice(0, eq).trim()] = a.slice(eq + 1);
   }
+  const lang = (opt(args, 'lang') ?? 'en').toLowerCase().replace(/^zh[-_].*$/, 'zh');
+  if (lang !== 'en' && lang !== 'zh') throw new UsageError(`--lang must be en or zh, got "${lang}"`);
   const cwd = process.cwd();
   const outDir = path.resolve(cwd, opt(args, 'out') ?? 'geoweave-out');
   const controller = new AbortController();
@@ -53,12 +57,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       if (plan) return await runBatchCli(tool, plan, outDir, cwd, controller.signal, args.flags.has('json'), verbose, io, engine.runTool, batch);
     }
     const t0 = Date.now();
-    const result = await engine.runTool(tool, toolArgs, {
+    const ran = await engine.runTool(tool, toolArgs, {
       outDir, cwd, signal: controller.signal,
       onProgress: verbose ? (f, m) => io.err(`${Math.round(f * 100)}%${m ? ` ${m}` : ''}`) : undefined,
     });
     const prof = await import('../../core/raster/io/stage-times');
     if (prof.profiling) io.err(prof.profileLine(Date.now() - t0));
+    const result = { ...ran, summary: localizeSummary(ran, lang as SummaryLanguage).text };
     if (args.flags.has('json')) {
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, o]) => [k, o.path]));
       io.out(JSON.stringify({ tool: result.tool, outputs, stats: result.stats, summary: result.summary, quicklook: result.quicklook ?? null, provenance: result.provenance ?? null }));

@@ -2,14 +2,16 @@
 import type { MemoryStep, StepOutput } from '../memory/types';
 import type { ToolRunResult } from '../raster/types';
 import type { CellRunRecord } from './types';
+import { RESULT_HEADINGS, type SummaryLanguage } from '../results/summary-language';
 
 /** Summary paragraph plus a two-column table of the statistics (nested values flattened); the
  *  output paths are left to the result card beside it. */
-export function resultMarkdown(result: ToolRunResult): string {
+export function resultMarkdown(result: ToolRunResult, lang: SummaryLanguage = 'en'): string {
   const rows = flattenStats(result.stats);
   const lines = [`**${result.tool}**: ${escapeMd(result.summary)}`];
   if (rows.length) {
-    lines.push('', '| statistic | value |', '|---|---|');
+    const h = RESULT_HEADINGS[lang];
+    lines.push('', `| ${h.statistic} | ${h.value} |`, '|---|---|');
     for (const [k, v] of rows) lines.push(`| ${escapeMd(k)} | ${escapeMd(v)} |`);
   }
   return lines.join('\n');

@@ -1,14 +1,16 @@
 /** The histogram with its threshold or class breaks marked, and a line chart for time series (SVG). */
 import type { HistogramView, SeriesView } from '../../shared/result-protocol';
 import { el, svg, formatNumber } from './dom';
+import { fill, resultStrings, term, type ResultStrings } from '../../shared/result-strings';
 
 const W = 380, H = 170, L = 44, R = 10, T = 22, B = 30;
 
-export function renderHistogram(h: HistogramView): HTMLElement {
+export function renderHistogram(h: HistogramView, S: ResultStrings = resultStrings('en'), lang?: 'en' | 'zh'): HTMLElement {
+  const title = term(h.title, lang);
   const box = el('div', 'gw-histogram');
   box.dataset.bins = String(h.counts.length);
-  const s = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${h.title}${h.unit ? ` (${h.unit})` : ''}` });
-  s.appendChild(svg('text', { x: L, y: 13 }, `${h.title}${h.unit ? ` (${h.unit})` : ''}`));
+  const s = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${title}${h.unit ? ` (${h.unit})` : ''}` });
+  s.appendChild(svg('text', { x: L, y: 13 }, `${title}${h.unit ? ` (${h.unit})` : ''}`));
   const max = Math.max(1, ...h.counts);
   const pw = W - L - R, ph = H - T - B;
   const bw = pw / h.counts.length;
@@ -16,7 +18,7 @@ export function renderHistogram(h: HistogramView): HTMLElement {
     const bh = (c / max) * ph;
     const r = svg('rect', { class: 'gw-bar', x: L + i * bw + 0.5, y: T + ph - bh, width: Math.max(0.5, bw - 1), height: bh });
     const lo = h.min + ((h.max - h.min) * i) / h.counts.length, hi = h.min + ((h.max - h.min) * (i + 1)) / h.counts.length;
-    r.appendChild(svg('title', {}, `${formatNumber(lo)} to ${formatNumber(hi)}: ${formatNumber(c)} pixels`));
+    r.appendChild(svg('title', {}, fill(S.binPixels, formatNumber(lo), formatNumber(hi), formatNumber(c))));
     s.appendChild(r);
   });
   s.appendChild(svg('line', { class: 'gw-axis', x1: L, y1: T + ph, x2: W - R, y2: T + ph }));
@@ -30,18 +32,21 @@ export function renderHistogram(h: HistogramView): HTMLElement {
     const x = L + ((m.value - h.min) / span) * pw;
     const g = svg('g', { class: 'gw-mark', 'data-value': m.value });
     g.appendChild(svg('line', { x1: x, y1: T - 4, x2: x, y2: T + ph }));
-    g.appendChild(svg('text', { x: x + 3, y: T + 10 + (i % 3) * 12 }, m.label));
+    // "below 0.2", "above 0.6", "threshold 0.35" from the view model; class labels stay as they are.
+    const mk = /^(below|above|threshold) (\S+)$/.exec(m.label);
+    g.appendChild(svg('text', { x: x + 3, y: T + 10 + (i % 3) * 12 }, mk ? fill(S[mk[1] as 'below' | 'above' | 'threshold'], mk[2]) : m.label));
     s.appendChild(g);
   });
   box.appendChild(s);
   return box;
 }
 
-export function renderSeries(sr: SeriesView): HTMLElement {
+export function renderSeries(sr: SeriesView, lang?: 'en' | 'zh'): HTMLElement {
+  const title = term(sr.title, lang);
   const box = el('div', 'gw-series');
   box.dataset.points = String(sr.y.length);
-  const s = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': sr.title });
-  s.appendChild(svg('text', { x: L, y: 13 }, `${sr.title}${sr.unit ? ` (${sr.unit})` : ''}`));
+  const s = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title });
+  s.appendChild(svg('text', { x: L, y: 13 }, `${title}${sr.unit ? ` (${sr.unit})` : ''}`));
   const lo = Math.min(...sr.y), hi = Math.max(...sr.y);
   const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.1 || 1;
   const y0 = lo - pad, y1 = hi + pad;

@@ -31,6 +31,7 @@ import { TILE_SIZE } from '../../shared/result-protocol';
 import { classColors, colorize, colorizeRgb, RAMPS, hex, rampColor } from '../../core/results/palettes';
 import { geojsonEpsg, projectionOf } from '../../core/results/crs';
 import { el, formatNumber } from './dom';
+import { fill, resultStrings, term, type ResultStrings } from '../../shared/result-strings';
 
 /** Sends a request to the host and resolves with its answer. */
 export type Request = <T extends HostMessage['type']>(msg: DistributiveOmit<RendererMessage, 'id'>) => Promise<Extract<HostMessage, { type: T }>>;
@@ -102,7 +103,7 @@ function layerExtent(info: LayerInfo): Extent {
 export interface MapHandle { dispose(): void }
 
 /** Draws the map of `spec` into `box`; rejects when none of its files can be read. */
-export async function renderMap(box: HTMLElement, spec: MapSpec, request: Request): Promise<MapHandle> {
+export async function renderMap(box: HTMLElement, spec: MapSpec, request: Request, S: ResultStrings = resultStrings('en')): Promise<MapHandle> {
   const refs: LayerRef[] = spec.layers.map((l) => ({ path: l.path, bands: l.bands, ...(l.auto ? { auto: true } : {}) }));
   const described = await request<'describe'>({ type: 'describe', layers: refs, vectors: spec.vectors.map((v) => v.path) });
   const existing = spec.layers.map((s, i) => ({ spec: s, info: described.layers[i] })).filter((x) => x.info?.exists);
@@ -208,7 +209,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   const view = new View({ projection: viewProjection, constrainResolution: false, showFullExtent: true, minResolution: pixel / 16, multiWorld: true });
   const map = new OlMap({
     target: mapEl, layers, view,
-    controls: [new Zoom({ zoomInTipLabel: 'Zoom in', zoomOutTipLabel: 'Zoom out' }), new ScaleLine({ units: viewProjection === 'EPSG:4326' ? 'degrees' : 'metric' }), new Attribution({ collapsible: false })],
+    controls: [new Zoom({ zoomInTipLabel: S.zoomIn, zoomOutTipLabel: S.zoomOut }), new ScaleLine({ units: viewProjection === 'EPSG:4326' ? 'degrees' : 'metric' }), new Attribution({ collapsible: false })],
   });
   const fit = () => {
     if (isEmpty(full)) for (const v of vectorLayers) extendExtent(full, v.layer.getSource()!.getExtent() ?? createEmpty());
@@ -217,8 +218,8 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   fit();
   void loadVectors.then(() => { if (!rasters.length) { full = createEmpty(); fit(); } map.render(); }).catch((e) => { inspector.textContent = `vectors: ${(e as Error).message}`; });
   const fitButton = el('button', 'gw-fit', '⤢');
-  fitButton.title = 'Show the whole raster';
-  fitButton.setAttribute('aria-label', 'Show the whole raster');
+  fitButton.title = S.fitRaster;
+  fitButton.setAttribute('aria-label', S.fitRaster);
   fitButton.addEventListener('click', fit);
   mapEl.appendChild(fitButton);
 
@@ -236,12 +237,12 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
 
   // ---- side panel: layers, legend with stretch, swipe, inspector ----
   const layerBox = el('fieldset', 'gw-layers');
-  layerBox.appendChild(el('legend', undefined, 'Layers'));
+  layerBox.appendChild(el('legend', undefined, S.layers));
   const legendBox = el('fieldset', 'gw-legend');
   const swipeBox = el('fieldset', 'gw-swipe');
   const inspectBox = el('fieldset', 'gw-inspect');
-  inspectBox.appendChild(el('legend', undefined, 'Pixel'));
-  const inspector = el('div', 'gw-inspector', 'Point at the map to read values.');
+  inspectBox.appendChild(el('legend', undefined, S.pixel));
+  const inspector = el('div', 'gw-inspector', S.pointAtMap);
   inspector.setAttribute('aria-live', 'polite');
   inspectBox.appendChild(inspector);
   side.append(layerBox, legendBox, swipeBox, inspectBox);
@@ -258,17 +259,17 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     layerBox.appendChild(label);
     toggles.push({ id, layer, input });
   };
-  for (const r of [...ordered].reverse()) addToggle(r.spec.id, r.spec.name, r.spec.role === 'input' ? 'input' : 'output', r.layer);
-  for (const v of vectorLayers) addToggle(v.spec.id, v.spec.name, v.spec.role === 'input' ? 'input' : 'output', v.layer);
-  if (basemap) addToggle('basemap', 'Basemap', '', basemap);
+  for (const r of [...ordered].reverse()) addToggle(r.spec.id, r.spec.name, r.spec.role === 'input' ? S.input : S.output_, r.layer);
+  for (const v of vectorLayers) addToggle(v.spec.id, v.spec.name, v.spec.role === 'input' ? S.input : S.output_, v.layer);
+  if (basemap) addToggle('basemap', S.basemap, '', basemap);
   const syncToggles = () => toggles.forEach((t) => { t.input.checked = t.layer.getVisible(); });
 
   /** The layer the legend explains: the top visible raster. */
   const activeRaster = () => [...ordered].reverse().find((r) => r.layer.getVisible());
   const refreshLegend = () => {
-    legendBox.replaceChildren(el('legend', undefined, 'Legend'));
+    legendBox.replaceChildren(el('legend', undefined, S.legend));
     const r = activeRaster();
-    if (!r) { legendBox.appendChild(el('div', 'gw-note', 'No raster layer shown.')); return; }
+    if (!r) { legendBox.appendChild(el('div', 'gw-note', S.noRasterLayer)); return; }
     legendBox.dataset.layer = r.spec.id;
     legendBox.appendChild(el('div', 'gw-note', r.spec.name));
     if (r.kind === 'class' || r.kind === 'mask') {
@@ -285,7 +286,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
       return;
     }
     if (r.kind === 'rgb') {
-      legendBox.appendChild(el('div', undefined, `Natural colour: bands ${r.info.bands.join(', ')} as red, green, blue`));
+      legendBox.appendChild(el('div', undefined, fill(S.naturalColour, r.info.bands.join(', '))));
       return;
     }
     const stops = RAMPS[r.kind as keyof typeof RAMPS] ?? RAMPS.continuous;
@@ -302,7 +303,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
       input.min = String(a); input.max = String(b); input.step = String((b - a) / 200 || 0.001);
       input.value = String(r.range[which]);
       input.className = which ? 'gw-stretch-max' : 'gw-stretch-min';
-      input.setAttribute('aria-label', which ? 'Colour range maximum' : 'Colour range minimum');
+      input.setAttribute('aria-label', which ? S.rangeMax : S.rangeMin);
       input.addEventListener('input', () => {
         const v = Number(input.value);
         if (which === 0) r.range = [Math.min(v, r.range[1]), r.range[1]];
@@ -314,12 +315,12 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     };
     const show = () => { lo.textContent = formatNumber(r.range[0]); hi.textContent = formatNumber(r.range[1]); };
     show();
-    stretch.append(el('span', undefined, 'min'), slider(0), el('span', undefined, 'max'), slider(1));
+    stretch.append(el('span', undefined, S.min), slider(0), el('span', undefined, S.max), slider(1));
     legendBox.append(bar, labels, stretch);
   };
 
   // Swipe: the right layer is drawn on top, clipped to the right of the divider.
-  swipeBox.appendChild(el('legend', undefined, 'Swipe'));
+  swipeBox.appendChild(el('legend', undefined, S.swipe));
   const swipe = { on: false, left: undefined as RasterLayer | undefined, right: undefined as RasterLayer | undefined, pos: 0.5 };
   let hidden: Map<RasterLayer, boolean> | undefined;
   const swipeLine = el('div', 'gw-swipe-line');
@@ -333,13 +334,13 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   const onBox = el('input');
   onBox.type = 'checkbox';
   onBox.className = 'gw-swipe-on';
-  onLabel.append(onBox, el('span', undefined, 'Compare two layers'));
+  onLabel.append(onBox, el('span', undefined, S.compareTwo));
   const [c0, c1] = spec.compare ?? [rasters[0]?.spec.id, (rasters.find((r) => r.spec.role === 'output') ?? rasters[1])?.spec.id];
   const leftSel = pick('gw-swipe-left', c0), rightSel = pick('gw-swipe-right', c1 && c1 !== c0 ? c1 : rasters[1]?.spec.id);
   const range = el('input');
   range.type = 'range'; range.min = '0'; range.max = '1000'; range.value = '500';
   range.className = 'gw-swipe-pos';
-  range.setAttribute('aria-label', 'Swipe position');
+  range.setAttribute('aria-label', S.swipePosition);
   const applySwipe = () => {
     swipe.on = onBox.checked && rasters.length >= 2;
     swipe.left = rasters.find((r) => r.spec.id === leftSel.value);
@@ -364,10 +365,10 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   [onBox, leftSel, rightSel].forEach((x) => x.addEventListener('change', applySwipe));
   range.addEventListener('input', applySwipe);
   if (rasters.length >= 2) {
-    const l = el('label', undefined); l.append(el('span', undefined, 'left'), leftSel);
-    const rr = el('label', undefined); rr.append(el('span', undefined, 'right'), rightSel);
+    const l = el('label', undefined); l.append(el('span', undefined, S.left), leftSel);
+    const rr = el('label', undefined); rr.append(el('span', undefined, S.right), rightSel);
     swipeBox.append(onLabel, l, rr, range);
-  } else swipeBox.appendChild(el('div', 'gw-note', 'One raster layer: nothing to compare.'));
+  } else swipeBox.appendChild(el('div', 'gw-note', S.oneLayer));
   for (const r of rasters) {
     r.layer.on('prerender', (e: RenderEvent) => {
       if (!swipe.on || r !== swipe.right) return;

@@ -3,6 +3,7 @@
 // a running cell's progress, or a stopped cell. The JSON may come from a notebook file, so every
 // string goes into the DOM as text. Bundled by webpack into dist/result-renderer.js (ES module).
 import type { HostMessage, OutputView, ProgressView, ResultView, StoppedView } from '../../shared/result-protocol';
+import { fill, resultStrings, term, RESULT_STRINGS, type ResultStrings } from '../../shared/result-strings';
 import { RESULT_VIEW_VERSION } from '../../shared/result-protocol';
 import { el, formatNumber } from './dom';
 import { ensureStyle } from './style';
@@ -33,7 +34,7 @@ function requester(ctx: RendererContext): Request | undefined {
   });
   return ((msg) => new Promise((resolve, reject) => {
     const id = next++;
-    const timer = setTimeout(() => { pending.delete(id); reject(new Error('GeoWeave did not answer (is the extension running?)')); }, REQUEST_MS);
+    const timer = setTimeout(() => { pending.delete(id); reject(new Error(RESULT_STRINGS.en.noAnswer)); }, REQUEST_MS);
     pending.set(id, { resolve: resolve as (m: HostMessage) => void, reject, timer });
     ctx.postMessage!({ ...msg, id });
   })) as Request;
@@ -58,6 +59,7 @@ function renderStopped(v: StoppedView): HTMLElement {
 }
 
 function renderCard(v: ResultView): HTMLElement {
+  const S = resultStrings(v.lang);
   const card = el('div', 'gw-card');
   const outputs = Array.isArray(v.outputs) ? v.outputs : [];
   if (outputs.length) {
@@ -72,21 +74,21 @@ function renderCard(v: ResultView): HTMLElement {
     }
     card.appendChild(list);
   }
-  if (v.args) card.appendChild(el('div', 'gw-args', `arguments: ${String(v.args)}`));
+  if (v.args) card.appendChild(el('div', 'gw-args', fill(S.arguments, String(v.args))));
   if (typeof v.provenance === 'string' && v.provenance) {
-    const p = el('div', 'gw-provenance gw-muted', `provenance: ${v.provenance}`);
+    const p = el('div', 'gw-provenance gw-muted', fill(S.provenance, v.provenance));
     p.title = v.provenance;
     card.appendChild(p);
   }
   const details = el('details', 'gw-json');
-  details.appendChild(el('summary', undefined, 'JSON result'));
+  details.appendChild(el('summary', undefined, S.jsonResult));
   details.appendChild(el('pre', undefined, JSON.stringify(v.raw ?? {}, null, 2)));
   card.appendChild(details);
   return card;
 }
 
 /** Key numbers and the map (or the saved preview) of a result, or of one batch item. */
-function renderDetail(root: HTMLElement, tool: string, keyStats: unknown, map: ResultView['map'], preview: string | undefined, request: Request | undefined, handles: MapHandle[]): void {
+function renderDetail(root: HTMLElement, tool: string, keyStats: unknown, map: ResultView['map'], preview: string | undefined, request: Request | undefined, handles: MapHandle[], S: ResultStrings, lang: ResultView['lang']): void {
   const v = { tool, map, preview };
   const kpis = (Array.isArray(keyStats) ? keyStats : []) as ResultView['keyStats'];
   if (kpis.length) {
@@ -95,7 +97,7 @@ function renderDetail(root: HTMLElement, tool: string, keyStats: unknown, map: R
       const box = el('div', 'gw-kpi');
       const value = el('span', 'gw-value', typeof k.value === 'number' ? formatNumber(k.value, k.unit === '%' ? '%' : undefined) : String(k.value));
       if (k.unit && k.unit !== '%') value.appendChild(el('span', 'gw-unit', String(k.unit)));
-      box.append(el('span', 'gw-label', String(k.label)), value);
+      box.append(el('span', 'gw-label', term(String(k.label), lang)), value);
       strip.appendChild(box);
     }
     root.appendChild(strip);
@@ -112,15 +114,15 @@ function renderDetail(root: HTMLElement, tool: string, keyStats: unknown, map: R
         const p = el('div', 'gw-preview');
         const img = el('img');
         img.src = v.preview;
-        img.alt = `preview of ${String(v.tool)}'s output`;
+        img.alt = fill(S.previewOf, String(v.tool));
         p.appendChild(img);
         mapBox.appendChild(p);
       }
       mapBox.appendChild(el('div', 'gw-note', why));
     };
-    if (!request) fallback('The interactive map needs the GeoWeave extension.');
+    if (!request) fallback(S.mapNeedsExtension);
     else {
-      renderMap(mapBox, v.map, request).then((h) => handles.push(h), (e: Error) => fallback(`No map: ${e.message}`));
+      renderMap(mapBox, v.map, request, S).then((h) => handles.push(h), (e: Error) => fallback(fill(S.noMap, e.message)));
     }
   } else if (v.preview) {
     const p = el('div', 'gw-preview');
@@ -134,15 +136,17 @@ function renderDetail(root: HTMLElement, tool: string, keyStats: unknown, map: R
 
 /** The result view; the map is drawn asynchronously into its box (or the saved preview instead). */
 export function renderResult(v: ResultView, request: Request | undefined, handles: MapHandle[]): HTMLElement {
+  const S = resultStrings(v.lang);
   const root = el('div', 'gw-result');
+  root.lang = v.lang === 'zh' ? 'zh-CN' : 'en';
   const head = el('div', 'gw-head');
   head.appendChild(el('span', 'gw-tool', String(v.tool)));
   const outputs = Array.isArray(v.outputs) ? v.outputs : [];
-  head.appendChild(el('span', 'gw-muted', `${outputs.length} output${outputs.length === 1 ? '' : 's'}`));
+  head.appendChild(el('span', 'gw-muted', outputs.length === 1 ? S.output : fill(S.outputs, outputs.length)));
   root.appendChild(head);
   root.appendChild(el('div', 'gw-summary', `${String(v.tool)}: ${String(v.summary)}`));
-  if (v.restored) root.appendChild(el('div', 'gw-note', `Saved result of the run at ${String(v.restored)}.`));
-  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', 'This result was saved by a newer GeoWeave; update the extension to see it whole.')); return root; }
+  if (v.restored) root.appendChild(el('div', 'gw-note', fill(S.savedAt, String(v.restored))));
+  if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', S.newer)); return root; }
 
   // A batch: which item the map and numbers show, and a picker for the others.
   const batch = v.batch && typeof v.batch === 'object' && Array.isArray(v.batch.details) ? v.batch : undefined;
@@ -150,19 +154,19 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   const showDetail = (keyStats: unknown, map: ResultView['map'], preview: string | undefined, histogram = v.histogram, series = v.series) => {
     handles.splice(0).forEach((h) => h.dispose());
     detail.replaceChildren();
-    renderDetail(detail, String(v.tool), keyStats, map, preview, request, handles);
+    renderDetail(detail, String(v.tool), keyStats, map, preview, request, handles, S, v.lang);
     const charts = el('div', 'gw-charts');
-    if (histogram && Array.isArray(histogram.counts)) charts.appendChild(renderHistogram(histogram));
-    if (series && Array.isArray(series.y)) charts.appendChild(renderSeries(series));
+    if (histogram && Array.isArray(histogram.counts)) charts.appendChild(renderHistogram(histogram, S, v.lang));
+    if (series && Array.isArray(series.y)) charts.appendChild(renderSeries(series, v.lang));
     if (charts.childElementCount) detail.appendChild(charts);
   };
   if (batch) {
     const bar = el('div', 'gw-batch');
-    bar.appendChild(el('span', 'gw-muted', `Batch of ${Number(batch.total) || 0} (${String(batch.args)}: ${String(batch.source)})${batch.failed ? `, ${Number(batch.failed)} failed` : ''} · showing `));
+    bar.appendChild(el('span', 'gw-muted', fill(S.batchOf, Number(batch.total) || 0, `${String(batch.args)}: ${String(batch.source)}`) + (batch.failed ? fill(S.batchFailed, Number(batch.failed)) : '') + S.showing));
     const pick = el('select', 'gw-batch-pick');
-    pick.setAttribute('aria-label', 'Batch item shown on the map');
+    pick.setAttribute('aria-label', S.batchPick);
     batch.details.forEach((d, i) => {
-      const o = el('option', undefined, `${String(d.name)}${d.ok ? '' : ' (failed)'}`);
+      const o = el('option', undefined, `${String(d.name)}${d.ok ? '' : S.itemFailed}`);
       o.value = String(i);
       if (i === batch.shown) o.selected = true;
       pick.appendChild(o);
@@ -177,10 +181,10 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     };
     pick.addEventListener('change', () => choose(Number(pick.value)));
     bar.appendChild(pick);
-    if (Number(batch.total) > batch.details.length) bar.appendChild(el('span', 'gw-muted', ` (the first ${batch.details.length} can be shown here; every item is in the table and in its folder)`));
+    if (Number(batch.total) > batch.details.length) bar.appendChild(el('span', 'gw-muted', fill(S.batchFirst, batch.details.length)));
     // The table of items first (it is the batch's result); then the item shown in full.
     const first = Array.isArray(v.tables) ? v.tables[0] : undefined;
-    if (first && Array.isArray(first.rows) && Array.isArray(first.columns)) root.appendChild(renderTable(first));
+    if (first && Array.isArray(first.rows) && Array.isArray(first.columns)) root.appendChild(renderTable(first, S, v.lang));
     root.append(bar, itemSummary, detail);
     choose(batch.shown);
   } else {
@@ -188,7 +192,7 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     showDetail(v.keyStats, v.map, v.preview);
   }
 
-  for (const t of (Array.isArray(v.tables) ? v.tables : []).slice(batch ? 1 : 0)) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t));
+  for (const t of (Array.isArray(v.tables) ? v.tables : []).slice(batch ? 1 : 0)) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t, S, v.lang));
   root.appendChild(renderCard(v));
   return root;
 }

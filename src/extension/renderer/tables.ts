@@ -1,10 +1,11 @@
 /** Tabular outputs as sorted tables with units; the first rows visible, the rest a click away. */
 import type { TableView } from '../../shared/result-protocol';
 import { el, formatNumber } from './dom';
+import { fill as format, resultStrings, term, type ResultStrings } from '../../shared/result-strings';
 
-export function renderTable(t: TableView): HTMLElement {
+export function renderTable(t: TableView, S: ResultStrings = resultStrings('en'), lang?: 'en' | 'zh'): HTMLElement {
   const box = el('div', 'gw-tablebox');
-  box.appendChild(el('h4', undefined, t.title));
+  box.appendChild(el('h4', undefined, term(t.title, lang)));
   const table = el('table', 'gw-table');
   const head = el('tr');
   const swatchCol = !!t.swatches;
@@ -33,10 +34,10 @@ export function renderTable(t: TableView): HTMLElement {
     });
   };
   t.columns.forEach((c, ci) => {
-    const th = el('th', c.numeric ? 'gw-num' : undefined, c.unit ? `${c.label} (${c.unit})` : c.label);
+    const th = el('th', c.numeric ? 'gw-num' : undefined, c.unit ? `${term(c.label, lang)} (${c.unit})` : term(c.label, lang));
     th.tabIndex = 0;
     th.dataset.key = c.key;
-    th.title = 'Sort by this column';
+    th.title = S.sortColumn;
     const sort = () => {
       descending = sortKey === c.key ? !descending : c.numeric;
       sortKey = c.key;
@@ -61,10 +62,10 @@ export function renderTable(t: TableView): HTMLElement {
   fill();
   box.appendChild(table);
   if (!expanded) {
-    const more = el('button', 'gw-more', `Show all ${t.rows.length} rows`);
+    const more = el('button', 'gw-more', format(S.showAllRows, t.rows.length));
     more.addEventListener('click', () => { expanded = true; fill(); more.remove(); });
     box.appendChild(more);
   }
-  if (t.omitted) box.appendChild(el('div', 'gw-note', `${t.omitted} more rows are in the output file (not kept in the notebook).`));
+  if (t.omitted) box.appendChild(el('div', 'gw-note', format(S.moreRowsInFile, t.omitted)));
   return box;
 }
