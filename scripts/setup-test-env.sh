@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond npm packages: GDAL (the reference for raster correctness
-# and speed), Debian Chromium and code-server (the real VS Code for end-to-end tests).
+# and speed), libdeflate-dev and a C compiler (the raster engine's native DEFLATE addon, built by
+# `npm ci`), Debian Chromium and code-server (the real VS Code for end-to-end tests).
 # Idempotent: does nothing that is already there. Needs root (or sudo) for apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=()
-for p in gdal-bin python3-gdal python3-numpy chromium libkrb5-dev ripgrep time; do
+for p in gdal-bin python3-gdal python3-numpy libdeflate-dev build-essential chromium libkrb5-dev ripgrep time; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then
