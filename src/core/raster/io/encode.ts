@@ -116,8 +116,8 @@ const SPARSE: DeflateSetting = { level: 6, zlib: ZLIB_FAST };
 /**
  * The DEFLATE setting of one predicted tile. Level 0 stores; level > 0 is zlib's scale (libdeflate's
  * level of the same number with the addon). Adaptive: a 64 KB probe (the tile's first rows) compressed with
- * Z_RLE tells noisy tiles (≥ 65% of raw: Z_RLE) from smooth fields (libdeflate level 4) and sparse
- * ones (< 25%: libdeflate level 6). Without the addon, as before: integer tiles Z_RLE, float tiles
+ * Z_RLE tells sparse tiles (< 25% of raw: masks, classes; libdeflate level 6) from noisy ones (≥ 65%:
+ * Z_RLE) and smooth float fields (libdeflate level 4); other integer tiles keep Z_RLE. Without the addon, as before: integer tiles Z_RLE, float tiles
  * zlib level 4 when it beats Z_RLE by 8% on the probe. Deterministic: depends on the tile's bytes only.
  */
 function chooseSetting(bytes: Uint8Array, dtype: OutDType, level: number): DeflateSetting {
@@ -126,7 +126,9 @@ function chooseSetting(bytes: Uint8Array, dtype: OutDType, level: number): Defla
   const probe = bytes.length >= 2 * PROBE_BYTES ? bytes.subarray(0, PROBE_BYTES) : bytes;
   if (deflateAddon()) {
     const r = deflatedSize(probe, FAST) / Math.max(1, probe.length);
-    return r >= 0.65 ? FAST : r >= 0.25 ? SMOOTH : SPARSE;
+    // Integer tiles between the two (hillshade grey levels: 48% of raw) keep Z_RLE, which beats every
+    // libdeflate level on horizontally differenced data; float planes (predictor 3) of smooth fields do not.
+    return r < 0.25 ? SPARSE : r >= 0.65 || dtype !== 'float32' ? FAST : SMOOTH;
   }
   // Integer outputs (masks, classes, grey levels, copies of imagery) gained under 8% in every measurement: no probe.
   if (dtype === 'float32' && bytes.length >= 2 * PROBE_BYTES) {
