@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { deflateSync, inflateSync, constants as zc } from 'node:zlib';
 import { codecStatus, deflateAddon, deflateBytes, inflateKnown } from '../../src/core/raster/io/native-deflate';
+import { needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
 
 const MODULE = path.join(__dirname, '..', '..', 'src', 'core', 'raster', 'io', 'native-deflate.js');
 const addon = deflateAddon();
@@ -147,4 +148,46 @@ test('without the addon: Node zlib does the work and one line says why', () => {
   assert.equal(off.status, 0, off.stderr);
   assert.match(JSON.parse(off.stdout).status, /GEOWEAVE_DEFLATE=zlib/);
   assert.equal(off.stderr, '', 'chosen on purpose: no warning');
+});
+
+test('GDAL reads tiles written with each DEFLATE setting (sparse mask, smooth field, noisy field), with and without the addon', needGdal(), async () => {
+  const W = 700, H = 600;
+  // The same generator runs here and in the writing child processes (too much data for a command line).
+  const GEN = `(W, H) => {
+    let s = 9; const r = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const mask = new Float64Array(W * H).map((_, i) => ((i % W) - 350) ** 2 + (Math.floor(i / W) - 300) ** 2 < 150 ** 2 ? 1 : 0);
+    const smooth = new Float64Array(W * H).map((_, i) => Math.hypot((i % W) - 200, Math.floor(i / W) - 100) * 10);
+    const noisy = new Float64Array(W * H).map((_, i) => Math.sin(i / 50) + r() * 0.5);
+    const grey = new Float64Array(W * H).map((_, i) => 128 + Math.round(60 * Math.sin((i % W) / 20) * Math.cos(Math.floor(i / W) / 30) + r() * 6));
+    return [['mask', 'uint8', mask], ['smooth', 'float32', smooth], ['noisy', 'float32', noisy], ['grey', 'uint8', grey]];
+  }`;
+  const cases = (0, eval)(GEN)(W, H) as [string, 'uint8' | 'float32', Float64Array][];
+  for (const codec of ['addon', 'zlib']) {
+    const dir = tmpDir();
+    const files = cases.map(([name]) => path.join(dir, `${name}.tif`));
+    // Each codec in its own process, the way a run picks it up (GEOWEAVE_DEFLATE is read once per process).
+    const script = `
+      const { writeRaster } = require(${JSON.stringify(path.join(__dirname, '..', '..', 'src', 'core', 'raster', 'io', 'writer.js'))});
+      const data = (${GEN})(${W}, ${H}).map(([, dtype, a]) => [dtype, a]);
+      const files = ${JSON.stringify(files)};
+      (async () => {
+        for (let k = 0; k < files.length; k++) await writeRaster(files[k], { width: ${W}, height: ${H}, bands: 1, dtype: data[k][0], nodata: null, blockSize: 256,
+          geo: { epsg: 32633, geographic: false, geoTransform: [500000, 10, 0, 5000000, 0, -10] } }, [data[k][1]]);
+        console.log(require(${JSON.stringify(MODULE)}).codecStatus());
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const env = { ...process.env, GEOWEAVE_DEFLATE: codec === 'zlib' ? 'zlib' : '' };
+    const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env, maxBuffer: 1 << 26 });
+    assert.equal(res.status, 0, res.stderr);
+    if (codec === 'addon' && addon) assert.match(res.stdout, /^libdeflate/);
+    if (codec === 'zlib') assert.match(res.stdout, /GEOWEAVE_DEFLATE=zlib/);
+    for (let k = 0; k < cases.length; k++) {
+      const dump = files[k] + '.f64';
+      py(`from osgeo import gdal\nimport numpy as np\nd = gdal.Open(${JSON.stringify(files[k])})\nd.GetRasterBand(1).ReadAsArray().astype(np.float64).ravel().tofile(${JSON.stringify(dump)})`);
+      const got = readF64(dump);
+      const want = cases[k][2];
+      let bad = 0;
+      for (let i = 0; i < want.length; i++) if (got[i] !== (cases[k][1] === 'float32' ? Math.fround(want[i]) : want[i])) bad++;
+      assert.equal(bad, 0, `${codec} ${cases[k][0]}: ${bad} pixels differ as GDAL reads them`);
+    }
+  }
 });
