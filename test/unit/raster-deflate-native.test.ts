@@ -134,7 +134,7 @@ test('without the addon: Node zlib does the work and one line says why', () => {
     m.deflateBytes(input, { level: 1, zlib: { level: 1 } });
     console.log(JSON.stringify({ status: m.codecStatus(), ok, addon: m.deflateAddon() }));`;
   for (const env of [{ GEOWEAVE_DEFLATE_ADDON: '/nonexistent/geoweave_deflate.node' }, { GEOWEAVE_DEFLATE_ADDON: __filename }]) {
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, ...env } });
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, GEOWEAVE_DEFLATE: '', ...env } });
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.ok, true);
