@@ -4,7 +4,8 @@
  * sizes, and how the outputs agree. Options: `--runs N` (default 3), `--large` (10000² as well as 5000²;
  * `--sizes 5000,10000` to choose), `--tools a,b` (only these), `--quiet-wait S` (each round first waits up
  * to S s, default 5, for other processes to leave the CPU), `--profile` (one more GeoWeave run per tool with
- * GEOWEAVE_PROFILE=1: CPU by stage and tile decodes against the input's tile count).
+ * GEOWEAVE_PROFILE=1: CPU by stage and tile decodes against the input's tile count), `--codec-ab` (a third
+ * contestant in the same rounds: GeoWeave with GEOWEAVE_DEFLATE=zlib, i.e. without the libdeflate addon).
  *
  * `--ndvi`: the NDVI detail instead (GeoWeave, gdal_calc.py, GDAL+numpy; `--runs` default 5, `--quiet-wait`
  * default 20, `--profile`, `--codecs` output DEFLATE options: size and time, `--codecs-only`,
@@ -223,7 +224,7 @@ print(n * (d.RasterCount if il == 'BAND' and d.RasterCount > 1 else 1))
 
 function fileMB(f: string): number { return f && fs.existsSync(f) ? fs.statSync(f).size / 1e6 : NaN; }
 
-interface Row { size: number; tool: string; counterpart: string; gw: Summary; gdal: Summary; gwMB: number; gdalMB: number; agree: string; profile?: string }
+interface Row { size: number; tool: string; counterpart: string; gw: Summary; gdal: Summary; zlib?: Summary; gwMB: number; gdalMB: number; agree: string; profile?: string }
 
 async function toolsTable(argv: string[]): Promise<void> {
   const val = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
@@ -231,6 +232,7 @@ async function toolsTable(argv: string[]): Promise<void> {
   const quietWaitMs = Number(val('--quiet-wait')) >= 0 && val('--quiet-wait') !== undefined ? Number(val('--quiet-wait')) * 1000 : 5_000;
   const sizes = (val('--sizes') ?? (argv.includes('--large') ? '5000,10000' : '5000')).split(',').map(Number);
   const only = val('--tools')?.split(',');
+  const ab = argv.includes('--codec-ab');
   if (spawnSync(PY, ['-c', 'from osgeo import gdal'], { stdio: 'ignore' }).status !== 0) {
     console.error('bench:raster needs GDAL python bindings in /usr/bin/python3');
     process.exit(1);
@@ -245,11 +247,16 @@ async function toolsTable(argv: string[]): Promise<void> {
     const cases = toolCases(inp, CLI, path.join(DATA, 'out')).filter((c) => !only || only.includes(c.tool));
     for (const c of cases) {
       process.stderr.write(`${c.tool} ${size}² vs ${c.counterpart}\n`);
-      const [gw, gdal] = await interleaved([
+      // With --codec-ab the zlib run goes first in each round, so the outputs left to compare are the addon's.
+      const methods = [
+        ...(ab ? [{ name: 'GeoWeave zlib', run: () => measure(process.execPath, c.gwArgs, { ...process.env, GEOWEAVE_DEFLATE: 'zlib' }) }] : []),
         { name: 'GeoWeave', run: () => measure(process.execPath, c.gwArgs) },
         { name: c.counterpart, run: () => measure(c.gdal.cmd, c.gdal.args) },
-      ], runs, quietWaitMs);
-      const row: Row = { size, tool: c.tool, counterpart: c.counterpart, gw, gdal, gwMB: fileMB(c.gwOut), gdalMB: fileMB(c.gdalOut), agree: c.compare(gw.stdout, gdal.stdout) };
+      ];
+      const res = await interleaved(methods, runs, quietWaitMs);
+      const zlib = ab ? res[0] : undefined;
+      const [gw, gdal] = ab ? res.slice(1) : res;
+      const row: Row = { size, tool: c.tool, counterpart: c.counterpart, gw, gdal, zlib, gwMB: fileMB(c.gwOut), gdalMB: fileMB(c.gdalOut), agree: c.compare(gw.stdout, gdal.stdout) };
       if (argv.includes('--profile')) {
         const r = spawnSync(process.execPath, c.gwArgs, { env: { ...process.env, GEOWEAVE_PROFILE: '1' }, encoding: 'utf8' });
         const line = (r.stderr || '').split('\n').filter((l) => l.includes('[geoweave profile]')).join(' | ');
@@ -257,7 +264,8 @@ async function toolsTable(argv: string[]): Promise<void> {
         row.profile = `${line.replace(/\[geoweave profile\] ?/g, '') || '(no profile line)'}${input ? `; input has ${tileCount(input)} tiles` : ''}`;
       }
       rows.push(row);
-      process.stderr.write(`  → CPU ratio ${(gw.cpu / gdal.cpu).toFixed(2)}, wall ratio ${(gw.wall / gdal.wall).toFixed(2)}; ${row.agree}\n`);
+      const z = zlib ? ` (GeoWeave zlib: CPU ${(zlib.cpu / gdal.cpu).toFixed(2)}, wall ${(zlib.wall / gdal.wall).toFixed(2)})` : '';
+      process.stderr.write(`  → CPU ratio ${(gw.cpu / gdal.cpu).toFixed(2)}, wall ratio ${(gw.wall / gdal.wall).toFixed(2)}${z}; ${row.agree}\n`);
     }
   }
   console.log('');
@@ -268,6 +276,14 @@ async function toolsTable(argv: string[]): Promise<void> {
       + `${lpad(r.gw.rssMB.toFixed(0), 9)}${lpad(r.gdal.rssMB.toFixed(0), 9)}${lpad(f(r.gw.rssMB / r.gdal.rssMB), 7)}${lpad(Number.isNaN(r.gwMB / r.gdalMB) ? '-' : f(r.gwMB / r.gdalMB), 8)}  ${r.agree}`);
   }
   console.log('(CPU and wall in s, RSS in MB; × = GeoWeave / reference; size × = output file size ratio)');
+  if (ab) {
+    console.log('\nSame rounds, GeoWeave with GEOWEAVE_DEFLATE=zlib (Node\'s zlib, no addon):');
+    console.log(`${pad('tool', 15)}${pad('size', 7)}${lpad('CPU zlib', 10)}${lpad('CPU ×ref', 10)}${lpad('wall ×ref', 11)}${lpad('addon/zlib CPU', 16)}`);
+    for (const r of rows.filter((x) => x.zlib)) {
+      const zl = r.zlib!;
+      console.log(`${pad(r.tool, 15)}${pad(String(r.size), 7)}${lpad(zl.cpu.toFixed(2), 10)}${lpad((zl.cpu / r.gdal.cpu).toFixed(2), 10)}${lpad((zl.wall / r.gdal.wall).toFixed(2), 11)}${lpad((r.gw.cpu / zl.cpu).toFixed(2), 16)}`);
+    }
+  }
   const others = Math.max(...rows.flatMap((r) => [r.gw.others, r.gdal.others]).filter((v) => !Number.isNaN(v)), 0);
   if (others > 0.1) console.log(`note: other processes used up to ${(others * 100).toFixed(0)}% of the machine during the runs: wall ratios are inflated (GeoWeave's most, it uses both cores); CPU ratios are the load-insensitive comparison`);
   if (argv.includes('--profile')) {

@@ -10,7 +10,9 @@ const root = path.resolve(__dirname, '..');
 const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts }).status ?? 1;
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 
-const envReady = has('gdalinfo') && has('chromium') && fs.existsSync(path.join(root, '.e2e/code-server/node_modules/.bin/code-server'));
+const addon = path.join(root, 'native/deflate/build/Release/geoweave_deflate.node');
+const envReady = has('gdalinfo') && has('chromium') && fs.existsSync(path.join(root, '.e2e/code-server/node_modules/.bin/code-server'))
+  && (process.platform !== 'linux' || fs.existsSync('/usr/include/libdeflate.h'));
 if (!envReady && process.env.GEOWEAVE_SKIP_SETUP !== '1') {
   const status = run('bash', ['scripts/setup-test-env.sh']);
   if (status !== 0) {
@@ -19,6 +21,9 @@ if (!envReady && process.env.GEOWEAVE_SKIP_SETUP !== '1') {
     if (process.env.CI) process.exit(status);
   }
 }
+
+// The DEFLATE addon is built by npm install; when setup just installed libdeflate-dev, build it now.
+if (!fs.existsSync(addon)) run(process.execPath, ['scripts/build-native.js']);
 
 let failed = 0;
 console.log('\n== unit tests (node --test out/test/unit/) ==');

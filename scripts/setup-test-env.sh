@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond npm packages: GDAL (the reference for raster correctness
-# and speed), nbformat (validates the Jupyter export), Debian Chromium and code-server (the real
+# and speed), nbformat (validates the Jupyter export), libdeflate-dev and a C compiler (the raster
+# engine's native DEFLATE addon, built by `npm ci`), Debian Chromium and code-server (the real
 # VS Code for end-to-end tests).
 # Idempotent: does nothing that is already there. Needs root (or sudo) for apt-get.
 set -euo pipefail
@@ -10,7 +11,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=()
 # fonts-wqy-microhei: a CJK font, so the Chinese UI scenario's screenshots show characters, not boxes.
-for p in gdal-bin python3-gdal python3-numpy python3-nbformat chromium libkrb5-dev ripgrep time fonts-wqy-microhei; do
+for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

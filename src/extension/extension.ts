@@ -18,6 +18,7 @@ import { registerManifestWatch } from './manifest-authoring';
 import { knownSecrets } from './secrets';
 import { writeFileAtomic } from '../core/index/fs-util';
 import { registerSampleContext } from './walkthrough';
+import { setCodecWarn } from '../core/raster/io/native-deflate';
 
 /** Set by the webpack banner at the first line of dist/extension.js. */
 declare const __geoweaveLoadStart: number | undefined;
@@ -27,6 +28,8 @@ const loaded = performance.now();
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   const log = createLog(knownSecrets);
+  // Without the native DEFLATE addon (not shipped for this platform, or it fails to load) rasters still work through Node's zlib; say so in our log.
+  setCodecWarn((m) => log.warn(m));
   const storageDir = (context.storageUri ?? context.globalStorageUri).fsPath;
   const retrieval = new RetrievalService({ extensionPath: context.extensionPath, storageDir, secrets: context.secrets, globalState: context.globalState, log });
   const data = new WorkspaceData(log);

@@ -1,10 +1,10 @@
 /**
  * Direct tile reads for local little-endian TIFFs (no compression or DEFLATE, predictor 1/2/3):
- * fs.readSync at the tile's offset, native zlib into one buffer of the expected size, predictor
+ * fs.readSync at the tile's offset, libdeflate (or Node's zlib) into one buffer of the expected size, predictor
  * undone in place. No geotiff.js per tile, so worker threads need not load it at all.
  */
 import * as fs from 'node:fs';
-import { inflateSync } from 'node:zlib';
+import { inflateKnown } from './native-deflate';
 import { count as countEvent, tick, tock } from './stage-times';
 
 /** Serializable description of where a file's blocks are and how they are encoded. */
@@ -104,9 +104,8 @@ export class RawTileReader {
       if (scratch.length < count) scratch = Buffer.allocUnsafe(Math.max(count, scratch.length * 2));
       readFully(this.fd, scratch, count, offset, this.name);
       t = tock('read', t);
-      // One output chunk a little larger than the block: no concat copy, and a cap against inflate bombs.
-      const buf = inflateSync(scratch.subarray(0, count), { chunkSize: Math.max(64, expected + 64), maxOutputLength: expected * 4 + (1 << 20) });
-      out = buf.length > expected ? buf.subarray(0, expected) : buf;
+      // Straight into a buffer of the block's size (libdeflate, or zlib capped against inflate bombs).
+      out = inflateKnown(scratch.subarray(0, count), expected);
       t = tock('inflate', t);
     }
     if (L.predictor !== 1) {

@@ -1,0 +1,199 @@
+/*
+ * GeoWeave's DEFLATE codec: libdeflate's whole-buffer zlib-format compress and decompress, exposed to
+ * JavaScript through Node-API (ABI-stable, context-aware: worker threads load it too).
+ *
+ *   inflate(input: Uint8Array, output: Uint8Array, exact?: boolean): number
+ *     Decompresses the zlib stream `input` into `output` (sized by the caller: a TIFF tile's decoded size is
+ *     known) and returns the bytes written. Throws ERR_DEFLATE_BAD_DATA on corrupt input,
+ *     ERR_DEFLATE_OUTPUT_SIZE when the data does not fit (or, with `exact`, does not fill `output`).
+ *   deflate(input: Uint8Array, level: number, output: Uint8Array): number
+ *     Compresses `input` as a zlib stream at libdeflate level 0-12 into `output`; returns the bytes written.
+ *     Throws ERR_DEFLATE_OUTPUT_SIZE when `output` is smaller than needed (size it with deflateBound).
+ *   deflateBound(level: number, n: number): number
+ *   version: string
+ *
+ * Compressors (one per level) and the decompressor are allocated once per Node environment (main thread
+ * or worker) and freed with it.
+ */
+#include <node_api.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVEL 12
+
+typedef struct {
+  struct libdeflate_compressor *compressors[MAX_LEVEL + 1];
+  struct libdeflate_decompressor *decompressor;
+} codec_state;
+
+static void free_state(napi_env env, void *data, void *hint) {
+  (void)env; (void)hint;
+  codec_state *s = (codec_state *)data;
+  if (!s) return;
+  for (int i = 0; i <= MAX_LEVEL; i++) if (s->compressors[i]) libdeflate_free_compressor(s->compressors[i]);
+  if (s->decompressor) libdeflate_free_decompressor(s->decompressor);
+  free(s);
+}
+
+static napi_value throw_code(napi_env env, const char *code, const char *msg) {
+  napi_throw_error(env, code, msg);
+  return NULL;
+}
+
+#define CHECK(call) do { if ((call) != napi_ok) return throw_code(env, "ERR_DEFLATE_INTERNAL", "Node-API call failed: " #call); } while (0)
+
+/* Bytes of a Uint8Array (or Buffer) argument; returns 0 and throws a TypeError on anything else. */
+static int get_bytes(napi_env env, napi_value v, const char *name, unsigned char **data, size_t *len) {
+  bool is_ta = false;
+  if (napi_is_typedarray(env, v, &is_ta) != napi_ok || !is_ta) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s must be a Uint8Array or Buffer", name);
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", msg);
+    return 0;
+  }
+  napi_typedarray_type type;
+  void *p = NULL;
+  size_t n = 0;
+  if (napi_get_typedarray_info(env, v, &type, &n, &p, NULL, NULL) != napi_ok || type != napi_uint8_array) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s must be a Uint8Array or Buffer", name);
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", msg);
+    return 0;
+  }
+  *data = (unsigned char *)p;
+  *len = n;
+  return 1;
+}
+
+static int get_level(napi_env env, napi_value v, int *level) {
+  double d = -1;
+  napi_valuetype t;
+  if (napi_typeof(env, v, &t) != napi_ok || t != napi_number || napi_get_value_double(env, v, &d) != napi_ok
+      || !(d >= 0 && d <= MAX_LEVEL) || d != (double)(int)d) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "level must be an integer from 0 to 12");
+    return 0;
+  }
+  *level = (int)d;
+  return 1;
+}
+
+static codec_state *state(napi_env env) {
+  codec_state *s = NULL;
+  if (napi_get_instance_data(env, (void **)&s) != napi_ok) return NULL;
+  return s;
+}
+
+static struct libdeflate_compressor *compressor(napi_env env, int level) {
+  codec_state *s = state(env);
+  if (!s) return NULL;
+  if (!s->compressors[level]) s->compressors[level] = libdeflate_alloc_compressor(level);
+  return s->compressors[level];
+}
+
+static napi_value js_inflate(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) return throw_code(env, "ERR_MISSING_ARGS", "inflate(input, output[, exact]) needs input and output");
+  unsigned char *in, *out;
+  size_t in_n, out_n;
+  if (!get_bytes(env, argv[0], "input", &in, &in_n) || !get_bytes(env, argv[1], "output", &out, &out_n)) return NULL;
+  bool exact = false;
+  if (argc > 2) {
+    napi_valuetype t;
+    CHECK(napi_typeof(env, argv[2], &t));
+    if (t == napi_boolean) CHECK(napi_get_value_bool(env, argv[2], &exact));
+  }
+  codec_state *s = state(env);
+  if (!s) return throw_code(env, "ERR_DEFLATE_INTERNAL", "codec state missing");
+  if (!s->decompressor) s->decompressor = libdeflate_alloc_decompressor();
+  if (!s->decompressor) return throw_code(env, "ERR_DEFLATE_NO_MEMORY", "cannot allocate a DEFLATE decompressor");
+  size_t got = 0;
+  /* libdeflate reads the input and writes the output in place; an empty output has no pointer. */
+  static unsigned char empty[1];
+  enum libdeflate_result r = libdeflate_zlib_decompress(s->decompressor, in_n ? in : empty, in_n,
+                                                        out_n ? out : empty, out_n, exact ? NULL : &got);
+  if (r == LIBDEFLATE_SUCCESS) {
+    napi_value ret;
+    CHECK(napi_create_double(env, (double)(exact ? out_n : got), &ret));
+    return ret;
+  }
+  char msg[160];
+  if (r == LIBDEFLATE_BAD_DATA) return throw_code(env, "ERR_DEFLATE_BAD_DATA", "corrupt DEFLATE (zlib) data");
+  if (r == LIBDEFLATE_SHORT_OUTPUT) {
+    snprintf(msg, sizeof msg, "DEFLATE data decompressed to fewer than the %zu bytes expected", out_n);
+    return throw_code(env, "ERR_DEFLATE_OUTPUT_SIZE", msg);
+  }
+  if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+    snprintf(msg, sizeof msg, "DEFLATE data decompresses to more than the %zu bytes expected", out_n);
+    return throw_code(env, "ERR_DEFLATE_OUTPUT_SIZE", msg);
+  }
+  return throw_code(env, "ERR_DEFLATE_BAD_DATA", "DEFLATE decompression failed");
+}
+
+static napi_value js_deflate(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3) return throw_code(env, "ERR_MISSING_ARGS", "deflate(input, level, output) needs three arguments");
+  unsigned char *in, *out;
+  size_t in_n, out_n;
+  int level;
+  if (!get_bytes(env, argv[0], "input", &in, &in_n) || !get_level(env, argv[1], &level)
+      || !get_bytes(env, argv[2], "output", &out, &out_n)) return NULL;
+  struct libdeflate_compressor *c = compressor(env, level);
+  if (!c) return throw_code(env, "ERR_DEFLATE_NO_MEMORY", "cannot allocate a DEFLATE compressor");
+  static unsigned char empty[1];
+  size_t n = out_n ? libdeflate_zlib_compress(c, in_n ? in : empty, in_n, out, out_n) : 0;
+  if (n == 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "compressed data does not fit in %zu bytes (need up to %zu)", out_n,
+             libdeflate_zlib_compress_bound(c, in_n));
+    return throw_code(env, "ERR_DEFLATE_OUTPUT_SIZE", msg);
+  }
+  napi_value ret;
+  CHECK(napi_create_double(env, (double)n, &ret));
+  return ret;
+}
+
+static napi_value js_bound(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int level;
+  double n = -1;
+  if (argc < 2 || !get_level(env, argv[0], &level)) return argc < 2 ? throw_code(env, "ERR_MISSING_ARGS", "deflateBound(level, n)") : NULL;
+  if (napi_get_value_double(env, argv[1], &n) != napi_ok || !(n >= 0 && n <= 9007199254740991.0)) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "n must be a byte count");
+    return NULL;
+  }
+  struct libdeflate_compressor *c = compressor(env, level);
+  if (!c) return throw_code(env, "ERR_DEFLATE_NO_MEMORY", "cannot allocate a DEFLATE compressor");
+  napi_value ret;
+  CHECK(napi_create_double(env, (double)libdeflate_zlib_compress_bound(c, (size_t)n), &ret));
+  return ret;
+}
+
+NAPI_MODULE_INIT() {
+  codec_state *s = (codec_state *)calloc(1, sizeof *s);
+  if (!s || napi_set_instance_data(env, s, free_state, NULL) != napi_ok) {
+    free(s);
+    napi_throw_error(env, "ERR_DEFLATE_NO_MEMORY", "cannot initialise the DEFLATE codec");
+    return NULL;
+  }
+  napi_value fn, ver;
+  if (napi_create_function(env, "inflate", NAPI_AUTO_LENGTH, js_inflate, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "inflate", fn) != napi_ok
+      || napi_create_function(env, "deflate", NAPI_AUTO_LENGTH, js_deflate, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "deflate", fn) != napi_ok
+      || napi_create_function(env, "deflateBound", NAPI_AUTO_LENGTH, js_bound, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "deflateBound", fn) != napi_ok
+      || napi_create_string_utf8(env, LIBDEFLATE_VERSION_STRING, NAPI_AUTO_LENGTH, &ver) != napi_ok
+      || napi_set_named_property(env, exports, "version", ver) != napi_ok) {
+    napi_throw_error(env, "ERR_DEFLATE_INTERNAL", "cannot export the DEFLATE codec");
+    return NULL;
+  }
+  return exports;
+}
