@@ -31,6 +31,8 @@ export interface FitOptions {
   /** Parts (by index) the fit may move; the others keep their prior. */
   free?: number[];
   signal?: AbortSignal;
+  /** Bootstrap resamples whose fits are averaged with the fit on all queries (0: that fit alone). */
+  bags?: number;
 }
 
 export interface FitResult {
@@ -146,7 +148,35 @@ export function fitWeights(kind: FitKind, qs: FitQuery[], prior: number[], opts:
   const fromPrior = ascend(kind, qs, prior, free, opts);
   const fromSurrogate = ascend(kind, qs, listwiseLogistic(qs, prior, free, opts.signal), free, opts);
   const best = fromSurrogate.after > fromPrior.after + 1 / Math.max(1, qs.length) ? fromSurrogate : fromPrior;
-  return { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore };
+  const bags = Math.max(0, Math.floor(opts.bags ?? BAGS));
+  if (!bags || !free.length) return { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore };
+  // Coordinate ascent stops at the first weighting no single move improves, and which one it finds
+  // can turn on a handful of queries: one more tool in a catalog moved a fit to weights that lost
+  // 15 of 332 held-out steps. Averaging the fits of bootstrap resamples of the queries (bagging)
+  // keeps what they agree on. Each fit is normalised to the same free-weight sum before averaging
+  // (a ranking does not change with scale), starting where the whole-set fit started.
+  const start = best === fromSurrogate ? listwiseLogistic(qs, prior, free, opts.signal) : prior;
+  const norm = (w: number[]) => { const s = free.reduce((a, f) => a + w[f], 0) || 1; return w.map((v, i) => (free.includes(i) ? v / s : v)); };
+  const sum = norm(best.weights);
+  const rand = lcg(0x5eed + qs.length);
+  for (let b = 0; b < bags; b++) {
+    const sample = qs.map(() => qs[Math.floor(rand() * qs.length)]);
+    const w = norm(ascend(kind, sample, start, free, opts).weights);
+    for (const f of free) sum[f] += w[f];
+  }
+  const total = free.reduce((a, f) => a + best.weights[f], 0) || 1;
+  const weights = best.weights.map((v, i) => (free.includes(i) ? Math.round((sum[i] / (bags + 1)) * total * 10000) / 10000 : v));
+  const metrics = new Scorer(qs, weights).evaluate(kind, 0, 0);
+  return { weights, before: fromPrior.before, after: objective(kind, metrics), metrics, metricsBefore: fromPrior.metricsBefore };
+}
+
+/** Bootstrap fits averaged into the result (see fitWeights). */
+const BAGS = 4;
+
+/** A small deterministic generator (the fit must give the same weights on the same data). */
+function lcg(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => { x = (Math.imul(x, 1664525) + 1013904223) >>> 0; return x / 4294967296; };
 }
 
 function ascend(kind: FitKind, qs: FitQuery[], start: number[], free: number[], opts: FitOptions): FitResult {
