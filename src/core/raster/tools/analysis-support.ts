@@ -1,7 +1,8 @@
 /** Shared plumbing for the analysis tools (strip streaming, grid checks, outputs, CSV, "where" words). */
 import type { RasterDataset, GeoInfo } from '../io/dataset';
 import { writeRaster, GeoTiffWriter } from '../io/writer';
-import { resolveBands, closeResolved, readResolved, ResolvedBand } from '../bands';
+import { resolveBands, closeResolved, readResolved, ResolvedBand, roleFromDescription } from '../bands';
+import { openRaster } from '../io/dataset';
 import { renderQuicklook, QuicklookOptions } from '../quicklook';
 import { whereText } from '../stats';
 import type { ToolContext } from './types';
@@ -211,6 +212,23 @@ export async function streamStrips(
 }
 
 /** Resolves roles on one raster argument without reading (for streamed tools); close with closeResolved. */
+/**
+ * The bands a multi-band classifier reads (k-means, random forest): the `bands` argument (1-based
+ * indices or role names), by default every band of `image` except a QA/SCL band; resolved as
+ * roles `band1`, `band2`… in that order. Close with `closeResolved`.
+ */
+export async function featureBands(ctx: ToolContext, imageArg = 'image'): Promise<{ resolved: Record<string, ResolvedBand>; inputs: ResolvedBand[]; bandList: string[] }> {
+  let bandList = listArg(ctx.args.bands);
+  if (bandList.length === 0) {
+    const ds = await openRaster(String(ctx.args[imageArg]), { cwd: ctx.cwd, signal: ctx.signal });
+    bandList = ds.bandDescriptions.map((d, i) => (roleFromDescription(d) === 'qa' ? '' : String(i + 1))).filter(Boolean);
+    await ds.close();
+  }
+  const roles = bandList.map((_, i) => `band${i + 1}`);
+  const resolved = await resolveRoles(ctx, imageArg, roles, Object.fromEntries(roles.map((r, i) => [r, bandList[i]])));
+  return { resolved, inputs: roles.map((r) => resolved[r]), bandList };
+}
+
 export async function resolveRoles(ctx: ToolContext, imageArg: string, roles: string[], roleArgs: Record<string, unknown>): Promise<Record<string, ResolvedBand>> {
   const image = ctx.args[imageArg];
   if (image === undefined || image === null || image === '') throw new Error(`argument "${imageArg}" is required (a GeoTIFF path)`);

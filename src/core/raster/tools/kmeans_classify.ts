@@ -2,10 +2,8 @@
 import type { BuiltinTool } from './types';
 import { KMeansSampler, fitKMeansOnSample, assignKMeans } from '../algorithms/kmeans';
 import {
-  resolveRoles, closeResolved, scanStrips, streamStrips, outPath, quicklook, rowAreas, areaText, listArg, sig, Preview,
+  featureBands, closeResolved, scanStrips, streamStrips, outPath, quicklook, rowAreas, areaText, sig, Preview,
 } from './analysis-support';
-import { roleFromDescription } from '../bands';
-import { openRaster } from '../io/dataset';
 import { pct, whereText } from '../stats';
 
 export const kmeansClassifyTool: BuiltinTool = {
@@ -19,16 +17,8 @@ export const kmeansClassifyTool: BuiltinTool = {
   async run(ctx) {
     const k = Number(ctx.args.k ?? 5), seed = Number(ctx.args.seed ?? 1);
     if (!Number.isInteger(k) || k < 2 || k > 50) throw new Error(`argument "k" must be an integer from 2 to 50, got ${ctx.args.k}`);
-    let bandList = listArg(ctx.args.bands);
-    if (bandList.length === 0) {
-      const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
-      bandList = ds.bandDescriptions.map((d, i) => (roleFromDescription(d) === 'qa' ? '' : String(i + 1))).filter(Boolean);
-      await ds.close();
-    }
-    const roles = bandList.map((_, i) => `band${i + 1}`);
-    const R = await resolveRoles(ctx, 'image', roles, Object.fromEntries(roles.map((r, i) => [r, bandList[i]])));
+    const { resolved: R, inputs, bandList } = await featureBands(ctx);
     try {
-      const inputs = roles.map((r) => R[r]);
       const ds = inputs[0].dataset;
       const { width: w, height: h } = ds;
       ctx.progress(0, 'sampling');

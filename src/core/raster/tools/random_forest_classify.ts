@@ -6,9 +6,7 @@
 import type { BuiltinTool } from './types';
 import { trainForest, predictForest } from '../algorithms/random-forest';
 import { mulberry32 } from '../algorithms/prng';
-import { resolveRoles, closeResolved, streamStrips, outPath, quicklook, rowAreas, areaText, listArg, sig, labelsDescription, Preview, WhereCounter } from './analysis-support';
-import { roleFromDescription } from '../bands';
-import { openRaster } from '../io/dataset';
+import { featureBands, closeResolved, streamStrips, outPath, quicklook, rowAreas, areaText, sig, labelsDescription, Preview, WhereCounter } from './analysis-support';
 import { labelledPixels, valuesAt } from './label-samples';
 import { pct } from '../stats';
 
@@ -33,16 +31,8 @@ export const randomForestClassifyTool: BuiltinTool = {
     if (!(maxDepth >= 0)) throw new Error(`argument "max_depth" must be 0 (unlimited) or more, got ${maxDepth}`);
     if (!(minLeaf >= 1)) throw new Error(`argument "min_samples_leaf" must be at least 1, got ${minLeaf}`);
     if (!(maxSamples >= 10)) throw new Error(`argument "max_samples" must be at least 10, got ${maxSamples}`);
-    let bandList = listArg(ctx.args.bands);
-    if (bandList.length === 0) {
-      const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
-      bandList = ds.bandDescriptions.map((d, i) => (roleFromDescription(d) === 'qa' ? '' : String(i + 1))).filter(Boolean);
-      await ds.close();
-    }
-    const roles = bandList.map((_, i) => `band${i + 1}`);
-    const R = await resolveRoles(ctx, 'image', roles, Object.fromEntries(roles.map((r, i) => [r, bandList[i]])));
+    const { resolved: R, inputs, bandList } = await featureBands(ctx);
     try {
-      const inputs = roles.map((r) => R[r]);
       const ds = inputs[0].dataset;
       const F = inputs.length;
       const mtry = ctx.args.mtry !== undefined ? Number(ctx.args.mtry) : Math.max(1, Math.floor(Math.sqrt(F)));
