@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { expandArgv, runProcessTool } from '../../src/core/notebook/process-runner';
 import type { ToolManifest } from '../../src/core/manifests/types';
 
@@ -65,4 +67,31 @@ test('expandArgv: lists spread into one element each, numbers are checked, quote
   assert.throws(() => expandArgv('SELECT * FROM "{layer}"', { layer: 'x" UNION SELECT 1 --' }, '/o', 'buf'), /buf: argument "layer" may not contain quotes/);
   assert.deepEqual(expandArgv('COMPRESS={compress}', { compress: 'DEFLATE' }, '/o'), ['COMPRESS=DEFLATE']);
   assert.throws(() => expandArgv('{x}', Object.create({ x: 'inherited' }), '/o'), /argument "x" is needed/);
+});
+
+test('process runner: a GDAL command\'s GeoTIFF says how it was made (gdalinfo lists the GEOWEAVE_ items), and the run records it', async (t) => {
+  if (spawnSync('gdal_translate', ['--version']).status !== 0) { t.skip('GDAL is not installed'); return; }
+  const dir = tmp(), out = path.join(dir, 'out');
+  const src = path.join(dir, 'in.tif');
+  assert.equal(spawnSync('gdal_create', ['-of', 'GTiff', '-outsize', '40', '30', '-bands', '1', '-burn', '7', '-a_srs', 'EPSG:32633', '-a_ullr', '500000', '4600000', '500400', '4599700', src]).status, 0);
+  const m: ToolManifest = {
+    id: 'translate_byte', description: 'gdal_translate to Byte', inputs: [{ name: 'image', type: 'raster' }], outputs: [{ name: 'result', type: 'raster' }],
+    runner: { type: 'process', command: 'gdal_translate', args: ['-ot', 'Byte', '{image}', '{out}'] },
+  };
+  const r = await runProcessTool(m, { image: 'in.tif' }, { outDir: out, cwd: dir });
+  assert.equal(r.provenance?.tool, 'translate_byte');
+  assert.match(r.provenance?.manifest ?? '', /^sha256:[0-9a-f]{12}$/);
+  assert.equal(r.provenance?.inputs.length, 1);
+  assert.equal(r.provenance?.inputs[0].path, src);
+  const sha = createHash('sha256').update(fs.readFileSync(src)).digest('hex');
+  assert.equal(r.provenance?.inputs[0].sha256, sha);
+  const info = JSON.parse(spawnSync('gdalinfo', ['-json', r.outputs.result.path], { encoding: 'utf8' }).stdout);
+  const md = info.metadata?.[''] ?? {};
+  assert.equal(md.GEOWEAVE_TOOL, 'translate_byte');
+  assert.match(md.GEOWEAVE_INPUTS, new RegExp(sha));
+  assert.deepEqual(JSON.parse(md.GEOWEAVE_ARGS), { image: 'in.tif' });
+  // The pixels are the command's: GDAL still reads the file as it wrote it.
+  assert.equal(info.bands[0].type, 'Byte');
+  const stats = spawnSync('gdalinfo', ['-stats', '-json', r.outputs.result.path], { encoding: 'utf8' });
+  assert.equal(JSON.parse(stats.stdout).bands[0].maximum, 7);
 });

@@ -9,6 +9,8 @@ import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
+import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
+import { addGdalMetadata } from '../raster/io/tiff-metadata';
 
 const EXT: Record<OutputRef['type'], string> = { raster: '.tif', vector: '.geojson', table: '.csv' };
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
@@ -113,6 +115,12 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
   const values = commandArgs(manifest, named, cwd);
   // Check every argument before anything is created or run.
   runner.args.forEach((a) => expandArgv(a, values, path.join(outDir, 'out'), manifest.id));
+  // How the output was made, as builtin runs record it: inputs hashed beside the command.
+  const t0 = Date.now();
+  const started = new Date(t0).toISOString();
+  const kinds = Object.fromEntries((manifest.inputs ?? []).map((p) => [p.name, p.type === 'array' ? 'raster_list' : p.type]));
+  const hashStop = new AbortController();
+  const hashing = describeInputs(inputPaths(values, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
   const staging = await RunStaging.create(outDir);
   try {
     const name = freshName(outDir, manifest.id, EXT[type]);
@@ -136,6 +144,18 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
     if (!fs.existsSync(staged)) {
       throw new Error(`${manifest.id}: ${runner.command} exited with code 0 but did not write ${name}; check the manifest's "{out}" argument${stderr.trim() ? ` (${stderr.trim().split('\n').pop()})` : ''}`);
     }
+    const hashed = await hashing;
+    const provenance: RunProvenance = {
+      tool: manifest.id, ...(manifestVersion(manifest) ? { manifest: manifestVersion(manifest) } : {}),
+      geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}),
+      inputs: hashed.ok ? hashed.r.inputs : [], ...(hashed.ok && hashed.r.omitted ? { inputsOmitted: hashed.r.omitted } : {}),
+      started, durationMs: Date.now() - t0,
+    };
+    // A GeoTIFF the command wrote says how it was made (gdalinfo lists the items). A file this
+    // cannot be added to (a BigTIFF, or not a TIFF at all) keeps the provenance in the run's record only.
+    if (type === 'raster' && /\.tiff?$/i.test(staged)) {
+      try { await addGdalMetadata(staged, provenanceItems(provenance)); } catch { /* the record has it */ }
+    }
     await staging.commit();
     const out = path.join(outDir, name);
     const produced = (runner.outputs?.length ? runner.outputs : [first?.name ?? 'output']);
@@ -143,8 +163,9 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
     outputs[produced[0]] = { path: out, type, ...(first?.bands ? { roles: first.bands } : {}) };
     opts.onProgress?.(1);
     const note = stderr.trim() ? ` (${stderr.trim().split('\n').pop()})` : '';
-    return { tool: manifest.id, outputs, stats: {}, summary: `${runner.command} wrote ${name}${note}.` };
+    return { tool: manifest.id, outputs, stats: {}, summary: `${runner.command} wrote ${name}${note}.`, provenance };
   } catch (e) {
+    hashStop.abort();
     await staging.discard();
     throw e;
   }
