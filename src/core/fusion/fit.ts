@@ -146,7 +146,8 @@ function varies(qs: FitQuery[], f: number): boolean {
 export function fitWeights(kind: FitKind, qs: FitQuery[], prior: number[], opts: FitOptions = {}): FitResult {
   const free = (opts.free ?? prior.map((_, i) => i)).filter((f) => varies(qs, f));
   const fromPrior = ascend(kind, qs, prior, free, opts);
-  const fromSurrogate = ascend(kind, qs, listwiseLogistic(qs, prior, free, opts.signal), free, opts);
+  const surrogate = listwiseLogistic(qs, prior, free, opts.signal);
+  const fromSurrogate = ascend(kind, qs, surrogate, free, opts);
   const best = fromSurrogate.after > fromPrior.after + 1 / Math.max(1, qs.length) ? fromSurrogate : fromPrior;
   const bags = Math.max(0, Math.floor(opts.bags ?? BAGS));
   if (!bags || !free.length) return { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore };
@@ -155,7 +156,7 @@ export function fitWeights(kind: FitKind, qs: FitQuery[], prior: number[], opts:
   // 15 of 332 held-out steps. Averaging the fits of bootstrap resamples of the queries (bagging)
   // keeps what they agree on. Each fit is normalised to the same free-weight sum before averaging
   // (a ranking does not change with scale), starting where the whole-set fit started.
-  const start = best === fromSurrogate ? listwiseLogistic(qs, prior, free, opts.signal) : prior;
+  const start = best === fromSurrogate ? surrogate : prior;
   const norm = (w: number[]) => { const s = free.reduce((a, f) => a + w[f], 0) || 1; return w.map((v, i) => (free.includes(i) ? v / s : v)); };
   const sum = norm(best.weights);
   const rand = lcg(0x5eed + qs.length);
