@@ -172,7 +172,7 @@ export function fitWeights(kind: FitKind, qs: FitQuery[], prior: number[], opts:
 }
 
 /** Bootstrap fits averaged into the result (see fitWeights). */
-const BAGS = 4;
+const BAGS = 8;
 
 /** A small deterministic generator (the fit must give the same weights on the same data). */
 function lcg(seed: number): () => number {

@@ -259,13 +259,17 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
     const penalty = done.has(id) ? 1 : 0;
     let score: number;
     if (full) {
-      parts.task = fwdScore.get(id) ?? 0;
+      // What the task asks of a tool is met once the tool has run: the task-level parts speak only
+      // for tools not yet run. A repeat (teams reproject twice) is carried by the sequence parts
+      // (transition, n-grams, flows of similar tasks), which learn repeats from the flows.
+      const fresh = penalty ? 0 : 1;
+      parts.task = fresh * (fwdScore.get(id) ?? 0);
       // The score takes the best query match; the rationale shown is the best one the tool can
       // honestly serve (only tools that yield numbers quantify, only two-date tools compare).
       const fits = fitsRationale(m);
       let rBest = -1;
       queryRel.forEach((r, i) => {
-        const v = r.get(id)?.base ?? 0;
+        const v = fresh * (r.get(id)?.base ?? 0);
         if (v > parts.query) parts.query = v;
         if (fits(queries[i].rationale) && v > rBest) { rBest = v; rationale = queries[i].rationale; }
       });
@@ -279,16 +283,16 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       const f = feedScore(m, produced, last?.tool);
       parts.feed = f.score;
       from = f.from;
-      parts.nextAffinity = affinities.get(id)?.score ?? 0;
-      parts.bridge = bridges.get(id)?.score ?? 0;
+      parts.nextAffinity = fresh * (affinities.get(id)?.score ?? 0);
+      parts.bridge = fresh * (bridges.get(id)?.score ?? 0);
       parts.workflowNext = wfNext.get(id) ?? 0;
       unmet = unmetProducts(m, available);
       parts.blocked = unmet.length ? -1 : 0;
       parts.done = -penalty;
-      parts.temporal = wantsTime && !timeDone && takesTwoDates(m) && (!wantsSeries || takesSeries(m)) ? 1 : 0;
+      parts.temporal = fresh && wantsTime && !timeDone && takesTwoDates(m) && (!wantsSeries || takesSeries(m)) ? 1 : 0;
       parts.terminal = ctx.graph.downstream(id).length === 0 ? 1 : 0;
-      parts.pick = picksClass && !!m.delivers?.includes('class_pick') ? 1 : 0;
-      parts.deliver = !unmet.length && !!m.delivers?.some((d) => asked.has(d)) ? 1 : 0;
+      parts.pick = fresh && picksClass && !!m.delivers?.includes('class_pick') ? 1 : 0;
+      parts.deliver = fresh && !unmet.length && !!m.delivers?.some((d) => asked.has(d)) ? 1 : 0;
       parts.named = !done.has(id) && named(m) ? 1 : 0;
       parts.similar = similar.get(id) ?? 0;
       parts.ngram = ngram.get(id) ?? 0;
