@@ -4,10 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runTool, validateArgs } from '../../src/core/raster/engine';
 import { BUILTIN_TOOLS } from '../../src/core/raster/tools/registry';
 import { hillshadeTool } from '../../src/core/raster/tools/hillshade';
+import { medianCompositeTool } from '../../src/core/raster/tools/median_composite';
 import { defineTool, type ArgsOf, type BuiltinTool } from '../../src/core/raster/tools/types';
 import { tmpDir } from '../helpers/raster-gdal';
 
@@ -86,4 +88,14 @@ test('a tool that reads one file refuses a role map by name, instead of opening 
     /raster_info: argument "image" must be one raster file or URL \(raster_info does not take a \{role: path\} mapping\)/);
   await assert.rejects(runTool('align', { image: 'a.tif', reference: '{"red": "B04.tif"}' }, { outDir: dir, cwd: dir }),
     /align: argument "reference" must be one raster file or URL/);
+});
+
+test('a list parameter that allows patterns reaches the tool as the matching files, sorted', () => {
+  const dir = tmpDir();
+  fs.mkdirSync(path.join(dir, 'scenes'));
+  for (const f of ['s2_b.tif', 's2_a.tif', 'other.tif']) fs.writeFileSync(path.join(dir, 'scenes', f), '');
+  const args = validateArgs(medianCompositeTool, { images: 'scenes/s2_*.tif, scenes/other.tif' }, dir);
+  assert.deepEqual(args.images, ['s2_a.tif', 's2_b.tif', 'other.tif'].map((f) => path.join(dir, 'scenes', f)));
+  assert.throws(() => validateArgs(medianCompositeTool, { images: 'scenes/none_*.tif' }, dir),
+    /^Error: median_composite: argument "images": ".*none_\*\.tif" matches no file in /);
 });

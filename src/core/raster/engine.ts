@@ -11,6 +11,7 @@ import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { boxToLonLat } from './proj';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
+import { expandGlobs } from './arg-globs';
 import { renderQuicklook, takePalette, QuicklookKind } from './quicklook';
 import { describeInputs, inputPaths, boundedArgs, builtinManifestVersion, geoweaveVersion, provenanceItems, type RunProvenance } from './provenance';
 import { addGdalMetadata } from './io/tiff-metadata';
@@ -114,7 +115,13 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
     case 'raster_list': {
       const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value : bad('must be a list of rasters');
       if (!list.length) bad('is an empty list');
-      return list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
+      const paths = list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
+      if (!spec.glob) return paths;
+      try {
+        return expandGlobs(paths, `${tool}: argument "${name}"`);
+      } catch (e) {
+        throw new ToolArgumentError((e as Error).message);
+      }
     }
     case 'vector': {
       if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg) path');

@@ -6,7 +6,6 @@
  * Landsat QA_PIXEL bits 1-4 are dilated cloud, cirrus, cloud, shadow and bit 0 is fill).
  * Streamed in strips, one band at a time; writes the composite and the clear-observation count.
  */
-import * as fs from 'node:fs';
 import { defineTool, type BandArg } from './types';
 import { openRaster, RasterDataset } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
@@ -46,15 +45,14 @@ function bandIndex(ds: RasterDataset, v: BandArg, arg: string): number {
 export const medianCompositeTool = defineTool({
   id: 'median_composite',
   params: {
-    images: { kind: 'raster_list', required: true, description: 'co-registered scenes (same grid and band layout), as a list or a glob such as "scenes/*.tif"' },
-    masks: { kind: 'raster_list', description: 'optional cloud masks, one per scene (1 = cloud, 0 = clear; mask nodata is skipped too)' },
+    images: { kind: 'raster_list', required: true, glob: true, description: 'co-registered scenes (same grid and band layout), as a list or a glob such as "scenes/*.tif"' },
+    masks: { kind: 'raster_list', glob: true, description: 'optional cloud masks, one per scene (1 = cloud, 0 = clear; mask nodata is skipped too)' },
     qa: { kind: 'band', description: 'QA band inside each scene (Sentinel-2 SCL or Landsat QA_PIXEL) whose flags skip pixels; it is left out of the composite' },
     sensor: { kind: 'string', enum: ['sentinel2_l2a', 'landsat89_c2l2', 'landsat457_c2l2'], description: 'how to read the QA band: SCL classes (sentinel2_l2a) or QA_PIXEL bits (Landsat); guessed from the band description' },
     bands: { kind: 'string_list', description: 'bands to composite (1-based indices or descriptions); default every band except the QA band' },
   },
   async run(ctx) {
-    const images = expandGlobs(ctx.args.images, 'images');
-    const masks = ctx.args.masks ? expandGlobs(ctx.args.masks, 'masks') : [];
+    const { images, masks = [] } = ctx.args;
     if (images.length < 2) throw new Error(`argument "images" needs at least 2 scenes for a composite, got ${images.length}`);
     if (masks.length && masks.length !== images.length) throw new Error(`argument "masks" has ${masks.length} entries but "images" has ${images.length}; give one mask per scene, in the same order`);
     const dss: RasterDataset[] = [], mds: RasterDataset[] = [];
@@ -176,21 +174,3 @@ export const medianCompositeTool = defineTool({
     }
   },
 });
-
-/** Expands "*" / "?" globs in the file-name part of each entry (sorted); plain paths pass through. */
-export function expandGlobs(list: string[], arg: string): string[] {
-  const out: string[] = [];
-  for (const p of list) {
-    const name = p.split(/[\\/]/).pop() ?? p;
-    if (!/[*?]/.test(name)) { out.push(p); continue; }
-    const dir = p.slice(0, p.length - name.length) || '.';
-    if (/[*?]/.test(dir)) throw new Error(`argument "${arg}": "${p}" has a wildcard in a folder name; only the file name may have * or ?`);
-    const re = new RegExp(`^${name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-    let names: string[];
-    try { names = fs.readdirSync(dir); } catch { throw new Error(`argument "${arg}": folder ${dir} of "${p}" does not exist`); }
-    const hits = names.filter((f) => re.test(f)).sort();
-    if (!hits.length) throw new Error(`argument "${arg}": "${p}" matches no file in ${dir}`);
-    out.push(...hits.map((f) => dir.replace(/[\\/]$/, '') + '/' + f));
-  }
-  return out;
-}

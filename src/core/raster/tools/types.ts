@@ -53,6 +53,8 @@ export interface ToolParamSpec {
   enum?: readonly string[];
   /** raster: one file or URL only, a {role: path} mapping is refused. */
   single?: boolean;
+  /** raster_list: entries may be file-name patterns ("scenes/*.tif"), expanded to the sorted matches. */
+  glob?: boolean;
   /** number, integer: inclusive bounds, checked by the engine. */
   min?: number;
   max?: number;
