@@ -20,6 +20,7 @@ const PARAMS = {
   scenes: { kind: 'raster_list' },
   bbox: { kind: 'bbox' },
   side: { kind: 'string', enum: ['left', 'right'], default: 'left' },
+  catalog: { kind: 'string', path: true },
 } as const;
 
 /** A tool that records the arguments it was run with. */
@@ -47,9 +48,9 @@ test('CLI strings reach the tool typed: "270" as a number, a role-map JSON strin
   const seen: ArgsOf<typeof PARAMS>[] = [];
   await withTool(recorder(seen), async () => {
     await runTool('test_typed_args', {
-      image: '{"Red": "bands/B04.tif", "nir": "bands/B08.tif"}', azimuth: '270', scenes: 'a.tif, sub/b.tif', bbox: '1,2,3,4', side: 'RIGHT',
+      image: '{"Red": "bands/B04.tif", "nir": "bands/B08.tif"}', azimuth: '270', scenes: 'a.tif, sub/b.tif', bbox: '1,2,3,4', side: 'RIGHT', catalog: ' stac ',
     }, { outDir: path.join(dir, 'out'), cwd: dir });
-    await runTool('test_typed_args', { image: 'scene.tif' }, { outDir: path.join(dir, 'out'), cwd: dir });
+    await runTool('test_typed_args', { image: 'scene.tif', catalog: 'https://example.com/v1' }, { outDir: path.join(dir, 'out'), cwd: dir });
   });
   assert.deepEqual(seen[0], {
     image: { red: path.join(dir, 'bands/B04.tif'), nir: path.join(dir, 'bands/B08.tif') },
@@ -57,9 +58,10 @@ test('CLI strings reach the tool typed: "270" as a number, a role-map JSON strin
     scenes: [path.join(dir, 'a.tif'), path.join(dir, 'sub/b.tif')],
     bbox: [1, 2, 3, 4],
     side: 'right',
+    catalog: path.join(dir, 'stac'),
   });
   // Defaults come from the spec, once; an argument without one stays absent.
-  assert.deepEqual(seen[1], { image: path.join(dir, 'scene.tif'), azimuth: 315, side: 'left' });
+  assert.deepEqual(seen[1], { image: path.join(dir, 'scene.tif'), azimuth: 315, side: 'left', catalog: 'https://example.com/v1' });
   assert.equal(typeof seen[1].azimuth, 'number');
 });
 

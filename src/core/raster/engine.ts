@@ -167,6 +167,10 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
         if (ci) return ci;
         bad(`must be one of ${spec.enum.join(', ')}`);
       }
+      if (spec.path) {
+        if (!s.trim()) bad('must be a path or URL');
+        return resolvePath(s.trim(), cwd);
+      }
       return s;
     }
     case 'number_list': {

@@ -58,7 +58,7 @@ export const medianCompositeTool = defineTool({
     const dss: RasterDataset[] = [], mds: RasterDataset[] = [];
     try {
       for (let k = 0; k < images.length; k++) {
-        const ds = await openRaster(images[k], { cwd: ctx.cwd, signal: ctx.signal }).catch((e) => { throw new Error(`argument "images"[${k}]: ${(e as Error).message}`); });
+        const ds = await openRaster(images[k], { signal: ctx.signal }).catch((e) => { throw new Error(`argument "images"[${k}]: ${(e as Error).message}`); });
         dss.push(ds);
         if (k > 0) {
           assertSameGrid(dss[0], 'images[0]', ds, `images[${k}]`);
@@ -66,7 +66,7 @@ export const medianCompositeTool = defineTool({
         }
       }
       for (let k = 0; k < masks.length; k++) {
-        const m = await openRaster(masks[k], { cwd: ctx.cwd, signal: ctx.signal }).catch((e) => { throw new Error(`argument "masks"[${k}]: ${(e as Error).message}`); });
+        const m = await openRaster(masks[k], { signal: ctx.signal }).catch((e) => { throw new Error(`argument "masks"[${k}]: ${(e as Error).message}`); });
         mds.push(m);
         assertSameGrid(dss[0], 'images[0]', m, `masks[${k}]`);
       }

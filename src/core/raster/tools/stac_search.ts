@@ -271,7 +271,7 @@ async function searchApi(ctx: ToolContext, url: string, q: StacQuery, limit: num
 export const stacSearchTool = defineTool({
   id: 'stac_search',
   params: {
-    catalog: { kind: 'string', required: true, description: 'static STAC catalog (folder, catalog.json or collection.json) or a STAC API URL (https://.../v1 or .../search)' },
+    catalog: { kind: 'string', required: true, path: true, description: 'static STAC catalog (folder, catalog.json or collection.json) or a STAC API URL (https://.../v1 or .../search)' },
     bbox: { kind: 'bbox', description: 'area of interest [minx, miny, maxx, maxy] in longitude/latitude' },
     datetime: { kind: 'string', description: 'date range "YYYY-MM-DD/YYYY-MM-DD" (".." for an open end), or one date' },
     collection: { kind: 'string', description: 'collection id, e.g. sentinel-2-l2a' },
@@ -280,8 +280,7 @@ export const stacSearchTool = defineTool({
     limit: { kind: 'integer', default: 100, min: 1, max: 10_000, description: 'most items returned (earliest first)' },
   },
   async run(ctx) {
-    const catalog = ctx.args.catalog.trim();
-    const { limit, max_cloud: maxCloud, bbox, datetime, collection, properties = [] } = ctx.args;
+    const { catalog, limit, max_cloud: maxCloud, bbox, datetime, collection, properties = [] } = ctx.args;
     if (bbox && (bbox[0] < -180 || bbox[2] > 180 || bbox[1] < -90 || bbox[3] > 90)) throw new Error(`argument "bbox": [${bbox.join(', ')}] is not in longitude/latitude (−180..180, −90..90)`);
     const q: StacQuery = {
       ...(bbox ? { bbox } : {}),
@@ -292,7 +291,7 @@ export const stacSearchTool = defineTool({
     };
     const remote = /^https?:\/\//i.test(catalog);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(catalog) && !remote && !/^file:\/\//i.test(catalog)) throw new Error(`argument "catalog": ${catalog} is neither a local catalog nor an http(s) STAC API`);
-    const local = remote ? '' : /^file:\/\//i.test(catalog) ? fileURLToPath(catalog) : path.resolve(ctx.cwd, catalog);
+    const local = remote ? '' : /^file:\/\//i.test(catalog) ? fileURLToPath(catalog) : catalog;
     const r = remote ? await searchApi(ctx, catalog, q, limit) : await walkStatic(ctx, local, q);
     const all = r.items.sort((a, b) => (a.datetime ?? '').localeCompare(b.datetime ?? '') || a.id.localeCompare(b.id));
     const items = all.slice(0, limit);

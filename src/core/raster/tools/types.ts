@@ -55,6 +55,8 @@ export interface ToolParamSpec {
   single?: boolean;
   /** raster_list: entries may be file-name patterns ("scenes/*.tif"), expanded to the sorted matches. */
   glob?: boolean;
+  /** string: a local path, made absolute against the run's folder, or a URL, kept as given. */
+  path?: boolean;
   /** number, integer: inclusive bounds, checked by the engine. */
   min?: number;
   max?: number;
@@ -82,7 +84,7 @@ export interface ToolContext<A = Record<string, unknown>> {
   args: A;
   /** Output folder (exists). Tools write through the engine's writer (temp name, then rename). */
   outDir: string;
-  /** Base for relative input paths. */
+  /** The run's folder; path arguments arrive already resolved against it. */
   cwd: string;
   signal: AbortSignal;
   progress(fraction: number, message?: string): void;
