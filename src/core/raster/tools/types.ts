@@ -15,6 +15,7 @@ export type RasterArg = string | RoleMap;
 /** A `band` argument: a 1-based index, or a role name such as "nir". */
 export type BandArg = number | string;
 
+/** A `bbox` argument: [minx, miny, maxx, maxy] with min < max. */
 export type Bbox = [number, number, number, number];
 
 export type ToolParamKind =
@@ -43,8 +44,10 @@ export interface ArgValues {
   bbox: Bbox;
 }
 
+/** Any validated argument value (what the engine hands a tool whose params it does not know statically). */
 export type ArgValue = ArgValues[ToolParamKind];
 
+/** One parameter of a tool: its kind, and what the engine checks before the tool runs. */
 export interface ToolParamSpec {
   kind: ToolParamKind;
   required?: boolean;
@@ -63,6 +66,7 @@ export interface ToolParamSpec {
   description?: string;
 }
 
+/** A tool's parameters by name. */
 export type ToolParams = Record<string, ToolParamSpec>;
 
 /** The value of one parameter: an enum narrows a string, `single` narrows a raster to a path. */
@@ -79,6 +83,7 @@ export type ArgsOf<P extends ToolParams> =
   & { [K in Filled<P>]: ValueOf<P[K]> }
   & { [K in Exclude<keyof P, Filled<P>>]?: ValueOf<P[K]> };
 
+/** What a tool's run receives; helpers that only need the folders and signal take the default `A`. */
 export interface ToolContext<A = Record<string, unknown>> {
   /** Arguments after validation and defaults. */
   args: A;
@@ -90,6 +95,10 @@ export interface ToolContext<A = Record<string, unknown>> {
   progress(fraction: number, message?: string): void;
 }
 
+/**
+ * A builtin tool. The registry holds them as `BuiltinTool` (any params): `run` is a method, so a tool
+ * typed for its own params fits there, and the engine's validation is what makes the types true.
+ */
 export interface BuiltinTool<P extends ToolParams = ToolParams> {
   id: string;
   params: P;
