@@ -36,7 +36,7 @@ export interface ArgInfo {
   required: boolean;
   default?: unknown;
   description?: string;
-  enum?: string[];
+  enum?: readonly string[];
 }
 
 export type CompletionKind = 'tool' | 'argument' | 'value' | 'file' | 'reference' | 'role' | 'sensor';

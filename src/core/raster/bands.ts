@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { openRaster, RasterDataset } from './io/dataset';
 import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
 import { SENSORS, Sensor, SENSOR_NAMES, presetLayout, presetMismatch, roleForSensor } from './sensor-presets';
+import type { RasterArg } from './tools/types';
 
 export { SENSORS } from './sensor-presets';
 export type { Sensor } from './sensor-presets';
@@ -154,29 +155,14 @@ async function withGuess(e: BandRoleError, ds: RasterDataset, roles: string[], a
   return new BandRoleError(ds, e.role, guessed, guess);
 }
 
-/** Parses an `image` argument that is a {role: path} mapping (object or JSON string); undefined otherwise. */
-export function roleMapping(image: unknown): Record<string, string> | undefined {
-  let v = image;
-  if (typeof v === 'string' && v.trim().startsWith('{')) {
-    try { v = JSON.parse(v); } catch { throw new Error(`argument "image": invalid JSON mapping ${v}`); }
-  }
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const out: Record<string, string> = {};
-    for (const [k, p] of Object.entries(v as Record<string, unknown>)) {
-      if (typeof p !== 'string') throw new Error(`argument "image": role "${k}" must map to a file path`);
-      out[k.toLowerCase()] = p;
-    }
-    return out;
-  }
-  return undefined;
-}
-
 /**
- * Resolves each role to a dataset and a 1-based band. Datasets are opened once per file; close them
- * with closeResolved. Throws naming the role, the file, and how to fix it.
+ * Resolves each role to a dataset and a 1-based band. `image` is a validated raster argument (see
+ * engine.ts coerceArg): a path or URL, or a map of lower-case roles to paths. `args` holds `sensor`
+ * and per-role band arguments. Datasets are opened once per file; close them with closeResolved.
+ * Throws naming the role, the file, and how to fix it.
  */
 export async function resolveBands(
-  image: unknown, roles: string[], args: Record<string, unknown>, opts: { cwd: string; signal?: AbortSignal },
+  image: RasterArg, roles: string[], args: Record<string, unknown>, opts: { cwd: string; signal?: AbortSignal },
 ): Promise<Record<string, ResolvedBand>> {
   const sensor = parseSensor(args.sensor);
   const opened = new Map<string, RasterDataset>();
@@ -189,14 +175,13 @@ export async function resolveBands(
   const out: Record<string, ResolvedBand> = {};
   const checked = new Set<RasterDataset>();
   try {
-    const mapping = roleMapping(image);
     for (const role of roles) {
       let ds: RasterDataset;
       let pick: { band: number; how: string };
-      if (mapping) {
-        const file = mapping[role];
+      if (typeof image === 'object') {
+        const file = image[role];
         if (!file) {
-          throw new Error(`argument "image": the mapping has no file for band role "${role}" (it has ${Object.keys(mapping).join(', ') || 'nothing'}); add "${role}": "<file.tif>"`);
+          throw new Error(`argument "image": the mapping has no file for band role "${role}" (it has ${Object.keys(image).join(', ') || 'nothing'}); add "${role}": "<file.tif>"`);
         }
         ds = await open(file);
         const explicit = args[role];
@@ -204,7 +189,6 @@ export async function resolveBands(
           ? bandForRole(ds, role, explicit, sensor)
           : { band: 1, how: `file ${path.basename(file)}` };
       } else {
-        if (typeof image !== 'string' || !image) throw new Error(`argument "image": expected a raster path, URL or {role: path} mapping`);
         ds = await open(image);
         if (sensor && !checked.has(ds)) { checked.add(ds); await checkPreset(ds, sensor); }
         try {

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunOptions, ToolRunResult, OutputRef } from './types';
-import type { BuiltinTool, ToolParamSpec, ToolContext, ZonesArg } from './tools/types';
+import type { ArgsOf, ArgValue, BuiltinTool, ToolParamSpec, ToolParams, ToolContext, ZonesArg } from './tools/types';
 import { isVectorPath } from './vector/read';
 import { parseCrs, crsOfGeo, crsLabelOf, transformer, LONLAT } from './crs/crs';
 import type { DataItem } from '../retrieval/types';
@@ -11,6 +11,7 @@ import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { boxToLonLat } from './proj';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
+import { expandGlobs } from './arg-globs';
 import { renderQuicklook, takePalette, QuicklookKind } from './quicklook';
 import { describeInputs, inputPaths, boundedArgs, builtinManifestVersion, geoweaveVersion, provenanceItems, type RunProvenance } from './provenance';
 import { addGdalMetadata } from './io/tiff-metadata';
@@ -62,12 +63,27 @@ function resolvePath(p: string, cwd: string): string {
   return isRemote(p) || /^[a-z][a-z0-9+.-]*:\/\//i.test(p) ? p : path.resolve(cwd, p);
 }
 
-/** Coerces one argument (CLI strings or JSON values) to the parameter's kind; throws naming it. */
-export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value: unknown, cwd: string): unknown {
+/** "between 0 and 90", "at least 1", or undefined when `n` is inside the spec's bounds. */
+function outOfRange(spec: ToolParamSpec, n: number): string | undefined {
+  const { min, max } = spec;
+  if ((min === undefined || n >= min) && (max === undefined || n <= max)) return undefined;
+  return min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+}
+
+/**
+ * Coerces one argument (CLI strings or JSON values) to the parameter's kind, the value `ArgsOf`
+ * promises the tool (paths absolute, role maps parsed, numbers in range); throws naming it.
+ */
+export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value: unknown, cwd: string): ArgValue {
   const bad = (what: string): never => { throw new ToolArgumentError(`${tool}: argument "${name}" ${what}, got ${shortJson(value)}`); };
   const num = (v: unknown): number => {
     const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
     if (!Number.isFinite(n)) bad('must be a number');
+    return n;
+  };
+  const inRange = (n: number): number => {
+    const range = outOfRange(spec, n);
+    if (range) bad(`must be ${spec.kind === 'integer' ? 'an integer' : 'a number'} ${range}`);
     return n;
   };
   switch (spec.kind) {
@@ -83,11 +99,13 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
         return resolvePath(s, cwd);
       }
       if (value && typeof value === 'object' && !Array.isArray(value)) {
+        if (spec.single) bad(`must be one raster file or URL (${tool} does not take a {role: path} mapping)`);
         const out: Record<string, string> = {};
         for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-          if (!BAND_ROLES.includes(k.toLowerCase())) bad(`maps the unknown band role ${JSON.stringify(k.slice(0, 40))}; roles are ${BAND_ROLES.join(', ')}`);
+          const role = k.toLowerCase();
+          if (!BAND_ROLES.includes(role)) bad(`maps the unknown band role ${JSON.stringify(k.slice(0, 40))}; roles are ${BAND_ROLES.join(', ')}`);
           if (typeof v !== 'string' || !v) bad(`maps role "${k}" to something that is not a path`);
-          out[k] = resolvePath(v as string, cwd);
+          out[role] = resolvePath(v as string, cwd);
         }
         if (!Object.keys(out).length) bad('is an empty mapping');
         return out;
@@ -97,7 +115,13 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
     case 'raster_list': {
       const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value : bad('must be a list of rasters');
       if (!list.length) bad('is an empty list');
-      return list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
+      const paths = list.map((p) => (typeof p === 'string' && p ? resolvePath(p, cwd) : bad('must contain paths')));
+      if (!spec.glob) return paths;
+      try {
+        return expandGlobs(paths, `${tool}: argument "${name}"`);
+      } catch (e) {
+        throw new ToolArgumentError((e as Error).message);
+      }
     }
     case 'vector': {
       if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg) path');
@@ -119,8 +143,8 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
         throw new ToolArgumentError((e as Error).message);
       }
     }
-    case 'number': return num(value);
-    case 'integer': { const n = num(value); if (!Number.isInteger(n)) bad('must be an integer'); return n; }
+    case 'number': return inRange(num(value));
+    case 'integer': { const n = num(value); if (!Number.isInteger(n)) bad('must be an integer'); return inRange(n); }
     case 'boolean': {
       if (typeof value === 'boolean') return value;
       const s = String(value).toLowerCase();
@@ -143,6 +167,10 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
         if (ci) return ci;
         bad(`must be one of ${spec.enum.join(', ')}`);
       }
+      if (spec.path) {
+        if (!s.trim()) bad('must be a path or URL');
+        return resolvePath(s.trim(), cwd);
+      }
       return s;
     }
     case 'number_list': {
@@ -151,22 +179,25 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
     }
     case 'string_list': {
       const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value.map(String) : bad('must be a list like a,b,c');
-      return list;
+      return list.map((x) => x.trim()).filter((x) => x.length);
     }
     case 'bbox': {
       const list = typeof value === 'string' ? splitList(value) : Array.isArray(value) ? value : bad('must be minx,miny,maxx,maxy');
       if (list.length !== 4) bad('must have 4 numbers: minx,miny,maxx,maxy');
       const b = list.map((x) => num(x));
       if (!(b[0] < b[2] && b[1] < b[3])) bad('must satisfy minx < maxx and miny < maxy');
-      return b;
+      return [b[0], b[1], b[2], b[3]];
     }
   }
-  return value;
+  return bad(`has a parameter kind ${shortJson(spec.kind)} the engine does not know`);
 }
 
-/** Validates against the tool's params: unknown argument, missing required, wrong type; fills defaults. */
-export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, cwd: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/**
+ * Validates against the tool's params: unknown argument, missing required, wrong type; fills
+ * defaults. The result is what the tool's `ctx.args` is typed as (`ArgsOf` its params).
+ */
+export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, cwd: string): ArgsOf<ToolParams> {
+  const out: Record<string, ArgValue> = {};
   const known = Object.keys(tool.params);
   for (const [given, v] of Object.entries(args ?? {})) {
     // `image: dem.tif` for slope is its `dem`: the same input under the name other tools use.
@@ -182,7 +213,7 @@ export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, c
   }
   for (const [k, spec] of Object.entries(tool.params)) {
     if (out[k] !== undefined) continue;
-    if (spec.default !== undefined) out[k] = spec.default;
+    if (spec.default !== undefined) out[k] = coerceArg(tool.id, k, spec, spec.default, cwd);
     else if (spec.required) throw new ToolArgumentError(`${tool.id}: missing required argument "${k}" (${spec.kind}${spec.description ? `: ${spec.description}` : ''}); pass --arg ${k}=...`);
   }
   return out;
@@ -226,7 +257,7 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
   const stagedPngs: string[] = [];
   try {
     let last = -1;
-    const ctx: ToolContext = {
+    const ctx: ToolContext<ArgsOf<ToolParams>> = {
       args: valid, outDir: staging.dir, cwd, signal,
       progress(f, msg) {
         const c = Math.max(0, Math.min(1, f));

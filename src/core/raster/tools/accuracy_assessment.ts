@@ -5,7 +5,7 @@
  * total) and Cohen's kappa = (po − pe) / (1 − pe), pe = Σ row·col / N². Rows are the reference,
  * columns the map. Samples where the map is nodata are counted apart, not in the matrix.
  */
-import type { BuiltinTool, ToolContext, ZonesArg } from './types';
+import { defineTool, type ToolContext } from './types';
 import type { ResolvedBand } from '../bands';
 import { resolveRoles, closeResolved, outPath, writeCsv, assertSameGrid, checkAbort, labelsFromDescription, sig } from './analysis-support';
 import { readResolved } from '../bands';
@@ -84,7 +84,7 @@ function codeResolver(mapBand: ResolvedBand, arg: string): (v: string | number) 
   };
 }
 
-export const accuracyAssessmentTool: BuiltinTool = {
+export const accuracyAssessmentTool = defineTool({
   id: 'accuracy_assessment',
   params: {
     image: { kind: 'raster', required: true, description: 'classified raster (class codes)' },
@@ -93,14 +93,14 @@ export const accuracyAssessmentTool: BuiltinTool = {
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
-    const M = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const M = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
     try {
       const mapBand = M.band, ds = mapBand.dataset;
-      const refArg = ctx.args.reference as ZonesArg;
+      const refArg = ctx.args.reference;
       const counts: Counts = new Map();
       let kind: string, outside = 0, note: string | undefined, samples = 0, unclassified = 0;
       if (refArg.type === 'vector') {
-        const field = ctx.args.class_field as string | undefined;
+        const field = ctx.args.class_field;
         if (!field) throw new Error('argument "class_field" is required with reference points or polygons: name the attribute holding the true class');
         ctx.progress(0, 'reading reference');
         const L = labelledPixels(ctx, refArg.path, ds, 'reference', field);
@@ -150,11 +150,11 @@ export const accuracyAssessmentTool: BuiltinTool = {
       };
     } finally { await closeResolved(M); }
   },
-};
+});
 
 /** (reference, map) per pixel where the reference raster has a class (not 0, not nodata). */
 async function rasterPairs(ctx: ToolContext, mapBand: ResolvedBand, refPath: string, counts: Counts): Promise<{ samples: number; unclassified: number }> {
-  const R = await resolveRoles({ ...ctx, args: { ...ctx.args, reference: refPath } }, 'reference', ['band'], { band: 1 });
+  const R = await resolveRoles(ctx, 'reference', refPath, ['band'], { band: 1 });
   try {
     const ds = mapBand.dataset;
     assertSameGrid(ds, 'image', R.band.dataset, 'reference');

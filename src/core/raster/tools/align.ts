@@ -5,14 +5,14 @@ import type { WarpMethod } from '../algorithms/warp';
 import { num } from '../stats';
 import { outPath, rasterOutput } from './common';
 import { warpRaster, pixelSizes, TargetGrid } from './warp-support';
-import type { BuiltinTool, ToolContext } from './types';
+import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 
 /** Resampling names the warp tools accept (gdalwarp's, and ours). */
-export const RESAMPLING = ['near', 'nearest', 'bilinear', 'cubic', 'average'];
+export const RESAMPLING = ['near', 'nearest', 'bilinear', 'cubic', 'average'] as const;
 
-export function warpMethod(s: string): WarpMethod {
-  return s === 'near' ? 'nearest' : (s as WarpMethod);
+export function warpMethod(s: typeof RESAMPLING[number]): WarpMethod {
+  return s === 'near' ? 'nearest' : s;
 }
 
 export function unitOf(crs: Crs | undefined): string {
@@ -33,10 +33,12 @@ export function gridOf(ref: RasterDataset): TargetGrid {
 }
 
 /** Warps `image` onto the grid of `reference` (align, and resample with reference=). */
-export async function warpOntoReference(ctx: ToolContext, tool: string, method: WarpMethod, outName: string): Promise<ToolRunResult> {
-  const ref = await openRaster(String(ctx.args.reference), { cwd: ctx.cwd, signal: ctx.signal });
+export async function warpOntoReference(
+  ctx: ToolContext, image: string, reference: string, tool: string, method: WarpMethod, outName: string,
+): Promise<ToolRunResult> {
+  const ref = await openRaster(reference, { signal: ctx.signal });
   try {
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const ds = await openRaster(image, { signal: ctx.signal });
     try {
       const grid = gridOf(ref);
       const out = outPath(ctx, outName);
@@ -54,12 +56,12 @@ export async function warpOntoReference(ctx: ToolContext, tool: string, method: 
   } finally { await ref.close(); }
 }
 
-export const alignTool: BuiltinTool = {
+export const alignTool = defineTool({
   id: 'align',
   params: {
-    image: { kind: 'raster', required: true, description: 'raster to put onto the reference grid' },
-    reference: { kind: 'raster', required: true, description: 'raster whose grid (CRS, pixel size, extent) the output takes' },
+    image: { kind: 'raster', required: true, single: true, description: 'raster to put onto the reference grid' },
+    reference: { kind: 'raster', required: true, single: true, description: 'raster whose grid (CRS, pixel size, extent) the output takes' },
     resampling: { kind: 'string', default: 'near', enum: RESAMPLING, description: 'near for classes and masks, bilinear or cubic for continuous values, average to aggregate' },
   },
-  run: (ctx) => warpOntoReference(ctx, 'align', warpMethod(String(ctx.args.resampling)), 'aligned'),
-};
+  run: (ctx) => warpOntoReference(ctx, ctx.args.image, ctx.args.reference, 'align', warpMethod(ctx.args.resampling), 'aligned'),
+});

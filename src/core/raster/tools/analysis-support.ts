@@ -5,7 +5,7 @@ import { resolveBands, closeResolved, readResolved, ResolvedBand, roleFromDescri
 import { openRaster } from '../io/dataset';
 import { renderQuicklook, QuicklookOptions } from '../quicklook';
 import { whereText } from '../stats';
-import type { ToolContext } from './types';
+import type { RasterArg, ToolContext } from './types';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { rowPixelAreas } from '../algorithms/area';
 import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
@@ -113,25 +113,6 @@ export function areaText(m2: number): string {
   return `${Math.round(ha / 100)} km²`;
 }
 
-/** Parses a list argument given as an array or a comma/space separated string. */
-export function listArg(v: unknown): string[] {
-  if (v === undefined || v === null || v === '') return [];
-  if (Array.isArray(v)) return v.map((x) => String(x).trim()).filter(Boolean);
-  const s = String(v).trim();
-  if (s.startsWith('[')) {
-    try { const a = JSON.parse(s); if (Array.isArray(a)) return a.map((x) => String(x).trim()); } catch { /* fall through */ }
-  }
-  return s.split(/[,\s]+/).filter(Boolean);
-}
-
-export function numberListArg(v: unknown, name: string): number[] {
-  return listArg(v).map((s) => {
-    const n = Number(s);
-    if (!Number.isFinite(n)) throw new Error(`argument "${name}": "${s}" is not a number`);
-    return n;
-  });
-}
-
 /** Mean of finite values. */
 export function finiteMean(a: ArrayLike<number>): { mean: number; count: number; min: number; max: number } {
   let s = 0, n = 0, mn = Infinity, mx = -Infinity;
@@ -211,31 +192,36 @@ export async function streamStrips(
   }
 }
 
-/** Resolves roles on one raster argument without reading (for streamed tools); close with closeResolved. */
 /**
- * The bands a multi-band classifier reads (k-means, random forest): the `bands` argument (1-based
- * indices or role names), by default every band of `image` except a QA/SCL band; resolved as
- * roles `band1`, `band2`… in that order. Close with `closeResolved`.
+ * The bands a multi-band classifier reads (k-means, random forest): `bands` (1-based indices or role
+ * names), by default every band of `image` except a QA/SCL band; resolved as roles `band1`,
+ * `band2`… in that order. `arg` names the image argument in errors. Close with `closeResolved`.
  */
-export async function featureBands(ctx: ToolContext, imageArg = 'image'): Promise<{ resolved: Record<string, ResolvedBand>; inputs: ResolvedBand[]; bandList: string[] }> {
-  let bandList = listArg(ctx.args.bands);
+export async function featureBands(
+  ctx: ToolContext, arg: string, image: string, bands: string[] = [],
+): Promise<{ resolved: Record<string, ResolvedBand>; inputs: ResolvedBand[]; bandList: string[] }> {
+  let bandList = bands;
   if (bandList.length === 0) {
-    const ds = await openRaster(String(ctx.args[imageArg]), { cwd: ctx.cwd, signal: ctx.signal });
+    const ds = await openRaster(image, { signal: ctx.signal });
     bandList = ds.bandDescriptions.map((d, i) => (roleFromDescription(d) === 'qa' ? '' : String(i + 1))).filter(Boolean);
     await ds.close();
   }
   const roles = bandList.map((_, i) => `band${i + 1}`);
-  const resolved = await resolveRoles(ctx, imageArg, roles, Object.fromEntries(roles.map((r, i) => [r, bandList[i]])));
+  const resolved = await resolveRoles(ctx, arg, image, roles, Object.fromEntries(roles.map((r, i) => [r, bandList[i]])));
   return { resolved, inputs: roles.map((r) => resolved[r]), bandList };
 }
 
-export async function resolveRoles(ctx: ToolContext, imageArg: string, roles: string[], roleArgs: Record<string, unknown>): Promise<Record<string, ResolvedBand>> {
-  const image = ctx.args[imageArg];
-  if (image === undefined || image === null || image === '') throw new Error(`argument "${imageArg}" is required (a GeoTIFF path)`);
+/**
+ * Resolves roles on the raster argument `arg` (its validated value `image`) without reading, for
+ * streamed tools; `roleArgs` holds band arguments and `sensor`. Close with closeResolved.
+ */
+export async function resolveRoles(
+  ctx: ToolContext, arg: string, image: RasterArg, roles: string[], roleArgs: Record<string, unknown> = {},
+): Promise<Record<string, ResolvedBand>> {
   try {
-    return await resolveBands(image, roles, { sensor: ctx.args.sensor, ...roleArgs }, { cwd: ctx.cwd, signal: ctx.signal });
+    return await resolveBands(image, roles, roleArgs, { cwd: ctx.cwd, signal: ctx.signal });
   } catch (e) {
-    throw prefixArg(e, imageArg);
+    throw prefixArg(e, arg);
   }
 }
 

@@ -1,5 +1,5 @@
 /** area_by_class: pixels, m², ha, km² and percent per class value (projected or geographic grids), read in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { areaByClass, ClassArea } from '../algorithms/area';
 import { readResolved } from '../bands';
 import { resolveRoles, closeResolved, outPath, writeCsv, rowAreas, areaText, labelsFromDescription, checkAbort } from './analysis-support';
@@ -9,14 +9,14 @@ const MAX_CLASSES = 1000;
 const STRIP = 256;
 const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
-export const areaByClassTool: BuiltinTool = {
+export const areaByClassTool = defineTool({
   id: 'area_by_class',
   params: {
     image: { kind: 'raster', required: true, description: 'class or mask raster' },
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
     try {
       const b = R.band, ds = b.dataset;
       const { width: w, height: h } = ds;
@@ -80,4 +80,4 @@ export const areaByClassTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

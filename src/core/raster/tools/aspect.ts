@@ -1,12 +1,12 @@
 /** aspect: Horn aspect in degrees clockwise from north, as gdaldem aspect (flat and edges nodata); streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { openDem, runTerrain } from './terrain-support';
 import { outPath, quicklook } from './analysis-support';
 import { pct, whereText } from '../stats';
 
 const DIRS = ['north', 'north-east', 'east', 'south-east', 'south', 'south-west', 'west', 'north-west'];
 
-export const aspectTool: BuiltinTool = {
+export const aspectTool = defineTool({
   id: 'aspect',
   params: { dem: { kind: 'raster', required: true, description: 'elevation raster' } },
   async run(ctx) {
@@ -36,4 +36,4 @@ export const aspectTool: BuiltinTool = {
       };
     } finally { await dem.close(); }
   },
-};
+});

@@ -1,5 +1,5 @@
 /** burn_severity: USGS dNBR classes (Key & Benson 2006), streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { burnSeverity, BURN_CLASSES, BURNED_MIN_CODE } from '../algorithms/burn';
 import {
   resolveRoles, closeResolved, streamStrips, outPath, quicklook, rowAreas, areaText, labelsDescription, WhereCounter, Preview,
@@ -8,13 +8,13 @@ import { pct } from '../stats';
 
 export const SEVERITY_LABELS: Record<number, string> = Object.fromEntries(BURN_CLASSES.map((c) => [c.code, c.label]));
 
-export const burnSeverityTool: BuiltinTool = {
+export const burnSeverityTool = defineTool({
   id: 'burn_severity',
   params: {
     image: { kind: 'raster', required: true, description: 'dNBR raster (e.g. the output of dnbr)' },
   },
   async run(ctx) {
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: 1 });
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: 1 });
     try {
       const ds = R.band.dataset;
       const { width: w, height: h } = ds;
@@ -61,4 +61,4 @@ export const burnSeverityTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

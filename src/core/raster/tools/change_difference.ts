@@ -1,5 +1,5 @@
 /** change_difference: after − before and a change mask; streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { difference, changeMask } from '../algorithms/change';
 import { MASK_NODATA } from '../algorithms/morphology';
 import {
@@ -7,7 +7,7 @@ import {
 } from './analysis-support';
 import { pct } from '../stats';
 
-export const changeDifferenceTool: BuiltinTool = {
+export const changeDifferenceTool = defineTool({
   id: 'change_difference',
   params: {
     before: { kind: 'raster', required: true },
@@ -19,18 +19,16 @@ export const changeDifferenceTool: BuiltinTool = {
     },
   },
   async run(ctx) {
-    const A = await resolveRoles(ctx, 'before', ['band'], { band: ctx.args.band ?? 1 });
+    const A = await resolveRoles(ctx, 'before', ctx.args.before, ['band'], { band: ctx.args.band });
     try {
-      const B = await resolveRoles(ctx, 'after', ['band'], { band: ctx.args.band ?? 1 });
+      const B = await resolveRoles(ctx, 'after', ctx.args.after, ['band'], { band: ctx.args.band });
       try {
         const a = A.band, b = B.band, ds = a.dataset;
         assertSameGrid(ds, 'before', b.dataset, 'after');
         const { width: w, height: h } = ds;
-        const given = ctx.args.threshold !== undefined && ctx.args.threshold !== null && ctx.args.threshold !== '';
         let threshold: number, absolute: boolean, method: string;
-        if (given) {
-          threshold = Number(ctx.args.threshold);
-          if (!Number.isFinite(threshold)) throw new Error(`argument "threshold" must be a number, got ${ctx.args.threshold}`);
+        if (ctx.args.threshold !== undefined) {
+          threshold = ctx.args.threshold;
           absolute = threshold === 0;
           method = threshold > 0 ? 'increase above threshold' : threshold < 0 ? 'decrease below threshold' : 'any nonzero change';
         } else {
@@ -86,4 +84,4 @@ export const changeDifferenceTool: BuiltinTool = {
       } finally { await closeResolved(B); }
     } finally { await closeResolved(A); }
   },
-};
+});

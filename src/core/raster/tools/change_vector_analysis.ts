@@ -1,34 +1,34 @@
 /** change_vector_analysis: magnitude and direction of multi-band change; streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { changeVector } from '../algorithms/change';
 import {
-  resolveRoles, closeResolved, streamStrips, streamedOtsu, assertSameGrid, outPath, quicklook, rowAreas, areaText, sig, listArg, WhereCounter, Preview,
+  resolveRoles, closeResolved, streamStrips, streamedOtsu, assertSameGrid, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview,
 } from './analysis-support';
 import type { ResolvedBand } from '../bands';
 import { roleFromDescription } from '../bands';
 import { openRaster } from '../io/dataset';
 import { pct } from '../stats';
 
-export const changeVectorAnalysisTool: BuiltinTool = {
+export const changeVectorAnalysisTool = defineTool({
   id: 'change_vector_analysis',
   params: {
-    before: { kind: 'raster', required: true },
-    after: { kind: 'raster', required: true },
+    before: { kind: 'raster', required: true, single: true },
+    after: { kind: 'raster', required: true, single: true },
     bands: { kind: 'string_list', description: 'bands to compare (1-based indices or role names); default: all bands except QA/SCL' },
   },
   async run(ctx) {
-    let list = listArg(ctx.args.bands);
+    let list = ctx.args.bands ?? [];
     if (list.length === 0) {
-      const ds = await openRaster(String(ctx.args.before), { cwd: ctx.cwd, signal: ctx.signal });
+      const ds = await openRaster(ctx.args.before, { signal: ctx.signal });
       list = ds.bandDescriptions.map((d, i) => (roleFromDescription(d) === 'qa' ? '' : String(i + 1))).filter(Boolean);
       await ds.close();
     }
     if (list.length < 2) throw new Error(`argument "bands": change vector analysis needs at least 2 bands, got ${list.length}`);
     const roles = list.map((_, i) => `band${i + 1}`);
     const roleArgs = Object.fromEntries(roles.map((r, i) => [r, list[i]]));
-    const A = await resolveRoles(ctx, 'before', roles, roleArgs);
+    const A = await resolveRoles(ctx, 'before', ctx.args.before, roles, roleArgs);
     try {
-      const B = await resolveRoles(ctx, 'after', roles, roleArgs);
+      const B = await resolveRoles(ctx, 'after', ctx.args.after, roles, roleArgs);
       try {
         const ds = A[roles[0]].dataset;
         assertSameGrid(ds, 'before', B[roles[0]].dataset, 'after');
@@ -91,4 +91,4 @@ export const changeVectorAnalysisTool: BuiltinTool = {
       } finally { await closeResolved(B); }
     } finally { await closeResolved(A); }
   },
-};
+});

@@ -12,36 +12,37 @@ import { layerOnRaster } from '../vector/to-raster';
 import { num } from '../stats';
 import { outPath, rasterOutput } from './common';
 import { writableType, writeStrips } from './spatial-tools';
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 
-export const clipToVectorTool: BuiltinTool = {
+export const clipToVectorTool = defineTool({
   id: 'clip_to_vector',
   params: {
-    image: { kind: 'raster', required: true },
+    image: { kind: 'raster', required: true, single: true },
     cutline: { kind: 'vector', required: true, description: 'polygons to keep: GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg, "file.gpkg#layer") in any CRS' },
     crop: { kind: 'boolean', default: true, description: 'shrink the extent to the polygons (gdalwarp -crop_to_cutline); false keeps the whole grid' },
   },
   async run(ctx) {
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const { cutline } = ctx.args;
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
       const g = ds.geo.geoTransform;
       if (g[2] !== 0 || g[4] !== 0) throw new Error(`clip_to_vector: ${ds.source} has a rotated geotransform; put it on a north-up grid first (reproject)`);
       let placed;
       try {
-        placed = layerOnRaster(readVectorLayer(String(ctx.args.cutline)), ds, 'cutline');
+        placed = layerOnRaster(readVectorLayer(cutline), ds, 'cutline');
       } catch (e) {
         const msg = (e as Error).message;
         throw new Error(msg.startsWith('argument') ? msg : `argument "cutline": ${msg}`);
       }
       const polys = placed.features.flatMap((f) => f.polygons);
-      if (!polys.length) throw new Error(`argument "cutline": ${ctx.args.cutline} has no polygons`);
+      if (!polys.length) throw new Error(`argument "cutline": ${cutline} has no polygons`);
       let minx = Infinity, miny = Infinity, maxx = -Infinity, maxy = -Infinity;
       for (const poly of polys) for (const ring of poly) for (const [x, y] of ring) {
         if (x < minx) minx = x; if (x > maxx) maxx = x; if (y < miny) miny = y; if (y > maxy) maxy = y;
       }
       // Column/row window of the output on the raster's grid (may reach past the raster: that part is nodata).
       let c0 = 0, c1 = ds.width, r0 = 0, r1 = ds.height;
-      if (ctx.args.crop !== false) {
+      if (ctx.args.crop) {
         const eps = 1e-8;
         const px = (x: number) => (x - g[0]) / g[1], py = (y: number) => (y - g[3]) / g[5];
         const [xa, xb] = [px(minx), px(maxx)].sort((a, b) => a - b), [ya, yb] = [py(miny), py(maxy)].sort((a, b) => a - b);
@@ -49,7 +50,7 @@ export const clipToVectorTool: BuiltinTool = {
       }
       const W = c1 - c0, H = r1 - r0;
       if (W <= 0 || H <= 0 || c1 <= 0 || r1 <= 0 || c0 >= ds.width || r0 >= ds.height) {
-        throw new Error(`argument "cutline": the polygons of ${ctx.args.cutline} (box ${[minx, miny, maxx, maxy].map((v) => num(v)).join(', ')} in the raster's CRS) do not cover a pixel of ${ds.source}`);
+        throw new Error(`argument "cutline": the polygons of ${cutline} (box ${[minx, miny, maxx, maxy].map((v) => num(v)).join(', ')} in the raster's CRS) do not cover a pixel of ${ds.source}`);
       }
       if (W * H > 1 << 28) throw new Error(`clip_to_vector: the polygons' box is ${W}×${H} pixels of ${ds.source}, more than GeoWeave writes; clip_bbox first`);
       const gt: GeoTransform = [g[0] + c0 * g[1], g[1], 0, g[3] + r0 * g[5], 0, g[5]];
@@ -92,7 +93,7 @@ export const clipToVectorTool: BuiltinTool = {
       });
       const r = acc.result();
       const area = ds.geo.geographic ? '' : ` (${num((inside * Math.abs(g[1] * g[5])) / 1e4)} ha inside)`;
-      const summary = `Clipped ${ds.source} to ${placed.features.length} polygon feature${placed.features.length === 1 ? '' : 's'} of ${ctx.args.cutline}: ${W}×${H} pixels, ${inside} inside the polygons${area}; `
+      const summary = `Clipped ${ds.source} to ${placed.features.length} polygon feature${placed.features.length === 1 ? '' : 's'} of ${cutline}: ${W}×${H} pixels, ${inside} inside the polygons${area}; `
         + `band 1 mean ${num(r.mean)} inside.${placed.note ? ` ${placed.note[0].toUpperCase()}${placed.note.slice(1)}.` : ''}`;
       return {
         tool: 'clip_to_vector', outputs: { clipped: rasterOutput(out, ['clipped']) },
@@ -101,4 +102,4 @@ export const clipToVectorTool: BuiltinTool = {
       };
     } finally { await ds.close(); }
   },
-};
+});

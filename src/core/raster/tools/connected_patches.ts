@@ -1,5 +1,5 @@
 /** connected_patches: 8-connected patches of a mask, labelled 1..n by descending size; two streamed passes over strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { StripLabeller } from '../algorithms/components';
 import { resolveRoles, closeResolved, outPath, rowAreas, areaText, gt, checkAbort } from './analysis-support';
 import { RowSink, QuicklookSampler, stripRowsFor, readByteMask } from './strip-support';
@@ -9,16 +9,15 @@ function cellOf(x: number, y: number, w: number, h: number): string {
   return CELL_NAMES[Math.min(2, Math.floor((3 * y) / h)) * 3 + Math.min(2, Math.floor((3 * x) / w))];
 }
 
-export const connectedPatchesTool: BuiltinTool = {
+export const connectedPatchesTool = defineTool({
   id: 'connected_patches',
   params: {
     image: { kind: 'raster', required: true, description: 'mask raster (nonzero = set)' },
-    min_pixels: { kind: 'integer', default: 1, description: 'drop patches smaller than this' },
+    min_pixels: { kind: 'integer', default: 1, min: 1, description: 'drop patches smaller than this' },
   },
   async run(ctx) {
-    const minPixels = Number(ctx.args.min_pixels ?? 1);
-    if (!Number.isInteger(minPixels) || minPixels < 1) throw new Error(`argument "min_pixels" must be a positive integer, got ${ctx.args.min_pixels}`);
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const minPixels = ctx.args.min_pixels;
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: 1 });
     let sink: RowSink | undefined;
     try {
       const ds = R.band.dataset;
@@ -86,4 +85,4 @@ export const connectedPatchesTool: BuiltinTool = {
       await closeResolved(R);
     }
   },
-};
+});

@@ -1,6 +1,6 @@
 /** distance_to: Euclidean distance in metres from every pixel to the nearest mask pixel, streamed in strips. */
 import * as fs from 'node:fs';
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { columnPassStrip, rowPassStrip } from '../algorithms/distance';
 import { pixelSizeMetres } from '../algorithms/area';
 import { resolveRoles, closeResolved, outPath, gt, checkAbort, WhereCounter } from './analysis-support';
@@ -87,11 +87,11 @@ async function orderStats(file: string, step: number, n: number, rMed: number, r
   return { median: fromBits(bMed.bin, binOf(loMed, rMed - bMed.before).bin), far: fromBits(bFar.bin, binOf(loFar, rFar - bFar.before).bin) };
 }
 
-export const distanceToTool: BuiltinTool = {
+export const distanceToTool = defineTool({
   id: 'distance_to',
   params: { image: { kind: 'raster', required: true, description: 'mask raster (nonzero = target)' } },
   async run(ctx) {
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: 1 });
     const ds = R.band.dataset;
     const { width: w, height: h } = ds;
     const file = outPath(ctx, 'distance_to', 'distance', 'tif');
@@ -199,4 +199,4 @@ export const distanceToTool: BuiltinTool = {
       throw e;
     }
   },
-};
+});

@@ -1,5 +1,5 @@
 /** dnbr: differenced normalized burn ratio, NBR_pre − NBR_post (streamed in strips). */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { SENSORS } from '../sensor-presets';
 import { dnbr } from '../algorithms/burn';
 import {
@@ -7,7 +7,7 @@ import {
 } from './analysis-support';
 import { pct } from '../stats';
 
-export const dnbrTool: BuiltinTool = {
+export const dnbrTool = defineTool({
   id: 'dnbr',
   params: {
     pre: { kind: 'raster', required: true, description: 'pre-fire image' },
@@ -17,10 +17,10 @@ export const dnbrTool: BuiltinTool = {
     swir2: { kind: 'band' },
   },
   async run(ctx) {
-    const roleArgs = { nir: ctx.args.nir, swir2: ctx.args.swir2 };
-    const P = await resolveRoles(ctx, 'pre', ['nir', 'swir2'], roleArgs);
+    const roleArgs = { nir: ctx.args.nir, swir2: ctx.args.swir2, sensor: ctx.args.sensor };
+    const P = await resolveRoles(ctx, 'pre', ctx.args.pre, ['nir', 'swir2'], roleArgs);
     try {
-      const Q = await resolveRoles(ctx, 'post', ['nir', 'swir2'], roleArgs);
+      const Q = await resolveRoles(ctx, 'post', ctx.args.post, ['nir', 'swir2'], roleArgs);
       try {
         const ds = P.nir.dataset;
         assertSameGrid(ds, 'pre', Q.nir.dataset, 'post');
@@ -62,4 +62,4 @@ export const dnbrTool: BuiltinTool = {
       } finally { await closeResolved(Q); }
     } finally { await closeResolved(P); }
   },
-};
+});

@@ -1,21 +1,20 @@
 /** hillshade: Horn hillshade 1..255 (0 = nodata), as gdaldem hillshade; streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { openDem, runTerrain } from './terrain-support';
 import { outPath, quicklook } from './analysis-support';
 import { pct, whereText } from '../stats';
 
-export const hillshadeTool: BuiltinTool = {
+export const hillshadeTool = defineTool({
   id: 'hillshade',
   params: {
     dem: { kind: 'raster', required: true },
     azimuth: { kind: 'number', default: 315, description: 'sun azimuth, degrees clockwise from north' },
-    altitude: { kind: 'number', default: 45, description: 'sun altitude above the horizon, degrees' },
+    altitude: { kind: 'number', default: 45, min: 0, max: 90, description: 'sun altitude above the horizon, degrees' },
     z_factor: { kind: 'number', default: 1 },
   },
   async run(ctx) {
-    const azimuth = Number(ctx.args.azimuth ?? 315), altitude = Number(ctx.args.altitude ?? 45), z = Number(ctx.args.z_factor ?? 1);
-    if (!(altitude >= 0 && altitude <= 90)) throw new Error(`argument "altitude" must be between 0 and 90 degrees, got ${ctx.args.altitude}`);
-    if (!(z > 0)) throw new Error(`argument "z_factor" must be positive, got ${ctx.args.z_factor}`);
+    const { azimuth, altitude, z_factor: z } = ctx.args;
+    if (!(z > 0)) throw new Error(`hillshade: argument "z_factor" must be positive, got ${z}`);
     const dem = await openDem(ctx);
     try {
       const file = outPath(ctx, 'hillshade', 'hillshade', 'tif');
@@ -37,4 +36,4 @@ export const hillshadeTool: BuiltinTool = {
       };
     } finally { await dem.close(); }
   },
-};
+});

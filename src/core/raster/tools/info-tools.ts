@@ -7,14 +7,14 @@ import { renderQuicklook, QuicklookKind } from '../quicklook';
 import { inputStem, outPath, readPreview, throwIfAborted, pixelArea } from './common';
 import { describeContinuous } from './summary';
 import { roleFromDescription } from '../bands';
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { crsLabelOf } from '../crs/crs';
 
-export const rasterInfoTool: BuiltinTool = {
+export const rasterInfoTool = defineTool({
   id: 'raster_info',
-  params: { image: { kind: 'raster', required: true } },
+  params: { image: { kind: 'raster', required: true, single: true } },
   async run(ctx) {
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
       const g = ds.geo.geoTransform;
       const crsName = crsLabelOf(ds.geo, ds.source);
@@ -40,7 +40,7 @@ export const rasterInfoTool: BuiltinTool = {
       return { tool: 'raster_info', outputs: {}, stats, summary };
     } finally { await ds.close(); }
   },
-};
+});
 
 /** Streams one band through a StatsAccumulator, tile row by tile row. */
 export async function bandStats(ds: RasterDataset, band: number, opts: { bins?: number; signal?: AbortSignal; scale?: number; offset?: number; progress?: (f: number) => void } = {}): Promise<StatsAccumulator> {
@@ -57,17 +57,16 @@ export async function bandStats(ds: RasterDataset, band: number, opts: { bins?: 
   return acc;
 }
 
-export const rasterStatsTool: BuiltinTool = {
+export const rasterStatsTool = defineTool({
   id: 'raster_stats',
   params: {
     image: { kind: 'raster', required: true },
     band: { kind: 'band', default: 1 },
-    bins: { kind: 'integer', default: 32 },
+    bins: { kind: 'integer', default: 32, min: 1, max: 10_000 },
   },
   async run(ctx) {
-    const bins = Number(ctx.args.bins);
-    if (bins < 1 || bins > 10_000) throw new Error(`raster_stats: argument "bins" must be between 1 and 10000, got ${bins}`);
-    const r = await resolveBands(ctx.args.image, ['band'], ctx.args, { cwd: ctx.cwd, signal: ctx.signal });
+    const { bins } = ctx.args;
+    const r = await resolveBands(ctx.args.image, ['band'], { band: ctx.args.band }, { cwd: ctx.cwd, signal: ctx.signal });
     try {
       const b = r.band;
       const acc = await bandStats(b.dataset, b.band, { bins, signal: ctx.signal, scale: b.scale, offset: b.offset, progress: ctx.progress });
@@ -86,11 +85,11 @@ export const rasterStatsTool: BuiltinTool = {
       return { tool: 'raster_stats', outputs: {}, stats: d.stats, summary: d.summary };
     } finally { await closeResolved(r); }
   },
-};
+});
 
-const KINDS = ['auto', 'index', 'diverging', 'class', 'mask', 'continuous', 'hillshade'];
+const KINDS = ['auto', 'index', 'diverging', 'class', 'mask', 'continuous', 'hillshade'] as const;
 
-export const quicklookTool: BuiltinTool = {
+export const quicklookTool = defineTool({
   id: 'quicklook',
   params: {
     image: { kind: 'raster', required: true },
@@ -98,11 +97,11 @@ export const quicklookTool: BuiltinTool = {
     colormap: { kind: 'string', default: 'auto', enum: KINDS },
   },
   async run(ctx) {
-    const r = await resolveBands(ctx.args.image, ['band'], ctx.args, { cwd: ctx.cwd, signal: ctx.signal });
+    const r = await resolveBands(ctx.args.image, ['band'], { band: ctx.args.band }, { cwd: ctx.cwd, signal: ctx.signal });
     try {
       const b = r.band, ds = b.dataset;
       const p = await readPreview(ds, b.band, 1024, ctx.signal);
-      let kind = String(ctx.args.colormap) as QuicklookKind | 'auto';
+      let kind: QuicklookKind | 'auto' = ctx.args.colormap;
       if (kind === 'auto') {
         const desc = (ds.bandDescriptions[b.band - 1] ?? '').toLowerCase();
         const distinct = new Set<number>();
@@ -128,4 +127,4 @@ export const quicklookTool: BuiltinTool = {
       return { tool: 'quicklook', outputs: { png: { path: out, type: 'raster', roles: ['quicklook', 'png'], description: 'PNG quicklook (not a GeoTIFF)' } }, stats: { colormap: kind, width: p.w, height: p.h, ...st }, summary, quicklook: out };
     } finally { await closeResolved(r); }
   },
-};
+});

@@ -1,23 +1,22 @@
 /** kmeans_classify: unsupervised clusters of several bands (seeded, deterministic); fitted on a reservoir sample, applied in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { KMeansSampler, fitKMeansOnSample, assignKMeans } from '../algorithms/kmeans';
 import {
   featureBands, closeResolved, scanStrips, streamStrips, outPath, quicklook, rowAreas, areaText, sig, Preview,
 } from './analysis-support';
 import { pct, whereText } from '../stats';
 
-export const kmeansClassifyTool: BuiltinTool = {
+export const kmeansClassifyTool = defineTool({
   id: 'kmeans_classify',
   params: {
-    image: { kind: 'raster', required: true },
+    image: { kind: 'raster', required: true, single: true },
     bands: { kind: 'string_list', description: 'bands to cluster (1-based indices or role names); default: every band except QA/SCL' },
-    k: { kind: 'integer', default: 5 },
+    k: { kind: 'integer', default: 5, min: 2, max: 50 },
     seed: { kind: 'integer', default: 1 },
   },
   async run(ctx) {
-    const k = Number(ctx.args.k ?? 5), seed = Number(ctx.args.seed ?? 1);
-    if (!Number.isInteger(k) || k < 2 || k > 50) throw new Error(`argument "k" must be an integer from 2 to 50, got ${ctx.args.k}`);
-    const { resolved: R, inputs, bandList } = await featureBands(ctx);
+    const { k, seed } = ctx.args;
+    const { resolved: R, inputs, bandList } = await featureBands(ctx, 'image', ctx.args.image, ctx.args.bands);
     try {
       const ds = inputs[0].dataset;
       const { width: w, height: h } = ds;
@@ -66,4 +65,4 @@ export const kmeansClassifyTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

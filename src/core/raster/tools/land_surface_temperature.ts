@@ -3,7 +3,7 @@
  * temperature and is only converted to °C; a brightness-temperature band gets the single-channel
  * NDVI-emissivity correction. With a Landsat QA_PIXEL band the summary figures cover clear pixels only.
  */
-import type { BuiltinTool, ToolContext } from './types';
+import { defineTool, type RasterArg, type ToolContext } from './types';
 import { landSurfaceTemperature, surfaceKelvinToCelsius, isSurfaceTemperatureBand } from '../algorithms/lst';
 import { resolveRoles, closeResolved, streamStrips, outPath, quicklook, sig, Preview, assertSameGrid } from './analysis-support';
 import { StatsAccumulator, whereText, pct } from '../stats';
@@ -16,7 +16,7 @@ function kelvinError(T: ResolvedBand, mean: number): Error {
   return new Error(`argument "thermal": band ${T.band} of ${T.dataset.source} averages ${sig(mean)}, not a temperature in kelvin; give a brightness-temperature band in kelvin, or Landsat C2 L2 ST_B10 (DNs are scaled by its band name or sensor=landsat89_c2l2)`);
 }
 
-export const landSurfaceTemperatureTool: BuiltinTool = {
+export const landSurfaceTemperatureTool = defineTool({
   id: 'land_surface_temperature',
   params: {
     image: { kind: 'raster', required: true },
@@ -26,20 +26,21 @@ export const landSurfaceTemperatureTool: BuiltinTool = {
     nir: { kind: 'band', description: 'needed for a brightness-temperature band only' },
   },
   async run(ctx) {
+    const { image, sensor } = ctx.args;
     const open: Record<string, ResolvedBand>[] = [];
     try {
-      const R0 = await resolveRoles(ctx, 'image', ['thermal'], { thermal: ctx.args.thermal });
+      const R0 = await resolveRoles(ctx, 'image', image, ['thermal'], { thermal: ctx.args.thermal, sensor });
       open.push(R0);
       const T = R0.thermal, ds = T.dataset;
       const desc = ds.bandDescriptions[T.band - 1];
-      const surface = isSurfaceTemperatureBand(desc, ctx.args.sensor);
+      const surface = isSurfaceTemperatureBand(desc, sensor);
       const inputs: ResolvedBand[] = [T];
       if (!surface) {
-        const R1 = await resolveRoles(ctx, 'image', ['red', 'nir'], { red: ctx.args.red, nir: ctx.args.nir });
+        const R1 = await resolveRoles(ctx, 'image', image, ['red', 'nir'], { red: ctx.args.red, nir: ctx.args.nir, sensor });
         open.push(R1);
         inputs.push(R1.red, R1.nir);
       }
-      const qa = await landsatQa(ctx, ds);
+      const qa = await landsatQa(ctx, image, sensor, ds);
       if (qa) { open.push(qa.resolved); inputs.push(qa.band); }
       for (const b of inputs.slice(1)) if (b.dataset !== ds) assertSameGrid(ds, 'image (thermal)', b.dataset, 'image');
 
@@ -106,14 +107,16 @@ export const landSurfaceTemperatureTool: BuiltinTool = {
       for (const r of open) await closeResolved(r);
     }
   },
-};
+});
 
 /** The Landsat QA_PIXEL band of the thermal raster, when it has one (by band name, or the landsat89_c2l2 stack). */
-async function landsatQa(ctx: ToolContext, ds: { bandDescriptions: (string | null)[] }): Promise<{ resolved: Record<string, ResolvedBand>; band: ResolvedBand } | undefined> {
+async function landsatQa(
+  ctx: ToolContext, image: RasterArg, sensor: string | undefined, ds: { bandDescriptions: (string | null)[] },
+): Promise<{ resolved: Record<string, ResolvedBand>; band: ResolvedBand } | undefined> {
   const named = ds.bandDescriptions.some((d) => d?.trim().toLowerCase() === 'qa_pixel');
-  if (!named && ctx.args.sensor !== 'landsat89_c2l2') return undefined;
+  if (!named && sensor !== 'landsat89_c2l2') return undefined;
   let r: Record<string, ResolvedBand>;
-  try { r = await resolveRoles(ctx, 'image', ['qa'], {}); } catch { return undefined; }
+  try { r = await resolveRoles(ctx, 'image', image, ['qa'], { sensor }); } catch { return undefined; }
   const b = r.qa;
   const d = b.dataset.bandDescriptions[b.band - 1]?.trim().toLowerCase();
   if (d && d !== 'qa_pixel') { await closeResolved(r); return undefined; }

@@ -9,7 +9,7 @@ import { renderQuicklook, QuicklookKind } from '../quicklook';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
 import { assertSameGrid, inputStem, isStriped, outPath, pixelArea, rasterOutput } from './common';
 import { describeContinuous, describeMask } from './summary';
-import type { BuiltinTool, ToolContext } from './types';
+import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 
 const MASK_NODATA = 255;
@@ -34,16 +34,16 @@ async function pixelTool(ctx: ToolContext, ds: RasterDataset, inputs: InputRef[]
   return { run, out, ql };
 }
 
-export const bandMathTool: BuiltinTool = {
+export const bandMathTool = defineTool({
   id: 'band_math',
   params: {
-    image: { kind: 'raster', required: true },
+    image: { kind: 'raster', required: true, single: true },
     expression: { kind: 'string', required: true, description: 'e.g. (b4-b3)/(b4+b3); b1..bn, + - * / ( ), comparisons, min max abs sqrt' },
   },
   async run(ctx): Promise<ToolRunResult> {
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
-      const expression = String(ctx.args.expression);
+      const { expression } = ctx.args;
       let program: ExprProgram;
       try { program = compileExpr(expression, ds.bandCount); }
       catch (e) { if (e instanceof ExprError) throw new Error(`band_math: argument "expression": ${e.message} in "${clipExpression(expression)}"`); throw e; }
@@ -59,11 +59,11 @@ export const bandMathTool: BuiltinTool = {
       return { tool: 'band_math', outputs: { result: rasterOutput(out, mask ? ['mask'] : ['continuous'], clipExpression(expression, 200)) }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await ds.close(); }
   },
-};
+});
 
 const OPS: Record<string, string> = { gt: '>', ge: '≥', lt: '<', le: '≤', eq: '=', ne: '≠' };
 
-export const thresholdTool: BuiltinTool = {
+export const thresholdTool = defineTool({
   id: 'threshold',
   params: {
     image: { kind: 'raster', required: true },
@@ -72,20 +72,20 @@ export const thresholdTool: BuiltinTool = {
     value: { kind: 'number', required: true },
   },
   async run(ctx) {
-    const r = await resolveBands(ctx.args.image, ['band'], { ...ctx.args }, { cwd: ctx.cwd, signal: ctx.signal });
+    const r = await resolveBands(ctx.args.image, ['band'], { band: ctx.args.band }, { cwd: ctx.cwd, signal: ctx.signal });
     try {
       const b = r.band;
-      const op = String(ctx.args.op), value = Number(ctx.args.value);
+      const { op, value } = ctx.args;
       const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band, scale: b.scale, offset: b.offset }],
-        { type: 'threshold', op: op as any, value }, { name: 'threshold', output: `band ${b.band} ${op} ${value}`, mask: true });
+        { type: 'threshold', op, value }, { name: 'threshold', output: `band ${b.band} ${op} ${value}`, mask: true });
       const what = `${b.dataset.bandDescriptions[b.band - 1] ?? `band ${b.band}`} ${OPS[op]} ${value}`;
       const d = describeMask(run.stats, what, b.dataset.geo.geographic ? undefined : pixelArea(b.dataset));
       return { tool: 'threshold', outputs: { mask: rasterOutput(out, ['mask'], what) }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await closeResolved(r); }
   },
-};
+});
 
-export const cloudMaskTool: BuiltinTool = {
+export const cloudMaskTool = defineTool({
   id: 'cloud_mask',
   params: {
     image: { kind: 'raster', required: true },
@@ -93,11 +93,11 @@ export const cloudMaskTool: BuiltinTool = {
     sensor: { kind: 'string', enum: [...SENSORS] },
   },
   async run(ctx) {
-    const r = await resolveBands(ctx.args.image, ['qa'], ctx.args, { cwd: ctx.cwd, signal: ctx.signal });
+    const r = await resolveBands(ctx.args.image, ['qa'], { qa: ctx.args.qa, sensor: ctx.args.sensor }, { cwd: ctx.cwd, signal: ctx.signal });
     try {
       const b = r.qa;
       const desc = (b.dataset.bandDescriptions[b.band - 1] ?? '').toLowerCase();
-      let sensor = ctx.args.sensor as string | undefined;
+      let sensor: string | undefined = ctx.args.sensor;
       if (!sensor) sensor = desc.includes('scl') ? 'sentinel2_l2a' : desc.includes('qa_pixel') ? 'landsat89_c2l2' : undefined;
       if (sensor !== 'sentinel2_l2a' && sensor !== 'landsat89_c2l2') {
         throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
@@ -110,22 +110,22 @@ export const cloudMaskTool: BuiltinTool = {
       return { tool: 'cloud_mask', outputs: { mask: rasterOutput(out, ['mask', 'cloud'], '1 = cloud/shadow/cirrus, 0 = clear') }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await closeResolved(r); }
   },
-};
+});
 
-export const applyMaskTool: BuiltinTool = {
+export const applyMaskTool = defineTool({
   id: 'apply_mask',
   params: {
-    image: { kind: 'raster', required: true },
-    mask: { kind: 'raster', required: true },
+    image: { kind: 'raster', required: true, single: true },
+    mask: { kind: 'raster', required: true, single: true },
     invert: { kind: 'boolean', default: false, description: 'keep pixels where the mask is 0 instead of 1' },
   },
   async run(ctx) {
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     let mk: RasterDataset | undefined;
     try {
-      mk = await openRaster(String(ctx.args.mask), { cwd: ctx.cwd, signal: ctx.signal });
+      mk = await openRaster(ctx.args.mask, { signal: ctx.signal });
       assertSameGrid(ds, mk, 'image', 'mask');
-      const invert = Boolean(ctx.args.invert);
+      const { invert } = ctx.args;
       const inputs: InputRef[] = Array.from({ length: ds.bandCount }, (_, i) => ({ source: ds.source, band: i + 1 }));
       inputs.push({ source: mk.source, band: 1 });
       const descriptions = ds.bandDescriptions.map((d, i) => d ?? `band ${i + 1}`);
@@ -138,4 +138,4 @@ export const applyMaskTool: BuiltinTool = {
       return { tool: 'apply_mask', outputs: { masked: rasterOutput(out, ['masked'], `${descriptions.join(', ')} where mask ${invert ? '= 0' : '= 1'}`) }, stats: d.stats, summary, quicklook: ql };
     } finally { await ds.close(); await mk?.close(); }
   },
-};
+});

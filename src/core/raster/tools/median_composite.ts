@@ -6,12 +6,11 @@
  * Landsat QA_PIXEL bits 1-4 are dilated cloud, cirrus, cloud, shadow and bit 0 is fill).
  * Streamed in strips, one band at a time; writes the composite and the clear-observation count.
  */
-import * as fs from 'node:fs';
-import type { BuiltinTool } from './types';
+import { defineTool, type BandArg } from './types';
 import { openRaster, RasterDataset } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
 import { roleFromDescription } from '../bands';
-import { assertSameGrid, checkAbort, listArg, outPath, quicklook, sig, Preview, WhereCounter } from './analysis-support';
+import { assertSameGrid, checkAbort, outPath, quicklook, sig, Preview, WhereCounter } from './analysis-support';
 import { pct } from '../stats';
 import { outPath as commonOutPath } from './common';
 
@@ -31,35 +30,35 @@ export function medianOf(buf: Float64Array, n: number): number {
   return n % 2 ? buf[(n - 1) >> 1] : (buf[n / 2 - 1] + buf[n / 2]) / 2;
 }
 
-function bandIndex(ds: RasterDataset, v: string, arg: string): number {
-  if (/^\d+$/.test(v)) {
+function bandIndex(ds: RasterDataset, v: BandArg, arg: string): number {
+  if (typeof v === 'number' || /^\d+$/.test(v)) {
     const n = Number(v);
     if (n < 1 || n > ds.bandCount) throw new Error(`argument "${arg}": band ${n} does not exist in ${ds.source} (it has ${ds.bandCount} band${ds.bandCount > 1 ? 's' : ''})`);
     return n;
   }
-  const i = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === v.toLowerCase() || (d ?? '').toLowerCase() === v.toLowerCase());
+  const name = v.toLowerCase();
+  const i = ds.bandDescriptions.findIndex((d) => roleFromDescription(d) === name || (d ?? '').toLowerCase() === name);
   if (i < 0) throw new Error(`argument "${arg}": no band of ${ds.source} is described as "${v}"; give a 1-based band index`);
   return i + 1;
 }
 
-export const medianCompositeTool: BuiltinTool = {
+export const medianCompositeTool = defineTool({
   id: 'median_composite',
   params: {
-    images: { kind: 'raster_list', required: true, description: 'co-registered scenes (same grid and band layout), as a list or a glob such as "scenes/*.tif"' },
-    masks: { kind: 'raster_list', description: 'optional cloud masks, one per scene (1 = cloud, 0 = clear; mask nodata is skipped too)' },
+    images: { kind: 'raster_list', required: true, glob: true, description: 'co-registered scenes (same grid and band layout), as a list or a glob such as "scenes/*.tif"' },
+    masks: { kind: 'raster_list', glob: true, description: 'optional cloud masks, one per scene (1 = cloud, 0 = clear; mask nodata is skipped too)' },
     qa: { kind: 'band', description: 'QA band inside each scene (Sentinel-2 SCL or Landsat QA_PIXEL) whose flags skip pixels; it is left out of the composite' },
     sensor: { kind: 'string', enum: ['sentinel2_l2a', 'landsat89_c2l2', 'landsat457_c2l2'], description: 'how to read the QA band: SCL classes (sentinel2_l2a) or QA_PIXEL bits (Landsat); guessed from the band description' },
     bands: { kind: 'string_list', description: 'bands to composite (1-based indices or descriptions); default every band except the QA band' },
   },
   async run(ctx) {
-    const images = expandGlobs(ctx.args.images as string[], 'images');
-    const masks = ctx.args.masks ? expandGlobs(ctx.args.masks as string[], 'masks') : [];
+    const { images, masks = [] } = ctx.args;
     if (images.length < 2) throw new Error(`argument "images" needs at least 2 scenes for a composite, got ${images.length}`);
     if (masks.length && masks.length !== images.length) throw new Error(`argument "masks" has ${masks.length} entries but "images" has ${images.length}; give one mask per scene, in the same order`);
     const dss: RasterDataset[] = [], mds: RasterDataset[] = [];
     try {
       for (let k = 0; k < images.length; k++) {
-        const ds = await openRaster(images[k], { cwd: ctx.cwd, signal: ctx.signal }).catch((e) => { throw new Error(`argument "images"[${k}]: ${(e as Error).message}`); });
+        const ds = await openRaster(images[k], { signal: ctx.signal }).catch((e) => { throw new Error(`argument "images"[${k}]: ${(e as Error).message}`); });
         dss.push(ds);
         if (k > 0) {
           assertSameGrid(dss[0], 'images[0]', ds, `images[${k}]`);
@@ -67,22 +66,22 @@ export const medianCompositeTool: BuiltinTool = {
         }
       }
       for (let k = 0; k < masks.length; k++) {
-        const m = await openRaster(masks[k], { cwd: ctx.cwd, signal: ctx.signal }).catch((e) => { throw new Error(`argument "masks"[${k}]: ${(e as Error).message}`); });
+        const m = await openRaster(masks[k], { signal: ctx.signal }).catch((e) => { throw new Error(`argument "masks"[${k}]: ${(e as Error).message}`); });
         mds.push(m);
         assertSameGrid(dss[0], 'images[0]', m, `masks[${k}]`);
       }
       const first = dss[0];
       let qaBand: number | undefined, qaKind: QaKind | undefined;
       if (ctx.args.qa !== undefined) {
-        qaBand = bandIndex(first, String(ctx.args.qa), 'qa');
-        const sensor = ctx.args.sensor as string | undefined;
+        qaBand = bandIndex(first, ctx.args.qa, 'qa');
+        const { sensor } = ctx.args;
         const desc = (first.bandDescriptions[qaBand - 1] ?? '').toLowerCase();
         qaKind = sensor === 'sentinel2_l2a' ? 'scl' : sensor ? 'qa_pixel' : desc.includes('scl') ? 'scl' : desc.includes('qa_pixel') ? 'qa_pixel' : undefined;
         if (!qaKind) throw new Error(`argument "qa": cannot tell how to read band ${qaBand} of ${first.source} (its description is "${desc}"); pass sensor=sentinel2_l2a (SCL classes) or sensor=landsat89_c2l2 (QA_PIXEL bits)`);
       } else if (ctx.args.sensor !== undefined) {
         throw new Error('argument "sensor" only says how to read the "qa" band; pass qa=<band> too, or leave sensor out');
       }
-      const bandArg = listArg(ctx.args.bands);
+      const bandArg = ctx.args.bands ?? [];
       const bands = bandArg.length ? bandArg.map((b) => bandIndex(first, b, 'bands'))
         : Array.from({ length: first.bandCount }, (_, i) => i + 1).filter((b) => b !== qaBand && roleFromDescription(first.bandDescriptions[b - 1]) !== 'qa');
       if (!bands.length) throw new Error(`argument "bands": nothing left to composite in ${first.source} once the QA band is left out`);
@@ -174,22 +173,4 @@ export const medianCompositeTool: BuiltinTool = {
       await Promise.all([...dss, ...mds].map((d) => d.close().catch(() => undefined)));
     }
   },
-};
-
-/** Expands "*" / "?" globs in the file-name part of each entry (sorted); plain paths pass through. */
-export function expandGlobs(list: string[], arg: string): string[] {
-  const out: string[] = [];
-  for (const p of list) {
-    const name = p.split(/[\\/]/).pop() ?? p;
-    if (!/[*?]/.test(name)) { out.push(p); continue; }
-    const dir = p.slice(0, p.length - name.length) || '.';
-    if (/[*?]/.test(dir)) throw new Error(`argument "${arg}": "${p}" has a wildcard in a folder name; only the file name may have * or ?`);
-    const re = new RegExp(`^${name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-    let names: string[];
-    try { names = fs.readdirSync(dir); } catch { throw new Error(`argument "${arg}": folder ${dir} of "${p}" does not exist`); }
-    const hits = names.filter((f) => re.test(f)).sort();
-    if (!hits.length) throw new Error(`argument "${arg}": "${p}" matches no file in ${dir}`);
-    out.push(...hits.map((f) => dir.replace(/[\\/]$/, '') + '/' + f));
-  }
-  return out;
-}
+});

@@ -1,5 +1,5 @@
 /** morphology: binary open/close/dilate/erode of a mask with a disc, streamed in strips with a halo of rows. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { morphologyStrip, morphologyHalo, MASK_NODATA, MorphOp } from '../algorithms/morphology';
 import { resolveRoles, closeResolved, outPath, rowAreas, areaText, checkAbort, WhereCounter } from './analysis-support';
 import { RowSink, QuicklookSampler, stripRowsFor, readByteMask } from './strip-support';
@@ -7,18 +7,16 @@ import { pct } from '../stats';
 
 const VERB: Record<MorphOp, string> = { open: 'Opening', close: 'Closing', dilate: 'Dilation', erode: 'Erosion' };
 
-export const morphologyTool: BuiltinTool = {
+export const morphologyTool = defineTool({
   id: 'morphology',
   params: {
     image: { kind: 'raster', required: true, description: 'mask raster (nonzero = set)' },
     op: { kind: 'string', required: true, enum: ['open', 'close', 'dilate', 'erode'] },
-    radius: { kind: 'integer', default: 1, description: 'disc radius in pixels' },
+    radius: { kind: 'integer', default: 1, min: 1, max: 100, description: 'disc radius in pixels' },
   },
   async run(ctx) {
-    const op = String(ctx.args.op) as MorphOp;
-    const radius = Number(ctx.args.radius ?? 1);
-    if (!Number.isInteger(radius) || radius < 1 || radius > 100) throw new Error(`argument "radius" must be an integer from 1 to 100, got ${ctx.args.radius}`);
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const { op, radius } = ctx.args;
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: 1 });
     let sink: RowSink | undefined;
     try {
       const ds = R.band.dataset;
@@ -67,4 +65,4 @@ export const morphologyTool: BuiltinTool = {
       await closeResolved(R);
     }
   },
-};
+});

@@ -4,7 +4,7 @@
  * sample standard deviation (n − 1). Pixels with fewer than `min_years` valid baseline values, or a
  * zero std for a z-score, are nodata. Streamed in strips.
  */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import type { ResolvedBand } from '../bands';
 import { resolveRoles, closeResolved, streamStrips, assertSameGrid, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview } from './analysis-support';
 import { pct } from '../stats';
@@ -27,30 +27,28 @@ export function anomaly(target: Float32Array, base: Float32Array[], method: 'dif
   return out;
 }
 
-export const ndviAnomalyTool: BuiltinTool = {
+export const ndviAnomalyTool = defineTool({
   id: 'ndvi_anomaly',
   params: {
     image: { kind: 'raster', required: true, description: 'target NDVI (or other index) raster' },
     baseline: { kind: 'raster_list', required: true, description: 'NDVI rasters of the same period in earlier years, on the same grid' },
     method: { kind: 'string', enum: ['difference', 'zscore'], default: 'difference', description: 'difference: target − mean; zscore: (target − mean) / std (sample std, n − 1)' },
     band: { kind: 'band', default: 1 },
-    min_years: { kind: 'integer', description: 'fewest valid baseline values a pixel needs (default 1 for difference, 2 for zscore)' },
+    min_years: { kind: 'integer', min: 1, description: 'fewest valid baseline values a pixel needs (default 1 for difference, 2 for zscore)' },
   },
   async run(ctx) {
-    const baseline = (ctx.args.baseline as string[]).map(String);
-    const method = String(ctx.args.method ?? 'difference') as 'difference' | 'zscore';
-    const minYears = ctx.args.min_years !== undefined ? Number(ctx.args.min_years) : method === 'zscore' ? 2 : 1;
+    const { baseline, method } = ctx.args;
+    const minYears = ctx.args.min_years ?? (method === 'zscore' ? 2 : 1);
     if (method === 'zscore' && baseline.length < 2) throw new Error(`argument "baseline": a z-score needs at least 2 baseline rasters for a standard deviation, got ${baseline.length}; add earlier years or use method=difference`);
-    if (!(minYears >= 1) || minYears > baseline.length) throw new Error(`argument "min_years" must be from 1 to the ${baseline.length} baseline rasters, got ${minYears}`);
+    if (minYears > baseline.length) throw new Error(`argument "min_years" must be from 1 to the ${baseline.length} baseline rasters, got ${minYears}`);
     if (method === 'zscore' && minYears < 2) throw new Error('argument "min_years" must be at least 2 for method=zscore (a standard deviation needs two values)');
     const opened: Record<string, ResolvedBand>[] = [];
     try {
-      const T = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+      const T = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
       opened.push(T);
       const ds = T.band.dataset;
       for (let k = 0; k < baseline.length; k++) {
-        const sub = { ...ctx, args: { ...ctx.args, baseline: baseline[k] } };
-        const r = await resolveRoles(sub, 'baseline', ['band'], { band: ctx.args.band ?? 1 }).catch((e) => {
+        const r = await resolveRoles(ctx, 'baseline', baseline[k], ['band'], { band: ctx.args.band }).catch((e) => {
           throw new Error(`argument "baseline"[${k}]: ${e instanceof Error ? e.message.replace(/^argument "baseline": /, '') : e}`);
         });
         opened.push(r);
@@ -97,4 +95,4 @@ export const ndviAnomalyTool: BuiltinTool = {
       };
     } finally { await Promise.all(opened.map((r) => closeResolved(r))); }
   },
-};
+});

@@ -1,19 +1,19 @@
 /** otsu_threshold: automatic two-class split of one band (mask = 1 above the threshold); streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { MASK_NODATA } from '../algorithms/morphology';
 import {
   resolveRoles, closeResolved, streamStrips, streamedOtsu, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview,
 } from './analysis-support';
 import { pct } from '../stats';
 
-export const otsuThresholdTool: BuiltinTool = {
+export const otsuThresholdTool = defineTool({
   id: 'otsu_threshold',
   params: {
     image: { kind: 'raster', required: true, description: 'raster to split (e.g. an MNDWI or NDVI index)' },
     band: { kind: 'band', default: 1, description: '1-based band index or role name' },
   },
   async run(ctx) {
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
     try {
       const b = R.band, ds = b.dataset;
       const { width: w, height: h } = ds;
@@ -54,4 +54,4 @@ export const otsuThresholdTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

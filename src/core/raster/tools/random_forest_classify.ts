@@ -3,43 +3,38 @@
  * points) in any CRS; a seeded random forest (../algorithms/random-forest.ts) is fitted on their band
  * values and applied to every pixel in strips. Pixels with a nodata band are nodata (0) in the output.
  */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { trainForest, predictForest } from '../algorithms/random-forest';
 import { mulberry32 } from '../algorithms/prng';
 import { featureBands, closeResolved, streamStrips, outPath, quicklook, rowAreas, areaText, sig, labelsDescription, Preview, WhereCounter } from './analysis-support';
 import { labelledPixels, valuesAt } from './label-samples';
 import { pct } from '../stats';
 
-export const randomForestClassifyTool: BuiltinTool = {
+export const randomForestClassifyTool = defineTool({
   id: 'random_forest_classify',
   params: {
-    image: { kind: 'raster', required: true, description: 'multispectral image or stack of bands and indices' },
+    image: { kind: 'raster', required: true, single: true, description: 'multispectral image or stack of bands and indices' },
     training: { kind: 'vector', required: true, description: 'training polygons (or points) with a class attribute: GeoJSON, Shapefile or GeoPackage, any CRS' },
     class_field: { kind: 'string', required: true, description: 'attribute holding the class: integer codes 1..65535 kept as they are, or names numbered 1..n in alphabetical order' },
     bands: { kind: 'string_list', description: 'bands to use (1-based indices or role names); default every band except QA/SCL' },
-    n_trees: { kind: 'integer', default: 100 },
-    mtry: { kind: 'integer', description: 'features tried per split; default ⌊√bands⌋' },
-    max_depth: { kind: 'integer', default: 0, description: '0 = grow until the leaves are pure' },
-    min_samples_leaf: { kind: 'integer', default: 1 },
-    max_samples: { kind: 'integer', default: 20000, description: 'most training pixels used (a seeded random subset beyond that)' },
+    n_trees: { kind: 'integer', default: 100, min: 1, max: 1000 },
+    mtry: { kind: 'integer', min: 1, description: 'features tried per split; default ⌊√bands⌋' },
+    max_depth: { kind: 'integer', default: 0, min: 0, description: '0 = grow until the leaves are pure' },
+    min_samples_leaf: { kind: 'integer', default: 1, min: 1 },
+    max_samples: { kind: 'integer', default: 20000, min: 10, description: 'most training pixels used (a seeded random subset beyond that)' },
     seed: { kind: 'integer', default: 1 },
   },
   async run(ctx) {
-    const nTrees = Number(ctx.args.n_trees ?? 100), seed = Number(ctx.args.seed ?? 1);
-    const maxDepth = Number(ctx.args.max_depth ?? 0), minLeaf = Number(ctx.args.min_samples_leaf ?? 1), maxSamples = Number(ctx.args.max_samples ?? 20000);
-    if (!(nTrees >= 1 && nTrees <= 1000)) throw new Error(`argument "n_trees" must be from 1 to 1000, got ${nTrees}`);
-    if (!(maxDepth >= 0)) throw new Error(`argument "max_depth" must be 0 (unlimited) or more, got ${maxDepth}`);
-    if (!(minLeaf >= 1)) throw new Error(`argument "min_samples_leaf" must be at least 1, got ${minLeaf}`);
-    if (!(maxSamples >= 10)) throw new Error(`argument "max_samples" must be at least 10, got ${maxSamples}`);
-    const { resolved: R, inputs, bandList } = await featureBands(ctx);
+    const { n_trees: nTrees, seed, max_depth: maxDepth, min_samples_leaf: minLeaf, max_samples: maxSamples } = ctx.args;
+    const { resolved: R, inputs, bandList } = await featureBands(ctx, 'image', ctx.args.image, ctx.args.bands);
     try {
       const ds = inputs[0].dataset;
       const F = inputs.length;
-      const mtry = ctx.args.mtry !== undefined ? Number(ctx.args.mtry) : Math.max(1, Math.floor(Math.sqrt(F)));
-      if (!(mtry >= 1 && mtry <= F)) throw new Error(`argument "mtry" must be from 1 to the ${F} bands used, got ${mtry}`);
+      const mtry = ctx.args.mtry ?? Math.max(1, Math.floor(Math.sqrt(F)));
+      if (mtry > F) throw new Error(`argument "mtry" must be from 1 to the ${F} bands used, got ${mtry}`);
       ctx.progress(0, 'reading training data');
-      const field = String(ctx.args.class_field);
-      const L = labelledPixels(ctx, String(ctx.args.training), ds, 'training', field);
+      const field = ctx.args.class_field;
+      const L = labelledPixels(ctx, ctx.args.training, ds, 'training', field);
       // Class codes: integers as they are, names numbered alphabetically.
       const numeric = L.values.every((v) => typeof v === 'number');
       if (!numeric && L.values.some((v) => typeof v === 'number')) throw new Error(`argument "class_field": "${field}" mixes numbers and names; use one or the other`);
@@ -124,4 +119,4 @@ export const randomForestClassifyTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

@@ -1,13 +1,13 @@
 /** reclassify: continuous values → classes 1..N by breaks and labels (streamed in strips). */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { classScheme } from '../algorithms/reclassify';
 import {
-  resolveRoles, closeResolved, outPath, quicklook, rowAreas, areaText, numberListArg, listArg, labelsDescription,
+  resolveRoles, closeResolved, outPath, quicklook, rowAreas, areaText, labelsDescription,
 } from './analysis-support';
 import { runStrips } from '../pipeline/run-strips';
 import { pct, whereText } from '../stats';
 
-export const reclassifyTool: BuiltinTool = {
+export const reclassifyTool = defineTool({
   id: 'reclassify',
   params: {
     image: { kind: 'raster', required: true },
@@ -16,8 +16,8 @@ export const reclassifyTool: BuiltinTool = {
     labels: { kind: 'string_list', description: 'class names (class codes are 1..N in this order)' },
   },
   async run(ctx) {
-    const scheme = classScheme(numberListArg(ctx.args.breaks, 'breaks'), listArg(ctx.args.labels));
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const scheme = classScheme(ctx.args.breaks, ctx.args.labels ?? []);
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
     try {
       const ds = R.band.dataset;
       const { width: w, height: h } = ds;
@@ -57,4 +57,4 @@ export const reclassifyTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

@@ -1,26 +1,26 @@
 /** reproject: a raster warped into another CRS (EPSG code, proj4 string or WKT) through proj4, on a north-up grid. */
 import { openRaster } from '../io/dataset';
-import { crsOfGeo, transformer, Crs, CrsError } from '../crs/crs';
+import { crsOfGeo, transformer, CrsError } from '../crs/crs';
 import { num } from '../stats';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { outPath, rasterOutput } from './common';
 import { geoFor, warpRaster, pixelSizes } from './warp-support';
 import { MAX_RESAMPLE_PIXELS, MAX_RESAMPLE_SIDE } from './spatial-tools';
 import { warpMethod, RESAMPLING, unitOf } from './align';
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 
-export const reprojectTool: BuiltinTool = {
+export const reprojectTool = defineTool({
   id: 'reproject',
   params: {
-    image: { kind: 'raster', required: true },
+    image: { kind: 'raster', required: true, single: true },
     dst_crs: { kind: 'crs', required: true, description: 'target CRS: EPSG:4326, EPSG:32632, a proj4 string or WKT' },
     resampling: { kind: 'string', default: 'near', enum: RESAMPLING, description: 'near for classes and masks, bilinear or cubic for continuous values, average to aggregate' },
     resolution: { kind: 'number', description: 'output pixel size in units of the target CRS (default: about the input\'s)' },
   },
   async run(ctx) {
-    const dstCrs = ctx.args.dst_crs as Crs;
-    const method = warpMethod(String(ctx.args.resampling));
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const dstCrs = ctx.args.dst_crs;
+    const method = warpMethod(ctx.args.resampling);
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
       const srcCrs = crsOfGeo(ds.geo, ds.source);
       if (!srcCrs) throw new CrsError(`reproject: ${ds.source} names no CRS, so it cannot be reprojected; assign its CRS first (gdal_edit.py -a_srs EPSG:<code>)`);
@@ -38,8 +38,8 @@ export const reprojectTool: BuiltinTool = {
         }
       }
       if (!(x1 > x0 && y1 > y0)) throw new CrsError(`reproject: ${ds.source} (${srcCrs.label}) has no area in ${dstCrs.label}`);
-      let res = ctx.args.resolution !== undefined ? Number(ctx.args.resolution) : NaN;
-      if (ctx.args.resolution !== undefined && !(res > 0)) throw new Error(`reproject: argument "resolution" must be a positive pixel size in ${unitOf(dstCrs)}, got ${ctx.args.resolution}`);
+      let res = ctx.args.resolution ?? NaN;
+      if (ctx.args.resolution !== undefined && !(res > 0)) throw new Error(`reproject: argument "resolution" must be a positive pixel size in ${unitOf(dstCrs)}, got ${res}`);
       if (!(res > 0)) {
         // As gdalwarp: the input's diagonal in the target CRS over its diagonal in pixels.
         const a = at(0, 0), b = at(ds.width, ds.height);
@@ -66,4 +66,4 @@ export const reprojectTool: BuiltinTool = {
       };
     } finally { await ds.close(); }
   },
-};
+});

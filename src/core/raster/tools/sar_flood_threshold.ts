@@ -4,7 +4,7 @@
  * backscatter (σ⁰ power) is converted with dB = 10·log10(σ⁰); values ≤ 0 have no dB and are nodata.
  * Without a threshold, Otsu's method on the dB histogram picks it (water is the lower class).
  */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { MASK_NODATA } from '../algorithms/morphology';
 import {
   resolveRoles, closeResolved, streamStrips, streamedOtsu, scanStrips, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview,
@@ -19,7 +19,7 @@ export function toDb(a: Float32Array, units: 'db' | 'linear'): Float64Array {
   return out;
 }
 
-export const sarFloodThresholdTool: BuiltinTool = {
+export const sarFloodThresholdTool = defineTool({
   id: 'sar_flood_threshold',
   params: {
     image: { kind: 'raster', required: true, description: 'SAR backscatter (Sentinel-1 GRD VV or VH), linear σ⁰ or dB' },
@@ -28,12 +28,12 @@ export const sarFloodThresholdTool: BuiltinTool = {
     units: { kind: 'string', enum: ['auto', 'db', 'linear'], default: 'auto', description: 'units of the input; auto: dB when any value is negative, else linear power' },
   },
   async run(ctx) {
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
     try {
       const b = R.band, ds = b.dataset;
       const { width: w, height: h } = ds;
-      let units = String(ctx.args.units ?? 'auto') as 'auto' | 'db' | 'linear';
-      const given = ctx.args.threshold_db as number | undefined;
+      let units = ctx.args.units;
+      const given = ctx.args.threshold_db;
       if (given !== undefined && !(given > -60 && given < 30)) {
         throw new Error(`argument "threshold_db": ${given} dB is outside the range of SAR backscatter (−60..30 dB); open water is usually below −15 dB in VV`);
       }
@@ -93,4 +93,4 @@ export const sarFloodThresholdTool: BuiltinTool = {
       };
     } finally { await closeResolved(R); }
   },
-};
+});

@@ -1,18 +1,18 @@
 /** slope: Horn slope in degrees, as gdaldem slope (edges nodata); streamed in strips. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { openDem, runTerrain } from './terrain-support';
 import { outPath, quicklook } from './analysis-support';
 import { pct, whereText } from '../stats';
 
-export const slopeTool: BuiltinTool = {
+export const slopeTool = defineTool({
   id: 'slope',
   params: {
     dem: { kind: 'raster', required: true, description: 'elevation raster (metres)' },
     z_factor: { kind: 'number', default: 1, description: 'multiplier for elevations (vertical exaggeration or unit conversion)' },
   },
   async run(ctx) {
-    const z = Number(ctx.args.z_factor ?? 1);
-    if (!(z > 0)) throw new Error(`argument "z_factor" must be positive, got ${ctx.args.z_factor}`);
+    const z = ctx.args.z_factor;
+    if (!(z > 0)) throw new Error(`slope: argument "z_factor" must be positive, got ${z}`);
     const dem = await openDem(ctx);
     try {
       const file = outPath(ctx, 'slope', 'slope', 'tif');
@@ -38,4 +38,4 @@ export const slopeTool: BuiltinTool = {
       };
     } finally { await dem.close(); }
   },
-};
+});

@@ -8,8 +8,7 @@ import { LONLAT, crsOfGeo, transformer } from '../crs/crs';
 import { StatsAccumulator, num } from '../stats';
 import { outPath, rasterOutput, throwIfAborted, inputStem } from './common';
 import { renderQuicklook } from '../quicklook';
-import type { BuiltinTool, ToolContext } from './types';
-import type { WarpMethod } from '../algorithms/warp';
+import { defineTool, type ToolContext } from './types';
 import { warpRaster } from './warp-support';
 import { warpOntoReference } from './align';
 
@@ -79,21 +78,21 @@ function baseSpec(ds: RasterDataset, width: number, height: number, geo: GeoInfo
   };
 }
 
-export const clipBboxTool: BuiltinTool = {
+export const clipBboxTool = defineTool({
   id: 'clip_bbox',
   params: {
-    image: { kind: 'raster', required: true },
+    image: { kind: 'raster', required: true, single: true },
     bbox: { kind: 'bbox', required: true, description: 'minx,miny,maxx,maxy' },
     bbox_crs: { kind: 'string', default: 'native', enum: ['native', 'lonlat'] },
   },
   async run(ctx) {
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
       const g = ds.geo.geoTransform;
       if (g[2] !== 0 || g[4] !== 0) throw new Error(`clip_bbox: ${ds.source} has a rotated geotransform; warp it first`);
-      let [minx, miny, maxx, maxy] = ctx.args.bbox as number[];
+      let [minx, miny, maxx, maxy] = ctx.args.bbox;
       if (ctx.args.bbox_crs === 'lonlat') {
-        if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox}`);
+        if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox.join(',')}`);
         const pts: [number, number][] = [];
         try {
           const crs = crsOfGeo(ds.geo, ds.source);
@@ -127,30 +126,28 @@ export const clipBboxTool: BuiltinTool = {
       return { tool: 'clip_bbox', outputs: { clipped: rasterOutput(out, ['clipped']) }, stats: { window: { x: c0, y: r0, width: w, height: h }, geoTransform: geo.geoTransform, ...r }, summary, quicklook: ql };
     } finally { await ds.close(); }
   },
-};
+});
 
 /** Largest resample output: a few hundred MB of strips at most, and seconds to minutes, not hours. */
 export const MAX_RESAMPLE_PIXELS = 1 << 28;
 export const MAX_RESAMPLE_SIDE = 1 << 16;
 
-export const resampleTool: BuiltinTool = {
+export const resampleTool = defineTool({
   id: 'resample',
   params: {
-    image: { kind: 'raster', required: true },
-    factor: { kind: 'number', description: 'output pixel size ÷ input pixel size (2 = half the resolution); or give reference=' },
+    image: { kind: 'raster', required: true, single: true },
+    factor: { kind: 'number', min: 0.01, max: 1000, description: 'output pixel size ÷ input pixel size (2 = half the resolution); or give reference=' },
     method: { kind: 'string', default: 'nearest', enum: ['nearest', 'average', 'bilinear', 'cubic'] },
-    reference: { kind: 'raster', description: 'raster whose grid (pixel size, extent, CRS) the output matches, instead of factor' },
+    reference: { kind: 'raster', single: true, description: 'raster whose grid (pixel size, extent, CRS) the output matches, instead of factor' },
   },
   async run(ctx) {
-    const method = String(ctx.args.method) as WarpMethod;
-    if (ctx.args.reference !== undefined) {
-      if (ctx.args.factor !== undefined) throw new Error('resample: give either "factor" or "reference", not both');
-      return warpOntoReference(ctx, 'resample', method, 'resampled');
+    const { method, factor: f, reference } = ctx.args;
+    if (reference !== undefined) {
+      if (f !== undefined) throw new Error('resample: give either "factor" or "reference", not both');
+      return warpOntoReference(ctx, ctx.args.image, reference, 'resample', method, 'resampled');
     }
-    if (ctx.args.factor === undefined) throw new Error('resample: missing argument "factor" (output pixel size ÷ input pixel size, e.g. factor=2) or "reference" (a raster whose grid to match)');
-    const f = Number(ctx.args.factor);
-    if (!(f > 0) || f > 1000 || f < 0.01) throw new Error(`resample: argument "factor" must be between 0.01 and 1000, got ${ctx.args.factor}`);
-    const ds = await openRaster(String(ctx.args.image), { cwd: ctx.cwd, signal: ctx.signal });
+    if (f === undefined) throw new Error('resample: missing argument "factor" (output pixel size ÷ input pixel size, e.g. factor=2) or "reference" (a raster whose grid to match)');
+    const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
       const g = ds.geo.geoTransform;
       const W = Math.max(1, Math.round(ds.width / f)), H = Math.max(1, Math.round(ds.height / f));
@@ -181,4 +178,4 @@ export const resampleTool: BuiltinTool = {
       return { tool: 'resample', outputs: { resampled: rasterOutput(out, ['resampled']) }, stats: { width: W, height: H, geoTransform: geo.geoTransform, ...r }, summary, quicklook: ql };
     } finally { await ds.close(); }
   },
-};
+});

@@ -5,24 +5,32 @@ import { runPixels } from '../pipeline/run-pixels';
 import { renderQuicklook } from '../quicklook';
 import { assertSameGrid, inputStem, isStriped, outPath, rasterOutput } from './common';
 import { describeContinuous } from './summary';
-import type { BuiltinTool, ToolParamSpec } from './types';
+import type { ArgsOf, BuiltinTool, ToolParams } from './types';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
 
 const INTEGER_TYPES = new Set(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32', 'uint64', 'int64']);
 
+/** What every index tool takes; each adds a band parameter per role of its formula (savi also L). */
+const COMMON_PARAMS = {
+  image: { kind: 'raster', required: true, description: 'multispectral image, COG URL or {role: path} mapping' },
+  sensor: { kind: 'string', enum: SENSORS, description: 'sensor preset for band roles and scaling' },
+} as const satisfies ToolParams;
+
+/** The role parameters differ per index, so only the common ones (and savi's L) are typed. */
+type IndexArgs = ArgsOf<typeof COMMON_PARAMS> & { L?: number };
+
 function makeIndexTool(id: IndexId): BuiltinTool {
   const def = INDICES[id];
-  const params: Record<string, ToolParamSpec> = {
-    image: { kind: 'raster', required: true, description: 'multispectral image, COG URL or {role: path} mapping' },
-    sensor: { kind: 'string', enum: [...SENSORS], description: 'sensor preset for band roles and scaling' },
-  };
+  const params: ToolParams = { ...COMMON_PARAMS };
   for (const r of def.roles) params[r] = { kind: 'band', description: `${r} band (1-based index or role name)` };
   if (id === 'savi') params.L = { kind: 'number', default: 0.5, description: 'soil brightness correction factor' };
   return {
     id,
     params,
     async run(ctx) {
-      const resolved = await resolveBands(ctx.args.image, def.roles, ctx.args, { cwd: ctx.cwd, signal: ctx.signal });
+      const { image, L } = ctx.args as IndexArgs;
+      // The role band arguments and sensor are looked up by role name.
+      const resolved = await resolveBands(image, def.roles, ctx.args, { cwd: ctx.cwd, signal: ctx.signal });
       try {
         const first = resolved[def.roles[0]].dataset;
         for (const r of def.roles.slice(1)) assertSameGrid(first, resolved[r].dataset, def.roles[0], r);
@@ -40,7 +48,7 @@ function makeIndexTool(id: IndexId): BuiltinTool {
         });
         const out = outPath(ctx, id);
         const run = await runPixels({
-          inputs, kernel: { type: 'index', id, L: id === 'savi' ? Number(ctx.args.L ?? 0.5) : undefined },
+          inputs, kernel: { type: 'index', id, L: id === 'savi' ? L : undefined },
           width: first.width, height: first.height, geo: first.geo,
           outPath: out, outDtype: 'float32', outBands: 1, nodata: DEFAULT_FLOAT_NODATA, descriptions: [id],
           signal: ctx.signal, progress: (f) => ctx.progress(f * 0.95),

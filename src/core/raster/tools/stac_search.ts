@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuiltinTool, ToolContext } from './types';
+import { defineTool, type ToolContext } from './types';
 import { checkAbort, sig, writeJson } from './analysis-support';
 import { boundedFetch } from '../../net/bounded-fetch';
 
@@ -268,41 +268,36 @@ async function searchApi(ctx: ToolContext, url: string, q: StacQuery, limit: num
   return out;
 }
 
-export const stacSearchTool: BuiltinTool = {
+export const stacSearchTool = defineTool({
   id: 'stac_search',
   params: {
-    catalog: { kind: 'string', required: true, description: 'static STAC catalog (folder, catalog.json or collection.json) or a STAC API URL (https://.../v1 or .../search)' },
+    catalog: { kind: 'string', required: true, path: true, description: 'static STAC catalog (folder, catalog.json or collection.json) or a STAC API URL (https://.../v1 or .../search)' },
     bbox: { kind: 'bbox', description: 'area of interest [minx, miny, maxx, maxy] in longitude/latitude' },
     datetime: { kind: 'string', description: 'date range "YYYY-MM-DD/YYYY-MM-DD" (".." for an open end), or one date' },
     collection: { kind: 'string', description: 'collection id, e.g. sentinel-2-l2a' },
-    max_cloud: { kind: 'number', description: 'largest eo:cloud_cover in percent (items without one are left out); no cloud filter when omitted' },
+    max_cloud: { kind: 'number', min: 0, max: 100, description: 'largest eo:cloud_cover in percent (items without one are left out); no cloud filter when omitted' },
     properties: { kind: 'string_list', description: 'more property filters such as "platform=sentinel-2a" or "view:off_nadir<5" (= != < <= > >=)' },
-    limit: { kind: 'integer', default: 100, description: 'most items returned (earliest first)' },
+    limit: { kind: 'integer', default: 100, min: 1, max: 10_000, description: 'most items returned (earliest first)' },
   },
   async run(ctx) {
-    const catalog = String(ctx.args.catalog).trim();
-    const limit = Number(ctx.args.limit ?? 100);
-    if (!(limit >= 1 && limit <= 10000)) throw new Error(`argument "limit" must be from 1 to 10000, got ${limit}`);
-    const maxCloud = ctx.args.max_cloud as number | undefined;
-    if (maxCloud !== undefined && !(maxCloud >= 0 && maxCloud <= 100)) throw new Error(`argument "max_cloud" is a percentage from 0 to 100, got ${maxCloud}`);
-    const bbox = ctx.args.bbox as [number, number, number, number] | undefined;
+    const { catalog, limit, max_cloud: maxCloud, bbox, datetime, collection, properties = [] } = ctx.args;
     if (bbox && (bbox[0] < -180 || bbox[2] > 180 || bbox[1] < -90 || bbox[3] > 90)) throw new Error(`argument "bbox": [${bbox.join(', ')}] is not in longitude/latitude (−180..180, −90..90)`);
     const q: StacQuery = {
       ...(bbox ? { bbox } : {}),
-      ...(ctx.args.datetime ? { time: parseDatetime(String(ctx.args.datetime)), datetime: String(ctx.args.datetime) } : {}),
-      ...(ctx.args.collection ? { collection: String(ctx.args.collection) } : {}),
+      ...(datetime ? { time: parseDatetime(datetime), datetime } : {}),
+      ...(collection ? { collection } : {}),
       ...(maxCloud !== undefined ? { maxCloud } : {}),
-      props: parseProps((ctx.args.properties as string[] | undefined) ?? []),
+      props: parseProps(properties),
     };
     const remote = /^https?:\/\//i.test(catalog);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(catalog) && !remote && !/^file:\/\//i.test(catalog)) throw new Error(`argument "catalog": ${catalog} is neither a local catalog nor an http(s) STAC API`);
-    const local = remote ? '' : /^file:\/\//i.test(catalog) ? fileURLToPath(catalog) : path.resolve(ctx.cwd, catalog);
+    const local = remote ? '' : /^file:\/\//i.test(catalog) ? fileURLToPath(catalog) : catalog;
     const r = remote ? await searchApi(ctx, catalog, q, limit) : await walkStatic(ctx, local, q);
     const all = r.items.sort((a, b) => (a.datetime ?? '').localeCompare(b.datetime ?? '') || a.id.localeCompare(b.id));
     const items = all.slice(0, limit);
     const file = path.join(ctx.outDir, 'stac_search_items.json');
     const source = remote ? r.endpoint! : local;
-    writeJson(file, { type: 'stac_search', catalog: source, query: { bbox: q.bbox ?? null, datetime: q.datetime ?? null, collection: q.collection ?? null, max_cloud: q.maxCloud ?? null, properties: (ctx.args.properties as string[] | undefined) ?? [] }, matched: all.length, returned: items.length, items });
+    writeJson(file, { type: 'stac_search', catalog: source, query: { bbox: q.bbox ?? null, datetime: q.datetime ?? null, collection: q.collection ?? null, max_cloud: q.maxCloud ?? null, properties }, matched: all.length, returned: items.length, items });
     const clouds = items.map((i) => i.cloud_cover).filter((c): c is number => c !== null);
     const localAssets = items.reduce((n, i) => n + Object.values(i.assets).filter((a) => a.path).length, 0);
     const missing = items.reduce((n, i) => n + Object.values(i.assets).filter((a) => a.path && !a.exists).length, 0);
@@ -329,4 +324,4 @@ export const stacSearchTool: BuiltinTool = {
       summary,
     };
   },
-};
+});

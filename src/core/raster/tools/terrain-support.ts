@@ -1,5 +1,5 @@
 /** DEM access for slope/aspect/hillshade: grid spacing in elevation units (metres; geographic DEMs converted at the centre latitude), strip runs with a 1-row halo. */
-import type { ToolContext } from './types';
+import type { RasterArg, ToolContext } from './types';
 import type { ResolvedBand } from '../bands';
 import type { RasterDataset } from '../io/dataset';
 import { pixelSizeMetres } from '../algorithms/area';
@@ -9,8 +9,8 @@ import type { StripKernelSpec } from '../pipeline/strip-kernels';
 
 export interface Dem { band: ResolvedBand; ds: RasterDataset; w: number; h: number; ewres: number; nsres: number; note?: string; close(): Promise<void> }
 
-export async function openDem(ctx: ToolContext): Promise<Dem> {
-  const r = await resolveRoles(ctx, 'dem', ['band'], { band: 1 });
+export async function openDem(ctx: ToolContext<{ dem: RasterArg }>): Promise<Dem> {
+  const r = await resolveRoles(ctx, 'dem', ctx.args.dem, ['band'], { band: 1 });
   const ds = r.band.dataset;
   const g = gt(ds);
   let ewres = g[1], nsres = g[5];

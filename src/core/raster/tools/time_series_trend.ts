@@ -1,11 +1,11 @@
 /** time_series_trend: per-pixel least-squares slope per year over dated rasters, plus the mean series (streamed in strips). */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import type { ResolvedBand } from '../bands';
 import { TrendAccumulator, decimalYear } from '../algorithms/trend';
-import { resolveRoles, closeResolved, streamStrips, assertSameGrid, outPath, quicklook, sig, listArg, Preview } from './analysis-support';
+import { resolveRoles, closeResolved, streamStrips, assertSameGrid, outPath, quicklook, sig, Preview } from './analysis-support';
 import { pct, StatsAccumulator, whereText } from '../stats';
 
-export const timeSeriesTrendTool: BuiltinTool = {
+export const timeSeriesTrendTool = defineTool({
   id: 'time_series_trend',
   params: {
     images: { kind: 'raster_list', required: true, description: 'rasters on one grid, one per date' },
@@ -13,8 +13,7 @@ export const timeSeriesTrendTool: BuiltinTool = {
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
-    const images = Array.isArray(ctx.args.images) ? ctx.args.images.map(String) : listArg(ctx.args.images);
-    const dates = listArg(ctx.args.dates);
+    const { images, dates } = ctx.args;
     if (images.length < 2) throw new Error(`argument "images" needs at least 2 rasters, got ${images.length}`);
     if (dates.length !== images.length) throw new Error(`argument "dates" has ${dates.length} entries but "images" has ${images.length}; give one date per image`);
     const years = dates.map((d, k) => { try { return decimalYear(d); } catch (e) { throw new Error(`argument "dates"[${k}]: ${e instanceof Error ? e.message : e}`); } });
@@ -22,8 +21,7 @@ export const timeSeriesTrendTool: BuiltinTool = {
     const resolved: Record<string, ResolvedBand>[] = [];
     try {
       for (let k = 0; k < images.length; k++) {
-        const sub = { ...ctx, args: { ...ctx.args, image: images[k] } };
-        const r = await resolveRoles(sub, 'image', ['band'], { band: ctx.args.band ?? 1 }).catch((e) => {
+        const r = await resolveRoles(ctx, 'image', images[k], ['band'], { band: ctx.args.band }).catch((e) => {
           throw new Error(`argument "images"[${k}]: ${e instanceof Error ? e.message.replace(/^argument "image": /, '') : e}`);
         });
         resolved.push(r);
@@ -71,4 +69,4 @@ export const timeSeriesTrendTool: BuiltinTool = {
       await Promise.all(resolved.map((r) => closeResolved(r)));
     }
   },
-};
+});

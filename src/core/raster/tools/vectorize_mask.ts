@@ -1,16 +1,16 @@
 /** vectorize_mask: mask → GeoJSON polygons (pixel outlines, holes kept) in the raster's CRS, streamed strip by strip. */
-import type { BuiltinTool } from './types';
+import { defineTool } from './types';
 import { StripVectorizer, PolygonSet } from '../algorithms/vectorize-stream';
 import { resolveRoles, closeResolved, outPath, gt, areaText, checkAbort, rowAreas } from './analysis-support';
 import { stripRowsFor, readByteMask } from './strip-support';
 import { writePolygonsGeoJson } from './polygons-geojson';
 import { CELL_NAMES } from '../stats';
 
-export const vectorizeMaskTool: BuiltinTool = {
+export const vectorizeMaskTool = defineTool({
   id: 'vectorize_mask',
   params: { image: { kind: 'raster', required: true, description: 'mask raster (nonzero = set)' } },
   async run(ctx) {
-    const R = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const R = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: 1 });
     const ds = R.band.dataset;
     const { width: w, height: h } = ds;
     const geographic = ds.geo.geographic;
@@ -62,4 +62,4 @@ export const vectorizeMaskTool: BuiltinTool = {
         : 'The mask is empty: no polygons.',
     };
   },
-};
+});

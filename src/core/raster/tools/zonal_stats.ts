@@ -1,5 +1,5 @@
 /** zonal_stats: statistics of one band per zone (class raster zones or GeoJSON polygons), accumulated strip by strip. */
-import type { BuiltinTool, ToolContext } from './types';
+import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 import { zonalByClass, ZoneAccumulator, preparePolygon, rasterizeRows, PreparedPolygon } from '../algorithms/zonal';
 import type { RasterDataset } from '../io/dataset';
@@ -70,7 +70,7 @@ async function accumulate(ctx: ToolContext, vals: ResolvedBand, zoneBand: Resolv
   return out;
 }
 
-export const zonalStatsTool: BuiltinTool = {
+export const zonalStatsTool = defineTool({
   id: 'zonal_stats',
   params: {
     image: { kind: 'raster', required: true, description: 'values raster' },
@@ -78,16 +78,15 @@ export const zonalStatsTool: BuiltinTool = {
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {
-    const V = await resolveRoles(ctx, 'image', ['band'], { band: ctx.args.band ?? 1 });
+    const V = await resolveRoles(ctx, 'image', ctx.args.image, ['band'], { band: ctx.args.band });
     try {
-      return await runZonal(ctx, V.band);
+      return await runZonal(ctx, ctx.args.zones, V.band);
     } finally { await closeResolved(V); }
   },
-};
+});
 
-async function runZonal(ctx: ToolContext, valsBand: ResolvedBand): Promise<ToolRunResult> {
+async function runZonal(ctx: ToolContext, zonesArg: ZonesArg, valsBand: ResolvedBand): Promise<ToolRunResult> {
     const vals = { ds: valsBand.dataset, band: valsBand.band };
-    const zonesArg = ctx.args.zones as ZonesArg;
     let zones: Zone[];
     let kind: 'polygons' | 'classes';
     let note: string | undefined, nameKey: string | undefined;
@@ -98,7 +97,7 @@ async function runZonal(ctx: ToolContext, valsBand: ResolvedBand): Promise<ToolR
       note = v.note; nameKey = v.nameKey;
       kind = 'polygons';
     } else {
-      const Z = await resolveRoles({ ...ctx, args: { ...ctx.args, zones: zonesArg.path } }, 'zones', ['band'], { band: 1 });
+      const Z = await resolveRoles(ctx, 'zones', zonesArg.path, ['band'], { band: 1 });
       try {
         assertSameGrid(vals.ds, 'image', Z.band.dataset, 'zones');
         const accs = await accumulate(ctx, valsBand, Z.band, null);
