@@ -128,7 +128,7 @@ export class ToolController implements vscode.Disposable {
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
-        const message = redactText(cellErrorMessage(err), knownSecrets());
+        const message = redactText(cellErrorMessage(err, lang), knownSecrets());
         const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       }
@@ -232,7 +232,8 @@ export class ToolController implements vscode.Disposable {
     // Several inputs for an argument that takes one: the tool runs once per input, each in a sub-folder.
     const plan = planBatch(call, shapes, earlier, scope, folder);
     if (plan) {
-      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e), knownSecrets()) });
+      const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
+      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e, lang), knownSecrets()) });
       return { tool: call.tool, outDir, batch: { plan, items } };
     }
     const args = resolveReferences(call.args, earlier, scope);
