@@ -6,6 +6,11 @@
  *  A summary no template matches stays English (`translated: false`), never half-translated.
  *  Pure (no vscode): the notebook controller and the CLI share it. */
 
+import { AREA, CELL, DIRECTION, N, P, WHERE, classZh, crsNoteZh, whereZh, type Rule } from './summary-zh-phrases';
+import { MORE_RULES } from './summary-zh-tools';
+
+export { whereZh };
+
 export type SummaryLanguage = 'en' | 'zh';
 
 const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
@@ -28,11 +33,6 @@ export const RESULT_HEADINGS: Record<SummaryLanguage, { summary: string; statist
   en: { summary: 'Summary', statistics: 'Statistics', outputs: 'Outputs', classes: 'Classes', statistic: 'statistic', value: 'value', class: 'Class', area: 'Area', share: 'Share', pixels: 'Pixels' },
   zh: { summary: '摘要', statistics: '统计', outputs: '输出', classes: '类别', statistic: '统计量', value: '数值', class: '类别', area: '面积', share: '占比', pixels: '像元数' },
 };
-
-import { AREA, CELL, DIRECTION, N, P, WHERE, classZh, crsNoteZh, whereZh, type Rule } from './summary-zh-phrases';
-import { MORE_RULES } from './summary-zh-tools';
-
-export { whereZh };
 
 /** Index names as a remote-sensing analyst reads them; the acronym stays. */
 const INDEX_NAMES: Record<string, string> = {
@@ -77,7 +77,6 @@ function isZh(words: string): string {
 function nameZh(label: string): string {
   return INDEX_NAMES[label] ?? label;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Templates (one per summary shape in src/core/raster/tools/)
