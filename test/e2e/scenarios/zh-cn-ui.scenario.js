@@ -152,8 +152,8 @@ module.exports = {
       const ready = items.find((i) => i.ready);
       if (!ready || !/^就绪/.test(ready.readiness)) throw new Error(`readiness line not in Chinese: ${JSON.stringify(items.slice(0, 3))}`);
       // Why each fits, in Chinese too (the task is English: the display language decides).
-      const english = items.filter((i) => !HAN.test(i.reason) || /(^|; )(matches|needs|often|similar in meaning) /.test(i.reason));
-      if (english.length) throw new Error(`reasons not in Chinese: ${JSON.stringify(english.slice(0, 3).map((i) => i.reason))}`);
+      const englishReasons = items.filter((i) => !HAN.test(i.reason) || /(^|; )(matches|needs|often|similar in meaning) /.test(i.reason));
+      if (englishReasons.length) throw new Error(`reasons not in Chinese: ${JSON.stringify(englishReasons.slice(0, 3).map((i) => i.reason))}`);
       const buttons = await panel.$$eval('#forward-list li.suggestion:first-child button', (bs) => bs.map((b) => b.getAttribute('title')));
       if (buttons.join('|') !== '插入单元格|插入并运行|忽略') throw new Error(`candidate buttons: ${buttons.join('|')}`);
       const appText = await panel.evaluate(() => document.querySelector('#app').innerText);
