@@ -163,6 +163,7 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     if (charts.childElementCount) detail.appendChild(charts);
     itemTables.replaceChildren(...(tables as TableView[]).filter((t) => t && Array.isArray(t.rows) && Array.isArray(t.columns)).map((t) => renderTable(t, S, v.lang)));
   };
+  let card = renderCard(v);
   if (batch) {
     const bar = el('div', 'gw-batch');
     bar.appendChild(el('span', 'gw-muted', fill(S.batchOf, Number(batch.total) || 0, `${String(batch.args)}: ${String(batch.source)}`) + (batch.failed ? fill(S.batchFailed, Number(batch.failed)) : '') + S.showing));
@@ -183,6 +184,10 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
       // saved before items carried their own.
       const tables = Array.isArray(d.tables) ? d.tables : i === batch.shown && Array.isArray(v.tables) ? v.tables.slice(1) : [];
       showDetail(d.keyStats, d.map, i === batch.shown ? v.preview : undefined, d.histogram, d.series, tables);
+      // The card's output files are the item's; the provenance line is the first item's only.
+      const next = renderCard({ ...v, outputs: Array.isArray(d.outputs) ? d.outputs : [], ...(i === batch.shown ? {} : { provenance: undefined }) });
+      card.replaceWith(next);
+      card = next;
     };
     pick.addEventListener('change', () => choose(Number(pick.value)));
     bar.appendChild(pick);
@@ -198,7 +203,8 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t, S, v.lang));
   }
 
-  root.appendChild(renderCard(v));
+  // A batch's card was already swapped for the item shown; it goes last either way.
+  root.appendChild(card);
   return root;
 }
 
