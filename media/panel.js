@@ -165,7 +165,7 @@
     lastComplementary = signature;
     comp.replaceChildren(...(state.complementary.length
       ? state.complementary.map((g) => el('div', { class: 'group', 'data-rationale': g.rationale },
-          el('h3', { text: g.rationale }),
+          el('h3', { text: g.heading || g.rationale }),
           el('ol', { class: 'list' }, ...g.suggestions.map((s) => suggestionItem(s, 'complementary')))))
       : [el('p', { class: 'muted', text: S.runFirst })]));
 

@@ -1,6 +1,8 @@
 /** What the panel shows and does: forward candidates for the task, complementary suggestions after
  *  each run, the memory timeline; inserting, running and dismissing suggestions (with feedback). */
 import * as vscode from 'vscode';
+import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
+import { RATIONALE_LABELS, localizeNote, localizeReason } from '../core/retrieval/reason-language';
 import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
 import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
@@ -83,14 +85,16 @@ export class Assistant implements vscode.Disposable {
     const gw = this.retrieval.peek();
     const visible = (origin: SuggestionOrigin, id: string) => !v.dismissed.has(`${origin}:${id}`);
     const stats = gw?.stats();
+    const lang = summaryLanguage(vscode.env.language, this.task());
     return {
       notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
       task: this.task(),
-      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts)),
+      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts, lang)),
       workflow: v.forward?.workflow ? { id: v.forward.workflow.id, name: v.forward.workflow.name, description: v.forward.workflow.description, steps: v.forward.workflow.steps } : undefined,
       complementary: (v.complementary?.groups ?? []).map((g) => ({
         rationale: g.rationale,
-        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness, s.parts)),
+        heading: RATIONALE_LABELS[lang][g.rationale],
+        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness, s.parts, lang)),
       })).filter((g) => g.suggestions.length),
       memory: (memory?.trace ?? []).map((s) => ({ tool: s.tool, argSummary: s.argSummary, resultSummary: s.resultSummary, ok: s.ok, time: s.time, inWindow: window.includes(s) })),
       windowSize: memory?.windowSize ?? config.workingMemorySize(),
@@ -332,10 +336,11 @@ export class Assistant implements vscode.Disposable {
   }
 }
 
-function view(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts): SuggestionView {
+/** A candidate as the panel shows it; reasons and readiness notes in the summary language. */
+function view(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts, lang: SummaryLanguage): SuggestionView {
   return {
-    id, name, score, reason, ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
-    issues: r.issues ?? [], caveats: r.caveats ?? [], parts: scorePartViews(parts),
+    id, name, score, reason: localizeReason(reason, lang), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
+    issues: (r.issues ?? []).map((x) => localizeNote(x, lang)), caveats: (r.caveats ?? []).map((x) => localizeNote(x, lang)), parts: scorePartViews(parts),
   };
 }
 

@@ -13,7 +13,7 @@ import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
 import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
-import { planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
+import { expandListGlobs, planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
 import { batchResultView } from '../core/results/batch-view';
 import { resultView, mainRaster } from '../core/results/view-model';
 import { localizeSummary, summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
@@ -128,7 +128,7 @@ export class ToolController implements vscode.Disposable {
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
-        const message = redactText(cellErrorMessage(err), knownSecrets());
+        const message = redactText(cellErrorMessage(err, lang), knownSecrets());
         const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       }
@@ -180,7 +180,8 @@ export class ToolController implements vscode.Disposable {
     const manifest = this.retrieval.peek()?.getTool(tool);
     const units: Record<string, string> = {};
     for (const o of manifest?.outputs ?? []) if (o.unit) units[o.name] = o.unit;
-    const view = batchResultView(tool, plan, items, firstView, { units, cwd: folder });
+    const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
+    const view = batchResultView(tool, plan, items, firstView, { units, cwd: folder }, lang);
     await settle();
     await exec.replaceOutput(new vscode.NotebookCellOutput([
       vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
@@ -202,7 +203,7 @@ export class ToolController implements vscode.Disposable {
     if (errors.length || !parsed.call) {
       throw new Error(errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('\n') || vscode.l10n.t('the cell has no tool call'));
     }
-    const call = parsed.call;
+    let call = parsed.call;
     const folder = workspaceFolderOf(cell);
     const outRoot = config.outputFolder(folder);
     const earlier = earlierCells(cell.notebook, cell.index);
@@ -230,9 +231,12 @@ export class ToolController implements vscode.Disposable {
       shapes = shapesFromManifest(manifest.inputs);
     }
     // Several inputs for an argument that takes one: the tool runs once per input, each in a sub-folder.
+    // A glob for a list input (a time series' images) is the files it matches, sorted.
+    call = expandListGlobs(call, shapes, folder);
     const plan = planBatch(call, shapes, earlier, scope, folder);
     if (plan) {
-      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e), knownSecrets()) });
+      const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
+      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e, lang), knownSecrets()) });
       return { tool: call.tool, outDir, batch: { plan, items } };
     }
     const args = resolveReferences(call.args, earlier, scope);

@@ -43,7 +43,8 @@ export interface PanelState {
   task: string;
   forward: SuggestionView[];
   workflow?: { id: string; name: string; description: string; steps: string[] };
-  complementary: { rationale: string; suggestions: SuggestionView[] }[];
+  /** Groups of complementary suggestions; `heading` is the rationale in the summary language. */
+  complementary: { rationale: string; heading: string; suggestions: SuggestionView[] }[];
   memory: MemoryStepView[];
   windowSize: number;
   /** Index state line, e.g. "45 tools · builtin". */

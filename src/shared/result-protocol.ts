@@ -109,7 +109,12 @@ export interface ResultView {
 }
 
 /** One item of a batch the result can show in full (map and numbers). */
-export interface BatchDetail { name: string; input: string; ok: boolean; summary: string; keyStats: KeyStat[]; map?: MapSpec; histogram?: HistogramView; series?: SeriesView; outputs: { name: string; path: string; type: string }[] }
+export interface BatchDetail {
+  name: string; input: string; ok: boolean; summary: string; keyStats: KeyStat[]; map?: MapSpec; histogram?: HistogramView; series?: SeriesView;
+  /** The item's own tables (titles start with its name); absent in views saved before items had them. */
+  tables?: TableView[];
+  outputs: { name: string; path: string; type: string }[];
+}
 
 export interface BatchInfo {
   /** The batched argument(s) and how the inputs were given ("scenes/*.tif", "[a.tif, b.tif]", "$ndvi"). */

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { planBatch, shapesFromKinds } from '../../src/core/notebook/batch';
+import { expandListGlobs, planBatch, shapesFromKinds } from '../../src/core/notebook/batch';
 import { getToolSpec } from '../../src/core/raster/engine';
 import { tmpDir } from '../helpers/raster-gdal';
 
@@ -57,4 +57,47 @@ test('batch abuse: hostile globs and lists are refused by name or stay inside th
     }
   }
   assert.ok(refused >= 8 && planned >= 2, `refused ${refused}, planned ${planned}`);
+});
+
+test('list abuse: hostile globs for a list input (a time series) are refused by name or stay inside the workspace', () => {
+  const root = tmpDir('gw-list-abuse-');
+  const ws = path.join(root, 'ws'), outside = path.join(root, 'outside');
+  fs.mkdirSync(path.join(ws, 'scenes', 'deep', 'er'), { recursive: true });
+  fs.mkdirSync(path.join(ws, '.hidden'));
+  fs.mkdirSync(outside);
+  for (const f of ['scenes/a.tif', 'scenes/b.tif', 'scenes/deep/er/c.tif', '.hidden/h.tif']) fs.writeFileSync(path.join(ws, f), 'x');
+  fs.writeFileSync(path.join(outside, 'secret.tif'), 'x');
+  fs.symlinkSync(outside, path.join(ws, 'scenes', 'link-out'));
+  fs.symlinkSync(path.join(ws, 'scenes'), path.join(ws, 'scenes', 'deep', 'loop'));
+  const shapes = shapesFromKinds(getToolSpec('time_series_trend')!.params);
+  const inputs: unknown[] = [
+    '../outside/*.tif', `${outside}/*.tif`, '/etc/*', '**/../../outside/*.tif', 'scenes/**/*.tif', '**/*.tif', '**/**/**/**/*.tif',
+    'scenes/*/secret.tif', 'scenes/*/*.tif', 'scenes/link-out/*.tif', 'scenes/*\0.tif', '*'.repeat(5000), '{a,b}.tif', '.hidden/*.tif',
+    ['scenes/*.tif', 'scenes/b.tif'], ['scenes/*.tif', '../outside/*.tif'], ['none/*.tif', 'scenes/a.tif'], [], ['\0'],
+  ];
+  const wsReal = fs.realpathSync(ws);
+  let refused = 0, expanded = 0;
+  for (const v of inputs) {
+    const label = JSON.stringify(v).slice(0, 80);
+    let files: unknown;
+    try {
+      files = expandListGlobs({ args: { images: v as never } }, shapes, ws).args.images;
+    } catch (e) {
+      assert.match((e as Error).message, /^images: /, `${label}: the error names the argument`);
+      refused++;
+      continue;
+    }
+    if (files === v) continue;
+    expanded++;
+    assert.ok(Array.isArray(files) && files.length <= 1000, `${label}: a list of at most 1000 files`);
+    const patterns = typeof v === 'string' ? [v] : (v as unknown[]).filter((x): x is string => typeof x === 'string' && /[*?]/.test(x));
+    const literalOut = patterns.some((p) => p.includes('..') || path.isAbsolute(p) || p.startsWith('scenes/link-out/'));
+    if (literalOut) continue;
+    for (const f of files as string[]) {
+      if (!/[*?]/.test(label)) continue;
+      const real = fs.realpathSync(path.resolve(ws, f));
+      assert.ok(real === wsReal || real.startsWith(wsReal + path.sep), `${label}: ${f} is outside the workspace`);
+    }
+  }
+  assert.ok(refused >= 4 && expanded >= 5, `refused ${refused}, expanded ${expanded}`);
 });

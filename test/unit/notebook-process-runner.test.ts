@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { expandArgv, runProcessTool } from '../../src/core/notebook/process-runner';
 import type { ToolManifest } from '../../src/core/manifests/types';
 
-import { tmpDir } from '../helpers/raster-gdal';
+import { gdalSkip, pyJson, tmpDir } from '../helpers/raster-gdal';
 
 /** A temp folder removed when the test process exits. */
 const tmp = () => tmpDir('gw-proc-');
@@ -94,4 +94,74 @@ test('process runner: a GDAL command\'s GeoTIFF says how it was made (gdalinfo l
   assert.equal(info.bands[0].type, 'Byte');
   const stats = spawnSync('gdalinfo', ['-stats', '-json', r.outputs.result.path], { encoding: 'utf8' });
   assert.equal(JSON.parse(stats.stdout).bands[0].maximum, 7);
+});
+
+/** The QML as QGIS reads it, parsed by Python's XML parser (an error if it is not well formed). */
+function readQml(file: string): { renderer: Record<string, string>; items: Record<string, string>[]; palette: Record<string, string>[] } {
+  return pyJson(`
+import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == 'qgis', root.tag
+r = root.find('pipe/rasterrenderer')
+print(json.dumps({'renderer': dict(r.attrib), 'items': [dict(i.attrib) for i in r.iter('item')], 'palette': [dict(e.attrib) for e in r.iter('paletteEntry')]}))`, file);
+}
+
+/** gdalinfo -stats of band 1: minimum, maximum and the values present (from GDAL's Python bindings). */
+function gdalBand(file: string): { min: number; max: number; values: number[] } {
+  const info = JSON.parse(spawnSync('gdalinfo', ['-stats', '-json', file], { encoding: 'utf8' }).stdout);
+  const values = pyJson(`
+import json, sys, numpy as np
+from osgeo import gdal
+d = gdal.Open(sys.argv[1]); b = d.GetRasterBand(1); a = b.ReadAsArray(); nd = b.GetNoDataValue()
+v = np.unique(a if nd is None else a[a != nd])
+print(json.dumps([float(x) for x in v[:50]]))`, file);
+  fs.rmSync(`${file}.aux.xml`, { force: true });
+  return { min: info.bands[0].minimum, max: info.bands[0].maximum, values };
+}
+
+test('process runner: a GDAL command\'s GeoTIFF gets a QGIS style from its statistics: a pseudocolor stretch inside the range gdalinfo reads, or a palette of its classes', { skip: gdalSkip('QGIS styles of process outputs') }, async () => {
+  const dir = tmp(), out = path.join(dir, 'out');
+  // A continuous float surface with nodata, and a class raster of four codes (one of them rare).
+  pyJson(`
+import json, sys, numpy as np
+from osgeo import gdal, osr
+def write(name, arr, dtype, nodata):
+    d = gdal.GetDriverByName('GTiff').Create(sys.argv[1] + '/' + name, arr.shape[1], arr.shape[0], 1, dtype)
+    d.SetGeoTransform([500000, 10, 0, 4600000, 0, -10]); s = osr.SpatialReference(); s.ImportFromEPSG(32633); d.SetProjection(s.ExportToWkt())
+    b = d.GetRasterBand(1); b.SetNoDataValue(nodata); b.WriteArray(arr); b = None; d = None
+y, x = np.mgrid[0:120, 0:160]
+surf = (np.sin(x / 17.0) * 40 + y * 0.7 + 100).astype(np.float32); surf[:5, :5] = -9999
+write('surface.tif', surf, gdal.GDT_Float32, -9999)
+cls = (1 + (x // 40) % 3 * 2).astype(np.uint8); cls[60, 80] = 9; cls[:3, :] = 0
+write('classes.tif', cls, gdal.GDT_Byte, 0)
+print(json.dumps(True))`, dir);
+  const m: ToolManifest = {
+    id: 'translate', description: 'gdal_translate', inputs: [{ name: 'image', type: 'raster' }], outputs: [{ name: 'result', type: 'raster' }],
+    runner: { type: 'process', command: 'gdal_translate', args: ['-co', 'TILED=YES', '{image}', '{out}'] },
+  };
+  const surface = await runProcessTool(m, { image: 'surface.tif' }, { outDir: out, cwd: dir });
+  const tif = surface.outputs.result.path;
+  assert.equal(surface.outputs.result.style, tif.replace(/\.tif$/, '.qml'));
+  assert.ok(fs.existsSync(surface.outputs.result.style!) && fs.existsSync(surface.quicklook!), 'style and quicklook beside the output');
+  const g = gdalBand(tif);
+  const st = surface.stats as { min: number; max: number; p2: number; p98: number; style: string };
+  // gdalinfo -json prints the extremes to three decimals.
+  const near = (a: number, b: number) => Math.abs(a - b) <= 5e-4 * Math.max(1, Math.abs(b));
+  assert.ok(near(st.min, g.min) && near(st.max, g.max), `GeoWeave ${st.min}..${st.max}, gdalinfo ${g.min}..${g.max}`);
+  assert.equal(st.style, 'pseudocolor');
+  const q = readQml(surface.outputs.result.style!);
+  assert.equal(q.renderer.type, 'singlebandpseudocolor');
+  const lo = Number(q.renderer.classificationMin), hi = Number(q.renderer.classificationMax);
+  assert.ok(st.min <= lo && lo < hi && hi <= st.max && g.min < hi && lo < g.max, `stretch ${lo}..${hi} inside gdalinfo's ${g.min}..${g.max}`);
+  assert.deepEqual([lo, hi], [st.p2, st.p98]);
+  assert.ok(q.items.length >= 2 && Number(q.items[0].value) === lo && Number(q.items[q.items.length - 1].value) === hi);
+
+  const classes = await runProcessTool(m, { image: 'classes.tif' }, { outDir: out, cwd: dir });
+  const c = gdalBand(classes.outputs.result.path);
+  const qc = readQml(classes.outputs.result.style!);
+  assert.equal(qc.renderer.type, 'paletted');
+  assert.deepEqual(qc.palette.map((e) => Number(e.value)), c.values, 'one entry per class, the rare one too, nodata left out');
+  assert.deepEqual([c.min, c.max], [1, 9]);
+  assert.ok(qc.palette.every((e) => /^#[0-9a-f]{6}$/.test(e.color) && e.label));
+  assert.deepEqual((classes.stats as { classes: number[] }).classes, c.values);
 });

@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ToolRunResult } from '../raster/types';
+import type { RunProvenance } from '../raster/provenance';
 import type { ArgValue, CellRunRecord, ToolCall } from './types';
 import { isReference, referencesIn, setOwn } from './cell-value';
 import { findCell, insideScope, resolveReferences, type EarlierCell, type ReferenceScope } from './references';
@@ -109,6 +110,59 @@ export function expandGlob(pattern: string, cwd: string): string[] {
   return [...found].sort((a, b) => (rel(a) < rel(b) ? -1 : rel(a) > rel(b) ? 1 : 0));
 }
 
+/** The matches of a pattern whose literal folders are in the workspace, less those a wildcard reached
+ *  through a link out of it (a `*` folder in scenes/ that is a link to elsewhere). A pattern whose
+ *  literal part leads out ("..", an absolute path) names those files itself, as a single path may. */
+function insideWhereStarted(pattern: string, cwd: string, files: string[]): string[] {
+  const real = (f: string) => { try { return fs.realpathSync(f); } catch { return undefined; } };
+  const literal = pattern.trim().replace(/\\/g, '/').split('/');
+  const firstWild = literal.findIndex((seg) => /[*?]/.test(seg));
+  const start = real(path.resolve(cwd, literal.slice(0, Math.max(0, firstWild)).join('/') || '.'));
+  const root = real(cwd);
+  const within = (f: string | undefined) => !!f && !!root && (f === root || f.startsWith(root + path.sep));
+  if (!within(start)) return files;
+  return files.filter((f) => within(real(f)));
+}
+
+/** The files a glob for `arg` matches, or a BatchError naming `arg` when none or too many do. */
+function globFiles(arg: string, pattern: string, cwd: string): string[] {
+  const files = insideWhereStarted(pattern, cwd, expandGlob(pattern, cwd));
+  if (!files.length) throw new BatchError(`${arg}: no file matches "${pattern}" in ${path.isAbsolute(pattern) ? path.parse(pattern).root : cwd} (a pattern is read from that folder; * matches within a name, ** any folders; hidden files and folders are not searched); check the pattern or give the file`);
+  if (files.length > MAX_BATCH_ITEMS) throw new BatchError(`${arg}: "${pattern}" matches more than ${MAX_BATCH_ITEMS} files; a cell runs at most ${MAX_BATCH_ITEMS} inputs: narrow the pattern or split the cell`);
+  return files;
+}
+
+/** The shape of `arg` for a tool, also under an alias (`before` for `pre`). */
+function shapeIn(shapes: Record<string, InputShape>, arg: string): InputShape {
+  const known = Object.keys(shapes);
+  return shapes[Object.hasOwn(shapes, arg) ? arg : aliasOf(arg, known) ?? ''] ?? 'other';
+}
+
+/**
+ * A call whose list inputs (a time series' `images`) may be given as a glob, or as a list with
+ * globs in it: each glob becomes the files it matches, sorted, as workspace-relative paths when they
+ * are in the workspace. The same rules as a batch glob: a glob that matches nothing or more than
+ * MAX_BATCH_ITEMS files is refused with the argument named, wildcards do not lead out of the
+ * workspace through links, hidden folders are not searched.
+ */
+export function expandListGlobs<T extends Pick<ToolCall, 'args'>>(call: T, shapes: Record<string, InputShape>, cwd: string): T {
+  let args: ToolCall['args'] | undefined;
+  for (const [arg, v] of Object.entries(call.args)) {
+    if (shapeIn(shapes, arg) !== 'list') continue;
+    const entries = typeof v === 'string' ? [v] : Array.isArray(v) ? v : undefined;
+    if (!entries?.some((x) => typeof x === 'string' && isGlob(x))) continue;
+    const files: ArgValue[] = [];
+    for (const x of entries) {
+      if (typeof x === 'string' && isGlob(x)) files.push(...globFiles(arg, x, cwd).map((f) => relPosix(cwd, f)));
+      else files.push(x);
+    }
+    if (files.length > MAX_BATCH_ITEMS) throw new BatchError(`${arg}: the patterns match ${files.length} files; a cell takes at most ${MAX_BATCH_ITEMS}: narrow them`);
+    args ??= { ...call.args };
+    setOwn(args, arg, files);
+  }
+  return args ? { ...call, args } : call;
+}
+
 /** Sub-folder names from the inputs' file names without extension, made safe and unique (`a`, `a-2`; case-blind, for case-insensitive disks). */
 export function itemNames(inputs: string[]): string[] {
   const taken = new Set<string>();
@@ -145,7 +199,8 @@ export interface BatchRecord {
   args: string[];
   source: string;
   kind: 'glob' | 'list' | 'cell';
-  items: { name: string; input: string; ok: boolean; outputs?: CellRunRecord['outputs']; error?: string }[];
+  /** `started` and `durationMs` of an item's run: kept here, not in its result.json, so that file is the same for identical runs. */
+  items: { name: string; input: string; ok: boolean; outputs?: CellRunRecord['outputs']; error?: string; started?: string; durationMs?: number }[];
 }
 
 const relPosix = (cwd: string, f: string) => { const r = path.relative(cwd, f); return (r && !r.startsWith('..') && !path.isAbsolute(r) ? r : f).split(path.sep).join('/'); };
@@ -156,8 +211,7 @@ const relPosix = (cwd: string, f: string) => { const r = path.relative(cwd, f); 
  * something that is not a file, or a reference to a batched cell cannot be followed.
  */
 export function planBatch(call: Pick<ToolCall, 'tool' | 'args'>, shapes: Record<string, InputShape>, earlier: EarlierCell[], scope: ReferenceScope, cwd: string): BatchPlan | undefined {
-  const known = Object.keys(shapes);
-  const shapeOf = (arg: string): InputShape => shapes[Object.hasOwn(shapes, arg) ? arg : aliasOf(arg, known) ?? ''] ?? 'other';
+  const shapeOf = (arg: string): InputShape => shapeIn(shapes, arg);
   const batchedCell = (name: string) => { const c = findCell(name, earlier); return c?.run?.ok && c.run.batch ? c : undefined; };
   type Source = { key: string; kind: BatchPlan['kind']; args: string[]; what: string };
   const sources: Source[] = [];
@@ -197,9 +251,7 @@ export function planBatch(call: Pick<ToolCall, 'tool' | 'args'>, shapes: Record<
   let source: string;
   if (src.kind === 'glob') {
     const pattern = v as string;
-    const files = expandGlob(pattern, cwd);
-    if (!files.length) throw new BatchError(`${arg}: no file matches "${pattern}" in ${path.isAbsolute(pattern) ? path.parse(pattern).root : cwd} (a pattern is read from that folder; * matches within a name, ** any folders; hidden files and folders are not searched); check the pattern or give the file`);
-    if (files.length > MAX_BATCH_ITEMS) throw new BatchError(`${arg}: "${pattern}" matches more than ${MAX_BATCH_ITEMS} files; a cell runs at most ${MAX_BATCH_ITEMS} inputs: narrow the pattern or split the cell`);
+    const files = globFiles(arg, pattern, cwd);
     const inputs = files.map((f) => relPosix(cwd, f));
     const names = itemNames(inputs);
     items = files.map((f, i) => ({ name: names[i], input: inputs[i], args: withItem({ [arg]: f }) }));
@@ -298,11 +350,7 @@ export async function runBatch(plan: BatchPlan, outDir: string, runOne: RunOne, 
     try {
       const result = await runOne(item.args, { outDir: dir, signal, onProgress: (f, m) => opts.onProgress?.((i + Math.max(0, Math.min(1, f))) / n, stage(f, m)) });
       // Finished (its files are in place) even when stopping was asked for meanwhile: it counts as done.
-      writeFileAtomic(path.join(dir, 'result.json'), JSON.stringify(sortKeys({
-        item: item.name, input: item.input, tool: result.tool, summary: result.summary, stats: result.stats,
-        outputs: Object.fromEntries(Object.entries(result.outputs).map(([k, o]) => [k, path.basename(o.path)])),
-        provenance: result.provenance ?? null,
-      }), null, 1) + '\n');
+      writeFileAtomic(path.join(dir, 'result.json'), resultJson(item, result));
       done.push({ name: item.name, input: item.input, outDir: dir, args: item.args, result });
     } catch (e) {
       if (e instanceof BatchStopped) throw e;
@@ -314,6 +362,19 @@ export async function runBatch(plan: BatchPlan, outDir: string, runOne: RunOne, 
   return done;
 }
 
+/**
+ * An item's result.json: what was computed and from what, the same bytes for two identical runs.
+ * When and how long it ran are not in it; they stay in the cell's run record (batchRunRecord).
+ */
+export function resultJson(item: Pick<BatchItemPlan, 'name' | 'input'>, result: ToolRunResult): string {
+  const { started: _started, durationMs: _durationMs, ...provenance } = result.provenance ?? ({} as Partial<RunProvenance>);
+  return JSON.stringify(sortKeys({
+    item: item.name, input: item.input, tool: result.tool, summary: result.summary, stats: result.stats,
+    outputs: Object.fromEntries(Object.entries(result.outputs).map(([k, o]) => [k, path.basename(o.path)])),
+    provenance: result.provenance ? provenance : null,
+  }), null, 1) + '\n';
+}
+
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
@@ -321,9 +382,13 @@ function sortKeys(v: unknown): unknown {
 }
 
 /** "Ran on 3 inputs (image: scenes/*.tif): 2 succeeded, 1 failed (c: …). a: <its summary>" (the tool is named beside it). */
-export function batchSummary(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[], withFirst = true): string {
+export function batchSummary(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[], withFirst = true, lang: 'en' | 'zh' = 'en'): string {
   const ok = items.filter((r) => r.result);
   const failed = items.filter((r) => !r.result);
+  if (lang === 'zh') {
+    const why = failed.slice(0, 3).map((f) => `${f.name}: ${short(f.error ?? '', 120)}`).join('；') + (failed.length > 3 ? '；…' : '');
+    return `已对 ${items.length} 个输入运行（${plan.args.join(', ')}: ${plan.source}）：${ok.length} 个成功${failed.length ? `，${failed.length} 个失败（${why}）` : ''}。`;
+  }
   const head = `Ran on ${items.length} input${items.length === 1 ? '' : 's'} (${plan.args.join(', ')}: ${plan.source}): ${ok.length} succeeded${failed.length ? `, ${failed.length} failed (${failed.slice(0, 3).map((f) => `${f.name}: ${short(f.error ?? '', 120)}`).join('; ')}${failed.length > 3 ? '; …' : ''})` : ''}.`;
   return ok.length && withFirst ? `${head} ${ok[0].name}: ${ok[0].result!.summary}` : head;
 }
@@ -341,7 +406,8 @@ export function batchRunRecord(tool: string, plan: BatchPlan, items: BatchItemRe
       if (!r.result) return { name: r.name, input: r.input, ok: false, error: short(r.error ?? 'failed', SAVED_ERROR) };
       const outputs: CellRunRecord['outputs'] = {};
       for (const [k, o] of Object.entries(r.result.outputs)) setOwn(outputs, k, { path: o.path, type: o.type, ...(o.roles ? { roles: o.roles } : {}) });
-      return { name: r.name, input: r.input, ok: true, outputs };
+      const p = r.result.provenance;
+      return { name: r.name, input: r.input, ok: true, outputs, ...(p ? { started: p.started, durationMs: p.durationMs } : {}) };
     }),
   };
   const first = items.find((r) => r.result)?.result;
@@ -361,7 +427,8 @@ export function batchFromMetadata(v: unknown): BatchRecord | undefined {
     for (const [k, o] of Object.entries(it.outputs && typeof it.outputs === 'object' ? it.outputs : {})) {
       if (o && typeof o === 'object' && typeof o.path === 'string' && ['raster', 'vector', 'table'].includes(o.type)) setOwn(outputs, k, { path: o.path, type: o.type, ...(Array.isArray(o.roles) && o.roles.every((x) => typeof x === 'string') ? { roles: o.roles } : {}) });
     }
-    items.push({ name: it.name, input: it.input, ok: it.ok === true, ...(it.ok === true ? { outputs } : { error: typeof it.error === 'string' ? it.error : 'failed' }) });
+    const times = it.ok === true && typeof it.started === 'string' && typeof it.durationMs === 'number' && Number.isFinite(it.durationMs) ? { started: it.started.slice(0, 40), durationMs: it.durationMs } : {};
+    items.push({ name: it.name, input: it.input, ok: it.ok === true, ...(it.ok === true ? { outputs, ...times } : { error: typeof it.error === 'string' ? it.error : 'failed' }) });
   }
   const kind = b.kind === 'glob' || b.kind === 'list' || b.kind === 'cell' ? b.kind : 'list';
   return { args: b.args, source: typeof b.source === 'string' ? b.source : '', kind, items };

@@ -11,6 +11,7 @@ import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
 import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
 import { addGdalMetadata } from '../raster/io/tiff-metadata';
+import { styleProcessRaster, type ProcessRasterStyle } from './process-style';
 
 const EXT: Record<OutputRef['type'], string> = { raster: '.tif', vector: '.geojson', table: '.csv' };
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
@@ -153,17 +154,26 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
     };
     // A GeoTIFF the command wrote says how it was made (gdalinfo lists the items). A file this
     // cannot be added to (a BigTIFF, or not a TIFF at all) keeps the provenance in the run's record only.
+    // Like a builtin output it gets statistics, a quicklook and a QGIS style beside it (unless
+    // GeoWeave cannot read what the command wrote: then the file alone).
+    let styled: ProcessRasterStyle | undefined;
     if (type === 'raster' && /\.tiff?$/i.test(staged)) {
       try { await addGdalMetadata(staged, provenanceItems(provenance)); } catch { /* the record has it */ }
+      opts.onProgress?.(0.9, 'statistics and QGIS style');
+      styled = await styleProcessRaster(staged, opts.signal);
     }
     await staging.commit();
     const out = path.join(outDir, name);
     const produced = (runner.outputs?.length ? runner.outputs : [first?.name ?? 'output']);
     const outputs: Record<string, OutputRef> = {};
-    outputs[produced[0]] = { path: out, type, ...(first?.bands ? { roles: first.bands } : {}) };
+    const moved = (f: string) => path.join(outDir, path.basename(f));
+    outputs[produced[0]] = { path: out, type, ...(first?.bands ? { roles: first.bands } : {}), ...(styled ? { style: moved(styled.style) } : {}) };
     opts.onProgress?.(1);
     const note = stderr.trim() ? ` (${stderr.trim().split('\n').pop()})` : '';
-    return { tool: manifest.id, outputs, stats: {}, summary: `${runner.command} wrote ${name}${note}.`, provenance };
+    return {
+      tool: manifest.id, outputs, stats: styled?.stats ?? {}, summary: `${runner.command} wrote ${name}${note}.`, provenance,
+      ...(styled ? { quicklook: moved(styled.quicklook) } : {}),
+    };
   } catch (e) {
     hashStop.abort();
     await staging.discard();

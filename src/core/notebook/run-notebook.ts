@@ -11,7 +11,7 @@ import { resolveReferences, type EarlierCell } from './references';
 import { cellIdFromMetadata, runFromMetadata, CELL_ID_KEY, RUN_KEY } from './session';
 import { cellOutputFolder } from './cell-outputs';
 import { runRecord } from './result-view';
-import { planBatch, runBatch, batchRunRecord, shapesFromKinds } from './batch';
+import { planBatch, runBatch, batchRunRecord, expandListGlobs, shapesFromKinds } from './batch';
 import { cellErrorMessage } from './cell-errors';
 
 export interface RunNotebookOptions {
@@ -55,13 +55,16 @@ export async function runNotebook(nb: NotebookRecord, opts: RunNotebookOptions):
     const parsed = parseToolCell(cell.source);
     const errors = parsed.problems.filter((p) => p.severity === 'error');
     if (!parsed.call || errors.length) throw new Error(`cell ${index + 1}: ${errors.map((p) => `line ${p.line + 1}: ${p.message}`).join('; ') || 'no tool call'}`);
-    const call = parsed.call;
+    let call = parsed.call;
     if (!cellIdFromMetadata(cell.metadata)) cell.metadata = { ...(cell.metadata ?? {}), [CELL_ID_KEY]: `cell${index + 1}` };
     const scope = { roots: [opts.workspace, outRoot] };
     const outDir = outputFolderOf(out, index, outRoot, opts.notebookFile);
     const spec = getToolSpec(call.tool);
     // Several inputs for an argument that takes one: a batch, as the controller runs it.
-    const plan = spec ? planBatch(call, shapesFromKinds(spec.params), earlier, scope, opts.workspace) : undefined;
+    const shapes = spec ? shapesFromKinds(spec.params) : undefined;
+    // A glob for a list input (a time series' images) is the files it matches, as in the controller.
+    if (shapes) call = expandListGlobs(call, shapes, opts.workspace);
+    const plan = shapes ? planBatch(call, shapes, earlier, scope, opts.workspace) : undefined;
     const time = opts.now?.() ?? new Date().toISOString();
     let run;
     if (plan) {

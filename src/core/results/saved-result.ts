@@ -1,6 +1,6 @@
 /** A result as the `.geonb` keeps it, so a reopened notebook shows it again: the view with its
  *  tables and charts, bounded in size (its small PNG comes from preview-png.ts). */
-import type { ResultView } from '../../shared/result-protocol';
+import type { ResultView, TableView } from '../../shared/result-protocol';
 
 /** Size a saved view may take in the notebook file (JSON characters). */
 export const MAX_SAVED_VIEW = 96_000;
@@ -15,22 +15,28 @@ function trimStats(v: unknown, depth = 0): unknown {
 }
 
 /** The view cut to fit MAX_SAVED_VIEW: long tables first, then the preview, then the raw statistics. */
+function cutRows(t: TableView, n: number): TableView {
+  return t.rows.length > n ? { ...t, rows: t.rows.slice(0, n), ...(t.swatches ? { swatches: t.swatches.slice(0, n) } : {}), omitted: t.rows.length - n + (t.omitted ?? 0) } : t;
+}
+
 export function boundedView(view: ResultView): ResultView {
   const out: ResultView = {
     ...view,
     raw: trimStats(view.raw),
-    tables: view.tables.map((t) => (t.rows.length > SAVED_ROWS
-      ? { ...t, rows: t.rows.slice(0, SAVED_ROWS), ...(t.swatches ? { swatches: t.swatches.slice(0, SAVED_ROWS) } : {}), omitted: t.rows.length - SAVED_ROWS + (t.omitted ?? 0) }
-      : t)),
+    tables: view.tables.map((t) => cutRows(t, SAVED_ROWS)),
+    ...(view.batch ? { batch: { ...view.batch, details: view.batch.details.map((d) => (d.tables ? { ...d, tables: d.tables.map((t) => cutRows(t, SAVED_ROWS)) } : d)) } } : {}),
   };
   const size = () => JSON.stringify(out).length;
   // A batch: the maps and numbers of a few items, then of the one shown (the table keeps every row up to SAVED_ROWS).
   if (out.batch && size() > MAX_SAVED_VIEW) out.batch = { ...out.batch, details: out.batch.details.slice(0, 5), shown: Math.min(out.batch.shown, 4) };
   if (out.batch && size() > MAX_SAVED_VIEW) out.batch = { ...out.batch, details: out.batch.details.slice(out.batch.shown, out.batch.shown + 1), shown: 0 };
-  if (size() > MAX_SAVED_VIEW) out.tables = out.tables.map((t) => (t.rows.length > 10 ? { ...t, rows: t.rows.slice(0, 10), ...(t.swatches ? { swatches: t.swatches.slice(0, 10) } : {}), omitted: t.rows.length - 10 + (t.omitted ?? 0) } : t));
+  if (size() > MAX_SAVED_VIEW) {
+    out.tables = out.tables.map((t) => cutRows(t, 10));
+    if (out.batch) out.batch = { ...out.batch, details: out.batch.details.map((d) => (d.tables ? { ...d, tables: d.tables.map((t) => cutRows(t, 10)) } : d)) };
+  }
   if (size() > MAX_SAVED_VIEW) out.raw = { note: 'the raw result was too large to keep in the notebook; run the cell again to see it' };
   if (size() > MAX_SAVED_VIEW) delete out.preview;
-  if (size() > MAX_SAVED_VIEW) return { ...out, tables: [], histogram: undefined, series: undefined };
+  if (size() > MAX_SAVED_VIEW) return { ...out, tables: [], histogram: undefined, series: undefined, ...(out.batch ? { batch: { ...out.batch, details: out.batch.details.map((d) => ({ ...d, tables: [] })) } } : {}) };
   return out;
 }
 

@@ -6,6 +6,11 @@
  *  A summary no template matches stays English (`translated: false`), never half-translated.
  *  Pure (no vscode): the notebook controller and the CLI share it. */
 
+import { AREA, CELL, DIRECTION, N, P, WHERE, classZh, crsNoteZh, whereZh, type Rule } from './summary-zh-phrases';
+import { MORE_RULES } from './summary-zh-tools';
+
+export { whereZh };
+
 export type SummaryLanguage = 'en' | 'zh';
 
 const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
@@ -29,43 +34,11 @@ export const RESULT_HEADINGS: Record<SummaryLanguage, { summary: string; statist
   zh: { summary: '摘要', statistics: '统计', outputs: '输出', classes: '类别', statistic: '统计量', value: '数值', class: '类别', area: '面积', share: '占比', pixels: '像元数' },
 };
 
-// ---------------------------------------------------------------------------------------------
-// Phrases
-
-const N = String.raw`(-?\d[\d.]*(?:e[-+]?\d+)?|n/a)`;
-const P = String.raw`(\d[\d.]*%)`;
-const AREA = String.raw`(\d[\d.]*(?:e[-+]?\d+)? (?:ha|km²))`;
-const WHERE = String.raw`((?:mostly in|concentrated (?:in|around)|spread across|nowhere in) [^;]*?)`;
-
-const CELL: Record<string, string> = {
-  'north-west': '西北部', north: '北部', 'north-east': '东北部', west: '西部', centre: '中部', east: '东部',
-  'south-west': '西南部', south: '南部', 'south-east': '东南部',
-};
-const THIRD: Record<string, string> = {
-  northern: '北部三分之一', middle: '中间三分之一', southern: '南部三分之一',
-  western: '西部三分之一', central: '中间三分之一', eastern: '东部三分之一',
-};
-const DIRECTION: Record<string, string> = {
-  north: '北', 'north-east': '东北', east: '东', 'south-east': '东南', south: '南', 'south-west': '西南', west: '西', 'north-west': '西北',
-};
-
-/** "mostly in the south-west and the north-east" → "主要位于西南部和东北部". */
-export function whereZh(text: string): string | undefined {
-  let m: RegExpExecArray | null;
-  if (text === 'nowhere in the scene') return '场景中没有分布';
-  if (text === 'spread across the scene') return '分布于整个场景';
-  if (text === 'concentrated around the centre') return '集中在中心附近';
-  if ((m = /^(mostly|concentrated) in the ([a-z]+) third$/.exec(text)) && THIRD[m[2]]) return `${m[1] === 'mostly' ? '主要位于' : '集中于'}${THIRD[m[2]]}`;
-  if ((m = /^(mostly|concentrated) in the ([a-z-]+) and the ([a-z-]+)$/.exec(text)) && CELL[m[2]] && CELL[m[3]]) return `${m[1] === 'mostly' ? '主要位于' : '集中于'}${CELL[m[2]]}和${CELL[m[3]]}`;
-  if ((m = /^(mostly|concentrated) in the ([a-z-]+)$/.exec(text)) && CELL[m[2]]) return `${m[1] === 'mostly' ? '主要位于' : '集中于'}${CELL[m[2]]}`;
-  return undefined;
-}
-
 /** Index names as a remote-sensing analyst reads them; the acronym stays. */
 const INDEX_NAMES: Record<string, string> = {
   NDVI: '归一化植被指数 (NDVI)', EVI: '增强型植被指数 (EVI)', SAVI: '土壤调节植被指数 (SAVI)', NDWI: '归一化水体指数 (NDWI)',
   MNDWI: '改进的归一化水体指数 (MNDWI)', NDBI: '归一化建筑指数 (NDBI)', NBR: '归一化燃烧比 (NBR)', NDMI: '归一化水分指数 (NDMI)',
-  NDSI: '归一化积雪指数 (NDSI)', NDCI: '归一化叶绿素指数 (NDCI)', elevation: '高程', slope: '坡度',
+  NDSI: '归一化积雪指数 (NDSI)', NDCI: '归一化叶绿素指数 (NDCI)', elevation: '高程', slope: '坡度', value: '数值',
 };
 
 /** The threshold words of the spectral indices (src/core/raster/spectral.ts); the "(NDVI < 0.2)" after them is copied. */
@@ -96,22 +69,17 @@ function wordsZh(words: string): string {
 /** "为茂密植被", but "可能是开阔水面" (the likely classes carry their verb). */
 function isZh(words: string): string {
   const zh = wordsZh(words);
-  return zh.startsWith('可能') ? zh : `为${zh}`;
+  if (zh !== words) return zh.startsWith('可能') ? zh : `为${zh}`;
+  // An expression or comparison the user wrote ("ndvi > 0.6", "true for b5 > 2500") stays as written.
+  return `满足 ${words.replace(/^true for /, '')}`;
 }
 
 function nameZh(label: string): string {
   return INDEX_NAMES[label] ?? label;
 }
 
-/** "class 3" → "类别 3"; "zone 2 (fallow)" → "区域 2 (fallow)"; labels are data and stay. */
-function classZh(name: string): string {
-  return name.replace(/^[Cc]lass (\d+)/, '类别 $1').replace(/^[Zz]one (\S+)/, '区域 $1');
-}
-
 // ---------------------------------------------------------------------------------------------
 // Templates (one per summary shape in src/core/raster/tools/)
-
-type Rule = (s: string) => string | undefined;
 
 /** Splits "a; b; c" into clauses and translates each with `clause`; undefined when one fails. */
 function clauses(text: string, clause: (c: string, i: number) => string | undefined): string | undefined {
@@ -215,10 +183,11 @@ const RULES: Record<string, Rule[]> = {
   zonal_stats: [(s) => {
     let m = /^None of the (\d+) zones covers a valid pixel of (.+)\.$/.exec(s);
     if (m) return `${m[1]} 个区域都没有覆盖 ${m[2]} 的有效像元。`;
-    m = new RegExp(String.raw`^Across (\d+) (polygons|zones) \(${AREA}\), the zone mean ranges from ${N} in (.+?) to ${N} in (.+?); the pixel-weighted mean is ${N}\.(?: (\d+) zones? (?:have|has) no valid pixels\.)?$`).exec(s);
-    if (!m) return undefined;
+    m = new RegExp(String.raw`^Across (\d+) (polygons|zones) \(${AREA}\), the zone mean ranges from ${N} in (.+?) to ${N} in (.+?); the pixel-weighted mean is ${N}\.(?: (\d+) zones? (?:have|has) no valid pixels\.)?(?: (.+))?$`).exec(s);
+    const note = m && (m[10] ? crsNoteZh(m[10].replace(/\.$/, '')) : '');
+    if (!m || note === undefined || note === null) return undefined;
     return `分区统计：${m[1]} 个${m[2] === 'polygons' ? '多边形' : '区域'}（${m[3]}）的区域均值从${classZh(m[5])}的 ${m[4]} 到${classZh(m[7])}的 ${m[6]}；按像元加权的均值为 ${m[8]}。`
-      + (m[9] ? `${m[9]} 个区域没有有效像元。` : '');
+      + (m[9] ? `${m[9]} 个区域没有有效像元。` : '') + note;
   }],
   dnbr: [(s) => {
     let m = new RegExp(String.raw`^dNBR reaches ${N} \(mean ${N}\); ${P} of the valid area \(${AREA}\) exceeds 0\.27, moderate or worse burn, ${WHERE}, and ${P} exceeds 0\.66 \(high severity\)\.$`).exec(s);
@@ -246,10 +215,11 @@ const RULES: Record<string, Rule[]> = {
     return `变化检测：${m[5]} 的有效面积（${m[6]}）的值${verb}超过 ${m[2]}${method}，${w}；平均差值为 ${m[8]}。`;
   }],
   raster_info: [(s) => {
-    const m = /^(\d+)×(\d+) pixels, (\d+) (\S+) bands? at (\S+?)( m|°) in (.+?)(?: covering (\S+) km²)?; nodata (.+?)\.(?: Band roles from descriptions: (.+)\.| (Bands have no role descriptions: pass --arg red=3 etc\. or sensor=\.))?$/.exec(s);
+    const m = /^(\d+)×(\d+) pixels, (\d+) (\S+) bands? at (\S+?)( m|°)(?: \(grid rotated (\S+)°\))? in (.+?)(?: covering (\S+) km²)?; nodata (.+?)\.(?: Band roles from descriptions: (.+)\.| (Bands have no role descriptions: pass --arg red=3 etc\. or sensor=\.))?$/.exec(s);
     if (!m) return undefined;
-    return `${m[1]}×${m[2]} 像元，${m[3]} 个 ${m[4]} 波段，分辨率 ${m[5]}${m[6]}，坐标系 ${m[7]}${m[8] ? `，覆盖 ${m[8]} km²` : ''}；nodata ${m[9] === 'not set' ? '未设置' : m[9]}。`
-      + (m[10] ? `根据波段描述识别的波段角色：${m[10]}。` : m[11] ? '波段没有角色描述：请传入 --arg red=3 等参数或 sensor=。' : '');
+    const [, w, h, nb, type, size, unit, rot, crs, km2, nodata, roles, noRoles] = m;
+    return `${w}×${h} 像元，${nb} 个 ${type} 波段，分辨率 ${size}${unit}${rot ? `（网格旋转 ${rot}°）` : ''}，坐标系 ${crs}${km2 ? `，覆盖 ${km2} km²` : ''}；nodata ${nodata === 'not set' ? '未设置' : nodata}。`
+      + (roles ? `根据波段描述识别的波段角色：${roles}。` : noRoles ? '波段没有角色描述：请传入 --arg red=3 等参数或 sensor=。' : '');
   }],
 };
 
@@ -264,7 +234,7 @@ const GENERIC: Rule[] = [noValid, continuous, mask, (s) => {
  *  same numbers; the English text when no template matches. */
 export function localizeSummary(result: { tool: string; summary: string }, lang: SummaryLanguage): { text: string; translated: boolean } {
   if (lang === 'en' || !result.summary) return { text: result.summary, translated: lang === 'en' };
-  for (const rule of [...(RULES[result.tool] ?? []), ...GENERIC]) {
+  for (const rule of [...(RULES[result.tool] ?? []), ...(MORE_RULES[result.tool] ?? []), ...GENERIC]) {
     const zh = rule(result.summary);
     if (zh) return { text: zh, translated: true };
   }

@@ -2,7 +2,7 @@
 // result of a tool cell (map, key statistics, tables, charts, the card with the raw JSON collapsed),
 // a running cell's progress, or a stopped cell. The JSON may come from a notebook file, so every
 // string goes into the DOM as text. Bundled by webpack into dist/result-renderer.js (ES module).
-import type { HostMessage, OutputView, ProgressView, ResultView, StoppedView } from '../../shared/result-protocol';
+import type { HostMessage, OutputView, ProgressView, ResultView, StoppedView, TableView } from '../../shared/result-protocol';
 import { fill, resultStrings, term, RESULT_STRINGS, type ResultStrings } from '../../shared/result-strings';
 import { RESULT_VIEW_VERSION } from '../../shared/result-protocol';
 import { el, formatNumber } from './dom';
@@ -151,7 +151,9 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   // A batch: which item the map and numbers show, and a picker for the others.
   const batch = v.batch && typeof v.batch === 'object' && Array.isArray(v.batch.details) ? v.batch : undefined;
   const detail = el('div', 'gw-detail');
-  const showDetail = (keyStats: unknown, map: ResultView['map'], preview: string | undefined, histogram = v.histogram, series = v.series) => {
+  // A batch item's own tables go with its map and numbers; a single run's tables follow below.
+  const itemTables = el('div', 'gw-item-tables');
+  const showDetail = (keyStats: unknown, map: ResultView['map'], preview: string | undefined, histogram = v.histogram, series = v.series, tables: unknown[] = []) => {
     handles.splice(0).forEach((h) => h.dispose());
     detail.replaceChildren();
     renderDetail(detail, String(v.tool), keyStats, map, preview, request, handles, S, v.lang);
@@ -159,7 +161,9 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     if (histogram && Array.isArray(histogram.counts)) charts.appendChild(renderHistogram(histogram, S, v.lang));
     if (series && Array.isArray(series.y)) charts.appendChild(renderSeries(series, v.lang));
     if (charts.childElementCount) detail.appendChild(charts);
+    itemTables.replaceChildren(...(tables as TableView[]).filter((t) => t && Array.isArray(t.rows) && Array.isArray(t.columns)).map((t) => renderTable(t, S, v.lang)));
   };
+  let card = renderCard(v);
   if (batch) {
     const bar = el('div', 'gw-batch');
     bar.appendChild(el('span', 'gw-muted', fill(S.batchOf, Number(batch.total) || 0, `${String(batch.args)}: ${String(batch.source)}`) + (batch.failed ? fill(S.batchFailed, Number(batch.failed)) : '') + S.showing));
@@ -176,8 +180,14 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
       const d = batch.details[i];
       if (!d) return;
       itemSummary.textContent = `${String(d.name)} (${String(d.input)}): ${String(d.summary)}`;
-      // The saved preview belongs to the first item shown.
-      showDetail(d.keyStats, d.map, i === batch.shown ? v.preview : undefined, d.histogram, d.series);
+      // The saved preview belongs to the first item shown; so do the top-level tables of a view
+      // saved before items carried their own.
+      const tables = Array.isArray(d.tables) ? d.tables : i === batch.shown && Array.isArray(v.tables) ? v.tables.slice(1) : [];
+      showDetail(d.keyStats, d.map, i === batch.shown ? v.preview : undefined, d.histogram, d.series, tables);
+      // The card's output files are the item's; the provenance line is the first item's only.
+      const next = renderCard({ ...v, outputs: Array.isArray(d.outputs) ? d.outputs : [], ...(i === batch.shown ? {} : { provenance: undefined }) });
+      card.replaceWith(next);
+      card = next;
     };
     pick.addEventListener('change', () => choose(Number(pick.value)));
     bar.appendChild(pick);
@@ -185,15 +195,16 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
     // The table of items first (it is the batch's result); then the item shown in full.
     const first = Array.isArray(v.tables) ? v.tables[0] : undefined;
     if (first && Array.isArray(first.rows) && Array.isArray(first.columns)) root.appendChild(renderTable(first, S, v.lang));
-    root.append(bar, itemSummary, detail);
+    root.append(bar, itemSummary, detail, itemTables);
     choose(batch.shown);
   } else {
     root.appendChild(detail);
     showDetail(v.keyStats, v.map, v.preview);
+    for (const t of Array.isArray(v.tables) ? v.tables : []) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t, S, v.lang));
   }
 
-  for (const t of (Array.isArray(v.tables) ? v.tables : []).slice(batch ? 1 : 0)) if (Array.isArray(t.rows) && Array.isArray(t.columns)) root.appendChild(renderTable(t, S, v.lang));
-  root.appendChild(renderCard(v));
+  // A batch's card was already swapped for the item shown; it goes last either way.
+  root.appendChild(card);
   return root;
 }
 

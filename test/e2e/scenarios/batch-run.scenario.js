@@ -1,6 +1,7 @@
 // A batch cell in code-server: `image: scenes/*.tif` runs NDVI once per scene; the result shows a
 // table with one row per scene and the first scene's map, the picker switches the map to another
-// scene, and the saved notebook records every item with its own output folder.
+// scene, and the saved notebook records every item with its own output folder. A second batch cell
+// (zonal statistics per scene) has tables per item: the picker switches them too.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -10,7 +11,7 @@ module.exports = {
   setup(ws, lib) {
     fs.mkdirSync(path.join(ws, 'scenes'), { recursive: true });
     for (const [from, to] of [['fire_pre.tif', 'a_pre.tif'], ['fire_post.tif', 'b_post.tif'], ['s2_scene.tif', 'c_s2.tif']]) fs.copyFileSync(path.join(ws, from), path.join(ws, 'scenes', to));
-    lib.notebook(path.join(ws, 'batch.geonb'), 'vegetation in every scene', ['ndvi\nimage: scenes/*.tif\nred: 3\nnir: 5']);
+    lib.notebook(path.join(ws, 'batch.geonb'), 'vegetation in every scene', ['ndvi\nimage: scenes/*.tif\nred: 3\nnir: 5', 'zonal_stats\nimage: scenes/*.tif\nzones: fields.geojson']);
   },
   async run({ page, ws, openFile, palette, until, resultFrame, inResult, revealInResult, shot }) {
     await openFile(page, 'batch.geonb');
@@ -34,6 +35,17 @@ module.exports = {
     const layer = await inResult(found, (el) => [...el.querySelectorAll('.gw-layers label')].map((l) => l.textContent).join(' | '));
     if (!/c_s2_ndvi\.tif/.test(layer)) throw new Error(`the map does not show c_s2's output: ${layer}`);
     await shot('batch-third');
+    // The zonal statistics batch: each item's table of zones comes with it.
+    const zonal = await resultFrame(page, 'zonal_stats', { timeoutMs: 240000, scroll: 300 });
+    const titles = () => inResult(zonal, (el) => [...el.querySelectorAll('.gw-item-tables h4')].map((h) => h.textContent));
+    const before = await titles();
+    if (!before.length || !before.every((t) => t.startsWith('a_pre: '))) throw new Error(`zonal tables of the first item: ${JSON.stringify(before)}`);
+    const rowsOf = () => inResult(zonal, (el) => [...el.querySelectorAll('.gw-item-tables tbody tr')].slice(0, 3).map((r) => r.textContent).join(' | '));
+    const firstRows = await rowsOf();
+    await inResult(zonal, (el) => { const s = el.querySelector('.gw-batch-pick'); s.value = '1'; s.dispatchEvent(new Event('change')); });
+    await until('the zonal table of b_post', async () => (await titles()).every((t) => t.startsWith('b_post: ')) && (await rowsOf()) !== firstRows, 30000);
+    await revealInResult(page, zonal, '.gw-item-tables');
+    await shot('batch-zonal-second');
     await page.click('.tabs-container .tab.active');
     await palette(page, 'File: Save');
     const run = await until('the batch saved', () => {

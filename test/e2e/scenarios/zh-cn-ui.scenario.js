@@ -4,7 +4,7 @@
 // (test/e2e/fixtures/zh-cn-pack, packaged here with vsce) through "Extensions: Install from VSIX..."
 // — the server's language-pack service writes languagepacks.json on that install, which a CLI
 // --install-extension does not — and reloads. Then: the command palette lists GeoWeave's commands
-// in Chinese, the panel's labels are Chinese, and a tool cell's summary and result card are Chinese.
+// in Chinese, the panel's labels and reasons are Chinese, and a tool cell's summary and result card are Chinese.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -151,6 +151,9 @@ module.exports = {
       const items = await describeTask(page, panel, TASK_EN, userDir);
       const ready = items.find((i) => i.ready);
       if (!ready || !/^就绪/.test(ready.readiness)) throw new Error(`readiness line not in Chinese: ${JSON.stringify(items.slice(0, 3))}`);
+      // Why each fits, in Chinese too (the task is English: the display language decides).
+      const englishReasons = items.filter((i) => !HAN.test(i.reason) || /(^|; )(matches|needs|often|similar in meaning) /.test(i.reason));
+      if (englishReasons.length) throw new Error(`reasons not in Chinese: ${JSON.stringify(englishReasons.slice(0, 3).map((i) => i.reason))}`);
       const buttons = await panel.$$eval('#forward-list li.suggestion:first-child button', (bs) => bs.map((b) => b.getAttribute('title')));
       if (buttons.join('|') !== '插入单元格|插入并运行|忽略') throw new Error(`candidate buttons: ${buttons.join('|')}`);
       const appText = await panel.evaluate(() => document.querySelector('#app').innerText);

@@ -1,0 +1,75 @@
+/** What a builtin raster output gets beside it, for a GeoTIFF a process tool (a GDAL command) wrote:
+ *  band 1's statistics from every pixel, a PNG quicklook and a QGIS style (`.qml`) in its colours.
+ *  A small set of integer values (at most MAX_CLASSES) is styled as classes, one palette entry per
+ *  value; anything else as a pseudocolor ramp stretched over the 2–98 % range. */
+import * as path from 'path';
+import { openRaster } from '../raster/io/dataset';
+import { StatsAccumulator } from '../raster/stats';
+import { renderQuicklook, takePalette, type QuicklookKind } from '../raster/quicklook';
+import { readPreview, throwIfAborted } from '../raster/tools/common';
+import { qmlStyle } from '../results/qml';
+import { writeFileAtomic } from '../raster/io/atomic-file';
+
+/** More distinct integer values than this and the raster is continuous. */
+export const MAX_CLASSES = 20;
+
+export interface ProcessRasterStyle {
+  /** Band 1: min, max, mean, std, valid and nodata pixels, percentiles; `classes` for a class raster. */
+  stats: Record<string, unknown>;
+  quicklook: string;
+  style: string;
+}
+
+/** Statistics, quicklook and `.qml` for `file` (written beside it), or undefined when GeoWeave cannot read it. */
+export async function styleProcessRaster(file: string, signal?: AbortSignal): Promise<ProcessRasterStyle | undefined> {
+  let ds;
+  try { ds = await openRaster(file, { signal }); } catch { return undefined; }
+  try {
+    const acc = new StatsAccumulator(ds.width, ds.height);
+    const values = new Set<number>();
+    let integers = true;
+    const rows = Math.max(1, ds.blockHeight);
+    for (let y0 = 0; y0 < ds.height; y0 += rows) {
+      throwIfAborted(signal);
+      const h = Math.min(rows, ds.height - y0);
+      const strip = await ds.readWindow(1, 0, y0, ds.width, h, signal);
+      acc.add(strip, 0, y0, ds.width, h);
+      if (!integers) continue;
+      for (let i = 0; i < strip.length; i++) {
+        const v = strip[i];
+        if (v !== v) continue;
+        if (!Number.isInteger(v)) { integers = false; break; }
+        if (values.size <= MAX_CLASSES) values.add(v);
+      }
+    }
+    const st = acc.result();
+    const classes = integers && st.valid > 0 && values.size <= MAX_CLASSES ? [...values].sort((a, b) => a - b) : undefined;
+    const kind: QuicklookKind = classes ? (classes.every((v) => v === 0 || v === 1) ? 'mask' : 'class') : 'continuous';
+    const p = await readPreview(ds, 1, 768, signal);
+    const quicklook = file.replace(/\.tiff?$/i, '.png');
+    const range: [number, number] | undefined = !classes && st.percentiles ? [st.percentiles.p2, st.percentiles.p98] : undefined;
+    await renderQuicklook(quicklook, p.data, p.w, p.h, {
+      kind, title: path.basename(file),
+      ...(range ? { range } : {}),
+      // Every class of the whole raster gets an entry, also one the preview's pixels miss.
+      ...(kind === 'class' ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
+    });
+    const palette = takePalette(quicklook);
+    if (!palette) return undefined;
+    const style = file.replace(/\.tiff?$/i, '.qml');
+    await writeFileAtomic(style, qmlStyle(palette));
+    return {
+      stats: {
+        band: 1, min: st.min, max: st.max, mean: st.mean, std: st.std, valid_pixels: st.valid, nodata_pixels: st.nodata,
+        ...(st.percentiles ? { p2: st.percentiles.p2, p98: st.percentiles.p98 } : {}),
+        ...(classes ? { classes } : {}), style: kind === 'continuous' ? 'pseudocolor' : 'paletted',
+      },
+      quicklook, style,
+    };
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return undefined;
+  } finally {
+    await ds.close();
+  }
+}
