@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { deflateSync, inflateSync, constants as zc } from 'node:zlib';
 import { codecStatus, deflateAddon, deflateBytes, inflateKnown } from '../../src/core/raster/io/native-deflate';
 import { unpredictJs } from '../../src/core/raster/io/raw-tiles';
+import { predictFloat32 } from '../../src/core/raster/io/encode';
 import { needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
 
 const MODULE = path.join(__dirname, '..', '..', 'src', 'core', 'raster', 'io', 'native-deflate.js');
@@ -136,6 +137,31 @@ test('addon unpredict equals the JavaScript predictor loops (2: 1/2/4-byte sampl
   assert.throws(() => addon!.unpredict!(new Uint8Array(8), 3, 8, 1, 2), /unsupported/);
   assert.throws(() => addon!.unpredict!(new Uint8Array(8), 2, 0, 1, 2), /rowBytes/);
   assert.throws(() => addon!.unpredict!('x' as unknown as Uint8Array, 2, 8, 1, 2), /Uint8Array/);
+});
+
+test('addon predict equals the JavaScript encoder loops (2 on 1/2/4-byte samples in place, 3 on float32 tiles) and unpredict undoes it', needAddon(), () => {
+  const r = rng(11);
+  const tile = 64;
+  const vals = new Float32Array(tile * tile).map((_, i) => (r() < 0.1 ? NaN : Math.sin(i / 50) * 300 + r()));
+  const js = new Uint8Array(tile * tile * 4), native = new Uint8Array(tile * tile * 4);
+  predictFloat32(new Uint32Array(vals.buffer), tile, js);
+  addon!.predict!(new Uint8Array(vals.buffer), native, 3, tile * 4, 4);
+  sameBytes(native, js, 'predictor 3');
+  addon!.unpredict!(native, 3, tile * 4, 1, 4);
+  sameBytes(native, new Uint8Array(vals.buffer), 'predictor 3 undone');
+  for (const [Ctor, bytes] of [[Uint8Array, 1], [Int16Array, 2], [Uint16Array, 2], [Int32Array, 4]] as [typeof Int16Array, number][]) {
+    const a = new Ctor(tile * tile).map(() => Math.floor((r() - 0.5) * 2 ** (8 * bytes)));
+    const jsA = a.slice(), nat = a.slice();
+    for (let row = 0; row < tile; row++) for (let i = tile - 1; i > 0; i--) jsA[row * tile + i] = jsA[row * tile + i] - jsA[row * tile + i - 1];
+    const nb = new Uint8Array(nat.buffer);
+    addon!.predict!(nb, nb, 2, tile * bytes, bytes);
+    sameBytes(nb, new Uint8Array(jsA.buffer), `predictor 2, ${Ctor.name}`);
+    addon!.unpredict!(nb, 2, tile * bytes, 1, bytes);
+    sameBytes(nb, new Uint8Array(a.buffer), `predictor 2 undone, ${Ctor.name}`);
+  }
+  assert.throws(() => addon!.predict!(new Uint8Array(8), new Uint8Array(8), 3, 8, 2), /unsupported/);
+  const shared = new Uint8Array(16);
+  assert.throws(() => addon!.predict!(shared, shared, 3, 16, 4), /overlap/);
 });
 
 test('worker threads load the addon too', needAddon(), async () => {

@@ -23,6 +23,8 @@ export interface DeflateAddon {
    * (absent from addons built before it existed: callers fall back to their JavaScript loops).
    */
   unpredict?(data: Uint8Array, predictor: 2 | 3, rowBytes: number, stride: number, bytes: number): void;
+  /** Applies predictor 2 (in place) or 3 (into `out`) to whole rows of little-endian samples (absent from older addons). */
+  predict?(data: Uint8Array, out: Uint8Array, predictor: 2 | 3, rowBytes: number, bytes: number): void;
   version: string;
 }
 
@@ -84,6 +86,14 @@ export function unpredictNative(data: Uint8Array, predictor: 2 | 3, rowBytes: nu
   const a = deflateAddon();
   if (!a || typeof a.unpredict !== 'function') return false;
   a.unpredict(data, predictor, rowBytes, stride, bytes);
+  return true;
+}
+
+/** Applies predictor 2 (in place) or 3 (into `out`) through the addon; false when the caller must do it. */
+export function predictNative(data: Uint8Array, out: Uint8Array, predictor: 2 | 3, rowBytes: number, bytes: number): boolean {
+  const a = deflateAddon();
+  if (!a || typeof a.predict !== 'function') return false;
+  a.predict(data, out, predictor, rowBytes, bytes);
   return true;
 }
 
