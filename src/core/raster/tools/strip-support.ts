@@ -122,6 +122,32 @@ export async function readMask(signal: AbortSignal, band: ResolvedBand): Promise
   return mask;
 }
 
+/**
+ * A window of a band as a set mask: 1 where readByteMask gives 1, else 0 (unset and nodata alike), in one
+ * pass over the raw samples of integer bands (for StripVectorizer.push(…, binary)).
+ */
+export async function readSetMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Uint8Array> {
+  const ds = band.dataset, b = band.band;
+  const plain = INTEGER_TYPES.has(ds.dtype) && (ds.scales[b - 1] ?? 1) === 1 && (ds.offsets[b - 1] ?? 0) === 0
+    && (band.scale === undefined || (band.scale === 1 && (band.offset ?? 0) === 0));
+  if (!plain) {
+    const m = toByteMask(await readResolved(band, x, y, w, h, signal));
+    for (let i = 0; i < m.length; i++) m[i] = m[i] === 1 ? 1 : 0;
+    return m;
+  }
+  const raw = await ds.readWindowRaw(b, x, y, w, h, signal);
+  const nd = ds.nodata === null || Number.isNaN(ds.nodata) ? NaN : ds.nodata;
+  if (raw instanceof Uint8Array) {
+    // Bytes (most masks): in place, no second array.
+    if (nd === nd && nd >= 0 && nd <= 255) { for (let i = 0; i < raw.length; i++) { const v = raw[i]; raw[i] = v !== 0 && v !== nd ? 1 : 0; } }
+    else for (let i = 0; i < raw.length; i++) raw[i] = raw[i] !== 0 ? 1 : 0;
+    return raw;
+  }
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) { const v = raw[i]; out[i] = v !== 0 && v !== nd ? 1 : 0; }
+  return out;
+}
+
 const INTEGER_TYPES = new Set(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'int32']);
 
 /**
