@@ -30,6 +30,11 @@ export interface RasterDataset {
   readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
   /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
   reserveTiles?(tiles: number): void;
+  /**
+   * Sets the tile cache to `tiles` decoded blocks (at least 2), dropping the oldest: for readers that go
+   * down the raster once in full-width strips, where only the current strip (and a halo row) is ever hit.
+   */
+  fitTileCache?(tiles: number): void;
   /** The decoded block holding the whole window, for kernels that read samples in place (no copy); null when the window spans blocks. */
   blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
   /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
@@ -421,6 +426,11 @@ class TiffDataset implements RasterDataset {
     const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
     const cap = Math.max(2, Math.floor(MAX_CACHE_BYTES / Math.max(1, tileBytes)));
     this.cacheLimit = Math.max(this.cacheLimit, Math.min(cap, tiles));
+  }
+
+  fitTileCache(tiles: number): void {
+    this.cacheLimit = Math.max(2, Math.floor(tiles));
+    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
   }
 
   async close(): Promise<void> {
