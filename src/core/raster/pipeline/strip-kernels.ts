@@ -170,9 +170,10 @@ function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: Ar
   }
   // The average goes to a float32 output: computed in double, stored as float32 (as the writer would).
   const res = new Float32Array(W * oh);
-  if (fx === 2 && fy === 2 && src instanceof Float32Array && inW >= 2 * W) {
-    averageBy2(src, inW, sy0, sy1, oy0, oh, W, res);
-    return res;
+  if (fx === 2 && fy === 2 && inW >= 2 * W) {
+    if (src instanceof Float32Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
+    if (src instanceof Uint16Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
+    if (src instanceof Uint8Array || src instanceof Int16Array || src instanceof Int8Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
   }
   const xa = new Int32Array(W), xb = new Int32Array(W);
   for (let x = 0; x < W; x++) { xa[x] = Math.floor(x * fx); xb[x] = Math.min(inW, Math.max(xa[x] + 1, Math.ceil((x + 1) * fx))); }
@@ -193,9 +194,10 @@ function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: Ar
 
 /**
  * The average of 2×2 blocks (the common factor 2), the same additions in the same order as the general loop
- * (row by row, left to right, NaN skipped), without its per-pixel bounds arrays and inner loops.
+ * (row by row, left to right, NaN skipped), without its per-pixel bounds arrays and inner loops. Float32
+ * windows, or raw integer windows whose samples are exactly their float values (see rawIsExact).
  */
-function averageBy2(src: Float32Array, inW: number, sy0: number, sy1: number, oy0: number, oh: number, W: number, res: Float32Array): void {
+function averageBy2(src: Float32Array | Uint16Array | Uint8Array | Int16Array | Int8Array, inW: number, sy0: number, sy1: number, oy0: number, oh: number, W: number, res: Float32Array): void {
   for (let y = 0; y < oh; y++) {
     const ya = 2 * (oy0 + y) - sy0;
     const r0 = ya * inW, o = y * W;
