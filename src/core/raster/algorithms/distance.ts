@@ -57,37 +57,46 @@ export function distanceTransform(feature: Uint8Array, w: number, h: number, xre
  * The column pass of distanceTransform for strip rows y0..y0+rows-1 (squared map distances along
  * columns), from the strip's feature mask and, per column, the nearest feature row above the strip
  * (`above`, -1 = none) and at or below its end (`below`, -1 = none; updated to the strip's topmost
- * feature so strips can be processed bottom-up). Equal to the whole-column result.
+ * feature so strips can be processed bottom-up). Equal to the whole-column result. Written into `into`
+ * (its first w × rows values) when given.
  */
-export function columnPassStrip(feature: Uint8Array, w: number, y0: number, rows: number, above: Int32Array, below: Int32Array, yres: number): Float64Array {
+export function columnPassStrip(feature: Uint8Array, w: number, y0: number, rows: number, above: Int32Array, below: Int32Array, yres: number, into?: Float64Array): Float64Array {
   const s = Math.abs(yres), s2 = s * s;
-  const g = new Float64Array(w * rows);
-  const up = new Int32Array(rows);
-  for (let x = 0; x < w; x++) {
-    let last = above[x];
-    for (let r = 0; r < rows; r++) { if (feature[r * w + x] === 1) last = y0 + r; up[r] = last; }
-    let next = below[x];
-    for (let r = rows - 1; r >= 0; r--) {
-      const q = y0 + r;
-      if (feature[r * w + x] === 1) next = q;
-      const p = up[r];
+  const g = into && into.length >= w * rows ? into.subarray(0, w * rows) : new Float64Array(w * rows);
+  // Row-major (the columns side by side): going down the columns one at a time read the mask and wrote g
+  // a cache line per pixel, about 3x slower. First the nearest feature row at or above each pixel...
+  if (upScratch.length < w * rows) upScratch = new Int32Array(w * rows);
+  const up = upScratch;
+  const last = Int32Array.from(above);
+  for (let r = 0; r < rows; r++) {
+    const o = r * w, y = y0 + r;
+    for (let x = 0; x < w; x++) { if (feature[o + x] === 1) last[x] = y; up[o + x] = last[x]; }
+  }
+  // ...then, bottom-up, the nearest at or below, and the nearer of the two.
+  for (let r = rows - 1; r >= 0; r--) {
+    const o = r * w, q = y0 + r;
+    for (let x = 0; x < w; x++) {
+      let next = below[x];
+      if (feature[o + x] === 1) below[x] = next = q;
+      const p = up[o + x];
       const da = p >= 0 ? s2 * (q - p) * (q - p) : Infinity;
       const db = next >= 0 ? s2 * (q - next) * (q - next) : Infinity;
-      g[r * w + x] = da < db ? da : db;
+      g[o + x] = da < db ? da : db;
     }
-    below[x] = next;
   }
   return g;
 }
 
-/** The row pass of distanceTransform on `rows` rows of column-pass output: distances (square roots) as float32. */
-export function rowPassStrip(g: Float64Array, w: number, rows: number, xres: number): Float32Array {
-  const f = new Float64Array(w), d = new Float64Array(w), z = new Float64Array(w + 1), v = new Int32Array(w);
-  const out = new Float32Array(w * rows);
+let upScratch = new Int32Array(0);
+
+/** The row pass of distanceTransform on `rows` rows of column-pass output: distances (square roots) as float32 (into `into` when given). */
+export function rowPassStrip(g: Float64Array, w: number, rows: number, xres: number, into?: Float32Array): Float32Array {
+  const d = new Float64Array(w), z = new Float64Array(w + 1), v = new Int32Array(w);
+  const out = into && into.length >= w * rows ? into.subarray(0, w * rows) : new Float32Array(w * rows);
   for (let r = 0; r < rows; r++) {
-    for (let x = 0; x < w; x++) f[x] = g[r * w + x];
-    dt1d(f, w, Math.abs(xres), d, v, z);
-    for (let x = 0; x < w; x++) out[r * w + x] = Math.sqrt(d[x]);
+    // The row of g is read in place (dt1d only reads f).
+    dt1d(g.subarray(r * w, r * w + w), w, Math.abs(xres), d, v, z);
+    for (let x = 0, o = r * w; x < w; x++) out[o + x] = Math.sqrt(d[x]);
   }
   return out;
 }

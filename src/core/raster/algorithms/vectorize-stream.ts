@@ -98,6 +98,8 @@ export class StripVectorizer {
   private y = 0;
   private above: Uint8Array;
   private cur: Uint8Array;
+  private bufA: Uint8Array;
+  private bufB: Uint8Array;
   private labAbove: Int32Array;
   private labCur: Int32Array;
   private down: (End | null)[];
@@ -126,8 +128,10 @@ export class StripVectorizer {
     this.W1 = w + 1;
     this.C = this.W1 * (h + 1) < 2 ** 31 - 2 ? Int32Array : Float64Array;
     this.pool = new VertexPool(this.C);
-    this.above = new Uint8Array(w);
-    this.cur = new Uint8Array(w);
+    this.bufA = new Uint8Array(w);
+    this.bufB = new Uint8Array(w);
+    this.above = this.bufB;
+    this.cur = this.bufA;
     this.labAbove = new Int32Array(w);
     this.labCur = new Int32Array(w);
     this.tAbove = new Int32Array(w + 1);
@@ -137,15 +141,27 @@ export class StripVectorizer {
     this.areaSum = rowAreas ? new Float64Array(1024) : null;
   }
 
-  /** Appends `rows` mask rows (w values each, 1 = set; anything else, e.g. 255 nodata, is unset). */
-  push(mask: ArrayLike<number>, rows: number, signal?: AbortSignal): void {
+  /**
+   * Appends `rows` mask rows (w values each, 1 = set; anything else, e.g. 255 nodata, is unset). With
+   * `binary` the mask is a Uint8Array holding only 0 and 1: its rows are used in place (no copy), and must
+   * not change until the next push (or finish) is done with them.
+   */
+  push(mask: ArrayLike<number>, rows: number, signal?: AbortSignal, binary = false): void {
     if (this.y + rows > this.h) throw new Error(`StripVectorizer: ${this.y + rows} rows pushed into a raster of ${this.h}`);
     const w = this.w;
+    const view = binary && mask instanceof Uint8Array;
     for (let r = 0; r < rows; r++) {
       if ((r & 63) === 0 && signal?.aborted) throw signal.reason ?? new Error('aborted');
-      const t = this.above; this.above = this.cur; this.cur = t;
-      const cur = this.cur, o = r * w;
-      for (let x = 0; x < w; x++) cur[x] = mask[o + x] === 1 ? 1 : 0;
+      const o = r * w;
+      this.above = this.cur;
+      if (view) {
+        this.cur = (mask as Uint8Array).subarray(o, o + w);
+      } else {
+        // Into whichever own row buffer is not the row above (that may be a view into the caller's mask).
+        const cur = this.above === this.bufA ? this.bufB : this.bufA;
+        for (let x = 0; x < w; x++) cur[x] = mask[o + x] === 1 ? 1 : 0;
+        this.cur = cur;
+      }
       this.labelRow();
       this.line();
       this.y++;
@@ -155,8 +171,8 @@ export class StripVectorizer {
   /** Closes the bottom edge after the last row and returns the polygons. */
   finish(): PolygonSet {
     if (this.y !== this.h) throw new Error(`StripVectorizer: finish() after ${this.y} of ${this.h} rows`);
-    const t = this.above; this.above = this.cur; this.cur = t;
-    this.cur.fill(0);
+    this.above = this.cur;
+    this.cur = new Uint8Array(this.w);
     this.ntCur = 0;
     this.line();
     if (this.open !== 0) throw new Error(`StripVectorizer: ${this.open} boundary chains left open`);
@@ -184,19 +200,26 @@ export class StripVectorizer {
    * line where vertical edges start or end.
    */
   private labelRow(): void {
-    const { w, cur, above, labAbove, labCur, tCur } = this;
+    const { w, cur, labAbove, labCur, tCur, tAbove } = this;
+    const na = this.ntAbove;
     const rowA = this.rowAreas ? this.rowAreas[this.y] : 0;
-    let nt = 0, x = 0;
+    let nt = 0, x = 0, ia = 0;
+    // Runs found with indexOf (native scans; the row holds only 0 and 1). Labels are only ever read on set
+    // pixels, so unset ones are not written.
     while (x < w) {
-      if (!cur[x]) { labCur[x] = 0; x++; continue; }
-      const x0 = x;
+      const x0 = cur.indexOf(1, x);
+      if (x0 < 0) break;
+      let x1 = cur.indexOf(0, x0);
+      if (x1 < 0) x1 = w;
+      x = x1;
       tCur[nt++] = x0;
-      while (x < w && cur[x]) x++;
-      tCur[nt++] = x;
+      tCur[nt++] = x1;
+      // The runs of the row above that touch [x0, x1), from its transitions (start, end pairs), left to
+      // right: the label at the first pixel of each inside the run (labels are uniform along a run above).
+      while (ia < na && tAbove[ia + 1] <= x0) ia += 2;
       let l = 0;
-      for (let i = x0; i < x; i++) {
-        if (!above[i] || (i > x0 && above[i - 1])) continue; // labels are uniform along a run above
-        const a = labAbove[i];
+      for (let k = ia; k < na && tAbove[k] < x1; k += 2) {
+        const a = labAbove[tAbove[k] > x0 ? tAbove[k] : x0];
         if (l === 0) l = a;
         else if (a !== l) l = this.union(l, a);
       }
@@ -208,9 +231,9 @@ export class StripVectorizer {
         }
         this.parent[l] = l;
       }
-      labCur.fill(l, x0, x);
-      this.npix[l] += x - x0;
-      if (this.areaSum) this.areaSum[l] += (x - x0) * rowA;
+      labCur.fill(l, x0, x1);
+      this.npix[l] += x1 - x0;
+      if (this.areaSum) this.areaSum[l] += (x1 - x0) * rowA;
     }
     this.ntCur = nt;
     this.labAbove = labCur; this.labCur = labAbove;

@@ -30,6 +30,11 @@ export interface RasterDataset {
   readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
   /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
   reserveTiles?(tiles: number): void;
+  /**
+   * Sets the tile cache to `tiles` decoded blocks (at least 2), dropping the oldest: for readers that go
+   * down the raster once in full-width strips, where only the current strip (and a halo row) is ever hit.
+   */
+  fitTileCache?(tiles: number): void;
   /** The decoded block holding the whole window, for kernels that read samples in place (no copy); null when the window spans blocks. */
   blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
   /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
@@ -365,30 +370,35 @@ class TiffDataset implements RasterDataset {
     const tx0 = Math.floor(x / tw), tx1 = Math.floor((x + w - 1) / tw);
     const ty0 = Math.floor(y / th), ty1 = Math.floor((y + h - 1) / th);
     const stride = this.planar === 1 ? this.bandCount : 1;
-    const copy = (data: TypedArray, tx: number, ty: number, k: number) => {
-      const band = bands[k], out = outs[k], conv = convs[k];
-      const s = this.planar === 1 ? band - 1 : 0;
+    // Bands `ks` of one decoded tile, row by row with the bands inside: a pixel-interleaved tile row is read
+    // from cache for every band (band by band over the whole tile streamed it from memory once per band).
+    const copy = (data: TypedArray, tx: number, ty: number, ks: number[]) => {
       const rowsInData = Math.floor(data.length / (tw * stride));
       const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
       const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
       if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
       const n = gx1 - gx0;
       for (let gy = gy0; gy < gy1; gy++) {
-        const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride + s;
+        const row = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride;
         const dst = (gy - y) * w + (gx0 - x);
-        if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
-        else if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
-        else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
+        for (const k of ks) {
+          const out = outs[k], conv = convs[k];
+          const src = row + (this.planar === 1 ? bands[k] - 1 : 0);
+          if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
+          else if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
+          else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
+        }
       }
     };
+    const all = bands.map((_, k) => k);
     const jobs: Promise<void>[] = [];
     for (let ty = ty0; ty <= ty1; ty++) {
       for (let tx = tx0; tx <= tx1; tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
         if (this.planar === 1) {
-          jobs.push(this.tile(tx, ty, 0, signal).then((data) => { for (let k = 0; k < bands.length; k++) copy(data, tx, ty, k); }));
+          jobs.push(this.tile(tx, ty, 0, signal).then((data) => copy(data, tx, ty, all)));
         } else {
-          for (let k = 0; k < bands.length; k++) jobs.push(this.tile(tx, ty, bands[k] - 1, signal).then((data) => copy(data, tx, ty, k)));
+          for (let k = 0; k < bands.length; k++) jobs.push(this.tile(tx, ty, bands[k] - 1, signal).then((data) => copy(data, tx, ty, [k])));
         }
       }
     }
@@ -416,6 +426,11 @@ class TiffDataset implements RasterDataset {
     const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
     const cap = Math.max(2, Math.floor(MAX_CACHE_BYTES / Math.max(1, tileBytes)));
     this.cacheLimit = Math.max(this.cacheLimit, Math.min(cap, tiles));
+  }
+
+  fitTileCache(tiles: number): void {
+    this.cacheLimit = Math.max(2, Math.floor(tiles));
+    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,13 @@ export interface DeflateAddon {
   /** Compresses `input` as a zlib stream at libdeflate level 0-12 into `output`; returns the bytes written. */
   deflate(input: Uint8Array, level: number, output: Uint8Array): number;
   deflateBound(level: number, n: number): number;
+  /**
+   * Undoes TIFF predictor 2 or 3 in place on the whole rows of a decoded block of little-endian samples
+   * (absent from addons built before it existed: callers fall back to their JavaScript loops).
+   */
+  unpredict?(data: Uint8Array, predictor: 2 | 3, rowBytes: number, stride: number, bytes: number): void;
+  /** Applies predictor 2 (in place) or 3 (into `out`) to whole rows of little-endian samples (absent from older addons). */
+  predict?(data: Uint8Array, out: Uint8Array, predictor: 2 | 3, rowBytes: number, bytes: number): void;
   version: string;
 }
 
@@ -69,6 +76,25 @@ export function deflateAddon(): DeflateAddon | null {
   status = `Node's zlib (${why})`;
   if (isMainThread) warn(`geoweave: DEFLATE through Node's zlib, about 2x slower than the libdeflate addon: ${why}`);
   return addon;
+}
+
+/**
+ * Undoes predictor 2 or 3 in place through the addon; false when there is no addon (or an old one) and the
+ * caller must do it.
+ */
+export function unpredictNative(data: Uint8Array, predictor: 2 | 3, rowBytes: number, stride: number, bytes: number): boolean {
+  const a = deflateAddon();
+  if (!a || typeof a.unpredict !== 'function') return false;
+  a.unpredict(data, predictor, rowBytes, stride, bytes);
+  return true;
+}
+
+/** Applies predictor 2 (in place) or 3 (into `out`) through the addon; false when the caller must do it. */
+export function predictNative(data: Uint8Array, out: Uint8Array, predictor: 2 | 3, rowBytes: number, bytes: number): boolean {
+  const a = deflateAddon();
+  if (!a || typeof a.predict !== 'function') return false;
+  a.predict(data, out, predictor, rowBytes, bytes);
+  return true;
 }
 
 /** Which DEFLATE implementation this thread uses, for logs and the bench. */

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GeoInfo } from './dataset';
-import { encodeTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, DEFAULT_ZLEVEL } from './encode';
+import { encodeTile, stripToTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, DEFAULT_ZLEVEL } from './encode';
 import { escapeXml } from './geoinfo';
 import { openTempExclusive } from './atomic-file';
 import { asPixelIsArea } from '../crs/geokeys';
@@ -103,6 +103,25 @@ export class GeoTiffWriter {
       return encodeTile(toTile(b, w, h, this.tile, this.spec.dtype, this.fill), this.tile, this.spec.dtype, this.zlevel);
     });
     for (let i = 0; i < encoded.length; i++) await this.writeEncoded(bx, by, i, encoded[i]);
+  }
+
+  /**
+   * Encodes and writes tile row `by` from strips of the whole output width (`bands[i]` holds the row's
+   * `rows` × width values): each tile is cut straight from the strip (no block copy, then a tile copy).
+   */
+  async writeStripRow(by: number, bands: ArrayLike<number>[]): Promise<void> {
+    if (bands.length !== this.spec.bands) throw new Error(`${this.path}: writeStripRow got ${bands.length} bands, expected ${this.spec.bands}`);
+    const W = this.spec.width, rows = this.blockSize(0, by).h;
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < bands.length; i++) {
+      if (bands[i].length !== W * rows) throw new Error(`${this.path}: tile row ${by} needs ${W * rows} values, got ${bands[i].length}`);
+      for (let bx = 0; bx < this.tilesAcross; bx++) {
+        const { w } = this.blockSize(bx, by);
+        const tile = stripToTile(bands[i], W, bx * this.tile, w, rows, this.tile, this.spec.dtype, this.fill);
+        pending.push(this.writeEncoded(bx, by, i, encodeTile(tile, this.tile, this.spec.dtype, this.zlevel)));
+      }
+    }
+    await Promise.all(pending);
   }
 
   /** Writes an already encoded tile (from encodeTile, e.g. produced in a worker). */

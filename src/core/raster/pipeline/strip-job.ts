@@ -54,6 +54,9 @@ export async function runStripJob(spec: StripJobSpec, by: number, cache: Dataset
   let t = tick();
   const win = inputWindow(spec.kernel, y0, rows, spec.inWidth, spec.inHeight, w);
   const first = await cache.get(spec.inputs[0].source);
+  // Averages of small integers without nodata or scaling: the raw samples are the float values exactly, so
+  // the window is read raw (half or a quarter of the bytes of a float32 copy, no conversion).
+  if (!win.raw && spec.kernel.type === 'resample' && spec.kernel.method === 'average' && rawIsExact(first, spec.inputs)) win.raw = true;
   const tileRows = Math.floor((win.y + win.h - 1) / first.blockHeight) - Math.floor(win.y / first.blockHeight) + 1;
   const ins = await readInputs(spec.inputs, cache, win.x, win.y, win.w, win.h, win.raw, tileRows, signal);
   t = tock('window', t);
@@ -81,6 +84,15 @@ export async function runStripJob(spec: StripJobSpec, by: number, cache: Dataset
     encoded.push(row);
   }
   return { by, encoded, preview, tallies };
+}
+
+const EXACT_IN_FLOAT32 = new Set(['uint8', 'int8', 'uint16', 'int16']);
+
+/** Whether readWindow of every input would give the raw samples unchanged (no nodata, scale or offset; exact in float32). */
+function rawIsExact(ds: RasterDataset, refs: InputRef[]): boolean {
+  if (!EXACT_IN_FLOAT32.has(ds.dtype) || !(ds.nodata === null || Number.isNaN(ds.nodata))) return false;
+  return refs.every((r) => r.source === ds.source && (ds.scales[r.band - 1] ?? 1) === 1 && (ds.offsets[r.band - 1] ?? 0) === 0
+    && (r.scale === undefined || (r.scale === 1 && (r.offset ?? 0) === 0)));
 }
 
 /** Every f-th pixel of rows y0.. of a w-wide strip (positions multiple of f), nodata → NaN. */

@@ -2,7 +2,7 @@
  * Serializable strip kernels: one output tile row from input windows (with a halo where the kernel needs
  * one), plus the tool's per-strip tallies. The same code runs in worker threads and inline.
  */
-import { aspectDegrees, hillshade, slopeDegrees, TerrainGrid } from '../algorithms/terrain';
+import { aspectInto, hillshadeBytesInto, slopeInto, TerrainGrid } from '../algorithms/terrain';
 import type { ClassScheme } from '../algorithms/reclassify';
 
 export type StripKernelSpec =
@@ -40,24 +40,32 @@ export interface StripOutput { outs: ArrayLike<number>[]; tallies: Tallies | nul
 /** Computes output rows y0..y0+rows-1 (w = output width, H = output height) from the input window's bands. */
 export function runStripKernel(k: StripKernelSpec, ins: ArrayLike<number>[], win: InputWindow, y0: number, rows: number, w: number, H: number): StripOutput {
   switch (k.type) {
+    // Terrain kernels write the strip's rows straight into its output (NaN where no full 3×3 window).
     case 'slope': {
-      const s = slopeDegrees(ins[0], grid(k, win), k.z).subarray(win.top * w, (win.top + rows) * w);
+      const s = new Float32Array(rows * w).fill(NaN);
+      slopeInto(f32(ins[0]), grid(k, win), k.z, s, { y0: win.top, y1: win.top + rows });
       let steep = 0, flat = 0;
       for (let i = 0; i < s.length; i++) { const v = s[i]; if (v > 25) steep++; else if (v < 2) flat++; }
       return { outs: [s], tallies: { steep, flat } };
     }
     case 'aspect': {
-      const a = aspectDegrees(ins[0], grid(k, win)).subarray(win.top * w, (win.top + rows) * w);
+      const a = new Float32Array(rows * w).fill(NaN);
+      aspectInto(f32(ins[0]), grid(k, win), a, { y0: win.top, y1: win.top + rows });
       return { outs: [a], tallies: aspectTallies(a, y0, rows, w, H) };
     }
     case 'hillshade': {
-      const f = hillshade(ins[0], grid(k, win), { azimuth: k.azimuth, altitude: k.altitude, zFactor: k.z }).subarray(win.top * w, (win.top + rows) * w);
-      return hillshadeBytes(f, y0, rows, w, H);
+      const b = new Uint8Array(rows * w);
+      hillshadeBytesInto(f32(ins[0]), grid(k, win), { azimuth: k.azimuth, altitude: k.altitude, zFactor: k.z }, b, { y0: win.top, y1: win.top + rows });
+      return hillshadeTallies(b, y0, rows, w, H);
     }
     case 'reclassify': return reclassifyStrip(k, ins[0], y0, rows, w, H);
     case 'clip': return { outs: ins, tallies: null };
     case 'resample': return { outs: ins.map((src) => resampleBand(k, src, win, y0, rows, w)), tallies: null };
   }
+}
+
+function f32(a: ArrayLike<number>): Float32Array {
+  return a instanceof Float32Array ? a : Float32Array.from(a);
 }
 
 function grid(k: { ewres: number; nsres: number }, win: InputWindow): TerrainGrid {
@@ -78,28 +86,32 @@ function aspectTallies(a: Float32Array, y0: number, rows: number, w: number, H: 
     for (let x = 0; x < w; x++) {
       const v = a[r * w + x];
       if (v !== v) { nodata++; continue; }
-      const d = Math.floor(((v + 22.5) % 360) / 45), cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
+      // floor(((v + 22.5) % 360) / 45) for v in [0, 360), without the slow floating-point modulo.
+      const t = v + 22.5;
+      const d = t >= 360 ? 0 : (t / 45) | 0, cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
       valid++; counts[d]++; cells[d * 9 + cell]++; validCells[cell]++;
     }
   }
   return { valid, nodata, counts, cells, validCells };
 }
 
-function hillshadeBytes(f: Float32Array, y0: number, rows: number, w: number, H: number): StripOutput {
+/** Tallies of a strip of hillshade bytes (0 = nodata): valid and dark (< 100) pixels, their sum, per "where" cell. */
+function hillshadeTallies(out: Uint8Array, y0: number, rows: number, w: number, H: number): StripOutput {
   const [cx1, cx2, cy1, cy2] = cellBounds(w, H);
-  const out = new Uint8Array(f.length);
   const hits = new Array(9).fill(0), totals = new Array(9).fill(0);
   let valid = 0, dark = 0, sum = 0;
+  const segs = [0, cx1, cx2, w];
   for (let r = 0; r < rows; r++) {
     const y = y0 + r, rc = y < cy1 ? 0 : y < cy2 ? 3 : 6;
-    for (let x = 0; x < w; x++) {
-      const i = r * w + x, v = f[i];
-      if (v !== v) continue;
-      // GDAL converts the float shade to Byte by rounding to nearest.
-      const b = Math.max(1, Math.min(255, Math.floor(v + 0.5)));
-      const cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
-      out[i] = b; valid++; sum += b; totals[cell]++;
-      if (b < 100) { dark++; hits[cell]++; }
+    for (let sgi = 0; sgi < 3; sgi++) {
+      let n = 0, dk = 0, s = 0;
+      for (let i = r * w + segs[sgi], e = r * w + segs[sgi + 1]; i < e; i++) {
+        const b = out[i];
+        if (b === 0) continue;
+        n++; s += b;
+        if (b < 100) dk++;
+      }
+      valid += n; dark += dk; sum += s; totals[rc + sgi] += n; hits[rc + sgi] += dk;
     }
   }
   return { outs: [out], tallies: { valid, dark, sum, hits, totals } };
@@ -145,16 +157,23 @@ function reclassifyStrip(k: Extract<StripKernelSpec, { type: 'reclassify' }>, da
   return { outs: [classes], tallies: { valid, pix, m2, cells, validCells } };
 }
 
-function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: ArrayLike<number>, win: InputWindow, oy0: number, oh: number, W: number): Float64Array {
+function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: ArrayLike<number>, win: InputWindow, oy0: number, oh: number, W: number): Float64Array | Float32Array {
   const { fx, fy } = k;
   const inW = win.w, sy0 = win.y, sy1 = win.y + win.h;
-  const res = new Float64Array(W * oh);
   if (k.method === 'nearest') {
+    const res = new Float64Array(W * oh);
     for (let y = 0; y < oh; y++) {
       const sy = Math.min(sy1 - 1, Math.floor((oy0 + y + 0.5) * fy)) - sy0;
       for (let x = 0; x < W; x++) res[y * W + x] = src[sy * inW + Math.min(inW - 1, Math.floor((x + 0.5) * fx))];
     }
     return res;
+  }
+  // The average goes to a float32 output: computed in double, stored as float32 (as the writer would).
+  const res = new Float32Array(W * oh);
+  if (fx === 2 && fy === 2 && inW >= 2 * W) {
+    if (src instanceof Float32Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
+    if (src instanceof Uint16Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
+    if (src instanceof Uint8Array || src instanceof Int16Array || src instanceof Int8Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
   }
   const xa = new Int32Array(W), xb = new Int32Array(W);
   for (let x = 0; x < W; x++) { xa[x] = Math.floor(x * fx); xb[x] = Math.min(inW, Math.max(xa[x] + 1, Math.ceil((x + 1) * fx))); }
@@ -171,6 +190,42 @@ function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: Ar
     }
   }
   return res;
+}
+
+/**
+ * The average of 2×2 blocks (the common factor 2), the same additions in the same order as the general loop
+ * (row by row, left to right, NaN skipped), without its per-pixel bounds arrays and inner loops. Float32
+ * windows, or raw integer windows whose samples are exactly their float values (see rawIsExact).
+ */
+function averageBy2(src: Float32Array | Uint16Array | Uint8Array | Int16Array | Int8Array, inW: number, sy0: number, sy1: number, oy0: number, oh: number, W: number, res: Float32Array): void {
+  for (let y = 0; y < oh; y++) {
+    const ya = 2 * (oy0 + y) - sy0;
+    const r0 = ya * inW, o = y * W;
+    if (ya + 2 > sy1 - sy0) {
+      // A last input row alone (odd height).
+      for (let x = 0; x < W; x++) {
+        const a = src[r0 + 2 * x], b = src[r0 + 2 * x + 1];
+        let s = 0, n = 0;
+        if (a === a) { s += a; n++; }
+        if (b === b) { s += b; n++; }
+        res[o + x] = n ? s / n : NaN;
+      }
+      continue;
+    }
+    const r1 = r0 + inW;
+    for (let x = 0; x < W; x++) {
+      const i = 2 * x;
+      const a = src[r0 + i], b = src[r0 + i + 1], c = src[r1 + i], d = src[r1 + i + 1];
+      const t = a + b + c + d;
+      if (t === t) { res[o + x] = (((a + b) + c) + d) / 4; continue; }
+      let s = 0, n = 0;
+      if (a === a) { s += a; n++; }
+      if (b === b) { s += b; n++; }
+      if (c === c) { s += c; n++; }
+      if (d === d) { s += d; n++; }
+      res[o + x] = n ? s / n : NaN;
+    }
+  }
 }
 
 /** Adds tallies `b` into `a` (same keys and array lengths). */

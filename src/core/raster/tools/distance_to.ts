@@ -129,11 +129,13 @@ export const distanceToTool = defineTool({
         width: w, height: h, bands: 1, dtype: 'float32', geo: { ...ds.geo }, nodata: -9999, descriptions: ['distance (metres) to the nearest mask pixel'], blockSize: step,
       });
       const above = new Int32Array(w).fill(-1);
+      // One pair of strip buffers for the whole pass (each strip is consumed before the next is computed).
+      const gBuf = new Float64Array(w * step), dBuf = new Float32Array(w * step);
       for (let s = 0; s < nStrips; s++) {
         checkAbort(ctx.signal);
         const y0 = s * step, rows = Math.min(step, h - y0);
         const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal);
-        const d = rowPassStrip(columnPassStrip(m, w, y0, rows, above, belowAt[s], px.y), w, rows, px.x);
+        const d = rowPassStrip(columnPassStrip(m, w, y0, rows, above, belowAt[s], px.y, gBuf), w, rows, px.x, dBuf);
         lowestTargets(m, w, y0, rows, above);
         const bits = new Uint32Array(d.buffer, d.byteOffset, d.length);
         const part = stripSums(d, near, sum);
@@ -144,12 +146,7 @@ export const distanceToTool = defineTool({
         }
         for (let i = Math.ceil((y0 * w) / qlStep) * qlStep - y0 * w; i < d.length; i += qlStep) { const v = d[i]; if (v === v && Number.isFinite(v)) qlSample.push(v); }
         ql.add(y0, rows, (i) => d[i]);
-        for (let bx = 0; bx < wr.tilesAcross; bx++) {
-          const { w: bw } = wr.blockSize(bx, s);
-          const block = new Float32Array(bw * rows);
-          for (let r = 0; r < rows; r++) block.set(d.subarray(r * w + bx * step, r * w + bx * step + bw), r * bw);
-          await wr.writeBlock(bx, s, [block]);
-        }
+        await wr.writeStripRow(s, [d]);
         ctx.progress(0.3 + (0.6 * (s + 1)) / nStrips);
       }
       await wr.finish();

@@ -2,7 +2,7 @@
 import { defineTool } from './types';
 import { StripVectorizer, PolygonSet } from '../algorithms/vectorize-stream';
 import { resolveRoles, closeResolved, outPath, gt, areaText, checkAbort, rowAreas } from './analysis-support';
-import { stripRowsFor, readByteMask } from './strip-support';
+import { stripRowsFor, readSetMask } from './strip-support';
 import { writePolygonsGeoJson } from './polygons-geojson';
 import { CELL_NAMES } from '../stats';
 
@@ -23,7 +23,7 @@ export const vectorizeMaskTool = defineTool({
       for (let y0 = 0; y0 < h; y0 += step) {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
-        vz.push(await readByteMask(R.band, 0, y0, w, rows, ctx.signal), rows, ctx.signal);
+        vz.push(await readSetMask(R.band, 0, y0, w, rows, ctx.signal), rows, ctx.signal, true);
         ctx.progress((0.8 * (y0 + rows)) / h);
       }
       set = vz.finish();
