@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { findPackageRoot, builtinManifestDir } from '../manifests/package-root';
 import { redactText, redactUrl } from '../net/redact';
 import { stableStringify } from '../notebook/notebook-file';
+import { cachedHash, rememberHash, statKey } from './hash-cache';
 
 /** One input file as it was when the run read it. */
 export interface InputRecord {
@@ -108,15 +109,15 @@ const hashCache = new Map<string, string>();
 
 /**
  * SHA-256 of a file, streamed in 1 MB chunks so that a large file never sits in memory and the
- * event loop turns between chunks. Cached by path, size, mtime and inode: a re-run does not read
- * an unchanged file again.
+ * event loop turns between chunks. Cached by path, size, mtime, ctime and inode, in memory and on
+ * disk (./hash-cache.ts): a re-run, even in a new process, does not read an unchanged file again.
  */
 export async function sha256File(file: string, signal?: AbortSignal): Promise<{ sha256: string; size: number; mtime: string }> {
   const st = await fs.promises.stat(file);
-  const key = `${file}\0${st.size}\0${st.mtimeMs}\0${st.ino}`;
+  const key = statKey(file, st);
   const mtime = st.mtime.toISOString();
-  const cached = hashCache.get(key);
-  if (cached) return { sha256: cached, size: st.size, mtime };
+  const cached = hashCache.get(key) ?? cachedHash(key);
+  if (cached) { hashCache.set(key, cached); return { sha256: cached, size: st.size, mtime }; }
   if (signal?.aborted) throw new Error('hashing stopped: the run was cancelled');
   const hash = createHash('sha256');
   const stream = fs.createReadStream(file, { highWaterMark: 1 << 20 });
@@ -130,6 +131,9 @@ export async function sha256File(file: string, signal?: AbortSignal): Promise<{ 
   const sha256 = hash.digest('hex');
   if (hashCache.size > 1024) hashCache.clear();
   hashCache.set(key, sha256);
+  // Only when the file did not change while it was read (else the hash names no state of it).
+  const after = await fs.promises.stat(file).catch(() => undefined);
+  if (after && statKey(file, after) === key) rememberHash(key, sha256);
   return { sha256, size: st.size, mtime };
 }
 
