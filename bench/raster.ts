@@ -269,10 +269,10 @@ async function toolsTable(argv: string[]): Promise<void> {
     }
   }
   console.log('');
-  console.log(`${pad('tool', 15)}${pad('size', 7)}${pad('vs', 24)}${lpad('CPU GW', 8)}${lpad('CPU ref', 9)}${lpad('CPU ×', 7)}${lpad('wall GW', 9)}${lpad('wall ref', 10)}${lpad('wall ×', 8)}${lpad('RSS GW', 9)}${lpad('RSS ref', 9)}${lpad('RSS ×', 7)}${lpad('size ×', 8)}  outputs`);
+  console.log(`${pad('tool', 19)}${pad('size', 7)}${pad('vs', 36)}${lpad('CPU GW', 8)}${lpad('CPU ref', 9)}${lpad('CPU ×', 7)}${lpad('wall GW', 9)}${lpad('wall ref', 10)}${lpad('wall ×', 8)}${lpad('RSS GW', 9)}${lpad('RSS ref', 9)}${lpad('RSS ×', 7)}${lpad('size ×', 8)}  outputs`);
   for (const r of rows) {
     const f = (v: number) => v.toFixed(2);
-    console.log(`${pad(r.tool, 15)}${pad(String(r.size), 7)}${pad(r.counterpart, 24)}${lpad(f(r.gw.cpu), 8)}${lpad(f(r.gdal.cpu), 9)}${lpad(f(r.gw.cpu / r.gdal.cpu), 7)}${lpad(f(r.gw.wall), 9)}${lpad(f(r.gdal.wall), 10)}${lpad(f(r.gw.wall / r.gdal.wall), 8)}`
+    console.log(`${pad(r.tool, 19)}${pad(String(r.size), 7)}${pad(r.counterpart, 36)}${lpad(f(r.gw.cpu), 8)}${lpad(f(r.gdal.cpu), 9)}${lpad(f(r.gw.cpu / r.gdal.cpu), 7)}${lpad(f(r.gw.wall), 9)}${lpad(f(r.gdal.wall), 10)}${lpad(f(r.gw.wall / r.gdal.wall), 8)}`
       + `${lpad(r.gw.rssMB.toFixed(0), 9)}${lpad(r.gdal.rssMB.toFixed(0), 9)}${lpad(f(r.gw.rssMB / r.gdal.rssMB), 7)}${lpad(Number.isNaN(r.gwMB / r.gdalMB) ? '-' : f(r.gwMB / r.gdalMB), 8)}  ${r.agree}`);
   }
   console.log('(CPU and wall in s, RSS in MB; × = GeoWeave / reference; size × = output file size ratio)');

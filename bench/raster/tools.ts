@@ -119,6 +119,34 @@ export function toolCases(inp: BenchInputs, cli: string, outRoot: string): ToolC
   add({ tool: 'resample', counterpart: 'gdalwarp -r average', gwArgs: gw('resample', { image: inp.scene, factor: 2, method: 'average' }), gwOut: path.join(gwDir, `${stem(inp.scene)}_resampled.tif`), gdalOut: g('warp_average.tif'),
     gdal: { cmd: 'gdalwarp', args: ['-q', '-overwrite', '-r', 'average', '-ts', String(N / 2), String(N / 2), '-ot', 'Float32', '-dstnodata', '-9999', ...co(3), inp.scene, g('warp_average.tif')] } }, raster(1e-3));
 
+  // Interpolating resamplers on the NDVI (float32): both scale the kernel when they aggregate, as
+  // gdalwarp does. Each in its own folder (the CLI names the output after the input, not the method).
+  for (const method of ['bilinear', 'cubic']) {
+    const dir = path.join(od, `gw-${method}`);
+    fs.mkdirSync(dir, { recursive: true });
+    add({ tool: `resample_${method}`, counterpart: `gdalwarp -r ${method}`, gwArgs: [...gw('resample', { image: inp.ndvi, factor: 2, method }).slice(0, -3), '--out', dir, '--json'],
+      gwOut: path.join(dir, `${stem(inp.ndvi)}_resampled.tif`), gdalOut: g(`warp_${method}.tif`),
+      gdal: { cmd: 'gdalwarp', args: ['-q', '-overwrite', '-r', method, '-ts', String(N / 2), String(N / 2), '-ot', 'Float32', '-dstnodata', '-9999', ...co(3), inp.ndvi, g(`warp_${method}.tif`)] } }, raster(2e-4));
+  }
+
+  // A polygon (an irregular hexagon over about half the scene) in a GeoPackage in the raster's CRS.
+  const cut = g('cutline.gpkg');
+  if (!fs.existsSync(cut)) {
+    const ring = [[0.2, 0.15], [0.7, 0.1], [0.9, 0.45], [0.75, 0.85], [0.3, 0.9], [0.1, 0.5], [0.2, 0.15]].map(([fx, fy]) => [500000 + fx * N * 10, 5000000 - fy * N * 10]);
+    py(`
+import sys
+from osgeo import ogr, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32633)
+ds = ogr.GetDriverByName('GPKG').CreateDataSource(sys.argv[1])
+lyr = ds.CreateLayer('cut', srs, ogr.wkbPolygon)
+f = ogr.Feature(lyr.GetLayerDefn()); f.SetGeometry(ogr.CreateGeometryFromWkt(sys.argv[2])); lyr.CreateFeature(f)
+ds = None
+print('ok')
+`, [cut, `POLYGON((${ring.map(([x, y]) => `${x} ${y}`).join(', ')}))`]);
+  }
+  add({ tool: 'clip_to_vector', counterpart: 'gdalwarp -cutline -crop_to_cutline', gwArgs: gw('clip_to_vector', { image: inp.ndvi, cutline: cut }), gwOut: path.join(gwDir, `${stem(inp.ndvi)}_clipped.tif`), gdalOut: g('warp_cutline.tif'),
+    gdal: { cmd: 'gdalwarp', args: ['-q', '-overwrite', '-cutline', cut, '-crop_to_cutline', ...co(3), inp.ndvi, g('warp_cutline.tif')] } }, raster(0));
+
   // gdal_proximity's sweep is sometimes a little long; ours is the exact transform.
   add({ tool: 'distance_to', counterpart: 'gdal_proximity.py', gwArgs: gw('distance_to', { image: inp.mask }), gwOut: path.join(gwDir, `${stem(inp.mask)}_distance_to.tif`), gdalOut: g('proximity.tif'),
     gdal: { cmd: PY, args: ['/usr/bin/gdal_proximity.py', '-q', inp.mask, g('proximity.tif'), '-values', '1', '-distunits', 'GEO', '-ot', 'Float32', ...co(3)] } }, raster(0.01));
