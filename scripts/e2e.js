@@ -580,6 +580,8 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     return groups.map((g) => `${g.rationale}: ${g.items.map((s) => s.id).join(', ')}`).join(' | ') + ` — e.g. "${all[0].reason.slice(0, 100)}"; prior: ${practice[1]} analyst flows, ${practice[2]} transitions`;
   });
   if (!suggested) return;
+  // GEOWEAVE_E2E_ONLY skipped the step that picks the suggestion: the rest of the walkthrough builds on it.
+  if (!chosen) { log('SKIP the rest of the walkthrough (it builds on the complementary suggestion step, filtered out)'); return; }
 
   const second = await step(page, `insert and run a complementary suggestion (${chosen.id})`, async () => {
     await panel.click(`#complementary li.suggestion[data-tool="${chosen.id}"] button.insert-run`);
