@@ -221,11 +221,12 @@ test('zonal: class zones and pixel-centre rasterisation with holes', () => {
   rasterizePolygon([sq(2, 8), sq(4, 6)], gt, 10, 10, (i) => hit.push(i));
   assert.equal(hit.length, 36 - 4);
   assert.ok(!hit.includes(4 * 10 + 4) && hit.includes(2 * 10 + 2) && !hit.includes(8 * 10 + 8));
-  // a triangle: centres strictly inside (x + y < 5 in pixel units from the corner)
+  // a triangle: centres inside, and those on its sloped edge, which ends each row's span (x + y ≤ 5
+  // in pixel units from the corner): GDAL keeps a centre on a span's right end (raster-rasterize-ties)
   const tri: Ring = [[0, 10], [5, 10], [0, 5], [0, 10]];
   const t: number[] = [];
   rasterizePolygon([tri], gt, 10, 10, (i) => t.push(i));
   let expected = 0;
-  for (let y = 0; y < 10; y++) for (let x = 0; x < 10; x++) if (x + 0.5 + y + 0.5 < 5) expected++;
+  for (let y = 0; y < 10; y++) for (let x = 0; x < 10; x++) if (x + 0.5 + y + 0.5 <= 5) expected++;
   assert.equal(t.length, expected);
 });

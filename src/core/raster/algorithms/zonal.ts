@@ -73,7 +73,10 @@ export function preparePolygon(rings: Ring[], gt: GeoTransform, h: number): Prep
     const px = ring.map(([X, Y]) => inv(X, Y));
     for (let k = 0; k < px.length; k++) {
       const [x0, y0] = px[k], [x1, y1] = px[(k + 1) % px.length];
-      if (y0 === y1) continue;
+      // Horizontal edges bound no crossing; GDAL still fills one lying on a row of pixel centres
+      // when it runs right to left (the bottom edge of a ring wound as GeoJSON's outer rings
+      // usually are), and only then: kept to be filled alike (rasterizeRows).
+      if (y0 === y1 && !(x0 > x1 && Number.isInteger(y0 - 0.5))) continue;
       segs.push(x0, y0, x1, y1);
       minY = Math.min(minY, y0, y1); maxY = Math.max(maxY, y0, y1);
     }
@@ -88,20 +91,43 @@ export function preparePolygon(rings: Ring[], gt: GeoTransform, h: number): Prep
 export function rasterizeRows(p: PreparedPolygon, w: number, y0: number, y1: number, visit: (y: number, x: number) => void): void {
   const { segs } = p;
   const xs: number[] = [];
+  const spans: number[] = [];
   for (let y = Math.max(y0, p.yStart); y <= Math.min(y1 - 1, p.yEnd); y++) {
     const cy = y + 0.5;
     xs.length = 0;
+    spans.length = 0;
     for (let s = 0; s < segs.length; s += 4) {
       const sy0 = segs[s + 1], sy1 = segs[s + 3];
       if ((sy0 <= cy && cy < sy1) || (sy1 <= cy && cy < sy0)) {
         const sx0 = segs[s], sx1 = segs[s + 2];
         xs.push(sx0 + (cy - sy0) * (sx1 - sx0) / (sy1 - sy0));
+      } else if (sy0 === cy && sy1 === cy) {
+        // A right-to-left horizontal edge on this row of centres (preparePolygon keeps only those)
+        // is filled on its own, as GDAL does.
+        spans.push(Math.floor(Math.min(segs[s], segs[s + 2]) + 0.5), Math.floor(Math.max(segs[s], segs[s + 2]) + 0.5) - 1);
       }
     }
     xs.sort((a, b) => a - b);
-    for (let k = 0; k + 1 < xs.length; k += 2) {
-      const xa = Math.max(0, Math.ceil(xs[k] - 0.5)), xb = Math.min(w - 1, Math.ceil(xs[k + 1] - 0.5) - 1);
-      for (let x = xa; x <= xb; x++) visit(y, x);
-    }
+    // A pixel is inside when its centre lies in (xs[k], xs[k+1]]: GDAL's rasterizer rounds each
+    // crossing with floor(x + 0.5), so a centre exactly on a left edge is out, on a right edge in.
+    for (let k = 0; k + 1 < xs.length; k += 2) spans.push(Math.floor(xs[k] + 0.5), Math.floor(xs[k + 1] + 0.5) - 1);
+    visitSpans(spans, w, y, visit);
+  }
+}
+
+/** Visits the union of the row's spans [a, b] (pairs in `spans`), each pixel once, clipped to 0..w-1. */
+function visitSpans(spans: number[], w: number, y: number, visit: (y: number, x: number) => void): void {
+  if (spans.length === 2) {
+    for (let x = Math.max(0, spans[0]); x <= Math.min(w - 1, spans[1]); x++) visit(y, x);
+    return;
+  }
+  const order: number[] = [];
+  for (let i = 0; i < spans.length; i += 2) if (spans[i] <= spans[i + 1]) order.push(i);
+  order.sort((i, j) => spans[i] - spans[j]);
+  let next = 0;
+  for (const i of order) {
+    const a = Math.max(next, spans[i], 0), b = Math.min(spans[i + 1], w - 1);
+    for (let x = a; x <= b; x++) visit(y, x);
+    next = Math.max(next, spans[i + 1] + 1);
   }
 }
