@@ -12,8 +12,9 @@ import { expandListGlobs, planBatch, shapesFromKinds } from '../../src/core/note
 import { getToolSpec } from '../../src/core/raster/engine';
 import { tmpDir } from '../helpers/raster-gdal';
 
-test('batch abuse: hostile globs and lists are refused by name or stay inside the workspace', () => {
-  const root = tmpDir('gw-batch-abuse-');
+/** A workspace with scenes, a hidden folder, a link out to a folder beside it and a link loop. */
+function hostileWorkspace(prefix: string): { ws: string; outside: string } {
+  const root = tmpDir(prefix);
   const ws = path.join(root, 'ws'), outside = path.join(root, 'outside');
   fs.mkdirSync(path.join(ws, 'scenes', 'deep', 'er'), { recursive: true });
   fs.mkdirSync(path.join(ws, '.hidden'));
@@ -22,6 +23,11 @@ test('batch abuse: hostile globs and lists are refused by name or stay inside th
   fs.writeFileSync(path.join(outside, 'secret.tif'), 'x');
   fs.symlinkSync(outside, path.join(ws, 'scenes', 'link-out'));
   fs.symlinkSync(path.join(ws, 'scenes'), path.join(ws, 'scenes', 'deep', 'loop'));
+  return { ws, outside };
+}
+
+test('batch abuse: hostile globs and lists are refused by name or stay inside the workspace', () => {
+  const { ws, outside } = hostileWorkspace('gw-batch-abuse-');
   const shapes = shapesFromKinds(getToolSpec('ndvi')!.params);
   const inputs: unknown[] = [
     '../outside/*.tif', `${outside}/*.tif`, '/etc/*', '**/../../outside/*.tif', 'scenes/**/*.tif', '**/*.tif', '**/**/**/**/*.tif',
@@ -60,15 +66,7 @@ test('batch abuse: hostile globs and lists are refused by name or stay inside th
 });
 
 test('list abuse: hostile globs for a list input (a time series) are refused by name or stay inside the workspace', () => {
-  const root = tmpDir('gw-list-abuse-');
-  const ws = path.join(root, 'ws'), outside = path.join(root, 'outside');
-  fs.mkdirSync(path.join(ws, 'scenes', 'deep', 'er'), { recursive: true });
-  fs.mkdirSync(path.join(ws, '.hidden'));
-  fs.mkdirSync(outside);
-  for (const f of ['scenes/a.tif', 'scenes/b.tif', 'scenes/deep/er/c.tif', '.hidden/h.tif']) fs.writeFileSync(path.join(ws, f), 'x');
-  fs.writeFileSync(path.join(outside, 'secret.tif'), 'x');
-  fs.symlinkSync(outside, path.join(ws, 'scenes', 'link-out'));
-  fs.symlinkSync(path.join(ws, 'scenes'), path.join(ws, 'scenes', 'deep', 'loop'));
+  const { ws, outside } = hostileWorkspace('gw-list-abuse-');
   const shapes = shapesFromKinds(getToolSpec('time_series_trend')!.params);
   const inputs: unknown[] = [
     '../outside/*.tif', `${outside}/*.tif`, '/etc/*', '**/../../outside/*.tif', 'scenes/**/*.tif', '**/*.tif', '**/**/**/**/*.tif',

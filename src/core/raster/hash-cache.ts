@@ -47,7 +47,8 @@ function entries(file: string): Entries {
 /** The hash recorded for `key`, if any. */
 export function cachedHash(key: string, file = hashCacheFile()): string | undefined {
   if (!file) return undefined;
-  return Object.prototype.hasOwnProperty.call(entries(file), key) ? entries(file)[key] : undefined;
+  const e = entries(file);
+  return Object.prototype.hasOwnProperty.call(e, key) ? e[key] : undefined;
 }
 
 /** Records a hash (written to a temp file, then renamed; a failure to write is not an error). */
