@@ -41,6 +41,33 @@ test('similar flows ahead: aligned at the latest step they hold, nearer steps co
   assert.ok(shares.get('threshold')! > shares.get('depth')!, 'the closer task weighs more');
 });
 
+test('matched flows: a past pipeline worded unlike the task still counts when the task points at its tools', () => {
+  // The task shares no word with the SAR flow's task, but its words point at `calibrate` and
+  // `speckle` (as the per-tool model or the tools' text would); the optical flow shares a word.
+  const cases = [
+    { terms: ['inundation', 'radar', 'night'], tools: ['search', 'calibrate', 'speckle', 'threshold', 'polygons'], t: Infinity },
+    { terms: ['flood', 'optical', 'clouds'], tools: ['search', 'cloudmask', 'mndwi', 'threshold'], t: Infinity },
+  ];
+  const ix = new CaseIndex(cases, () => 1);
+  const pointed = new Map([['calibrate', 1], ['speckle', 0.8]]);
+  const byText = ix.toolShares(['flood', 'tewkesbury'], 1);
+  assert.ok(byText.has('mndwi') && !byText.has('speckle'), 'words alone pick the optical flow');
+  const matched = ix.matchedFlows(['flood', 'tewkesbury'], pointed, 1);
+  assert.equal(matched.get('speckle'), 1, JSON.stringify([...matched]));
+  assert.equal(matched.get('polygons'), 1, 'the matched flow brings its whole pipeline, tools not pointed at included');
+  assert.ok(!matched.has('mndwi'));
+  // With both flows voting, each tool's share is its flows' part of the total match (0..1).
+  const both = ix.matchedFlows(['flood', 'tewkesbury'], pointed, 2);
+  assert.equal(both.get('search'), 1);
+  assert.ok(both.get('speckle')! > both.get('mndwi')! && both.get('mndwi')! > 0, JSON.stringify([...both]));
+  // Nothing pointed at and no shared word: no flow matches.
+  assert.equal(ix.matchedFlows(['unrelated'], new Map(), 2).size, 0);
+  // Next steps: with no word in common, the steps done say which pipeline this is, and what is ahead in it comes next.
+  const ahead = ix.matchedAhead(['tewkesbury'], new Map([['search', 1], ['calibrate', 1]]), ['search', 'calibrate'], 1);
+  assert.ok(ahead.get('speckle')! > ahead.get('threshold')!, JSON.stringify([...ahead]));
+  assert.ok(!ahead.has('mndwi') && !ahead.has('calibrate'), 'the other pipeline and the steps done are not ahead');
+});
+
 test('next-step model: the task\'s words pick between the steps that follow the same history', () => {
   const flows: { terms: string[]; tools: string[]; w: number }[] = [];
   for (let i = 0; i < 12; i++) {

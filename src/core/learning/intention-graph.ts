@@ -249,6 +249,16 @@ export class IntentionGraph {
     return this.cases().toolShares(terms, neighbours);
   }
 
+  /** The tools of the past flows that best match the task by its words and the tools it points at (see `CaseIndex.matchedFlows`). */
+  matchedFlows(terms: string[], pointed: Map<string, number>, flows = 5): Map<string, number> {
+    return this.cases().matchedFlows(terms, pointed, flows);
+  }
+
+  /** What is still ahead in the past flows that best match the task's words, the tools it points at and the steps done (see `CaseIndex.matchedAhead`). */
+  matchedAhead(terms: string[], pointed: Map<string, number>, done: string[], flows = 5): Map<string, number> {
+    return this.cases().matchedAhead(terms, pointed, done, flows);
+  }
+
   /** What is still ahead in the flows of the tasks worded most like `terms`, aligned at the steps done. */
   similarAhead(terms: string[], done: string[], neighbours = 10): Map<string, number> {
     return this.cases().ahead(terms, done, neighbours);

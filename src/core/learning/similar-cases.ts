@@ -8,7 +8,7 @@
 /** One executed flow: the task's terms and the tools in the order they ran; `t` is when (ms), Infinity for the shipped prior (never decays). */
 export interface Case { terms: string[]; tools: string[]; t: number; /** The task as typed (kept so a fusion fit can replay the flow). */ query?: string }
 
-interface Entry { c: Case; norm: number }
+interface Entry { c: Case; norm: number; /** The flow's tools, each once. */ tools: string[] }
 
 /** A tf-idf cosine at which a past task counts as close (typical of the same scenario in other words). */
 const CLOSE = 0.3;
@@ -26,7 +26,7 @@ export class CaseIndex {
     const df = new Map<string, number>();
     for (const c of cases) for (const term of new Set(c.terms)) df.set(term, (df.get(term) ?? 0) + 1);
     for (const [term, n] of df) this.idf.set(term, Math.log(1 + cases.length / n));
-    this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)) }));
+    this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)), tools: [...new Set(c.tools)] }));
     this.entries.forEach((e, i) => { for (const term of new Set(e.c.terms)) (this.postings.get(term) ?? this.postings.set(term, []).get(term)!).push(i); });
   }
 
@@ -56,14 +56,63 @@ export class CaseIndex {
   }
 
   /**
+   * The tools of the `flows` past flows that best match the task, each as a share of their match.
+   * A flow matches by its task's words (the tf-idf cosine, as `toolShares`) plus by its tools: how
+   * much of it the task already points at (`pointed`, tool → 0..1, from the tools' own text and the
+   * per-tool word model), as a cosine between the flow's tool set and the pointed set. Past tasks
+   * worded unlike this one still count when their pipeline is the one the task's tools belong to:
+   * short, differently phrased tasks rarely share words with the flow that fits them best, but the
+   * tools they name do.
+   */
+  matchedFlows(terms: string[], pointed: Map<string, number>, flows: number): Map<string, number> {
+    const out = new Map<string, number>();
+    let total = 0;
+    for (const { sim, c } of this.matched(terms, pointed).slice(0, flows)) {
+      total += sim;
+      for (const t of new Set(c.tools)) out.set(t, (out.get(t) ?? 0) + sim);
+    }
+    if (total > 0) for (const [k, v] of out) out.set(k, v / total);
+    return out;
+  }
+
+  /** `ahead` over the flows `matchedFlows` picks (their words, the tools pointed at, and the steps done among those tools). */
+  matchedAhead(terms: string[], pointed: Map<string, number>, done: string[], flows: number): Map<string, number> {
+    return this.aheadOf(this.matched(terms, pointed).slice(0, flows), done);
+  }
+
+  /** Cases by their match to the task (words) plus their tool set's cosine to `pointed`, best first. */
+  private matched(terms: string[], pointed: Map<string, number>): { sim: number; c: Case }[] {
+    const text = new Map<Case, number>();
+    for (const { sim, c } of this.nearest(terms)) text.set(c, sim);
+    let mass = 0;
+    for (const v of pointed.values()) mass += v * v;
+    const pn = Math.sqrt(mass);
+    const scored: { sim: number; c: Case }[] = [];
+    for (const { c, tools } of this.entries) {
+      let dot = 0;
+      if (pn) {
+        for (const t of tools) dot += pointed.get(t) ?? 0;
+        dot /= Math.sqrt(tools.length) * pn;
+      }
+      const sim = (text.get(c) ?? 0) + dot * this.decay(c.t);
+      if (sim > 0) scored.push({ sim, c });
+    }
+    // Best first; equal matches keep the cases' order (a stable sort: deterministic).
+    return scored.sort((a, b) => b.sim - a.sim);
+  }
+
+  /**
    * What is still ahead in the flows of the `neighbours` tasks most like `terms`: each flow is
    * aligned at its last run of the latest step of `done` it holds, and votes for the tools after
    * that point not run yet, halving with each step further on (the next step counts fully). A
    * share of the neighbours' similarity: 1 when every close flow runs the tool next.
    */
   ahead(terms: string[], done: string[], neighbours: number): Map<string, number> {
+    return this.aheadOf(this.nearest(terms).slice(0, neighbours), done);
+  }
+
+  private aheadOf(near: { sim: number; c: Case }[], done: string[]): Map<string, number> {
     const out = new Map<string, number>();
-    const near = this.nearest(terms).slice(0, neighbours);
     const ran = new Set(done);
     let total = 0;
     for (const { sim, c } of near) {

@@ -13,7 +13,7 @@ import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
 import { canFeed, executability, readinessOf, withProducts } from './executability';
 import { humanName } from '../index/text';
-import { expandedText, forwardScoredCached, WHOLE_CATALOG } from './forward';
+import { expandedText, forwardScoredCached, MATCHED_FLOWS, WHOLE_CATALOG } from './forward';
 import { NEXT_SIGNALS, NextSignal, Parts, mix, zeroParts } from './signals';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
@@ -197,6 +197,8 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   // In full mode the task signal is the forward ranking itself (text + graph + workflow + learned),
   // scaled so a strong best forward candidate scores 1 (weak tasks stay weak).
   const fwdScore = new Map<string, number>();
+  // The tools the task points at, plus the steps done: which past pipeline this one is.
+  const pointed = new Map<string, number>();
   // When the task fits a workflow template, its next step after the latest step it contains.
   const wfNext = new Map<string, number>();
   const full = mode === 'full';
@@ -204,6 +206,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
     const fwd = await forwardScoredCached(ctx, memory.task, { mode: 'full', signal: opts.signal, expansion: opts.expansion });
     const top = Math.max(1, fwd.scored[0]?.score ?? 1);
     for (const c of fwd.scored.slice(0, Math.max(FORWARD_TASK_POOL, k * 3))) fwdScore.set(c.id, Math.max(0, c.score / top));
+    for (const [id, v] of fwd.pointed) pointed.set(id, v);
     if (fwd.workflow) {
       const steps = fwd.workflow.steps;
       const at = Math.max(...memory.trace.map((s) => steps.lastIndexOf(s.tool)));
@@ -218,6 +221,8 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   const stepModel = seq?.flowCount ? ctx.learned.nextModel().predict(taskParsed.terms, ranTools) : new Map<string, number>();
   const ngramTask = seq?.flowCount ? taskWeighted(ngram, ctx.learned.classifier().predict(taskParsed.terms), (t) => seq.popularity(t)) : new Map<string, number>();
   const ahead = full ? ctx.learned.similarAhead(taskParsed.terms, ranTools, w.similarK) : new Map<string, number>();
+  for (const t of ranTools) pointed.set(t, 1);
+  const flowsAhead = seq?.flowCount ? ctx.learned.matchedAhead(taskParsed.terms, pointed, ranTools, MATCHED_FLOWS) : new Map<string, number>();
   const universe = new Set<string>(ctx.tools.size <= WHOLE_CATALOG && full ? ctx.tools.keys() : taskRel.keys());
   if (full) {
     for (const r of queryRel) for (const id of r.keys()) universe.add(id);
@@ -225,6 +230,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
     for (const s of window) for (const e of ctx.graph.downstream(s.tool)) universe.add(e.to);
     for (const s of window) for (const t of ctx.learned.transitionsFrom(s.tool)) universe.add(t.to);
     for (const id of ahead.keys()) universe.add(id);
+    for (const id of flowsAhead.keys()) universe.add(id);
   }
 
   const trans = full ? transitionModel(ctx) : undefined;
@@ -299,6 +305,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       parts.ngramTask = ngramTask.get(id) ?? 0;
       parts.stepModel = stepModel.get(id) ?? 0;
       parts.ahead = ahead.get(id) ?? 0;
+      parts.flowsAhead = flowsAhead.get(id) ?? 0;
       score = mix(NEXT_SIGNALS, w, parts);
     } else {
       parts.task = taskRel.get(id)?.base ?? 0;

@@ -59,6 +59,8 @@ export interface Weights {
   similar: number;
   /** Forward: the tool's share of the similarity of the most similar past tasks whose flows ran it (the kNN vote, 0..1). */
   neighbours: number;
+  /** Forward: the tool's share in the past flows that best match the task by its words and by the tools it points at (0..1). */
+  flows: number;
   /** Forward: P(the flow runs the tool | the task's words), a logistic model per tool learned from past flows (0..1). */
   classifier: number;
   /** Forward: tools run in the same past flows as the task's best text matches (0..1). */
@@ -73,6 +75,8 @@ export interface Weights {
   stepModel: number;
   /** Backward: what is still ahead in the flows of similar past tasks, aligned at the steps done (0..1). */
   ahead: number;
+  /** Backward: what is still ahead in the past flows that best match the task's words, the tools it points at and the steps done (0..1). */
+  flowsAhead: number;
   /** Backward: how many of the most similar past flows vote. */
   similarK: number;
   /** Backward: threshold (eq) when the task names one class of the class map just made. */
@@ -119,6 +123,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   similarTools: 0.8,
   similarK: 10,
   neighbours: 0,
+  flows: 0,
   classifier: 0,
   cooc: 0,
   popular: 0,
@@ -126,6 +131,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   ngramTask: 0,
   stepModel: 0,
   ahead: 0,
+  flowsAhead: 0,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,

@@ -40,7 +40,7 @@ export interface ScoredTool {
 }
 
 /** Every tool the task may bring up, with its score parts and score, best first. */
-export async function forwardScored(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<{ scored: ScoredTool[]; parsed: ParsedQuery; workflow?: WorkflowMatch }> {
+export async function forwardScored(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<{ scored: ScoredTool[]; parsed: ParsedQuery; workflow?: WorkflowMatch; pointed: Map<string, number> }> {
   const k = opts.k ?? 10;
   const mode = opts.mode ?? 'full';
   const text = expandedText(task, opts.expansion);
@@ -66,6 +66,8 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   const affinities = full ? ctx.learned.affinities(parsed.terms) : new Map<string, { score: number; terms: string[] }>();
   const shares = full ? ctx.learned.similarShares(parsed.terms, w.similarK) : new Map<string, number>();
   const classified = full && seq?.flowCount ? ctx.learned.classifier().predict(parsed.terms) : new Map<string, number>();
+  const pointed = seq?.flowCount ? pointedTools(rel, classified) : new Map<string, number>();
+  const flows = seq?.flowCount ? ctx.learned.matchedFlows(parsed.terms, pointed, MATCHED_FLOWS) : new Map<string, number>();
   // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
   const cooc = new Map<string, number>();
   if (seq) {
@@ -105,6 +107,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
       parts.similarTools = similar.get(id) ?? 0;
       parts.neighbours = shares.get(id) ?? 0;
       parts.classifier = classified.get(id) ?? 0;
+      parts.flows = flows.get(id) ?? 0;
       parts.cooc = cooc.get(id) ?? 0;
       parts.popular = seq ? seq.popularity(id) : 0;
       if (workflow && workflow.steps.includes(id)) parts.workflow = workflow.score;
@@ -121,7 +124,25 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
     scored.push({ id, m, r, parts, score, graphWhy, learnedTerms });
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-  return { scored, parsed, workflow };
+  return { scored, parsed, workflow, pointed };
+}
+
+/** How many past flows vote in the `flows` part (and the next step's `flowsAhead`), and how many pointed tools match them. */
+export const MATCHED_FLOWS = 5;
+const POINTED = 15;
+
+/**
+ * The tools a task points at before any weight is applied: the per-tool word model plus half the
+ * text match, the strongest POINTED of them scaled to 0..1. Weight-free on purpose, so a fit can
+ * weigh the part it feeds without changing the part.
+ */
+function pointedTools(rel: Map<string, Relevance>, classified: Map<string, number>): Map<string, number> {
+  const s = new Map<string, number>();
+  for (const [id, p] of classified) s.set(id, p);
+  for (const [id, r] of rel) s.set(id, (s.get(id) ?? 0) + 0.5 * (r.dense + r.lexical));
+  const top = [...s].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, POINTED);
+  const max = top.length ? top[0][1] : 0;
+  return new Map(top.map(([id, v]) => [id, v / max]));
 }
 
 type ForwardScored = Awaited<ReturnType<typeof forwardScored>>;
