@@ -169,7 +169,7 @@ module.exports = {
       const found = await resultFrame(page, 'ndvi');
       const card = await inResult(found, (el) => ({
         summary: el.querySelector('.gw-summary')?.textContent ?? '',
-        head: el.querySelector('.gw-head .gw-tool')?.textContent ?? '',
+        head: el.querySelector('.gw-head .gw-tool-name')?.textContent ?? '',
         outputs: el.querySelector('.gw-head .gw-muted')?.textContent ?? '',
         kpis: [...el.querySelectorAll('.gw-kpi .gw-label')].map((x) => x.textContent),
         json: el.querySelector('.gw-json summary')?.textContent ?? '',
