@@ -6,6 +6,7 @@ import type { EmbedderConfig } from '../core/embed/types';
 import type { LlmConfig } from '../core/llm';
 import { GeoWeave, GeoWeaveOptions } from '../core/geoweave';
 import { ParsedArgs, UsageError, opt, optAll } from './args';
+import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import type { CliIO } from './main';
 
 export const DEFAULT_STATE_DIR = '.geoweave-state';
@@ -78,9 +79,28 @@ export async function openFrom(args: ParsedArgs, io: CliIO, extra: Partial<GeoWe
 /** Fixed-width table for human output. */
 export function table(rows: string[][], header: string[]): string {
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : (c ?? '').padEnd(widths[i]))).join('  ');
+  const widths = header.map((_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ''))));
+  // Padded by what a terminal shows: a Chinese character takes two columns.
+  const pad = (c: string, w: number) => c + ' '.repeat(Math.max(0, w - displayWidth(c)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : pad(c ?? '', widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** Columns a terminal gives `text`: two for East Asian wide characters (CJK, full-width forms). */
+export function displayWidth(text: string): number {
+  let w = 0;
+  for (const ch of text) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}]/u.test(ch) ? 2 : 1;
+  return w;
+}
+
+/** `--lang en|zh` (zh-CN and the like count as zh); by default the language the task is written
+ *  in, as a notebook decides it (summaryLanguage without a display language). */
+export function langFrom(args: ParsedArgs, task: string): SummaryLanguage {
+  const given = opt(args, 'lang');
+  if (given === undefined) return summaryLanguage(undefined, task);
+  const lang = given.toLowerCase().replace(/^zh[-_].*$/, 'zh');
+  if (lang !== 'en' && lang !== 'zh') throw new UsageError(`--lang must be en or zh, got "${given}"`);
+  return lang;
 }
 
 export function fmt(x: number, digits = 3): string {

@@ -11,8 +11,8 @@ export interface CliIO {
 type Command = { summary: string; load: () => Promise<{ run(args: ParsedArgs, io: CliIO): Promise<number> }> };
 
 const COMMANDS: Record<string, Command> = {
-  suggest: { summary: 'suggest "<task>" [--k 10] [--json]: forward candidates for a task', load: () => import('./commands/suggest') },
-  next: { summary: 'next --task "<task>" --done id1,id2 [--result "<summary>"]: complementary suggestions', load: () => import('./commands/next') },
+  suggest: { summary: 'suggest "<task>" [--k 10] [--lang en|zh] [--json]: forward candidates for a task', load: () => import('./commands/suggest') },
+  next: { summary: 'next --task "<task>" --done id1,id2 [--result "<summary>"] [--lang en|zh]: complementary suggestions', load: () => import('./commands/next') },
   learn: { summary: 'learn --trajectories FILE.jsonl: learn tool transitions from executed flows', load: () => import('./commands/learn') },
   index: { summary: 'index build|stats: build the tool index or show its state', load: () => import('./commands/index') },
   eval: { summary: 'eval --tasks FILE.jsonl [--train FILE.jsonl] [--k 1,3,5,10,20] [--json]', load: () => import('./commands/eval') },

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { RATIONALE_LABELS, localizeNote, localizeReason } from '../core/retrieval/reason-language';
+import { displayName } from '../core/manifests/display';
 import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
 import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
@@ -86,15 +87,18 @@ export class Assistant implements vscode.Disposable {
     const visible = (origin: SuggestionOrigin, id: string) => !v.dismissed.has(`${origin}:${id}`);
     const stats = gw?.stats();
     const lang = summaryLanguage(vscode.env.language, this.task());
+    // The catalog names the tools in Chinese reasons and gives each suggestion its display name.
+    const catalog = gw?.tools.map((t) => t.manifest) ?? [];
+    const view = (id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts) => suggestionView(id, name, score, reason, r, parts, lang, catalog);
     return {
       notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
       task: this.task(),
-      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts, lang)),
+      forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts)),
       workflow: v.forward?.workflow ? { id: v.forward.workflow.id, name: v.forward.workflow.name, description: v.forward.workflow.description, steps: v.forward.workflow.steps } : undefined,
       complementary: (v.complementary?.groups ?? []).map((g) => ({
         rationale: g.rationale,
         heading: RATIONALE_LABELS[lang][g.rationale],
-        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness, s.parts, lang)),
+        suggestions: g.suggestions.filter((s) => visible('complementary', s.id)).map((s) => view(s.id, s.name, s.score, s.reason, s.readiness, s.parts)),
       })).filter((g) => g.suggestions.length),
       memory: (memory?.trace ?? []).map((s) => ({ tool: s.tool, argSummary: s.argSummary, resultSummary: s.resultSummary, ok: s.ok, time: s.time, inWindow: window.includes(s) })),
       windowSize: memory?.windowSize ?? config.workingMemorySize(),
@@ -336,11 +340,13 @@ export class Assistant implements vscode.Disposable {
   }
 }
 
-/** A candidate as the panel shows it; reasons and readiness notes in the summary language. */
-function view(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts, lang: SummaryLanguage): SuggestionView {
+/** A candidate as the panel shows it: its name, reasons and readiness notes in the summary language
+ *  (a tool without a Chinese name keeps its English one). */
+function suggestionView(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts, lang: SummaryLanguage, catalog: readonly ToolManifest[]): SuggestionView {
+  const m = catalog.find((t) => t.id === id);
   return {
-    id, name, score, reason: localizeReason(reason, lang), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
-    issues: (r.issues ?? []).map((x) => localizeNote(x, lang)), caveats: (r.caveats ?? []).map((x) => localizeNote(x, lang)), parts: scorePartViews(parts),
+    id, name: m ? displayName(m, lang) : name, score, reason: localizeReason(reason, lang, catalog, id), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
+    issues: (r.issues ?? []).map((x) => localizeNote(x, lang, catalog)), caveats: (r.caveats ?? []).map((x) => localizeNote(x, lang, catalog)), parts: scorePartViews(parts),
   };
 }
 

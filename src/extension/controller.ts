@@ -15,6 +15,7 @@ import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
 import { expandListGlobs, planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
 import { batchResultView } from '../core/results/batch-view';
+import { displayName } from '../core/manifests/display';
 import { resultView, mainRaster } from '../core/results/view-model';
 import { localizeSummary, summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { boundedView } from '../core/results/saved-result';
@@ -100,7 +101,7 @@ export class ToolController implements vscode.Disposable {
       const args = ran.args!, outDir = ran.outDir;
       const result = lang === 'en' ? ran.result! : { ...ran.result!, summary: localizeSummary(ran.result!, lang).text };
       const view = await this.viewOf(result, args, abort.signal, workspaceFolderOf(cell));
-      if (lang === 'zh') view.lang = lang;
+      if (lang === 'zh') { view.lang = lang; this.nameIn(view, lang); }
       await settle();
       await exec.replaceOutput(outputsFor(view, result, lang));
       const time = new Date().toISOString();
@@ -145,6 +146,13 @@ export class ToolController implements vscode.Disposable {
 
   /** The result view: units from the tool's manifest, the map's overview built now for a large
    *  output (the first map view is then fast), a small preview PNG for the notebook file. */
+  /** Gives the view the tool's name in `lang` (name_zh for Chinese) when the catalog has one. */
+  private nameIn(view: ResultView, lang: SummaryLanguage): void {
+    const manifest = this.retrieval.peek()?.getTool(view.tool);
+    const name = manifest ? displayName(manifest, lang) : undefined;
+    if (lang === 'zh' && name && name !== view.tool) view.toolName = name;
+  }
+
   private async viewOf(result: ToolRunResult, args: Record<string, unknown>, signal: AbortSignal, cwd: string): Promise<ResultView> {
     const manifest = this.retrieval.peek()?.getTool(result.tool);
     const units: Record<string, string> = {};
@@ -182,6 +190,7 @@ export class ToolController implements vscode.Disposable {
     for (const o of manifest?.outputs ?? []) if (o.unit) units[o.name] = o.unit;
     const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
     const view = batchResultView(tool, plan, items, firstView, { units, cwd: folder }, lang);
+    this.nameIn(view, lang);
     await settle();
     await exec.replaceOutput(new vscode.NotebookCellOutput([
       vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
@@ -265,7 +274,7 @@ function viewOutput(view: OutputView, text: string): vscode.NotebookCellOutput {
 /** One output: the result view (map, numbers, tables, charts, card), then as alternatives the
  *  summary with the statistics table (markdown) and the static quicklook PNG. */
 function outputsFor(view: ResultView, result: ToolRunResult, lang: SummaryLanguage): vscode.NotebookCellOutput[] {
-  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result, lang), 'text/markdown')];
+  const items = [vscode.NotebookCellOutputItem.json(view, RESULT_MIME), vscode.NotebookCellOutputItem.text(resultMarkdown(result, lang, view.toolName), 'text/markdown')];
   if (result.quicklook && fs.existsSync(result.quicklook)) items.push(new vscode.NotebookCellOutputItem(fs.readFileSync(result.quicklook), 'image/png'));
   return [new vscode.NotebookCellOutput(items)];
 }

@@ -84,6 +84,9 @@ export interface ResultView {
   view: 'result';
   version: number;
   tool: string;
+  /** The tool's name in the view's language (the manifest's `name_zh` for Chinese), when it is not
+   *  the id: the card's heading and summary line show it; the id stays in `tool`. */
+  toolName?: string;
   summary: string;
   keyStats: KeyStat[];
   tables: TableView[];

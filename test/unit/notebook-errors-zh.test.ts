@@ -30,3 +30,36 @@ test('other run errors: argument names, cell-syntax hints and batch failures in 
   assert.equal(zh('ndvi: band 9 is out of range: pass --arg red=3'), 'ndvi: band 9 is out of range: 在单元格中加上 `red: 3`');
   assert.equal(cellErrorMessage(new Error('ndvi: pass --arg red=3'), 'en'), 'ndvi: add a line `red: 3`');
 });
+
+test('the engine\'s own argument and input errors, as runTool throws them, read in Chinese with names, values and files kept', async (t) => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { runTool } = await import('../../src/core/raster/engine');
+  const { writeSampleWorkspace } = await import('../../src/core/raster/sample/generate');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-err-zh-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  await writeSampleWorkspace(root);
+  const zhOf = async (tool: string, args: Record<string, unknown>) => {
+    try { await runTool(tool, args, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { return cellErrorMessage(e, 'zh').split(root + path.sep).join(''); }
+    throw new Error(`${tool} ran`);
+  };
+  assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', red: 0 }), 'ndvi: 参数 "red" 必须是从 1 开始的波段序号或波段角色名，实际为 0');
+  assert.equal(await zhOf('kmeans_classify', { image: 's2_scene.tif', k: 0 }), 'kmeans_classify: 参数 "k" 必须是介于 2 与 50 之间的整数，实际为 0');
+  assert.equal(await zhOf('kmeans_classify', { image: 's2_scene.tif', k: 2.5 }), 'kmeans_classify: 参数 "k" 必须是整数，实际为 2.5');
+  assert.equal(await zhOf('threshold', { image: 's2_scene.tif', value: 'abc' }), 'threshold: 参数 "value" 必须是数值，实际为 "abc"');
+  assert.equal(await zhOf('threshold', { image: 's2_scene.tif', value: 0.3, op: '??' }), 'threshold: 参数 "op" 必须是以下之一：gt, ge, lt, le, eq, ne，实际为 "??"');
+  assert.equal(await zhOf('clip_bbox', { image: 'dem.tif', bbox: '1,2,3' }), 'clip_bbox: 参数 "bbox" 必须是 4 个数：minx,miny,maxx,maxy，实际为 "1,2,3"');
+  assert.equal(await zhOf('clip_bbox', { image: 'dem.tif', bbox: '3,2,1,4' }), 'clip_bbox: 参数 "bbox" 必须满足 minx < maxx 且 miny < maxy，实际为 "3,2,1,4"');
+  assert.equal(await zhOf('ndvi', { image: '{bad' }), 'ndvi: 参数 "image" 不是有效的 JSON（{"red": "B04.tif", ...}），实际为 "{bad"');
+  assert.match(await zhOf('ndvi', { image: { foo: 'a.tif' } }), /^ndvi: 参数 "image" 映射了未知的波段角色 "foo"；可用的角色：blue, green, red, .*，实际为 \{"foo":"a\.tif"\}$/);
+  assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', rde: 3 }), 'ndvi: 未知参数 "rde"；ndvi 可用的参数：image, sensor, nir, red；是否想写 "red"？');
+  assert.equal(await zhOf('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（string_list：ISO dates (YYYY-MM-DD), one per image）；在单元格中加上 `dates: ...`');
+  assert.equal(await zhOf('ndvi', { image: 'nope.tif' }), 'nope.tif：文件不存在');
+  assert.equal(await zhOf('zonal_stats', { image: 'dem.tif', zones: 'x.txt' }), '参数 "zones"：x.txt：文件不存在');
+  assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', red: 9, nir: 5 }), '参数 "red"：第 9 波段超出 s2_scene.tif 的范围（共 8 个波段：1=blue, 2=green, 3=red, 4=rededge, 5=nir, 6=swir1, 7=swir2, 8=scl）');
+  assert.match(await zhOf('ndvi', { image: 's2_scene.tif', sensor: 'spot' }), /^ndvi: 参数 "sensor" 必须是以下之一：sentinel2_l2a, .*，实际为 "spot"$/);
+  assert.equal(cellErrorMessage(new Error('argument "sensor": unknown sensor "spot"; use one of naip, planetscope_4b'), 'zh'), '参数 "sensor"：未知的传感器 "spot"；可用：naip, planetscope_4b');
+  // English stays as the engine wrote it, with cell syntax for the hints.
+  try { await runTool('ndvi', { image: 's2_scene.tif', red: 0 }, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { assert.equal(cellErrorMessage(e), 'ndvi: argument "red" must be a 1-based band index or a role name, got 0'); }
+});

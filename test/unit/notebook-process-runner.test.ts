@@ -165,3 +165,87 @@ print(json.dumps(True))`, dir);
   assert.ok(qc.palette.every((e) => /^#[0-9a-f]{6}$/.test(e.color) && e.label));
   assert.deepEqual((classes.stats as { classes: number[] }).classes, c.values);
 });
+
+/** What QGIS reads of a multiband colour renderer, checked against the GeoTIFF as GDAL opens it. */
+function readComposite(qml: string, tif: string): { type: string; bands: number[]; stretch: { min: number; max: number; algorithm: string }[]; p: number[][]; problems: string[] } {
+  return pyJson(`
+import json, sys, numpy as np, xml.etree.ElementTree as ET
+from osgeo import gdal
+root = ET.parse(sys.argv[1]).getroot()
+problems = []
+if root.tag != 'qgis': problems.append('root ' + root.tag)
+pipe = root.find('pipe')
+r = pipe.find('rasterrenderer')
+d = gdal.Open(sys.argv[2])
+bands = [int(r.get(k)) for k in ('redBand', 'greenBand', 'blueBand')]
+# What QgsMultiBandColorRenderer::create reads: the three band attributes (1-based, in the file),
+# opacity and alphaBand; one <xContrastEnhancement> per colour with minValue, maxValue, algorithm.
+for k in ('opacity', 'alphaBand'):
+    if r.get(k) is None: problems.append('no ' + k)
+if not all(1 <= b <= d.RasterCount for b in bands): problems.append('band outside 1..%d' % d.RasterCount)
+stretch, p = [], []
+for tag, b in zip(('redContrastEnhancement', 'greenContrastEnhancement', 'blueContrastEnhancement'), bands):
+    e = r.find(tag)
+    if e is None: problems.append('no ' + tag); continue
+    stretch.append({'min': float(e.find('minValue').text), 'max': float(e.find('maxValue').text), 'algorithm': e.find('algorithm').text})
+    a = d.GetRasterBand(b).ReadAsArray().astype(float); nd = d.GetRasterBand(b).GetNoDataValue()
+    v = a[a != nd] if nd is not None else a.ravel()
+    p.append([float(np.percentile(v, 2)), float(np.percentile(v, 98)), float(v.min()), float(v.max())])
+if [c.tag for c in pipe][0] != 'rasterrenderer': problems.append('renderer not first in pipe')
+print(json.dumps({'type': r.get('type'), 'bands': bands, 'stretch': stretch, 'p': p, 'problems': problems}))`, qml, tif);
+}
+
+test('process runner: an output of three or more bands gets a multiband colour style (true colour from its band descriptions, else 1-2-3), each band stretched over its 2–98 % range; one band keeps its own', { skip: gdalSkip('multiband QGIS styles') }, async () => {
+  const dir = tmp(), out = path.join(dir, 'out');
+  pyJson(`
+import json, sys, numpy as np
+from osgeo import gdal, osr
+y, x = np.mgrid[0:120, 0:160]
+def write(name, arrs, descs):
+    d = gdal.GetDriverByName('GTiff').Create(sys.argv[1] + '/' + name, 160, 120, len(arrs), gdal.GDT_UInt16)
+    d.SetGeoTransform([500000, 10, 0, 4600000, 0, -10]); s = osr.SpatialReference(); s.ImportFromEPSG(32633); d.SetProjection(s.ExportToWkt())
+    for i, (a, t) in enumerate(zip(arrs, descs)):
+        b = d.GetRasterBand(i + 1); b.SetNoDataValue(0); b.WriteArray(a.astype(np.uint16))
+        if t: b.SetDescription(t)
+    d = None
+# Blue, green, red, NIR (a Sentinel-2-like stack): red is band 3; nodata in a corner.
+bands = [300 + x * 2, 500 + y * 3, 800 + x + y, 2000 + (x * y) % 900]
+for b in bands: b[:4, :4] = 0
+write('scene.tif', bands, ['Blue', 'Green', 'Red', 'NIR'])
+write('plain.tif', [100 + x, 200 + y, 300 + x + y], [None, None, None])
+print(json.dumps(True))`, dir);
+  const m: ToolManifest = {
+    id: 'translate', description: 'gdal_translate', inputs: [{ name: 'image', type: 'raster' }], outputs: [{ name: 'result', type: 'raster' }],
+    runner: { type: 'process', command: 'gdal_translate', args: ['{image}', '{out}'] },
+  };
+  const scene = await runProcessTool(m, { image: 'scene.tif' }, { outDir: out, cwd: dir });
+  const q = readComposite(scene.outputs.result.style!, scene.outputs.result.path);
+  assert.deepEqual(q.problems, []);
+  assert.equal(q.type, 'multibandcolor');
+  assert.deepEqual(q.bands, [3, 2, 1], 'red, green, blue from the band descriptions');
+  q.stretch.forEach((s, i) => {
+    const [p2, p98, min, max] = q.p[i];
+    assert.equal(s.algorithm, 'StretchToMinimumMaximum');
+    // GeoWeave's 2–98 % (on the preview, here every pixel) against numpy's on what GDAL reads.
+    assert.ok(Math.abs(s.min - p2) <= 0.01 * (max - min) && Math.abs(s.max - p98) <= 0.01 * (max - min), `band ${q.bands[i]}: ${s.min}..${s.max} vs numpy ${p2}..${p98}`);
+    assert.ok(min <= s.min && s.min < s.max && s.max <= max);
+  });
+  const st = scene.stats as { style: string; rgb: { band: number }[] };
+  assert.equal(st.style, 'multiband');
+  assert.deepEqual(st.rgb.map((c) => c.band), [3, 2, 1]);
+
+  const plain = await runProcessTool(m, { image: 'plain.tif' }, { outDir: out, cwd: dir });
+  const qp = readComposite(plain.outputs.result.style!, plain.outputs.result.path);
+  assert.deepEqual(qp.problems, []);
+  assert.equal(qp.type, 'multibandcolor');
+  assert.deepEqual(qp.bands, [1, 2, 3], 'no descriptions: bands 1, 2, 3 as QGIS would');
+});
+
+test('compositeBands: true colour only when red, green and blue are all named, on distinct bands', async () => {
+  const { compositeBands } = await import('../../src/core/notebook/process-style');
+  assert.deepEqual(compositeBands(['Blue', 'Green', 'Red', 'NIR'], 4), [3, 2, 1]);
+  assert.deepEqual(compositeBands(['B02', 'B03', 'B04'], 3), [3, 2, 1], 'Sentinel-2 band names are roles too');
+  assert.deepEqual(compositeBands(['brightness', 'greenness', 'wetness'], 3), [1, 2, 3]);
+  assert.deepEqual(compositeBands(['Red', null, 'Blue'], 3), [1, 2, 3]);
+  assert.deepEqual(compositeBands([], 5), [1, 2, 3]);
+});

@@ -31,3 +31,14 @@ test('malformed results give a card of plain strings instead of throwing', () =>
   // Markup in strings stays text: the renderer uses textContent, the card does not escape or drop it.
   assert.equal(resultCard({ tool: 'x', summary: '<img src=x onerror=alert(1)>' }).summary, '<img src=x onerror=alert(1)>');
 });
+
+test('a Chinese cell names its tool by name_zh with the id beside it; a saved view keeps only a string name', async () => {
+  const { resultMarkdown } = await import('../../src/core/notebook/result-view');
+  const { viewFromSaved } = await import('../../src/core/results/saved-result');
+  const result = { tool: 'ndvi', summary: '归一化植被指数 (NDVI) 均值 0.5', stats: {}, outputs: {} } as unknown as Parameters<typeof resultMarkdown>[0];
+  assert.equal(resultMarkdown(result, 'zh', 'NDVI（归一化植被指数）'), '**NDVI（归一化植被指数）** (ndvi): 归一化植被指数 (NDVI) 均值 0.5');
+  assert.equal(resultMarkdown(result, 'zh'), '**ndvi**: 归一化植被指数 (NDVI) 均值 0.5');
+  const saved = { view: 'result', version: 1, tool: 'ndvi', summary: 's', keyStats: [], tables: [], outputs: [], args: '', raw: {} };
+  assert.equal(viewFromSaved({ ...saved, toolName: 'NDVI（归一化植被指数）' }, 't')!.toolName, 'NDVI（归一化植被指数）');
+  assert.equal(viewFromSaved({ ...saved, toolName: { html: '<b>' } }, 't')!.toolName, undefined);
+});

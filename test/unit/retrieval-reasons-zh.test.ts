@@ -8,7 +8,13 @@ import * as path from 'node:path';
 import { GeoWeave } from '../../src/core/geoweave';
 import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
 import { scanDataFolder } from '../../src/core/data/scan';
-import { RATIONALE_LABELS, localizeNote, localizeReason } from '../../src/core/retrieval/reason-language';
+import { RATIONALE_LABELS, localizeNote, localizeReason, productZh } from '../../src/core/retrieval/reason-language';
+import { displayName, withoutDisplayFields } from '../../src/core/manifests/display';
+import { humanName, toolTexts } from '../../src/core/index/text';
+import { loadCatalog } from '../../src/core/manifests/load';
+import { contentHash } from '../../src/core/manifests/canonical';
+import type { ToolManifest } from '../../src/core/manifests/types';
+import type { Rationale } from '../../src/core/retrieval/types';
 import { isChineseText } from '../../src/core/results/summary-language';
 import type { DataContext } from '../../src/core/retrieval/types';
 import { tmpDir } from '../fixtures/helpers';
@@ -27,6 +33,9 @@ let root = '';
 let gw: GeoWeave;
 let data: DataContext;
 const reasons: string[] = [], notes: string[] = [];
+/** Reasons with the tool they are about (to name it from the catalog). */
+const about: { id: string; reason: string; backward: boolean }[] = [];
+let catalog: ToolManifest[] = [];
 
 before(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-reason-zh-'));
@@ -35,11 +44,12 @@ before(async () => {
   gw = await GeoWeave.open({ stateDir: tmpDir() });
   for (const task of TASKS) {
     const f = await gw.forwardCandidates(task, { k: 8, data });
-    for (const c of f.candidates) { reasons.push(c.reason); notes.push(...(c.readiness.issues ?? []), ...(c.readiness.caveats ?? [])); }
+    for (const c of f.candidates) { about.push({ id: c.id, reason: c.reason, backward: false }); reasons.push(c.reason); notes.push(...(c.readiness.issues ?? []), ...(c.readiness.caveats ?? [])); }
     const step = { tool: f.candidates[0].id, argSummary: '', resultSummary: '', outputs: [], ok: true, time: '' };
     const b = await gw.complementarySuggestions({ task, windowSize: 5, trace: [step] }, { k: 8, data });
-    for (const s of b.ranked) reasons.push(s.reason);
+    for (const s of b.ranked) { reasons.push(s.reason); about.push({ id: s.id, reason: s.reason, backward: true }); }
   }
+  catalog = gw.tools.map((t) => t.manifest);
 });
 after(async () => { await gw?.dispose(); if (root) fs.rmSync(root, { recursive: true, force: true }); });
 
@@ -67,4 +77,73 @@ test('readiness notes and input conflicts read in Chinese', () => {
 test('the suggestion headings have a Chinese label for every rationale', () => {
   assert.deepEqual(Object.keys(RATIONALE_LABELS.zh).sort(), Object.keys(RATIONALE_LABELS.en).sort());
   for (const label of Object.values(RATIONALE_LABELS.zh)) assert.ok(isChineseText(label), label);
+});
+
+test('with the catalog, Chinese reasons name tools by name_zh and say what they give by description_zh', () => {
+  assert.ok(about.filter((a) => a.backward).length > 20);
+  const byId = new Map(catalog.map((m) => [m.id, m]));
+  const left: string[] = [];
+  for (const { id, reason, backward } of about) {
+    const zh = localizeReason(reason, 'zh', catalog, id);
+    assert.equal(localizeReason(reason, 'en', catalog, id), reason);
+    const m = byId.get(id)!;
+    if (backward) {
+      // "延伸：阈值掩膜给出掩膜（1 = 满足条件，0 = 不满足）——它基于其他数据，而不是你的 NDVI 结果"
+      assert.ok(zh.includes(m.name_zh!), `${m.name_zh} missing: ${zh}`);
+      assert.ok(!zh.toLowerCase().includes(humanName(m).toLowerCase()), `English name left: ${zh}`);
+      const rationale = /^(\w+):/.exec(reason)![1] as Rationale;
+      assert.ok(zh.includes(productZh(m, rationale)!), `what it gives not in Chinese: ${zh}`);
+    }
+    // Tool ids the reason names ("often follows ndvi", "(usually follows cloud_mask)") become their Chinese names.
+    for (const t of catalog) if (t.name_zh && new RegExp(`(follows|before|followed by|after) ${t.id}\\b`).test(reason) && !zh.includes(t.name_zh)) left.push(`${t.id}: ${zh}`);
+    // Only the analyst's and the catalog's words are left in Latin letters: no English sentence.
+    if (/\b(gives|turns|into|takes|checks|your|often|follows|needs|it starts)\b/.test(zh)) left.push(zh);
+  }
+  assert.deepEqual([...new Set(left)], []);
+  const threshold = about.find((a) => a.backward && a.id === 'threshold' && / gives /.test(a.reason));
+  if (threshold) assert.match(localizeReason(threshold.reason, 'zh', catalog, 'threshold'), /^(延伸|验证|量化|解释|比较)：阈值掩膜给出掩膜（1 = 满足条件，0 = 不满足）——它基于其他数据，而不是你的(结果| \S+ 结果)$/);
+});
+
+test('a catalog without Chinese names keeps the English names in Chinese reasons', () => {
+  const bare = catalog.map((m) => withoutDisplayFields(m));
+  const reason = 'verify: accuracy assessment checks a class map made first against reference data — confusion matrix plus overall accuracy and kappa';
+  assert.equal(localizeReason(reason, 'zh', bare, 'accuracy_assessment'), '验证：accuracy assessment 用参考数据检验需先制作的分类图——confusion matrix plus overall accuracy and kappa');
+  assert.equal(localizeReason(reason, 'zh', catalog, 'accuracy_assessment'), '验证：精度评价用参考数据检验需先制作的分类图——混淆矩阵及总体精度、Kappa 系数与生产者/用户精度');
+  assert.equal(localizeReason('matches NDVI; often follows ndvi', 'zh', bare), '匹配 NDVI；常在 ndvi 之后运行');
+  assert.equal(localizeReason('matches NDVI; often follows ndvi', 'zh', catalog), '匹配 NDVI；常在 NDVI（归一化植被指数）之后运行');
+  // A team's tool with only name_zh: its name is Chinese, what it gives stays as its manifest says.
+  const team: ToolManifest = { id: 'team_ndre', name: 'Red-edge index', name_zh: '红边指数', description: 'x', outputs: [{ name: 'index', type: 'raster', description: 'NDRE per pixel.', unit: 'NDRE' }] };
+  assert.equal(localizeReason('explain: red-edge index gives NDRE per pixel (NDRE) — it starts from other data than your result', 'zh', [team], 'team_ndre'), '解释：红边指数给出 NDRE per pixel (NDRE)——它基于其他数据，而不是你的结果');
+  assert.equal(displayName(team, 'en'), 'Red-edge index');
+  assert.equal(displayName({ ...team, name_zh: ' ' }, 'zh'), 'Red-edge index');
+});
+
+test('every builtin tool has a Chinese name, and each output a reason can name has a Chinese description', () => {
+  const missing: string[] = [];
+  for (const m of catalog) {
+    if (!m.name_zh || !isChineseText(m.name_zh)) missing.push(`${m.id}: name_zh`);
+    for (const r of ['explain', 'quantify', 'verify', 'compare', 'extend'] as Rationale[]) if (m.outputs?.length && !productZh(m, r)) missing.push(`${m.id}: ${r}`);
+  }
+  assert.deepEqual(missing, []);
+});
+
+test('display fields are not indexed and not in the catalog fingerprint (ranking and the shipped fusion stay as they were)', () => {
+  const cat = loadCatalog({});
+  for (const t of cat.tools) {
+    assert.deepEqual(toolTexts(t.manifest), toolTexts(withoutDisplayFields(t.manifest)), t.manifest.id);
+    assert.ok(!toolTexts(t.manifest).main.includes(t.manifest.name_zh ?? '\u0000'), t.manifest.id);
+    assert.equal(t.hash, contentHash(withoutDisplayFields(t.manifest)));
+  }
+  // The schema declares them: a blank Chinese name is an error, an unknown parameter field still is.
+  const dir = tmpDir();
+  const base = { id: 'x_tool', description: 'A tool.', outputs: [{ name: 'o', type: 'raster', description_zh: '输出' }] };
+  fs.mkdirSync(path.join(dir, 'ok'));
+  fs.writeFileSync(path.join(dir, 'ok', 'x.json'), JSON.stringify({ ...base, name_zh: '某工具' }));
+  fs.mkdirSync(path.join(dir, 'bad'));
+  fs.writeFileSync(path.join(dir, 'bad', 'x.json'), JSON.stringify({ ...base, name_zh: '' }));
+  const ok = loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'ok')] });
+  assert.deepEqual(ok.problems.filter((p) => p.severity === 'error'), []);
+  assert.equal(ok.tools[0].manifest.name_zh, '某工具');
+  const bad = loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'bad')] });
+  assert.ok(bad.problems.some((p) => p.path === '/name_zh'), JSON.stringify(bad.problems));
 });

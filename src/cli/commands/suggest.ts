@@ -1,9 +1,14 @@
-/** `geoweave suggest "<task>"`: forward candidates with reasons. */
+/** `geoweave suggest "<task>" [--lang en|zh]`: forward candidates with reasons (in Chinese for a
+ *  Chinese task or `--lang zh`, tools named by their manifests' name_zh). */
 import * as fs from 'fs';
 import * as path from 'path';
 import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
-import { openFrom, table, fmt } from '../common';
+import { openFrom, table, fmt, langFrom } from '../common';
+import { localizeNote, localizeReason } from '../../core/retrieval/reason-language';
+import { displayName } from '../../core/manifests/display';
+import type { ToolManifest } from '../../core/manifests/types';
+import type { SummaryLanguage } from '../../core/results/summary-language';
 import type { DataContext, Readiness } from '../../core/retrieval/types';
 import type { RetrievalMode } from '../../core/retrieval/context';
 
@@ -32,21 +37,26 @@ export function modeFrom(args: ParsedArgs): RetrievalMode {
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const task = args.positionals.join(' ').trim();
-  if (!task) throw new UsageError('usage: geoweave suggest "<task>" [--k 10] [--json] [--data context.json]');
+  if (!task) throw new UsageError('usage: geoweave suggest "<task>" [--k 10] [--lang en|zh] [--json] [--data context.json]');
   const k = optInt(args, 'k', 10);
+  const lang = langFrom(args, task);
   const data = await readDataContext(opt(args, 'data'), io);
   const gw = await openFrom(args, io);
   try {
     const res = await gw.forwardCandidates(task, { k, data, mode: modeFrom(args) });
+    const catalog = gw.tools.map((t) => t.manifest);
+    const candidates = res.candidates.map((c) => ({ ...c, ...inLanguage(c, lang, catalog) }));
     if (args.flags.has('json')) {
-      io.out(JSON.stringify(res, null, 2));
+      io.out(JSON.stringify({ ...res, candidates, lang }, null, 2));
       return 0;
     }
+    const zh = lang === 'zh';
     const slots = Object.entries(res.slots).map(([k2, v]) => `${k2}=${Array.isArray(v) ? v.join('|') : v}`).join('  ');
-    io.out(`task: ${task}${slots ? `\nslots: ${slots}` : ''}\n`);
-    io.out(table(res.candidates.map((c, i) => [String(i + 1), c.id, fmt(c.score), c.readiness.runnable ? (data ? runState(c.readiness) : 'runnable') : 'catalog', c.reason]), ['#', 'tool', 'score', 'run', 'why']));
-    if (res.llm) io.out(`\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
-    if (res.workflow) io.out(`\nworkflow ${res.workflow.id} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
+    io.out(`${zh ? '任务：' : 'task: '}${task}${slots ? `\n${zh ? '槽位：' : 'slots: '}${slots}` : ''}\n`);
+    io.out(table(candidates.map((c, i) => [String(i + 1), c.id, fmt(c.score), c.readiness.runnable ? (data ? runState(c.readiness, lang) : zh ? '可运行' : 'runnable') : zh ? '仅目录' : 'catalog', c.reason]),
+      zh ? ['#', '工具', '得分', '运行', '理由'] : ['#', 'tool', 'score', 'run', 'why']));
+    if (res.llm) io.out(zh ? `\nLLM：${res.llm === 'used' ? '已用于扩展查询' : '不可用，仅用内置检索'}` : `\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
+    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${res.workflow.id} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
     return 0;
   } finally {
     await gw.dispose();
@@ -54,7 +64,25 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
 }
 
 /** "ready", "ready (guess)", "not ready" (projection, extent, grid; the reason says why) or "missing x,y". */
-function runState(r: Readiness): string {
+function runState(r: Readiness, lang: SummaryLanguage = 'en'): string {
+  if (lang === 'zh') {
+    if (r.ready) return r.caveats?.length ? '就绪（推测）' : '就绪';
+    return r.issues?.length ? '未就绪' : `缺少 ${r.missing.join(',')}`;
+  }
   if (r.ready) return r.caveats?.length ? 'ready (guess)' : 'ready';
   return r.issues?.length ? 'not ready' : `missing ${r.missing.join(',')}`;
+}
+
+/** A suggestion's name, reason and readiness notes in `lang` (reason-language.ts, the catalog's
+ *  name_zh); in Chinese the English reason is kept beside it as `reasonEn` for scripts. */
+export function inLanguage<T extends { id: string; name: string; reason: string; readiness: Readiness }>(s: T, lang: SummaryLanguage, catalog: readonly ToolManifest[]): Partial<T> & { reasonEn?: string } {
+  if (lang === 'en') return {};
+  const m = catalog.find((t) => t.id === s.id);
+  const note = (x: string) => localizeNote(x, lang, catalog);
+  return {
+    ...(m ? { name: displayName(m, lang) } : {}),
+    reason: localizeReason(s.reason, lang, catalog, s.id),
+    reasonEn: s.reason,
+    readiness: { ...s.readiness, ...(s.readiness.issues ? { issues: s.readiness.issues.map(note) } : {}), ...(s.readiness.caveats ? { caveats: s.readiness.caveats.map(note) } : {}) },
+  } as Partial<T> & { reasonEn?: string };
 }

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { DELIVERABLE_KINDS, isDeliverableKind } from './deliverables';
 import type { LoadedManifest, ManifestProblem, ManifestSource, ToolManifest, WorkflowTemplate } from './types';
 import { contentHash } from './canonical';
+import { withoutDisplayFields } from './display';
 import { builtinManifestDir } from './package-root';
 import { checkWorkflow, createValidator } from './validate';
 
@@ -98,7 +99,9 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       if (previous) {
         problems.push({ file, path: '/id', severity: 'warning', message: `duplicate tool id "${manifest.id}" in ${file} and ${previous.file}; using ${file}` });
       }
-      byId.set(manifest.id, { manifest, file, source: folder.source, hash: contentHash(manifest) });
+      // The hash fingerprints what the index embeds and the fusion was fitted on: a Chinese display
+      // name is not part of it (see display.ts), so adding one re-embeds nothing.
+      byId.set(manifest.id, { manifest, file, source: folder.source, hash: contentHash(withoutDisplayFields(manifest)) });
     }
     const wdir = path.join(folder.dir, 'workflows');
     if (fs.existsSync(wdir)) {

@@ -12,6 +12,9 @@ export interface ToolParam {
   name: string;
   type: ParamType;
   description?: string;
+  /** Chinese phrase for what the parameter is (for an output: what the tool gives, as Chinese
+   *  reasons say it). Display only: not indexed and not in the catalog fingerprint. */
+  description_zh?: string;
   required?: boolean;
   default?: unknown;
   /** For rasters: band roles the tool needs (inputs) or carries (outputs). */
@@ -34,6 +37,9 @@ export type ToolRunner =
 export interface ToolManifest {
   id: string;
   name?: string;
+  /** Chinese display name (Chinese reasons, summaries and cards; `name` when absent). Display
+   *  only: not indexed and not in the catalog fingerprint (see manifests/display.ts). */
+  name_zh?: string;
   description: string;
   /** Core functions (≤3), indicators produced (1-2), typical scenario (1). */
   tags?: string[];

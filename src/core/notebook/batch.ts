@@ -17,11 +17,10 @@ import { findCell, insideScope, resolveReferences, type EarlierCell, type Refere
 import { safeSegment } from './cell-outputs';
 import { aliasOf } from '../raster/arg-aliases';
 import { writeFileAtomic } from '../index/fs-util';
+import { GlobLimitError, MAX_GLOB_ENTRIES, expandGlob as expandGlobShared, isGlob } from '../data/globs';
 
 /** Most inputs one cell runs over (a glob matching more is refused: narrow it or split the cell). */
 export const MAX_BATCH_ITEMS = 1000;
-/** Directory entries a glob may look at before it gives up (a `**` from the file-system root). */
-const MAX_GLOB_ENTRIES = 200_000;
 /** Characters of an item's error kept in the notebook. */
 const SAVED_ERROR = 300;
 
@@ -44,70 +43,19 @@ export function shapesFromManifest(inputs: { name: string; type: string }[] | un
   return out;
 }
 
-/** A glob: `*` or `?` in a local path (a URL's `?` is its query). */
-export function isGlob(s: string): boolean {
-  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(s.trim()) && /[*?]/.test(s);
-}
+// Patterns are read by the one implementation the engine uses too (core/data/globs.ts); the
+// batch adds its limits (MAX_BATCH_ITEMS, the entry budget as a BatchError) and the workspace rule.
+export { isGlob } from '../data/globs';
 
-function segmentRegex(seg: string): RegExp {
-  const body = seg.split('').map((c) => (c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${body}$`);
-}
-
-/**
- * Files matching `pattern` (relative to `cwd`, or absolute): `*` and `?` within a name, `**` for any
- * number of folders. Hidden files and folders are not matched unless the pattern names them (so
- * `**` does not enter `.geoweave/outputs`); `**` does not follow symlinked folders. Absolute paths,
- * sorted by their path relative to `cwd` (code points, the same on every machine).
- */
+/** Files matching `pattern` (relative to `cwd`, or absolute), sorted; see core/data/globs.ts. A
+ *  pattern that looks at too many directory entries is a BatchError. */
 export function expandGlob(pattern: string, cwd: string): string[] {
-  const p = pattern.trim().replace(/\\/g, '/');
-  const abs = path.isAbsolute(p);
-  const segs = p.split('/').filter((s, i) => s !== '' && !(s === '.' && i > 0));
-  let base = abs ? path.parse(path.resolve(p)).root : cwd;
-  let i = 0;
-  // Literal leading folders are joined, not searched.
-  while (i < segs.length - 1 && !/[*?]/.test(segs[i])) base = path.join(base, segs[i++]);
-  const found = new Set<string>();
-  let seen = 0;
-  const isDir = (f: string) => { try { return fs.statSync(f).isDirectory(); } catch { return false; } };
-  const isFile = (f: string) => { try { return fs.statSync(f).isFile(); } catch { return false; } };
-  const list = (dir: string): fs.Dirent[] => {
-    try {
-      const e = fs.readdirSync(dir, { withFileTypes: true });
-      seen += e.length;
-      if (seen > MAX_GLOB_ENTRIES) throw new BatchError(`the pattern "${pattern}" makes GeoWeave look at more than ${MAX_GLOB_ENTRIES} files and folders under ${base}; start it with the folder the inputs are in`);
-      return e;
-    } catch (err) {
-      if (err instanceof BatchError) throw err;
-      return [];
-    }
-  };
-  const walk = (dir: string, k: number): void => {
-    if (found.size > MAX_BATCH_ITEMS) return;
-    if (k === segs.length) { if (isFile(dir)) found.add(dir); return; }
-    const seg = segs[k];
-    if (seg === '**') {
-      walk(dir, k + 1);
-      for (const e of list(dir)) if (e.isDirectory() && !e.name.startsWith('.')) walk(path.join(dir, e.name), k);
-      return;
-    }
-    if (!/[*?]/.test(seg)) {
-      const next = path.join(dir, seg);
-      if (k === segs.length - 1 ? isFile(next) : isDir(next)) walk(next, k + 1);
-      return;
-    }
-    const re = segmentRegex(seg);
-    for (const e of list(dir)) {
-      if (e.name.startsWith('.') && !seg.startsWith('.')) continue;
-      if (!re.test(e.name)) continue;
-      const next = path.join(dir, e.name);
-      if (k === segs.length - 1 ? isFile(next) : isDir(next)) walk(next, k + 1);
-    }
-  };
-  walk(base, i);
-  const rel = (f: string) => path.relative(cwd, f).split(path.sep).join('/');
-  return [...found].sort((a, b) => (rel(a) < rel(b) ? -1 : rel(a) > rel(b) ? 1 : 0));
+  try {
+    return expandGlobShared(pattern, cwd, { maxEntries: MAX_GLOB_ENTRIES, maxMatches: MAX_BATCH_ITEMS });
+  } catch (e) {
+    if (e instanceof GlobLimitError) throw new BatchError(e.message);
+    throw e;
+  }
 }
 
 /** The matches of a pattern whose literal folders are in the workspace, less those a wildcard reached

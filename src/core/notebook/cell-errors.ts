@@ -61,9 +61,78 @@ export function cellErrorMessage(e: unknown, lang: SummaryLanguage = 'en'): stri
   return lang === 'zh' ? errorZh(en) : en;
 }
 
+/** What the engine's argument parsing says about a value (raster/engine.ts coerceArg): the
+ *  sentence after `argument "name"`, up to ", got <value>". Lists, roles, extensions and the
+ *  examples in it are copied. */
+const ARG_WHAT: [RegExp, (m: RegExpExecArray) => string][] = [
+  [/^must be (an integer|a number) between (\S+) and (\S+)$/, (m) => `必须是介于 ${m[2]} 与 ${m[3]} 之间的${m[1] === 'an integer' ? '整数' : '数值'}`],
+  [/^must be (an integer|a number) at least (\S+)$/, (m) => `必须是不小于 ${m[2]} 的${m[1] === 'an integer' ? '整数' : '数值'}`],
+  [/^must be (an integer|a number) at most (\S+)$/, (m) => `必须是不大于 ${m[2]} 的${m[1] === 'an integer' ? '整数' : '数值'}`],
+  [/^must be a number$/, () => '必须是数值'],
+  [/^must be an integer$/, () => '必须是整数'],
+  [/^must be true or false$/, () => '必须是 true 或 false'],
+  [/^must be a string$/, () => '必须是字符串'],
+  [/^must be one of (.+)$/, (m) => `必须是以下之一：${m[1]}`],
+  [/^must be a path or URL$/, () => '必须是路径或 URL'],
+  [/^must be a 1-based band index or a role name$/, () => '必须是从 1 开始的波段序号或波段角色名'],
+  [/^must be a 1-based band index \((.+)\)$/, (m) => `必须是从 1 开始的波段序号（${m[1]}）`],
+  [/^is not valid JSON \((.+)\)$/, (m) => `不是有效的 JSON（${m[1]}）`],
+  [/^must be a raster path or URL$/, () => '必须是栅格文件路径或 URL'],
+  [/^must be one raster file or URL \((\S+) does not take a \{role: path\} mapping\)$/, (m) => `必须是单个栅格文件或 URL（${m[1]} 不接受 {角色: 路径} 映射）`],
+  [/^maps the unknown band role (".*?"); roles are (.+)$/, (m) => `映射了未知的波段角色 ${m[1]}；可用的角色：${m[2]}`],
+  [/^maps role "(.+)" to something that is not a path$/, (m) => `将角色 "${m[1]}" 映射到的不是路径`],
+  [/^is an empty mapping$/, () => '是空映射'],
+  [/^must be a raster path, URL or \{role: path\} mapping$/, () => '必须是栅格路径、URL 或 {角色: 路径} 映射'],
+  [/^must be a list of rasters$/, () => '必须是栅格列表'],
+  [/^is an empty list$/, () => '是空列表'],
+  [/^must contain paths$/, () => '必须由路径组成'],
+  [/^must be a GeoJSON, Shapefile \(\.shp\) or GeoPackage \(\.gpkg\) path$/, () => '必须是 GeoJSON、Shapefile（.shp）或 GeoPackage（.gpkg）路径'],
+  [/^must be a GeoJSON \(\.geojson\), Shapefile \(\.shp\) or GeoPackage \(\.gpkg, or "(.+)"\) path$/, (m) => `必须是 GeoJSON（.geojson）、Shapefile（.shp）或 GeoPackage（.gpkg，或 "${m[1]}"）路径`],
+  [/^must be a class raster or a polygon file \((.+)\)$/, (m) => `必须是分类栅格或多边形文件（${m[1]}）`],
+  [/^must be an EPSG code \((.+)\), a proj4 string or WKT$/, (m) => `必须是 EPSG 代码（${m[1]}）、proj4 字符串或 WKT`],
+  [/^must be a list of numbers like (.+)$/, (m) => `必须是数值列表，如 ${m[1]}`],
+  [/^must be a list like (.+)$/, (m) => `必须是列表，如 ${m[1]}`],
+  [/^must be minx,miny,maxx,maxy$/, () => '必须是 minx,miny,maxx,maxy'],
+  [/^must have 4 numbers: (.+)$/, (m) => `必须是 4 个数：${m[1]}`],
+  [/^must satisfy minx < maxx and miny < maxy$/, () => '必须满足 minx < maxx 且 miny < maxy'],
+];
+
+function argWhatZh(what: string): string | undefined {
+  for (const [re, zh] of ARG_WHAT) {
+    const m = re.exec(what);
+    if (m) return zh(m);
+  }
+  return undefined;
+}
+
+/** Input errors of the raster reader and band resolution (io/dataset.ts, bands.ts), after the file. */
+const INPUT: [RegExp, string | ((...m: string[]) => string)][] = [
+  [/: file not found\b/g, '：文件不存在'],
+  [/: not a file\b/g, '：不是文件'],
+  [/: not a TIFF \(only (\d+) bytes\)/g, (_m, n) => `：不是 TIFF 文件（只有 ${n} 字节）`],
+  [/: not a TIFF file \((.+?)\)(?=$|;)/g, (_m, w) => `：不是 TIFF 文件（${w}）`],
+  [/: not a readable TIFF \((.+?)\)(?=$|;)/g, (_m, w) => `：无法读取的 TIFF（${w}）`],
+  [/: cannot open \((.+?)\)(?=$|;)/g, (_m, w) => `：无法打开（${w}）`],
+  [/\bband (\d+) is out of range for (.+?) \((\d+) bands?: (.+)\)$/g, (_m, b, f, n, d) => `第 ${b} 波段超出 ${f} 的范围（共 ${n} 个波段：${d}）`],
+  [/\bno band named "(.+?)" in (.+?) \((\d+) bands?: (.+?)\); (?:add|pass) /g, (_m, b, f, n, d) => `${f} 中没有名为 "${b}" 的波段（共 ${n} 个波段：${d}）；请用从 1 开始的序号，`],
+  [/\bunknown sensor "(.+?)"; use one of (.+)$/g, (_m, v, l) => `未知的传感器 "${v}"；可用：${l}`],
+  [/\bthe mapping has no file for band role "(.+?)" \(it has (.+?)\); add "(.+?)": "<file\.tif>"/g, (_m, r, h, r2) => `映射中没有波段角色 "${r}" 的文件（只有 ${h === 'nothing' ? '空' : h}）；请加上 "${r2}": "<file.tif>"`],
+];
+
 /** The fixed phrases of run errors (tool prefixes, argument names, cell-syntax hints) in Chinese. */
 function errorZh(text: string): string {
-  return text
+  // The engine's argument checks, whole: "ndvi: argument "red" must be …, got 0".
+  let out = text.replace(/\bargument "([^"]+)" (.+?), got (.+)$/, (all, a: string, what: string, got: string) => {
+    const zh = argWhatZh(what);
+    return zh ? `参数 "${a}" ${zh}，实际为 ${got}` : all;
+  });
+  // "ndvi: unknown argument "rde"; ndvi takes image, sensor, nir, red; did you mean "red"?"
+  out = out.replace(/\bunknown argument ("[^"]*"|\S+); (\S+) takes ([^;]+)/, (_m, a: string, t: string, list: string) => `未知参数 ${a.startsWith('"') ? a : `"${a}"`}；${t} 可用的参数：${list}`);
+  // "missing required argument "zones" (zones: <the tool's own description>); add a line `zones: ...`"
+  out = out.replace(/\bmissing required argument "([^"]+)" \((\w+)(?:: (.*))?\); ?/, (_m, a: string, kind: string, desc?: string) => `缺少必需的参数 "${a}"（${kind}${desc ? `：${desc}` : ''}）；`);
+  out = out.replace(/^unknown tool "([^"]+)"(?: \(did you mean (.+?)\?\))?; builtin tools: /, (_m, t: string, near?: string) => `未知工具 "${t}"${near ? `（是否想写 ${near}？）` : ''}；内置工具：`);
+  for (const [re, zh] of INPUT) out = out.replace(re, zh as (substring: string, ...args: string[]) => string);
+  return out
     .replace(/\b(?:add|pass) ((?:a line `[^`]*`(?:,? and |, )?)+)(?: to the cell)?/g, (_m, lines: string) =>
       `在单元格中加上 ${[...lines.matchAll(/`[^`]*`/g)].map((x) => x[0]).join('、')}`)
     .replace(/\ba line (`[^`]*`)/g, '一行 $1')

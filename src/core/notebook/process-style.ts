@@ -1,13 +1,18 @@
 /** What a builtin raster output gets beside it, for a GeoTIFF a process tool (a GDAL command) wrote:
  *  band 1's statistics from every pixel, a PNG quicklook and a QGIS style (`.qml`) in its colours.
- *  A small set of integer values (at most MAX_CLASSES) is styled as classes, one palette entry per
- *  value; anything else as a pseudocolor ramp stretched over the 2–98 % range. */
+ *  A single band with a small set of integer values (at most MAX_CLASSES) is styled as classes, one
+ *  palette entry per value; anything else as a pseudocolor ramp stretched over the 2–98 % range.
+ *  Three or more bands (a composite, a pansharpened or reprojected scene) are styled as QGIS shows
+ *  them by default, a multiband colour composite: red, green and blue from the band descriptions
+ *  when they name them, else bands 1, 2, 3, each stretched over its own 2–98 % range. */
 import * as path from 'path';
 import { openRaster } from '../raster/io/dataset';
 import { StatsAccumulator } from '../raster/stats';
 import { renderQuicklook, takePalette, type QuicklookKind } from '../raster/quicklook';
 import { readPreview, throwIfAborted } from '../raster/tools/common';
-import { qmlStyle } from '../results/qml';
+import { qmlMultiband, qmlStyle, type CompositeChannel } from '../results/qml';
+import { roleFromDescription } from '../raster/bands';
+import type { RasterDataset } from '../raster/io/dataset';
 import { writeFileAtomic } from '../raster/io/atomic-file';
 
 /** More distinct integer values than this and the raster is continuous. */
@@ -57,12 +62,15 @@ export async function styleProcessRaster(file: string, signal?: AbortSignal): Pr
     const palette = takePalette(quicklook);
     if (!palette) return undefined;
     const style = file.replace(/\.tiff?$/i, '.qml');
-    await writeFileAtomic(style, qmlStyle(palette));
+    // A scene of three or more bands is looked at as a colour composite, not as its first band.
+    const rgb = ds.bandCount >= 3 ? await composite(ds, signal) : undefined;
+    await writeFileAtomic(style, rgb ? qmlMultiband(rgb) : qmlStyle(palette));
     return {
       stats: {
         band: 1, min: st.min, max: st.max, mean: st.mean, std: st.std, valid_pixels: st.valid, nodata_pixels: st.nodata,
         ...(st.percentiles ? { p2: st.percentiles.p2, p98: st.percentiles.p98 } : {}),
-        ...(classes ? { classes } : {}), style: kind === 'continuous' ? 'pseudocolor' : 'paletted',
+        ...(classes && !rgb ? { classes } : {}), style: rgb ? 'multiband' : kind === 'continuous' ? 'pseudocolor' : 'paletted',
+        ...(rgb ? { rgb: rgb.map((c) => ({ band: c.band, min: c.min, max: c.max })) } : {}),
       },
       quicklook, style,
     };
@@ -72,4 +80,29 @@ export async function styleProcessRaster(file: string, signal?: AbortSignal): Pr
   } finally {
     await ds.close();
   }
+}
+
+/** Red, green and blue for a composite: the bands whose descriptions name them (a scene written
+ *  with "Red", "Green", "Blue" descriptions shows in true colour), else bands 1, 2, 3. */
+export function compositeBands(descriptions: readonly (string | null)[], bandCount: number): [number, number, number] {
+  const find = (role: string) => descriptions.findIndex((d) => roleFromDescription(d) === role) + 1;
+  const named = [find('red'), find('green'), find('blue')];
+  return named.every((b) => b >= 1 && b <= bandCount) && new Set(named).size === 3 ? named as [number, number, number] : [1, 2, 3];
+}
+
+/** Each composite band stretched over its 2–98 % range, estimated from a 768-pixel preview (as
+ *  QGIS estimates its own cumulative cut); a flat band over its single value. */
+async function composite(ds: RasterDataset, signal?: AbortSignal): Promise<[CompositeChannel, CompositeChannel, CompositeChannel]> {
+  const out: CompositeChannel[] = [];
+  for (const band of compositeBands(ds.bandDescriptions, ds.bandCount)) {
+    const p = await readPreview(ds, band, 768, signal);
+    const acc = new StatsAccumulator(p.w, p.h);
+    acc.add(p.data, 0, 0, p.w, p.h);
+    const st = acc.result();
+    let min = st.percentiles?.p2 ?? st.min ?? 0, max = st.percentiles?.p98 ?? st.max ?? 1;
+    if (!(max > min)) { min = st.min ?? min; max = st.max ?? max; }
+    if (!(max > min)) max = min + 1;
+    out.push({ band, min, max });
+  }
+  return out as [CompositeChannel, CompositeChannel, CompositeChannel];
 }

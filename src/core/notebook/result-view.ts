@@ -6,9 +6,11 @@ import { RESULT_HEADINGS, type SummaryLanguage } from '../results/summary-langua
 
 /** Summary paragraph plus a two-column table of the statistics (nested values flattened); the
  *  output paths are left to the result card beside it. */
-export function resultMarkdown(result: ToolRunResult, lang: SummaryLanguage = 'en'): string {
+export function resultMarkdown(result: ToolRunResult, lang: SummaryLanguage = 'en', toolName?: string): string {
   const rows = flattenStats(result.stats);
-  const lines = [`**${result.tool}**: ${escapeMd(result.summary)}`];
+  // A Chinese summary names the tool as its catalog does in Chinese (name_zh), the id beside it.
+  const name = toolName && toolName !== result.tool ? `${escapeMd(toolName)}** (${result.tool})` : `${result.tool}**`;
+  const lines = [`**${name}: ${escapeMd(result.summary)}`];
   if (rows.length) {
     const h = RESULT_HEADINGS[lang];
     lines.push('', `| ${h.statistic} | ${h.value} |`, '|---|---|');

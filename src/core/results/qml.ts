@@ -1,8 +1,9 @@
 /**
  * QGIS layer styles (`.qml`) for raster outputs, in the colours of the quicklook beside them:
  * continuous values as a single-band pseudocolor ramp stretched over the quicklook's range, class
- * rasters and masks as a paletted renderer with one labelled entry per class. Opening the GeoTIFF in
- * QGIS then shows it as GeoWeave did (QGIS loads `<name>.qml` next to `<name>.tif` by itself).
+ * rasters and masks as a paletted renderer with one labelled entry per class, and a process tool's
+ * output of three or more bands as a multiband colour composite (qmlMultiband). Opening the GeoTIFF
+ * in QGIS then shows it as GeoWeave did (QGIS loads `<name>.qml` next to `<name>.tif` by itself).
  */
 import type { QuicklookPalette, RGB } from '../raster/quicklook';
 
@@ -19,22 +20,56 @@ function num(v: number): string {
   return Number.isFinite(v) ? String(v) : '0';
 }
 
+const HEAD = [
+  `<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>`,
+  `<qgis version="3.28.0" styleCategories="AllStyleCategories">`,
+  `  <pipe>`,
+];
+
+const TAIL = [
+  `    <brightnesscontrast brightness="0" contrast="0" gamma="1"/>`,
+  `    <huesaturation saturation="0" grayscaleMode="0" colorizeOn="0" colorizeRed="255" colorizeGreen="128" colorizeBlue="128" colorizeStrength="100" invertColors="0"/>`,
+  `    <rasterresampler maxOversampling="2"/>`,
+  `  </pipe>`,
+  `  <blendMode>0</blendMode>`,
+  `</qgis>`,
+  '',
+];
+
+/** One channel of a colour composite: the band and the values stretched from black to full colour. */
+export interface CompositeChannel { band: number; min: number; max: number }
+
+/**
+ * The QML document for a raster of three or more bands shown as a colour composite, as QGIS writes
+ * a multiband colour renderer (QgsMultiBandColorRenderer::writeXml): red, green and blue bands,
+ * each with a linear stretch (StretchToMinimumMaximum) between its own min and max, here the 2–98 %
+ * range GeoWeave estimated (hence limits None: QGIS keeps the values instead of recomputing them).
+ */
+export function qmlMultiband(rgb: [CompositeChannel, CompositeChannel, CompositeChannel]): string {
+  const [r, g, b] = rgb;
+  const enhancement = (tag: string, c: CompositeChannel) => [
+    `      <${tag}>`,
+    `        <minValue>${num(c.min)}</minValue>`,
+    `        <maxValue>${num(c.max)}</maxValue>`,
+    `        <algorithm>StretchToMinimumMaximum</algorithm>`,
+    `      </${tag}>`,
+  ];
+  const body = [
+    `    <rasterrenderer type="multibandcolor" redBand="${r.band}" greenBand="${g.band}" blueBand="${b.band}" opacity="1" alphaBand="-1" nodataColor="">`,
+    `      <rasterTransparency/>`,
+    `      <minMaxOrigin><limits>None</limits><extent>WholeRaster</extent><statAccuracy>Estimated</statAccuracy><cumulativeCutLower>0.02</cumulativeCutLower><cumulativeCutUpper>0.98</cumulativeCutUpper><stdDevFactor>2</stdDevFactor></minMaxOrigin>`,
+    ...enhancement('redContrastEnhancement', r),
+    ...enhancement('greenContrastEnhancement', g),
+    ...enhancement('blueContrastEnhancement', b),
+    `    </rasterrenderer>`,
+  ];
+  return [...HEAD, ...body, ...TAIL].join('\n');
+}
+
+
 /** The QML document for a one-band raster coloured as `palette` says. */
 export function qmlStyle(palette: QuicklookPalette): string {
-  const head = [
-    `<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>`,
-    `<qgis version="3.28.0" styleCategories="AllStyleCategories">`,
-    `  <pipe>`,
-  ];
-  const tail = [
-    `    <brightnesscontrast brightness="0" contrast="0" gamma="1"/>`,
-    `    <huesaturation saturation="0" grayscaleMode="0" colorizeOn="0" colorizeRed="255" colorizeGreen="128" colorizeBlue="128" colorizeStrength="100" invertColors="0"/>`,
-    `    <rasterresampler maxOversampling="2"/>`,
-    `  </pipe>`,
-    `  <blendMode>0</blendMode>`,
-    `</qgis>`,
-    '',
-  ];
+  const head = HEAD, tail = TAIL;
   let body: string[];
   if (palette.classes) {
     body = [

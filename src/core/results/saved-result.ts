@@ -51,5 +51,6 @@ export function viewFromSaved(v: unknown, time: string): ResultView | undefined 
   const view: ResultView = { ...r, keyStats: Array.isArray(r.keyStats) ? r.keyStats : [], tables: Array.isArray(r.tables) ? r.tables : [], outputs: Array.isArray(r.outputs) ? r.outputs : [], args: typeof r.args === 'string' ? r.args : '', restored: time };
   if (typeof view.preview !== 'string' || !PNG_URL.test(view.preview)) delete view.preview;
   if (typeof view.provenance !== 'string') delete view.provenance;
+  if (typeof view.toolName !== 'string') delete view.toolName;
   return view;
 }

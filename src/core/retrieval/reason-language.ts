@@ -2,10 +2,15 @@
  *
  *  Retrieval writes its reasons in English from fixed phrases (forward.ts, backward.ts,
  *  executability.ts). As with run summaries (src/core/results/summary-language.ts), the Chinese
- *  version rewrites each phrase; what comes from the data or the catalog (file names, the
- *  analyst's words, tool names, band numbers, manifest descriptions) is copied as it is. A clause
- *  no phrase matches stays English. */
+ *  version rewrites each phrase; what comes from the data (file names, the analyst's words, band
+ *  numbers) is copied as it is. Tools are named by their manifest's `name_zh` and what they give by
+ *  their output's `description_zh` (display fields, see manifests/display.ts), when the caller
+ *  passes the catalog; a catalog without them keeps the English name and description. A clause no
+ *  phrase matches stays English. */
 import type { SummaryLanguage } from '../results/summary-language';
+import type { ToolManifest } from '../manifests/types';
+import { displayName } from '../manifests/display';
+import { humanName } from '../index/text';
 import type { Rationale } from './types';
 
 /** The heading of each group of complementary suggestions. */
@@ -24,6 +29,28 @@ const ROLES: Record<string, string> = {
 };
 
 const role = (r: string) => ROLES[r] ?? r;
+/** Output nouns of backward.ts describeOutputs ("NDVI index", "dNBR raster", "slope", "table"). */
+const NOUNS_ZH: Record<string, string> = {
+  ...ROLES, severity: '严重程度分级', slope: '坡度', trend: '趋势', table: '表格', raster: '栅格', labels: '斑块标签', difference: '差值',
+  composite: '合成影像', anomaly: '距平', classes: '分类图', aspect: '坡向', distance: '距离', lst: 'LST',
+};
+/** "NDVI index" → "NDVI 指数", "mask" → "掩膜", "" → "结果": the trailing noun translated, the indicator kept. */
+function nounZh(text: string): string {
+  if (!text) return '结果';
+  if (NOUNS_ZH[text]) return NOUNS_ZH[text];
+  const m = /^(.+?) ((?:[a-z]+ )?[a-z]+)$/.exec(text);
+  if (m && NOUNS_ZH[m[2]]) return `${m[1]} ${NOUNS_ZH[m[2]]}`;
+  const one = /^(.+) ([a-z]+)$/.exec(text);
+  return one && NOUNS_ZH[one[2]] ? `${one[1]} ${NOUNS_ZH[one[2]]}` : text;
+}
+/** A space between Chinese and a following Latin word ("你的 NDVI 指数", "你的掩膜"). */
+const sp = (t: string) => (/^[A-Za-z0-9]/.test(t) ? ` ${t}` : t);
+/** A space after a name ending in Latin ("ndvi anomaly 给出", "分区统计给出", "快视图（PNG）给出"). */
+const lead = (t: string) => (/[A-Za-z0-9)\]]$/.test(t) ? `${t} ` : t);
+/** A name inside a Chinese sentence: spaced from it only where it is Latin at that end. */
+const inline = (t: string) => lead(sp(t));
+/** "NDVI result" → "NDVI 结果", "result"/"" → "结果", "NDVI index" → "NDVI 指数". */
+const outZh = (o: string) => { const r = /^(.*?) ?\bresult$/.exec(o); return r ? (r[1] ? `${r[1]} 结果` : '结果') : nounZh(o); };
 /** "需要" + roles, with a space before Latin ("需要 QA 波段", "需要红光"). */
 const needs = (text: string) => { const r = roles(text); return /^[A-Za-z]/.test(r) ? ` ${r}` : r; };
 /** "red, NIR + a mask or a class map" → "红光、NIR + 掩膜或分类图". */
@@ -31,26 +58,37 @@ const roles = (text: string) => text.split(/( \+ |, | or )/).map((x) => (x === '
 const list = (text: string) => text.split(', ').join('、');
 const quoted = (text: string) => text.split('", "').join('”“');
 
+/** What a phrase needs besides its match: tools named in the reader's language. */
+interface Ctx {
+  /** A tool id or English tool name → its display name (the text itself when the catalog has none). */
+  tool: (idOrName: string) => string;
+  /** The English "what it gives" of the suggested tool → its output's `description_zh`, when known. */
+  what: (english: string) => string;
+}
+const PLAIN: Ctx = { tool: (t) => t, what: (t) => t };
+
 /** "s2_scene.tif (the task's "城市")", "(named in the task)", "(from ndvi)". */
-function itemZh(text: string): string {
+function itemZh(text: string, c: Ctx = PLAIN): string {
   return text
     .replace(/ \(the task's "(.+)"\)/, (_m, w: string) => `（任务中的“${quoted(w)}”）`)
     .replace(/ \(named in the task\)/, '（任务中点名的文件）')
-    .replace(/ \(from ([\w.-]+)\)/, '（来自 $1）');
+    .replace(/ \(from ([\w.-]+)\)/, (_m, id: string) => `（来自${inline(c.tool(id))}）`.replace(' ）', '）'));
 }
 
 /** "your NDVI result" / "the class map from reclassify" / "a mask made from your NDVI result". */
-function sourceZh(src: string): string {
+function sourceZh(src: string, c: Ctx = PLAIN): string {
   let m: RegExpExecArray | null;
-  const out = (o: string) => o.replace(/\bresult$/, '结果').replace(/^result$/, '结果');
-  if ((m = /^your (.+)$/.exec(src))) return `你的 ${out(m[1])}`;
-  if ((m = /^the (.+?) from ([\w.-]+)$/.exec(src))) return `${m[2]} 生成的${role(m[1])}`;
-  if ((m = /^an? (.+?) made from your (.+)$/.exec(src))) return `由你的 ${out(m[2])} 制作的${roles(m[1])}`;
-  if ((m = /^an? (.+?) made first$/.exec(src))) return `需先制作的${roles(m[1])}`;
+  if ((m = /^your (.*)$/.exec(src))) return `你的${inline(outZh(m[1]))}`;
+  if ((m = /^the (.+?) from ([\w.-]+)$/.exec(src))) return `${lead(c.tool(m[2]))}生成的${inline(role(m[1]))}`;
+  if ((m = /^an? (.+?) made from your (.*)$/.exec(src))) return `由你的${inline(outZh(m[2]))}制作的${inline(roles(m[1]))}`;
+  if ((m = /^an? (.+?) made first$/.exec(src))) return `需先制作的${inline(roles(m[1]))}`;
   return src;
 }
 
-type Phrase = [RegExp, (m: RegExpExecArray) => string];
+/** "a, b" of tool ids → "甲、乙" in display names. */
+const toolList = (text: string, c: Ctx) => text.split(', ').map((t) => c.tool(t)).join('、');
+
+type Phrase = [RegExp, (m: RegExpExecArray, c: Ctx) => string];
 
 /** One clause of a forward reason or a readiness note. */
 const CLAUSES: Phrase[] = [
@@ -60,63 +98,121 @@ const CLAUSES: Phrase[] = [
   [/^step of the (.+) workflow$/, (m) => `属于“${m[1]}”工作流的一步`],
   [/^chosen before for "(.+)"$/, (m) => `之前曾为“${quoted(m[1])}”选用`],
   [/^used in the flows of similar past tasks$/, () => '在相似的历史任务流程中用过'],
-  [/^often followed by (.+)$/, (m) => `之后常接 ${list(m[1])}`],
-  [/^often follows (.+)$/, (m) => `常在 ${m[1]} 之后运行`],
-  [/^often runs before (.+)$/, (m) => `常在 ${m[1]} 之前运行`],
+  [/^often followed by (.+)$/, (m, c) => `之后常接${sp(toolList(m[1], c))}`],
+  [/^often follows (.+)$/, (m, c) => `常在${inline(c.tool(m[1]))}之后运行`],
+  [/^often runs before (.+)$/, (m, c) => `常在${inline(c.tool(m[1]))}之前运行`],
   [/^catalog only — no runner here$/, () => '仅在目录中，此处没有运行器'],
   [/^set (\S+) \((\w+)\) — no default$/, (m) => `请设置 ${m[1]}（${m[2]}）：没有默认值`],
   [/^needs (.+?) for (\S+) — none found$/, (m) => `${m[2]} 需要${needs(m[1])}：未找到`],
   [/^needs (.+?) for (\S+) — not in (.+), which the task names$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的 ${m[3]} 中没有`],
   [/^needs the task's (.+?) for (\S+) — (.+?) holds sensor bands, not (.+): compute it first$/, (m) => `${m[2]} 需要任务中的 ${m[1]}：${m[3]} 是传感器波段，不是 ${m[4]}，请先计算`],
-  [/^needs (.+?) — (found|guessed) in (.+?)(?: (bands?) ([\d, ]+))?$/, (m) => `需要${needs(m[1])}：${m[2] === 'found' ? '在' : '推测在'} ${itemZh(m[3])}${m[5] ? ` 的第 ${m[5]} 波段` : ''}${m[2] === 'found' ? '找到' : ''}`],
-  [/^needs (.+?) — found (.+)$/, (m) => `需要${needs(m[1])}：已找到 ${itemZh(m[2])}`],
+  [/^needs (.+?) — (found|guessed) in (.+?)(?: (bands?) ([\d, ]+))?$/, (m, c) => `需要${needs(m[1])}：${m[2] === 'found' ? '在' : '推测在'} ${itemZh(m[3], c)}${m[5] ? ` 的第 ${m[5]} 波段` : ''}${m[2] === 'found' ? '找到' : ''}`],
+  [/^needs (.+?) — found (.+)$/, (m, c) => `需要${needs(m[1])}：已找到 ${itemZh(m[2], c)}`],
   // Conflicts between inputs (executability.ts conflicts()).
   [/^(.+?) and (.+?) do not overlap \(both (.+)\)$/, (m) => `${m[1]} 与 ${m[2]} 不重叠（均为 ${m[3]}）`],
   [/^(.+?) \((.+?), near (.+?)\) and (.+?) \((.+?), near (.+?)\) do not overlap$/, (m) => `${m[1]}（${m[2]}，位于 ${m[3]} 附近）与 ${m[4]}（${m[5]}，位于 ${m[6]} 附近）不重叠`],
   [/^(.+?) and (.+?) are not on the same grid \((.+)\): align (.+?) onto (.+?) first \((.+)\)$/, (m) => `${m[1]} 与 ${m[2]} 不在同一网格（${m[3]}）：请先将 ${m[4]} 对齐到 ${m[5]}（${m[6]}）`],
   [/^(.+?) has no band descriptions: (.+?) in (bands?) ([\d, ]+) is a guess \(looks like (.+?): (.+)\)$/, (m) => `${m[1]} 没有波段描述：${roles(m[2])}位于第 ${m[4]} 波段是推测（看起来像 ${m[5]}：${m[6]}）`],
-  [/^([\w.]+): (.+)$/, (m) => `${m[1]}：${itemZh(m[2])}`],
+  [/^([\w.]+): (.+)$/, (m, c) => `${m[1]}：${itemZh(m[2], c)}`],
 ];
 
-/** The verbs of backward.ts reasonFor, after "<rationale>: <tool name> ". */
+/** The verbs of backward.ts reasonFor, after "<rationale>: <tool name> ". m[1] is the tool's name
+ *  (already in the reader's language when the catalog was given), the last "what" its product. */
 const BACKWARD: Phrase[] = [
-  [/^(.+?) reads a stack of dates of your (.+), one raster per date — (.+)$/, (m) => `${m[1]} 读取你的 ${m[2]} 的多期影像（每期一个栅格）——${m[3]}`],
-  [/^(.+?) gives (.+) — it starts from other data than your (.+)$/, (m) => `${m[1]} 给出 ${m[2]}——它基于其他数据，而不是你的 ${m[3].replace(/ ?result$/, ' 结果')}`],
-  [/^(.+?) turns (.+?) into (.+), the input (.+) needs$/, (m) => `${m[1]} 将${sourceZh(m[2])}转为 ${m[3]}，即 ${m[4]} 所需的输入`],
-  [/^(.+?) turns (.+?) into (.+)$/, (m) => `${m[1]} 将${sourceZh(m[2])}转为 ${m[3]}`],
-  [/^(.+?) breaks (.+?) down by field or zone — (.+)$/, (m) => `${m[1]} 按地块或区域分解${sourceZh(m[2])}——${m[3]}`],
-  [/^(.+?) puts (.+?) in context — (.+)$/, (m) => `${m[1]} 为${sourceZh(m[2])}提供背景——${m[3]}`],
-  [/^(.+?) lets you look at (.+?) — (.+)$/, (m) => `${m[1]} 让你查看${sourceZh(m[2])}——${m[3]}`],
-  [/^(.+?) checks (.+?) against reference data — (.+)$/, (m) => `${m[1]} 用参考数据检验${sourceZh(m[2])}——${m[3]}`],
-  [/^(.+?) cleans up (.+?) — (.+)$/, (m) => `${m[1]} 清理${sourceZh(m[2])}——${m[3]}`],
-  [/^(.+?) checks (.+?) — (.+)$/, (m) => `${m[1]} 检查${sourceZh(m[2])}——${m[3]}`],
-  [/^(.+?) sets (.+?) against its multi-year baseline — (.+)$/, (m) => `${m[1]} 将${sourceZh(m[2])}与其多年基准比较——${m[3]}`],
-  [/^(.+?) follows (.+?) across dates — (.+)$/, (m) => `${m[1]} 跟踪${sourceZh(m[2])}的多期变化——${m[3]}`],
-  [/^(.+?) sets (.+?) against another date — (.+)$/, (m) => `${m[1]} 将${sourceZh(m[2])}与另一日期比较——${m[3]}`],
-  [/^(.+?) takes (.+?) on to (.+?)(?: \(what came after (\S+) in most similar tasks\)| \(usually follows (\S+)\))?$/, (m) =>
-    `${m[1]} 将${sourceZh(m[2])}继续加工为 ${m[3]}${m[4] ? `（多数相似任务在 ${m[4]} 之后用它）` : m[5] ? `（通常接在 ${m[5]} 之后）` : ''}`],
+  [/^(.+?) reads a stack of dates of your (.+), one raster per date — (.+)$/, (m, c) => `${lead(m[1])}读取你的${inline(outZh(m[2]))}的多期影像（每期一个栅格）——${c.what(m[3])}`],
+  [/^(.+?) gives (.+) — it starts from other data than your (.*)$/, (m, c) => `${lead(m[1])}给出${sp(c.what(m[2]))}——它基于其他数据，而不是你的${sp(outZh(m[3]))}`],
+  [/^(.+?) turns (.+?) into (.+), the input (.+) needs$/, (m, c) => `${lead(m[1])}将${sourceZh(m[2], c)}转为${sp(c.what(m[3]))}，即${inline(c.tool(m[4]))}所需的输入`],
+  [/^(.+?) turns (.+?) into (.+)$/, (m, c) => `${lead(m[1])}将${sourceZh(m[2], c)}转为${sp(c.what(m[3]))}`],
+  [/^(.+?) breaks (.+?) down by field or zone — (.+)$/, (m, c) => `${lead(m[1])}按地块或区域分解${sourceZh(m[2], c)}——${c.what(m[3])}`],
+  [/^(.+?) puts (.+?) in context — (.+)$/, (m, c) => `${lead(m[1])}为${sourceZh(m[2], c)}提供背景——${c.what(m[3])}`],
+  [/^(.+?) lets you look at (.+?) — (.+)$/, (m, c) => `${lead(m[1])}让你查看${sourceZh(m[2], c)}——${c.what(m[3])}`],
+  [/^(.+?) checks (.+?) against reference data — (.+)$/, (m, c) => `${lead(m[1])}用参考数据检验${sourceZh(m[2], c)}——${c.what(m[3])}`],
+  [/^(.+?) cleans up (.+?) — (.+)$/, (m, c) => `${lead(m[1])}清理${sourceZh(m[2], c)}——${c.what(m[3])}`],
+  [/^(.+?) checks (.+?) — (.+)$/, (m, c) => `${lead(m[1])}检查${sourceZh(m[2], c)}——${c.what(m[3])}`],
+  [/^(.+?) sets (.+?) against its multi-year baseline — (.+)$/, (m, c) => `${lead(m[1])}将${sourceZh(m[2], c)}与其多年基准比较——${c.what(m[3])}`],
+  [/^(.+?) follows (.+?) across dates — (.+)$/, (m, c) => `${lead(m[1])}跟踪${sourceZh(m[2], c)}的多期变化——${c.what(m[3])}`],
+  [/^(.+?) sets (.+?) against another date — (.+)$/, (m, c) => `${lead(m[1])}将${sourceZh(m[2], c)}与另一日期比较——${c.what(m[3])}`],
+  [/^(.+?) takes (.+?) on to (.+?)(?: \(what came after (\S+) in most similar tasks\)| \(usually follows (\S+)\))?$/, (m, c) =>
+    `${lead(m[1])}将${sourceZh(m[2], c)}继续加工为${sp(c.what(m[3]))}${m[4] ? `（多数相似任务在${inline(c.tool(m[4]))}之后用它）` : m[5] ? `（通常接在${inline(c.tool(m[5]))}之后）` : ''}`],
 ];
 
-function phrase(text: string, phrases: Phrase[]): string | undefined {
+function phrase(text: string, phrases: Phrase[], c: Ctx = PLAIN): string | undefined {
   for (const [re, zh] of phrases) {
     const m = re.exec(text);
-    if (m) return zh(m);
+    if (m) return zh(m, c);
   }
   return undefined;
 }
 
-/** A readiness note or conflict ("needs red, NIR — found in s2_scene.tif bands 3, 5") in `lang`. */
-export function localizeNote(note: string, lang: SummaryLanguage): string {
-  return lang === 'en' ? note : phrase(note, CLAUSES) ?? note;
+/** The catalog as reasons name it: by id and by the lower-case English name backward.ts writes. */
+interface Names { byId: Map<string, ToolManifest>; byName: Map<string, ToolManifest> }
+const namesCache = new WeakMap<readonly ToolManifest[], Names>();
+function namesOf(tools: readonly ToolManifest[]): Names {
+  let n = namesCache.get(tools);
+  if (!n) {
+    n = { byId: new Map(), byName: new Map() };
+    for (const m of tools) { n.byId.set(m.id, m); n.byName.set(humanName(m).toLowerCase(), m); }
+    namesCache.set(tools, n);
+  }
+  return n;
 }
 
-/** A reason line (forward "matches …; needs …" or backward "verify: … checks … — …") in `lang`. */
-export function localizeReason(reason: string, lang: SummaryLanguage): string {
+/**
+ * The Chinese for what a tool gives, as backward.ts productFor chooses the output: for quantify a
+ * numeric output (a table, or an object of counts, sizes, means, areas or pixels), else the first.
+ * Undefined when that output has no `description_zh` (the English phrase then stays).
+ */
+export function productZh(m: ToolManifest, rationale: Rationale): string | undefined {
+  const outs = m.outputs ?? [];
+  if (!outs.length) return undefined;
+  const numeric = outs.find((o) => o.type === 'table' || (o.type === 'object' && /count|size|mean|area|pixel/i.test(o.description ?? '')));
+  const o = rationale === 'quantify' && numeric ? numeric : outs[0];
+  return typeof o.description_zh === 'string' && o.description_zh.trim() ? o.description_zh.trim() : undefined;
+}
+
+/** A readiness note or conflict ("needs red, NIR — found in s2_scene.tif bands 3, 5") in `lang`;
+ *  `tools` (the catalog) names the tools it mentions in `lang`. */
+export function localizeNote(note: string, lang: SummaryLanguage, tools?: readonly ToolManifest[]): string {
+  return lang === 'en' ? note : phrase(note, CLAUSES, ctxFor(tools)) ?? note;
+}
+
+/** The catalog's Chinese name of a tool, when it has one. */
+const zhName = (m: ToolManifest) => { const n = displayName(m, 'zh'); return n !== humanName(m) ? n : undefined; };
+
+function ctxFor(tools: readonly ToolManifest[] | undefined, subject?: ToolManifest, rationale?: Rationale): Ctx {
+  if (!tools) return PLAIN;
+  const n = namesOf(tools);
+  const what = subject && rationale ? productZh(subject, rationale) : undefined;
+  return {
+    // A tool without a Chinese name stays as the reason wrote it (its id or lower-case English name).
+    tool: (t) => { const m = n.byId.get(t) ?? n.byName.get(t.toLowerCase()); return m && zhName(m) ? zhName(m)! : t; },
+    what: (t) => what ?? t,
+  };
+}
+
+/**
+ * A reason line (forward "matches …; needs …" or backward "verify: … checks … — …") in `lang`.
+ * With the catalog (`tools`) and the suggested tool's id (`toolId`), the tools it names and what
+ * the suggested tool gives are in `lang` too, from the manifests' display fields.
+ */
+export function localizeReason(reason: string, lang: SummaryLanguage, tools?: readonly ToolManifest[], toolId?: string): string {
   if (lang === 'en' || !reason) return reason;
   const back = /^(explain|quantify|verify|compare|extend): (.+)$/.exec(reason);
   if (back) {
-    const body = phrase(back[2], BACKWARD);
-    if (body) return `${RATIONALE_LABELS.zh[back[1] as Rationale]}：${body}`;
+    const rationale = back[1] as Rationale;
+    let text = back[2];
+    // The reason starts with the tool's English name (backward.ts humanName, lower case): put its
+    // display name there before the verbs are matched, so a name holding a verb cannot mislead them.
+    const subject = tools && toolId ? namesOf(tools).byId.get(toolId) : undefined;
+    const english = subject ? humanName(subject).toLowerCase() : '';
+    const c = ctxFor(tools, subject, rationale);
+    let body: string | undefined;
+    if (subject && zhName(subject) && text.startsWith(`${english} `)) {
+      text = `\u0000 ${text.slice(english.length + 1)}`;
+      body = phrase(text, BACKWARD, c)?.replace('\u0000', () => lead(zhName(subject)!));
+    } else body = phrase(text, BACKWARD, c);
+    if (body) return `${RATIONALE_LABELS.zh[rationale]}：${body}`;
   }
-  return reason.split('; ').map((c) => phrase(c, CLAUSES) ?? c).join('；');
+  const c = ctxFor(tools);
+  return reason.split('; ').map((x) => phrase(x, CLAUSES, c) ?? x).join('；');
 }

@@ -140,11 +140,15 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   const root = el('div', 'gw-result');
   root.lang = v.lang === 'zh' ? 'zh-CN' : 'en';
   const head = el('div', 'gw-head');
+  // The tool's name in the card's language (name_zh) when the host gave one, before its id: the id
+  // (.gw-tool) stays as the cell writes it, and is what finds a tool's card.
+  const toolName = typeof v.toolName === 'string' && v.toolName ? v.toolName : String(v.tool);
+  if (toolName !== String(v.tool)) head.appendChild(el('span', 'gw-tool-name', toolName));
   head.appendChild(el('span', 'gw-tool', String(v.tool)));
   const outputs = Array.isArray(v.outputs) ? v.outputs : [];
   head.appendChild(el('span', 'gw-muted', outputs.length === 1 ? S.output : fill(S.outputs, outputs.length)));
   root.appendChild(head);
-  root.appendChild(el('div', 'gw-summary', `${String(v.tool)}: ${String(v.summary)}`));
+  root.appendChild(el('div', 'gw-summary', `${toolName}: ${String(v.summary)}`));
   if (v.restored) root.appendChild(el('div', 'gw-note', fill(S.savedAt, String(v.restored))));
   if (v.version > RESULT_VIEW_VERSION) { root.appendChild(el('div', 'gw-note', S.newer)); return root; }
 

@@ -5,6 +5,7 @@ export const CSS = `
 .gw-result { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size, 13px); color: var(--vscode-foreground); line-height: 1.4; padding: 2px 0 4px; }
 .gw-result .gw-head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
 .gw-result .gw-tool { font-family: var(--vscode-editor-font-family); font-weight: 600; color: var(--vscode-textLink-foreground); }
+.gw-result .gw-tool-name { font-weight: 600; }
 .gw-result .gw-summary { margin: 2px 0 6px; }
 .gw-result .gw-note { color: var(--vscode-descriptionForeground); font-size: 0.92em; margin: 2px 0 4px; }
 .gw-result .gw-batch { margin: 2px 0 4px; }

@@ -169,13 +169,16 @@ module.exports = {
       const found = await resultFrame(page, 'ndvi');
       const card = await inResult(found, (el) => ({
         summary: el.querySelector('.gw-summary')?.textContent ?? '',
+        head: el.querySelector('.gw-head .gw-tool-name')?.textContent ?? '',
         outputs: el.querySelector('.gw-head .gw-muted')?.textContent ?? '',
         kpis: [...el.querySelectorAll('.gw-kpi .gw-label')].map((x) => x.textContent),
         json: el.querySelector('.gw-json summary')?.textContent ?? '',
         lang: el.lang,
       }));
       await shot('result');
-      if (!/^ndvi: 归一化植被指数 \(NDVI\) 均值 -?\d/.test(card.summary)) throw new Error(`summary not in Chinese: ${card.summary}`);
+      // The tool is named as the manifest's name_zh gives it.
+      if (!/^NDVI（归一化植被指数）: 归一化植被指数 \(NDVI\) 均值 -?\d/.test(card.summary)) throw new Error(`summary not in Chinese: ${card.summary}`);
+      if (card.head !== 'NDVI（归一化植被指数）') throw new Error(`card heading: ${card.head}`);
       if (card.outputs !== '1 个输出' || card.json !== 'JSON 结果' || !card.kpis.includes('均值') || !card.kpis.includes('中位数')) throw new Error(`result card headings: ${JSON.stringify(card)}`);
       if (card.kpis.some((k) => /^[A-Z][a-z]/.test(k))) throw new Error(`English key statistics: ${card.kpis.join(', ')}`);
       if (!HAN.test(card.summary.split(';')[0])) throw new Error(card.summary);

@@ -1,0 +1,33 @@
+/** Display-only manifest fields: names and phrases in another language that reasons, summaries
+ *  and cards show, and that nothing indexed or ranked reads (index/text.ts embeds name, id,
+ *  description, tags, parameter descriptions and units, and examples; never these). */
+import { humanName } from '../index/text';
+import type { ToolManifest, ToolParam } from './types';
+
+/** Tool-level and parameter-level display fields (tool-manifests/schema.json declares them). */
+export const DISPLAY_TOOL_FIELDS = ['name_zh'] as const;
+export const DISPLAY_PARAM_FIELDS = ['description_zh'] as const;
+
+/** The manifest without its display fields: what the catalog fingerprint (index, fitted fusion)
+ *  is computed from, so that adding or editing a Chinese name neither re-embeds the catalog nor
+ *  makes the shipped fusion weights stale. Everything else is kept as it is. */
+export function withoutDisplayFields(m: ToolManifest): ToolManifest {
+  const out: Record<string, unknown> = { ...m };
+  for (const k of DISPLAY_TOOL_FIELDS) delete out[k];
+  const params = (ps: ToolParam[] | undefined) => ps?.map((p) => {
+    if (!p || typeof p !== 'object') return p;
+    const q: Record<string, unknown> = { ...p };
+    for (const k of DISPLAY_PARAM_FIELDS) delete q[k];
+    return q as unknown as ToolParam;
+  });
+  if (Array.isArray(m.inputs)) out.inputs = params(m.inputs);
+  if (Array.isArray(m.outputs)) out.outputs = params(m.outputs);
+  return out as unknown as ToolManifest;
+}
+
+/** The tool's name to show in `lang`: `name_zh` for Chinese when the catalog gives one, else the
+ *  English name (a team's catalog without Chinese names still reads, with English names). */
+export function displayName(m: ToolManifest, lang: 'en' | 'zh'): string {
+  const zh = lang === 'zh' && typeof m.name_zh === 'string' ? m.name_zh.trim() : '';
+  return zh || humanName(m);
+}
