@@ -79,6 +79,11 @@ export class ToolClassifier {
     return out;
   }
 
+  /** Whether any of `terms` was seen in a past task (without, `predict` returns only the base rates). */
+  knows(terms: string[]): boolean {
+    return this.features(terms).length > 0;
+  }
+
   /** P(the flow of a task worded with `terms` runs each tool), for every tool ever run. */
   predict(terms: string[]): Map<string, number> {
     const K = this.tools.length;

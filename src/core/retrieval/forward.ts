@@ -66,7 +66,8 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   const affinities = full ? ctx.learned.affinities(parsed.terms) : new Map<string, { score: number; terms: string[] }>();
   const shares = full ? ctx.learned.similarShares(parsed.terms, w.similarK) : new Map<string, number>();
   const classified = full && seq?.flowCount ? ctx.learned.classifier().predict(parsed.terms) : new Map<string, number>();
-  const pointed = seq?.flowCount ? pointedTools(rel, classified) : new Map<string, number>();
+  // Base rates are not the task pointing at a tool: with no word seen in a past task, only the text counts.
+  const pointed = seq?.flowCount ? pointedTools(rel, ctx.learned.classifier().knows(parsed.terms) ? classified : new Map()) : new Map<string, number>();
   const flows = seq?.flowCount ? ctx.learned.matchedFlows(parsed.terms, pointed, MATCHED_FLOWS) : new Map<string, number>();
   // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
   const cooc = new Map<string, number>();
