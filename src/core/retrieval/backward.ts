@@ -36,6 +36,8 @@ const GROUP_SIZE = 3;
 const FORWARD_TASK_POOL = 30;
 /** Share of the best suggestion's score a suggestion needs to be shown in a group. */
 const GROUP_FLOOR = 0.3;
+/** Suggestions shown in the groups whatever their score (the best fresh ones). */
+const GROUP_MIN = 4;
 
 const NOUNS: Record<string, string> = { class: 'class map', labels: 'patch labels', dnbr: 'dNBR raster', dem: 'DEM', change_mask: 'change mask', difference: 'difference raster' };
 
@@ -345,9 +347,12 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // Groups show the best few of each rationale, even when the flat top-k is dominated by one kind,
   // but not the long tail: a suggestion far below the best one (a scene search after an index) is
   // noise in a group. Groups come best first.
+  // The best GROUP_MIN stay whatever the floor: one confident suggestion (what the flows always run
+  // next) must not leave the analyst a single choice, and nothing once it is dismissed.
   const fresh = scored.filter((s) => !c.done.has(s.id));
   const floor = fresh.length && fresh[0].score > 0 ? GROUP_FLOOR * fresh[0].score : -Infinity;
-  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && round(s.score) >= round(floor)).slice(0, GROUP_SIZE).map(suggestion) }))
+  const shown = new Set(fresh.filter((s, i) => i < GROUP_MIN || round(s.score) >= round(floor)));
+  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && shown.has(s)).slice(0, GROUP_SIZE).map(suggestion) }))
     .filter((g) => g.suggestions.length)
     .sort((a, b) => b.suggestions[0].score - a.suggestions[0].score);
   return { queries: c.queries, ranked, groups };

@@ -6,7 +6,7 @@
 const path = require('path');
 
 const ZH = '各地的植被长势怎么样，哪些地方的林地被指出现退化';
-const NOISE = /被指|各地|景影|\bimageri\b|\bimag\b|matches how\b|"how"/;
+const NOISE = /(?<!植)被指|各地|景影|\bimageri\b|\bimag\b|matches how\b|"how"/;
 
 module.exports = {
   name: 'reasons without fragments or stems; suggestion labels from what the product is',
