@@ -10,7 +10,7 @@ import { invertGeoTransform } from '../algorithms/zonal';
 import { Crs, CrsTransform, crsOfGeo, transformer, CrsError, sameCrs } from '../crs/crs';
 import { proj4ToGeoKeys } from '../crs/keys-from-proj4';
 import { geoKeysToProj4 } from '../crs/geokeys';
-import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow } from '../algorithms/warp';
+import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow, SeparableKernel, separableRow } from '../algorithms/warp';
 import { StatsAccumulator } from '../stats';
 // spatial-tools imports this module too (resample): both names are used only at call time.
 import { writableType, writeStrips } from './spatial-tools';
@@ -167,6 +167,12 @@ export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: Targ
     nodata: src.nodata ?? (continuous || writableType(src.dtype) === 'float32' ? -9999 : null), descriptions: src.bandDescriptions.map((d) => d ?? ''), scales: src.scales, offsets: src.offsets,
   };
   const W = dst.width;
+  const northUp = (g: readonly number[]) => g[2] === 0 && g[4] === 0;
+  if ((method === 'bilinear' || method === 'cubic') && !(xScale >= 0.95 && yScale >= 0.95) && mapper.affine
+    && northUp(dst.geo.geoTransform) && northUp(src.geo.geoTransform)) {
+    const acc = await writeStrips(ctx, out, spec, separableFill(ctx, src, mapper, W, method, xScale, yScale));
+    return { acc, xScale, yScale, spec };
+  }
   const radius = Math.ceil(KERNEL_RADIUS[method] / Math.min(1, xScale, yScale)) + 2;
   // Positions of the strip being written, kept for the other bands.
   let cacheY = -1;
@@ -217,4 +223,63 @@ export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: Targ
     return res;
   });
   return { acc, xScale, yScale, spec };
+}
+
+/** Source rows read at a time by the separable warp (never across a tile row: each tile is decoded once). */
+const CHUNK_ROWS = 128;
+
+/**
+ * The strip filler of the separable warp (a north-up grid resampled onto a north-up grid): per band, a
+ * ring of horizontal sums of the source rows the current destination row's taps need, filled from
+ * source chunks read forward (raw samples, no float64 window), so each source row is summed once and
+ * each destination row is a few vector multiply-adds. Values as warpPoints gives them (see
+ * SeparableKernel); strips come back as float32, the output's type.
+ */
+function separableFill(ctx: ToolContext, src: RasterDataset, mapper: PixelMapper, W: number, method: 'bilinear' | 'cubic', xScale: number, yScale: number): (band: number, y0: number, h: number) => Promise<Float32Array> {
+  const xy = new Float64Array(2 * W);
+  mapper.row(0.5, 0.5, W, xy, 0);
+  const xs = new Float64Array(W);
+  for (let x = 0; x < W; x++) xs[x] = xy[2 * x];
+  const k = new SeparableKernel(xs, src.width, src.height, method, xScale, yScale);
+  const R = k.maxRowTaps + 1;
+  const cw = k.hi - k.lo;
+  const nd = src.nodata === null ? null : src.dtype === 'float32' ? Math.fround(src.nodata) : src.nodata;
+  type Slot = { row: number; h: Float64Array; hw: Float64Array; ok: Uint8Array };
+  type BandState = { ring: Slot[]; chunk: ArrayLike<number> | null; c0: number; c1: number };
+  const states = new Map<number, BandState>();
+  const wy = new Float64Array(k.maxRowTaps), acc = new Float64Array(W), accW = new Float64Array(W);
+  const hs: Float64Array[] = [], hws: Float64Array[] = [];
+  const bh = Math.max(1, src.blockHeight);
+  return async (band, y0, h) => {
+    const out = new Float32Array(W * h).fill(NaN);
+    if (cw <= 0) return out;
+    let st = states.get(band);
+    if (!st) {
+      st = { ring: Array.from({ length: R }, () => ({ row: -1, h: new Float64Array(W), hw: new Float64Array(W), ok: new Uint8Array(W) })), chunk: null, c0: 0, c1: 0 };
+      states.set(band, st);
+    }
+    const s = st;
+    const ensure = async (row: number): Promise<Slot> => {
+      const slot = s.ring[row % R];
+      if (slot.row === row) return slot;
+      if (!s.chunk || row < s.c0 || row >= s.c1) {
+        const end = Math.min(src.height, row + CHUNK_ROWS, (Math.floor(row / bh) + 1) * bh);
+        s.chunk = null;
+        s.chunk = await src.readWindowRaw(band, k.lo, row, cw, end - row, ctx.signal);
+        s.c0 = row; s.c1 = end;
+      }
+      k.hRow(s.chunk, (row - s.c0) * cw, nd, slot.h, slot.hw, slot.ok);
+      slot.row = row;
+      return slot;
+    };
+    for (let r = 0; r < h; r++) {
+      const sy = mapper.exact(0.5, y0 + r + 0.5)[1];
+      const t = k.rowTaps(sy, wy);
+      if (!t) continue;
+      for (let j = 0; j < t.n; j++) { const sl = await ensure(t.first + j); hs[j] = sl.h; hws[j] = sl.hw; }
+      const c = await ensure(t.centre);
+      separableRow(hs, hws, wy, t.n, c.ok, acc, accW, out, r * W);
+    }
+    return out;
+  };
 }
