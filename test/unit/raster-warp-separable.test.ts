@@ -35,6 +35,10 @@ test('separable warp rows equal warpPoints (general kernel) bit for bit', () => 
       const rows = Array.from({ length: h }, (_, y) => {
         const hh = new Float64Array(W), hw = new Float64Array(W), ok = new Uint8Array(W);
         k.hRow(raw, y * w + k.lo, -9999, hh, hw, ok);
+        // Without the zero-weight end taps (no ±Infinity here): the same sums, bit for bit.
+        const th = new Float64Array(W), thw = new Float64Array(W), tok = new Uint8Array(W);
+        k.hRow(raw, y * w + k.lo, -9999, th, thw, tok, false);
+        for (let x = 0; x < W; x++) if (ok[x]) assert.ok(Object.is(th[x], hh[x]) && Object.is(thw[x], hw[x]), `trimmed row sums at ${x},${y}`);
         return { hh, hw, ok };
       });
       assert.ok(cw > 0);
@@ -49,6 +53,9 @@ test('separable warp rows equal warpPoints (general kernel) bit for bit', () => 
         const hs = [], hws = [];
         for (let j = 0; j < t.n; j++) { hs.push(rows[t.first + j].hh); hws.push(rows[t.first + j].hw); }
         separableRow(hs, hws, wy, t.n, rows[t.centre].ok, acc, accW, out, 0);
+        const trimmed = new Float32Array(W);
+        separableRow(hs.slice(t.skip, t.skip + t.kept), hws.slice(t.skip, t.skip + t.kept), wy.subarray(t.skip, t.skip + t.kept), t.kept, rows[t.centre].ok, new Float64Array(W), new Float64Array(W), trimmed, 0);
+        for (let x = 0; x < W; x++) assert.ok(Object.is(trimmed[x], out[x]) || (Number.isNaN(trimmed[x]) && Number.isNaN(out[x])), `trimmed vertical taps at ${x},${y}`);
         for (let x = 0; x < W; x++) {
           const a = out[x], b = Math.fround(want[x]);
           assert.ok(Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b)), `${method} ×${fx},${fy} at ${x},${y}: ${a} vs ${b}`);
@@ -56,4 +63,10 @@ test('separable warp rows equal warpPoints (general kernel) bit for bit', () => 
       }
     }
   }
+});
+
+test('a row with ±Infinity is found (the separable warp then keeps the zero-weight taps: ∞·0 is NaN)', () => {
+  assert.equal(SeparableKernel.hasInfinity(new Float32Array([1, NaN, -9999, 3])), false);
+  assert.equal(SeparableKernel.hasInfinity(new Float32Array([1, NaN, Infinity])), true);
+  assert.equal(SeparableKernel.hasInfinity(new Float32Array([-Infinity, 0])), true);
 });

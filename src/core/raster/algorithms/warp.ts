@@ -202,6 +202,11 @@ export function averageFootprints(s: SourceWindow, boxes: Float64Array, n: numbe
 export class SeparableKernel {
   /** Per destination column: first source column of its taps, tap count, the centre column (−1: invalid). */
   readonly start: Int32Array; readonly taps: Int32Array; readonly centre: Int32Array;
+  /**
+   * The same without the taps of weight 0 at either end (bilinear ×2 has one in five): v·0 adds 0 for
+   * every finite v, so they change nothing unless the row holds ±Infinity (then the full taps are used).
+   */
+  readonly tStart: Int32Array; readonly tTaps: Int32Array; readonly tOff: Int32Array;
   /** Column weights, `maxTaps` per destination column. */
   readonly wx: Float64Array;
   readonly maxTaps: number;
@@ -222,6 +227,7 @@ export class SeparableKernel {
     this.maxRowTaps = yr - (init - yr) + 1;
     this.start = new Int32Array(W); this.taps = new Int32Array(W); this.centre = new Int32Array(W).fill(-1);
     this.wx = new Float64Array(W * this.maxTaps);
+    this.tStart = new Int32Array(W); this.tTaps = new Int32Array(W); this.tOff = new Int32Array(W);
     let lo = fullW, hi = 0;
     for (let x = 0; x < W; x++) {
       const sx = xs[x];
@@ -234,6 +240,10 @@ export class SeparableKernel {
       this.start[x] = ix + iMin;
       this.taps[x] = Math.max(0, iMax - iMin + 1);
       for (let i = iMin; i <= iMax; i++) this.wx[x * this.maxTaps + i - iMin] = f(xScale < 1 ? (i - dx) * xScale : i - dx);
+      let a = 0, b = this.taps[x] - 1;
+      while (a <= b && this.wx[x * this.maxTaps + a] === 0) a++;
+      while (b >= a && this.wx[x * this.maxTaps + b] === 0) b--;
+      this.tStart[x] = this.start[x] + a; this.tTaps[x] = Math.max(0, b - a + 1); this.tOff[x] = a;
       if (this.taps[x] > 0) { lo = Math.min(lo, ix + iMin); hi = Math.max(hi, ix + iMax + 1); }
       lo = Math.min(lo, cx); hi = Math.max(hi, cx + 1);
     }
@@ -244,7 +254,7 @@ export class SeparableKernel {
    * The taps of a destination row whose centre is at source y `sy`: first source row and weights (into
    * `wy`), the centre row; null when the row is outside the raster (every pixel invalid).
    */
-  rowTaps(sy: number, wy: Float64Array): { first: number; n: number; centre: number } | null {
+  rowTaps(sy: number, wy: Float64Array): { first: number; n: number; centre: number; skip: number; kept: number } | null {
     if (!(sy >= 0)) return null;
     const cy = Math.trunc(sy + 1e-10);
     if (cy >= this.fullH) return null;
@@ -254,7 +264,18 @@ export class SeparableKernel {
     const iy = Math.floor(sy - 0.5), dy = sy - 0.5 - iy;
     const jMin = Math.max(init - yr, -iy), jMax = Math.min(yr, this.fullH - iy - 1);
     for (let j = jMin; j <= jMax; j++) wy[j - jMin] = f(yScale < 1 ? (j - dy) * yScale : j - dy);
-    return { first: iy + jMin, n: Math.max(0, jMax - jMin + 1), centre: cy };
+    const n = Math.max(0, jMax - jMin + 1);
+    // The taps of weight 0 at either end (see tStart): [skip, skip + kept) of the n.
+    let a = 0, b = n - 1;
+    while (a <= b && wy[a] === 0) a++;
+    while (b >= a && wy[b] === 0) b--;
+    return { first: iy + jMin, n, centre: cy, skip: a, kept: Math.max(0, b - a + 1) };
+  }
+
+  /** Whether any sample of `src` is ±Infinity (then rows use the full taps: ∞·0 is NaN, not 0). */
+  static hasInfinity(src: ArrayLike<number>): boolean {
+    for (let i = 0; i < src.length; i++) { const v = src[i]; if (v === v && v - v !== 0) return true; }
+    return false;
   }
 
   /**
@@ -262,8 +283,9 @@ export class SeparableKernel {
    * column Σ v·wx into `h`, Σ wx into `hw`, and whether the column's centre pixel is valid into `ok`.
    * Invalid samples are NaN or equal to `nd`.
    */
-  hRow(src: ArrayLike<number>, off: number, nd: number | null, h: Float64Array, hw: Float64Array, ok: Uint8Array): void {
-    const { start, taps, centre, wx, maxTaps, lo } = this;
+  hRow(src: ArrayLike<number>, off: number, nd: number | null, h: Float64Array, hw: Float64Array, ok: Uint8Array, full = true): void {
+    const { centre, wx, maxTaps, lo } = this;
+    const start = full ? this.start : this.tStart, taps = full ? this.taps : this.tTaps, tOff = full ? null : this.tOff;
     const W = start.length;
     const base = off - lo;
     const ndv = nd === null ? NaN : nd;
@@ -273,7 +295,7 @@ export class SeparableKernel {
       const cv = src[base + c];
       ok[x] = cv === cv && cv !== ndv ? 1 : 0;
       let row = 0, rowW = 0;
-      const s = base + start[x], n = taps[x], wo = x * maxTaps;
+      const s = base + start[x], n = taps[x], wo = x * maxTaps + (tOff ? tOff[x] : 0);
       for (let i = 0; i < n; i++) {
         const v = src[s + i];
         if (v !== v || v === ndv) continue;

@@ -333,8 +333,9 @@ function separableFill(ctx: ToolContext, src: RasterDataset, mapper: PixelMapper
   const R = k.maxRowTaps + 1;
   const cw = k.hi - k.lo;
   const nd = src.nodata === null ? null : src.dtype === 'float32' ? Math.fround(src.nodata) : src.nodata;
-  type Slot = { row: number; h: Float64Array; hw: Float64Array; ok: Uint8Array };
-  type BandState = { ring: Slot[]; chunk: ArrayLike<number> | null; c0: number; c1: number };
+  type Slot = { row: number; h: Float64Array; hw: Float64Array; ok: Uint8Array; inf: boolean };
+  type BandState = { ring: Slot[]; chunk: ArrayLike<number> | null; buf?: ArrayLike<number>; c0: number; c1: number; inf: boolean };
+  const floatSource = src.dtype === 'float32' || src.dtype === 'float64';
   const states = new Map<number, BandState>();
   const wy = new Float64Array(k.maxRowTaps), acc = new Float64Array(W), accW = new Float64Array(W);
   const hs: Float64Array[] = [], hws: Float64Array[] = [];
@@ -344,7 +345,7 @@ function separableFill(ctx: ToolContext, src: RasterDataset, mapper: PixelMapper
     if (cw <= 0) return out;
     let st = states.get(band);
     if (!st) {
-      st = { ring: Array.from({ length: R }, () => ({ row: -1, h: new Float64Array(W), hw: new Float64Array(W), ok: new Uint8Array(W) })), chunk: null, c0: 0, c1: 0 };
+      st = { ring: Array.from({ length: R }, () => ({ row: -1, h: new Float64Array(W), hw: new Float64Array(W), ok: new Uint8Array(W), inf: false })), chunk: null, c0: 0, c1: 0, inf: false };
       states.set(band, st);
     }
     const s = st;
@@ -353,21 +354,25 @@ function separableFill(ctx: ToolContext, src: RasterDataset, mapper: PixelMapper
       if (slot.row === row) return slot;
       if (!s.chunk || row < s.c0 || row >= s.c1) {
         const end = Math.min(src.height, row + CHUNK_ROWS, (Math.floor(row / bh) + 1) * bh);
-        s.chunk = null;
-        s.chunk = await src.readWindowRaw(band, k.lo, row, cw, end - row, ctx.signal);
+        // One chunk buffer per band, reused (a fresh 2.5–5 MB array per chunk kept the GC busy).
+        s.chunk = await src.readWindowRaw(band, k.lo, row, cw, end - row, ctx.signal, s.buf);
+        if (!s.buf || (s.chunk as unknown as { buffer: ArrayBuffer }).buffer !== (s.buf as unknown as { buffer: ArrayBuffer }).buffer) s.buf = s.chunk;
+        s.inf = floatSource && SeparableKernel.hasInfinity(s.chunk);
         s.c0 = row; s.c1 = end;
       }
-      k.hRow(s.chunk, (row - s.c0) * cw, nd, slot.h, slot.hw, slot.ok);
-      slot.row = row;
+      k.hRow(s.chunk, (row - s.c0) * cw, nd, slot.h, slot.hw, slot.ok, s.inf);
+      slot.row = row; slot.inf = s.inf;
       return slot;
     };
     for (let r = 0; r < h; r++) {
       const sy = mapper.exact(0.5, y0 + r + 0.5)[1];
       const t = k.rowTaps(sy, wy);
       if (!t) continue;
-      for (let j = 0; j < t.n; j++) { const sl = await ensure(t.first + j); hs[j] = sl.h; hws[j] = sl.hw; }
+      let inf = false;
+      for (let j = 0; j < t.n; j++) { const sl = await ensure(t.first + j); hs[j] = sl.h; hws[j] = sl.hw; inf ||= sl.inf; }
       const c = await ensure(t.centre);
-      separableRow(hs, hws, wy, t.n, c.ok, acc, accW, out, r * W);
+      if (inf || t.kept === t.n) separableRow(hs, hws, wy, t.n, c.ok, acc, accW, out, r * W);
+      else separableRow(hs.slice(t.skip, t.skip + t.kept), hws.slice(t.skip, t.skip + t.kept), wy.subarray(t.skip, t.skip + t.kept), t.kept, c.ok, acc, accW, out, r * W);
     }
     return out;
   };
