@@ -129,6 +129,48 @@ export function toolCases(inp: BenchInputs, cli: string, outRoot: string): ToolC
       gdal: { cmd: 'gdalwarp', args: ['-q', '-overwrite', '-r', method, '-ts', String(N / 2), String(N / 2), '-ot', 'Float32', '-dstnodata', '-9999', ...co(3), inp.ndvi, g(`warp_${method}.tif`)] } }, raster(2e-4));
   }
 
+  // reproject and align: the NDVI (UTM 33N) into ETRS89 / LAEA Europe (EPSG:3035), bilinear, against gdalwarp with
+  // the same resampling on the same grid. reproject chooses its grid (10 m over the input's outline): gdalwarp is
+  // given that grid (-te/-ts, read from one GeoWeave run made once per size). align takes the grid of a reference
+  // raster: a 10 m EPSG:3035 byte raster over the same area (gdalwarp's suggested extent, made once with GDAL).
+  // gdalwarp runs with its default approximate transformer (-et 0.125 px); GeoWeave's positions are within 1e-3 px
+  // of exact, so the outputs differ by up to the value change over an eighth of a pixel.
+  const rpDir = path.join(od, 'gw-reproject');
+  fs.mkdirSync(rpDir, { recursive: true });
+  const rpArgs = [...gw('reproject', { image: inp.ndvi, dst_crs: 'EPSG:3035', resampling: 'bilinear', resolution: 10 }).slice(0, -3), '--out', rpDir, '--json'];
+  const rpGrid = g('reproject_grid.json');
+  if (!fs.existsSync(rpGrid)) {
+    const r = spawnSync(process.execPath, rpArgs, { encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.status !== 0) throw new Error(`reproject grid run failed: ${r.stderr.slice(-2000)}`);
+    const st = JSON.parse(r.stdout).stats;
+    fs.writeFileSync(rpGrid, JSON.stringify({ width: st.width, height: st.height, gt: st.geoTransform }));
+  }
+  const rg = JSON.parse(fs.readFileSync(rpGrid, 'utf8')) as { width: number; height: number; gt: number[] };
+  const te = [rg.gt[0], rg.gt[3] + rg.gt[5] * rg.height, rg.gt[0] + rg.gt[1] * rg.width, rg.gt[3]].map(String);
+  add({ tool: 'reproject', counterpart: 'gdalwarp -t_srs EPSG:3035 -r bilinear', gwArgs: rpArgs, gwOut: path.join(rpDir, `${stem(inp.ndvi)}_reprojected.tif`), gdalOut: g('warp_reproject.tif'),
+    gdal: { cmd: 'gdalwarp', args: ['-q', '-overwrite', '-t_srs', 'EPSG:3035', '-te', ...te, '-ts', String(rg.width), String(rg.height), '-r', 'bilinear', '-ot', 'Float32', '-dstnodata', '-9999', ...co(3), inp.ndvi, g('warp_reproject.tif')] } }, raster(1e-2));
+
+  const ref = g('align_reference_3035.tif');
+  if (!fs.existsSync(ref)) {
+    py(`
+import sys
+from osgeo import gdal
+gdal.UseExceptions()
+v = gdal.Warp('', sys.argv[1], format='VRT', dstSRS='EPSG:3035', xRes=10, yRes=10, targetAlignedPixels=True)
+d = gdal.GetDriverByName('GTiff').Create(sys.argv[2], v.RasterXSize, v.RasterYSize, 1, gdal.GDT_Byte, ['TILED=YES', 'SPARSE_OK=TRUE', 'COMPRESS=DEFLATE'])
+d.SetGeoTransform(v.GetGeoTransform()); d.SetProjection(v.GetProjection()); d = None
+print('ok')
+`, [inp.ndvi, ref]);
+  }
+  const refInfo = JSON.parse(py(`
+import sys, json
+from osgeo import gdal
+d = gdal.Open(sys.argv[1]); print(json.dumps({"w": d.RasterXSize, "h": d.RasterYSize, "gt": d.GetGeoTransform()}))
+`, [ref])) as { w: number; h: number; gt: number[] };
+  const rte = [refInfo.gt[0], refInfo.gt[3] + refInfo.gt[5] * refInfo.h, refInfo.gt[0] + refInfo.gt[1] * refInfo.w, refInfo.gt[3]].map(String);
+  add({ tool: 'align', counterpart: 'gdalwarp -t_srs EPSG:3035 -r bilinear', gwArgs: gw('align', { image: inp.ndvi, reference: ref, resampling: 'bilinear' }), gwOut: path.join(gwDir, `${stem(inp.ndvi)}_aligned.tif`), gdalOut: g('warp_align.tif'),
+    gdal: { cmd: 'gdalwarp', args: ['-q', '-overwrite', '-t_srs', 'EPSG:3035', '-te', ...rte, '-ts', String(refInfo.w), String(refInfo.h), '-r', 'bilinear', '-ot', 'Float32', '-dstnodata', '-9999', ...co(3), inp.ndvi, g('warp_align.tif')] } }, raster(1e-2));
+
   // A polygon (an irregular hexagon over about half the scene) in a GeoPackage in the raster's CRS.
   const cut = g('cutline.gpkg');
   if (!fs.existsSync(cut)) {

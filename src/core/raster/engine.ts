@@ -6,7 +6,7 @@ import type { ArgsOf, ArgValue, BuiltinTool, ToolParamSpec, ToolParams, ToolCont
 import { isVectorPath } from './vector/read';
 import { parseCrs, crsOfGeo, crsLabelOf, transformer, LONLAT } from './crs/crs';
 import type { DataItem } from '../retrieval/types';
-import { BUILTIN_TOOLS } from './tools/registry';
+import { TOOL_LOADERS } from './tools/lazy-registry';
 import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { boxToLonLat } from './proj';
 import { guessSensor, sampleBands } from './sensor-guess';
@@ -25,14 +25,27 @@ import { isInside } from './io/atomic-file';
 /** Public view of a builtin tool: id and parameter specs. */
 export interface ToolSpec { id: string; params: Record<string, ToolParamSpec> }
 
+/** Every builtin tool (loads all tool modules). */
+function allTools(): BuiltinTool[] {
+  return (require('./tools/registry') as typeof import('./tools/registry')).BUILTIN_TOOLS;
+}
+
 function byId(): Map<string, BuiltinTool> {
   const m = new Map<string, BuiltinTool>();
-  for (const t of BUILTIN_TOOLS) m.set(t.id, t);
+  for (const t of allTools()) m.set(t.id, t);
   return m;
 }
 
+/** Tool `id`, loading only its own module when it is a builtin (see lazy-registry.ts), else from the full list. */
+function findTool(id: string): BuiltinTool | undefined {
+  const load = Object.prototype.hasOwnProperty.call(TOOL_LOADERS, id) ? TOOL_LOADERS[id] : undefined;
+  const t = load?.();
+  if (t && t.id === id) return t;
+  return byId().get(id);
+}
+
 export function listBuiltinTools(): ToolSpec[] {
-  return BUILTIN_TOOLS.map((t) => ({ id: t.id, params: t.params })).sort((a, b) => a.id.localeCompare(b.id));
+  return allTools().map((t) => ({ id: t.id, params: t.params })).sort((a, b) => a.id.localeCompare(b.id));
 }
 
 export function getToolSpec(id: string): ToolSpec | undefined {
@@ -231,10 +244,9 @@ function quicklookKind(o: OutputRef): QuicklookKind {
 
 /** Runs builtin tool `id`; errors name the tool/argument/file. Outputs land in opts.outDir. */
 export async function runTool(id: string, args: Record<string, unknown>, opts: RunOptions): Promise<ToolRunResult> {
-  const tools = byId();
-  const tool = tools.get(id);
+  const tool = findTool(id);
   if (!tool) {
-    const ids = [...tools.keys()].sort();
+    const ids = [...byId().keys()].sort();
     const near = ids.filter((t) => t.includes(id) || id.includes(t)).slice(0, 3);
     throw new ToolArgumentError(`unknown tool "${id}"${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}; builtin tools: ${ids.join(', ')}`);
   }

@@ -44,18 +44,35 @@ function entries(file: string): Entries {
   return e;
 }
 
-/** The hash recorded for `key`, if any. */
+let parsed: { file: string; entries: Record<string, unknown> | null } | undefined;
+
+/**
+ * The hash recorded for `key`, if any. Only that entry is checked: the whole file is validated (every
+ * entry against the hash pattern, ~4000 of them when it is full) only when it is rewritten, as a run that
+ * finds its inputs here does not rewrite it.
+ */
 export function cachedHash(key: string, file = hashCacheFile()): string | undefined {
   if (!file) return undefined;
-  const e = entries(file);
-  return Object.prototype.hasOwnProperty.call(e, key) ? e[key] : undefined;
+  if (loaded?.file === file) return Object.prototype.hasOwnProperty.call(loaded.entries, key) ? loaded.entries[key] : undefined;
+  if (parsed?.file !== file) {
+    let e: Record<string, unknown> | null = null;
+    try {
+      const j = JSON.parse(fs.readFileSync(file, 'utf8')) as { format?: unknown; entries?: unknown };
+      if (j && j.format === FORMAT && j.entries && typeof j.entries === 'object' && !Array.isArray(j.entries)) e = j.entries as Record<string, unknown>;
+    } catch { e = null; }
+    parsed = { file, entries: e };
+  }
+  const e = parsed.entries;
+  if (!e || !Object.prototype.hasOwnProperty.call(e, key)) return undefined;
+  const v = e[key];
+  return typeof v === 'string' && /^[0-9a-f]{64}$/.test(v) ? v : undefined;
 }
 
 /** Records a hash (written to a temp file, then renamed; a failure to write is not an error). */
 export function rememberHash(key: string, sha256: string, file = hashCacheFile()): void {
   if (!file) return;
   // Another process may have added entries since this one read the file: merge them in.
-  loaded = undefined;
+  loaded = undefined; parsed = undefined;
   const e = entries(file);
   delete e[key];
   e[key] = sha256;

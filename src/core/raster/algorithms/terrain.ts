@@ -164,7 +164,7 @@ export function hillshadeBytesInto(z: Float32Array, grid: TerrainGrid, opts: { a
 }
 
 function asF32(z: ArrayLike<number>): Float32Array {
-  return z instanceof Float32Array ? z : Float32Array.from(z);
+  return z instanceof Float32Array ? z : new Float32Array(z);
 }
 
 /** Slope in degrees; zFactor multiplies elevations (gdaldem's -s scale divides). */

@@ -25,7 +25,8 @@ export interface RasterDataset {
   /** One band window as float32, scale/offset applied, nodata (and NaN) → NaN. band is 1-based. */
   readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
-  readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<ArrayLike<number>>;
+  /** Raw samples of a window; `into` (of the band's type, at least w×h long) is filled and returned instead of a new array. */
+  readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<ArrayLike<number>>;
   /** Several bands of one window with each tile decoded once: raw samples, or float32 as readWindow. */
   readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
   /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
@@ -318,8 +319,9 @@ class TiffDataset implements RasterDataset {
     }
   }
 
-  async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
-    const out = new CTORS[this.dtype](w * h);
+  async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
+    // A caller's buffer (streaming readers reuse one instead of allocating a window per call).
+    const out = into instanceof CTORS[this.dtype] && into.length >= w * h ? (into.length === w * h ? into : into.subarray(0, w * h)) as TypedArray : new CTORS[this.dtype](w * h);
     await this.copyWindow([band], x, y, w, h, [out], [null], signal);
     return out;
   }

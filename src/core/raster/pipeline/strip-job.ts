@@ -66,7 +66,9 @@ export async function runStripJob(spec: StripJobSpec, by: number, cache: Dataset
   const band1 = outs[0];
   if (stats) {
     // As the values are stored: float32 (integer samples are exact), nodata ignored.
-    const f = band1 instanceof Float32Array ? band1 : Float32Array.from(band1);
+    // 16-bit samples are exact as they are (no float copy); others are copied with the typed-array constructor
+    // (Float32Array.from went through the iterator protocol: ~60 ms per 6 Mpx of a clip's band 1).
+    const f = band1 instanceof Float32Array || band1 instanceof Uint16Array || band1 instanceof Int16Array ? band1 : new Float32Array(band1 as ArrayLike<number>);
     stats.add(f, 0, y0, w, rows);
   }
   const preview = spec.previewStep ? previewPiece(band1, y0, w, rows, spec.previewStep, nd) : null;

@@ -65,7 +65,7 @@ export function runStripKernel(k: StripKernelSpec, ins: ArrayLike<number>[], win
 }
 
 function f32(a: ArrayLike<number>): Float32Array {
-  return a instanceof Float32Array ? a : Float32Array.from(a);
+  return a instanceof Float32Array ? a : new Float32Array(a);
 }
 
 function grid(k: { ewres: number; nsres: number }, win: InputWindow): TerrainGrid {

@@ -10,7 +10,7 @@ import { invertGeoTransform } from '../algorithms/zonal';
 import { Crs, CrsTransform, crsOfGeo, transformer, CrsError, sameCrs } from '../crs/crs';
 import { proj4ToGeoKeys } from '../crs/keys-from-proj4';
 import { geoKeysToProj4 } from '../crs/geokeys';
-import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow } from '../algorithms/warp';
+import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow, SeparableKernel, separableRow } from '../algorithms/warp';
 import { StatsAccumulator } from '../stats';
 // spatial-tools imports this module too (resample): both names are used only at call time.
 import { writableType, writeStrips } from './spatial-tools';
@@ -73,30 +73,45 @@ export class PixelMapper {
       for (let k = 0; k < n; k++) { out[at + 2 * k] = ax + k * sx; out[at + 2 * k + 1] = ay + k * sy; }
       return;
     }
-    const step = 16;
-    let [px, py] = this.exact(dx, y);
+    // As gdalwarp's approximate transformer, but to `tol` (1e-3 px; 1e-6 for nearest) instead of 0.125 px:
+    // both ends exact, then a span is interpolated when its midpoint and quarter points agree with the
+    // exact positions within tol, else it is halved. A projection is smooth along a row, so a whole row
+    // usually takes 3-5 exact transforms (a fixed exact point every 16 columns took 1/8 of the pixels).
+    const [px, py] = this.exact(dx, y);
     out[at] = px; out[at + 1] = py;
-    for (let a = 0; a < n - 1; a += step) {
-      const b = Math.min(n - 1, a + step);
-      const [qx, qy] = this.exact(b + dx, y);
-      out[at + 2 * b] = qx; out[at + 2 * b + 1] = qy;
-      const m = (a + b) >> 1;
-      let linear = b - a > 1 && Number.isFinite(px) && Number.isFinite(qx);
-      if (linear) {
-        const [mx, my] = this.exact(m + dx, y);
-        const f = (m - a) / (b - a);
-        linear = Math.abs(px + f * (qx - px) - mx) < this.tol && Math.abs(py + f * (qy - py) - my) < this.tol;
-      }
-      for (let k = a + 1; k < b; k++) {
-        if (linear) {
-          const f = (k - a) / (b - a);
-          out[at + 2 * k] = px + f * (qx - px); out[at + 2 * k + 1] = py + f * (qy - py);
-        } else {
-          const [ex, ey] = this.exact(k + dx, y);
-          out[at + 2 * k] = ex; out[at + 2 * k + 1] = ey;
-        }
-      }
-      px = qx; py = qy;
+    if (n === 1) return;
+    const [qx, qy] = this.exact(dx + n - 1, y);
+    out[at + 2 * (n - 1)] = qx; out[at + 2 * (n - 1) + 1] = qy;
+    this.span(y, dx, 0, n - 1, out, at);
+  }
+
+  /** Fills points a+1..b-1 of a row whose points a and b are set (see row). */
+  private span(y: number, dx: number, a: number, b: number, out: Float64Array, at: number): void {
+    if (b - a <= 1) return;
+    const px = out[at + 2 * a], py = out[at + 2 * a + 1], qx = out[at + 2 * b], qy = out[at + 2 * b + 1];
+    const m = (a + b) >> 1;
+    const [mx, my] = this.exact(m + dx, y);
+    out[at + 2 * m] = mx; out[at + 2 * m + 1] = my;
+    const tol = this.tol;
+    const near = (k: number, ex: number, ey: number) => {
+      const f = (k - a) / (b - a);
+      return Math.abs(px + f * (qx - px) - ex) < tol && Math.abs(py + f * (qy - py) - ey) < tol;
+    };
+    let linear = Number.isFinite(px) && Number.isFinite(qx) && Number.isFinite(py) && Number.isFinite(qy) && near(m, mx, my);
+    if (linear && b - a >= 8) {
+      const q1 = (a + m) >> 1, q3 = (m + b) >> 1;
+      const [ax, ay] = this.exact(q1 + dx, y), [bx, by] = this.exact(q3 + dx, y);
+      linear = near(q1, ax, ay) && near(q3, bx, by);
+    }
+    if (!linear) {
+      this.span(y, dx, a, m, out, at);
+      this.span(y, dx, m, b, out, at);
+      return;
+    }
+    for (let k = a + 1; k < b; k++) {
+      if (k === m) continue;
+      const f = (k - a) / (b - a);
+      out[at + 2 * k] = px + f * (qx - px); out[at + 2 * k + 1] = py + f * (qy - py);
     }
   }
 }
@@ -140,13 +155,65 @@ export function warpScales(src: RasterDataset, dst: TargetGrid, mapper: PixelMap
   return [axis(x0, x1, src.width, dst.width), axis(y0, y1, src.height, dst.height)];
 }
 
-/** Raw band window as float64 with nodata (and NaN) as NaN. */
-async function rawWindow(ds: RasterDataset, band: number, x0: number, y0: number, w: number, h: number, signal: AbortSignal): Promise<Float64Array> {
-  const raw = await ds.readWindowRaw(band, x0, y0, w, h, signal);
-  const nd = ds.nodata === null ? null : ds.dtype === 'float32' ? Math.fround(ds.nodata) : ds.nodata;
-  const out = new Float64Array(raw.length);
-  for (let i = 0; i < raw.length; i++) { const v = raw[i]; out[i] = v === nd ? NaN : v; }
-  return out;
+/** Source types whose samples float32 holds exactly (the warp's source rows are kept as float32 then). */
+const EXACT_IN_FLOAT32 = new Set(['uint8', 'int8', 'uint16', 'int16', 'float32']);
+
+/**
+ * The source rows the warp's passes read, per band, kept between passes: consecutive passes of a rotated
+ * or reprojected grid need windows that overlap by most of their height (a 64-row pass of a grid turned by
+ * a few degrees spans hundreds of source rows), so only the rows not held yet are read. Values are the raw
+ * samples with nodata (and NaN) as NaN, in float32 when that is exact (half the bytes), else float64.
+ * Columns are those of the first window, widened (and the rows read again) when a pass needs more.
+ */
+class SourceRows {
+  private data: Float32Array | Float64Array = new Float32Array(0);
+  private y0 = 0; private rows = 0; private x0 = 0; private w = 0;
+  private readonly f32: boolean;
+  private readonly nd: number | null;
+  constructor(private readonly ds: RasterDataset, private readonly band: number, private readonly signal: AbortSignal) {
+    this.f32 = EXACT_IN_FLOAT32.has(ds.dtype);
+    this.nd = ds.nodata === null ? null : ds.dtype === 'float32' ? Math.fround(ds.nodata) : ds.nodata;
+  }
+
+  /** A window holding rows [wy, wy + wh) and columns [wx, wx + ww) of the band. */
+  async window(wx: number, wy: number, ww: number, wh: number): Promise<SourceWindow> {
+    const ds = this.ds;
+    if (wx < this.x0 || wx + ww > this.x0 + this.w) { this.rows = 0; this.x0 = wx; this.w = ww; }
+    const have0 = this.y0, have1 = this.y0 + this.rows;
+    if (!(wy >= have0 && wy + wh <= have1)) {
+      // Read ahead by half a window: the next pass starts lower and needs a little more.
+      const want1 = Math.min(ds.height, wy + wh + Math.max(16, wh >> 1));
+      const need = want1 - wy;
+      const W = this.w;
+      let keep0 = Math.max(wy, have0), keep1 = Math.min(want1, have1);
+      if (keep1 <= keep0) { keep0 = wy; keep1 = wy; }
+      if (this.data.length < need * W || keep0 > wy) {
+        const next = this.f32 ? new Float32Array(need * W) : new Float64Array(need * W);
+        if (keep1 > keep0) next.set(this.data.subarray((keep0 - have0) * W, (keep1 - have0) * W), (keep0 - wy) * W);
+        this.data = next;
+      } else if (keep1 > keep0) {
+        this.data.copyWithin((keep0 - wy) * W, (keep0 - have0) * W, (keep1 - have0) * W);
+      }
+      this.y0 = wy; this.rows = need;
+      if (keep0 > wy) await this.fill(wy, keep0);
+      if (want1 > keep1) await this.fill(Math.max(keep1, wy), want1);
+    }
+    return { data: this.data, x0: this.x0, y0: this.y0, w: this.w, h: this.rows, fullW: ds.width, fullH: ds.height };
+  }
+
+  /** Reads rows [a, b) into the buffer (raw samples, nodata → NaN). */
+  private async fill(a: number, b: number): Promise<void> {
+    const raw = await this.ds.readWindowRaw(this.band, this.x0, a, this.w, b - a, this.signal);
+    const out = this.data, off = (a - this.y0) * this.w, nd = this.nd;
+    if (nd === null || nd !== nd) out.set(raw as ArrayLike<number>, off);
+    else nodataToNaN(raw, out, off, nd);
+  }
+}
+
+/** raw → out from `off`, samples equal to nd as NaN (a function of its own: a tight loop over locals). */
+function nodataToNaN(raw: ArrayLike<number>, out: Float32Array | Float64Array, off: number, nd: number): void {
+  const n = raw.length;
+  for (let i = 0; i < n; i++) { const v = raw[i]; out[off + i] = v === nd ? NaN : v; }
 }
 
 /** Rows per warp pass: the source window of a strip stays within a few tens of MB. */
@@ -167,16 +234,26 @@ export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: Targ
     nodata: src.nodata ?? (continuous || writableType(src.dtype) === 'float32' ? -9999 : null), descriptions: src.bandDescriptions.map((d) => d ?? ''), scales: src.scales, offsets: src.offsets,
   };
   const W = dst.width;
+  const northUp = (g: readonly number[]) => g[2] === 0 && g[4] === 0;
+  if ((method === 'bilinear' || method === 'cubic') && !(xScale >= 0.95 && yScale >= 0.95) && mapper.affine
+    && northUp(dst.geo.geoTransform) && northUp(src.geo.geoTransform)) {
+    const acc = await writeStrips(ctx, out, spec, separableFill(ctx, src, mapper, W, method, xScale, yScale));
+    return { acc, xScale, yScale, spec };
+  }
   const radius = Math.ceil(KERNEL_RADIUS[method] / Math.min(1, xScale, yScale)) + 2;
   // Positions of the strip being written, kept for the other bands.
   let cacheY = -1;
   let passes: { r0: number; rows: number; pos: Float64Array; win: [number, number, number, number] | null }[] = [];
+  const posPool: Float64Array[] = [];
   const plan = (y0: number, h: number) => {
     passes = [];
     for (let r0 = y0; r0 < y0 + h; r0 += PASS_ROWS) {
       const rows = Math.min(PASS_ROWS, y0 + h - r0);
       const per = method === 'average' ? 4 : 2;
-      const pos = new Float64Array(W * rows * per);
+      // Position buffers reused from strip to strip (bands of a strip share them).
+      const k = passes.length;
+      if (!posPool[k]) posPool[k] = new Float64Array(W * PASS_ROWS * per);
+      const pos = posPool[k].subarray(0, W * rows * per);
       if (method === 'average') {
         // Footprints from the pixel's top-left and bottom-right corners (as GDAL's average).
         const tl = new Float64Array(2 * (W + 1)), br = new Float64Array(2 * (W + 1));
@@ -202,19 +279,101 @@ export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: Targ
       passes.push({ r0, rows, pos, win: wx1 > wx0 && wy1 > wy0 ? [wx0, wy0, wx1 - wx0, wy1 - wy0] : null });
     }
   };
+  // The columns every pass may read (the outline's, with the kernel's radius): one width for the row buffers.
+  let cx0 = Infinity, cx1 = -Infinity;
+  {
+    const n = 41;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const [x] = mapper.exact((dst.width * i) / (n - 1), (dst.height * j) / (n - 1));
+        if (Number.isFinite(x)) { cx0 = Math.min(cx0, x); cx1 = Math.max(cx1, x); }
+      }
+    }
+  }
+  const colLo = Number.isFinite(cx0) ? Math.max(0, Math.floor(cx0) - radius - 8) : 0;
+  const colHi = Number.isFinite(cx1) ? Math.min(src.width, Math.ceil(cx1) + radius + 9) : src.width;
+  const sources = new Map<number, SourceRows>();
   const acc = await writeStrips(ctx, out, spec, async (band, y0, h) => {
     if (y0 !== cacheY) { plan(y0, h); cacheY = y0; }
-    const res = new Float64Array(W * h).fill(NaN);
+    // Float32 outputs get float32 strips (the values written; no float64 strip to convert).
+    const res = spec.dtype === 'float32' ? new Float32Array(W * h).fill(NaN) : new Float64Array(W * h).fill(NaN);
+    let rows = sources.get(band);
+    if (!rows) { rows = new SourceRows(src, band, ctx.signal); sources.set(band, rows); }
     for (const p of passes) {
       if (!p.win) continue;
       const [wx, wy, ww, wh] = p.win;
-      const data = await rawWindow(src, band, wx, wy, ww, wh, ctx.signal);
-      const s: SourceWindow = { data, x0: wx, y0: wy, w: ww, h: wh, fullW: src.width, fullH: src.height };
+      const a = Math.min(wx, colLo), b = Math.max(wx + ww, colHi);
+      const s = await rows.window(a, wy, b - a, wh);
       const n = W * p.rows;
-      const vals = method === 'average' ? averageFootprints(s, p.pos, n) : warpPoints(s, p.pos, n, { method, xScale, yScale });
-      res.set(vals, (p.r0 - y0) * W);
+      const dstRows = res.subarray((p.r0 - y0) * W, (p.r0 - y0) * W + n);
+      if (method === 'average') averageFootprints(s, p.pos, n, dstRows);
+      else warpPoints(s, p.pos, n, { method, xScale, yScale }, dstRows);
     }
     return res;
   });
   return { acc, xScale, yScale, spec };
+}
+
+/** Source rows read at a time by the separable warp (never across a tile row: each tile is decoded once). */
+const CHUNK_ROWS = 128;
+
+/**
+ * The strip filler of the separable warp (a north-up grid resampled onto a north-up grid): per band, a
+ * ring of horizontal sums of the source rows the current destination row's taps need, filled from
+ * source chunks read forward (raw samples, no float64 window), so each source row is summed once and
+ * each destination row is a few vector multiply-adds. Values as warpPoints gives them (see
+ * SeparableKernel); strips come back as float32, the output's type.
+ */
+function separableFill(ctx: ToolContext, src: RasterDataset, mapper: PixelMapper, W: number, method: 'bilinear' | 'cubic', xScale: number, yScale: number): (band: number, y0: number, h: number) => Promise<Float32Array> {
+  const xy = new Float64Array(2 * W);
+  mapper.row(0.5, 0.5, W, xy, 0);
+  const xs = new Float64Array(W);
+  for (let x = 0; x < W; x++) xs[x] = xy[2 * x];
+  const k = new SeparableKernel(xs, src.width, src.height, method, xScale, yScale);
+  const R = k.maxRowTaps + 1;
+  const cw = k.hi - k.lo;
+  const nd = src.nodata === null ? null : src.dtype === 'float32' ? Math.fround(src.nodata) : src.nodata;
+  type Slot = { row: number; h: Float64Array; hw: Float64Array; ok: Uint8Array; inf: boolean };
+  type BandState = { ring: Slot[]; chunk: ArrayLike<number> | null; buf?: ArrayLike<number>; c0: number; c1: number; inf: boolean };
+  const floatSource = src.dtype === 'float32' || src.dtype === 'float64';
+  const states = new Map<number, BandState>();
+  const wy = new Float64Array(k.maxRowTaps), acc = new Float64Array(W), accW = new Float64Array(W);
+  const hs: Float64Array[] = [], hws: Float64Array[] = [];
+  const bh = Math.max(1, src.blockHeight);
+  return async (band, y0, h) => {
+    const out = new Float32Array(W * h).fill(NaN);
+    if (cw <= 0) return out;
+    let st = states.get(band);
+    if (!st) {
+      st = { ring: Array.from({ length: R }, () => ({ row: -1, h: new Float64Array(W), hw: new Float64Array(W), ok: new Uint8Array(W), inf: false })), chunk: null, c0: 0, c1: 0, inf: false };
+      states.set(band, st);
+    }
+    const s = st;
+    const ensure = async (row: number): Promise<Slot> => {
+      const slot = s.ring[row % R];
+      if (slot.row === row) return slot;
+      if (!s.chunk || row < s.c0 || row >= s.c1) {
+        const end = Math.min(src.height, row + CHUNK_ROWS, (Math.floor(row / bh) + 1) * bh);
+        // One chunk buffer per band, reused (a fresh 2.5–5 MB array per chunk kept the GC busy).
+        s.chunk = await src.readWindowRaw(band, k.lo, row, cw, end - row, ctx.signal, s.buf);
+        if (!s.buf || (s.chunk as unknown as { buffer: ArrayBuffer }).buffer !== (s.buf as unknown as { buffer: ArrayBuffer }).buffer) s.buf = s.chunk;
+        s.inf = floatSource && SeparableKernel.hasInfinity(s.chunk);
+        s.c0 = row; s.c1 = end;
+      }
+      k.hRow(s.chunk, (row - s.c0) * cw, nd, slot.h, slot.hw, slot.ok, s.inf);
+      slot.row = row; slot.inf = s.inf;
+      return slot;
+    };
+    for (let r = 0; r < h; r++) {
+      const sy = mapper.exact(0.5, y0 + r + 0.5)[1];
+      const t = k.rowTaps(sy, wy);
+      if (!t) continue;
+      let inf = false;
+      for (let j = 0; j < t.n; j++) { const sl = await ensure(t.first + j); hs[j] = sl.h; hws[j] = sl.hw; inf ||= sl.inf; }
+      const c = await ensure(t.centre);
+      if (inf || t.kept === t.n) separableRow(hs, hws, wy, t.n, c.ok, acc, accW, out, r * W);
+      else separableRow(hs.slice(t.skip, t.skip + t.kept), hws.slice(t.skip, t.skip + t.kept), wy.subarray(t.skip, t.skip + t.kept), t.kept, c.ok, acc, accW, out, r * W);
+    }
+    return out;
+  };
 }

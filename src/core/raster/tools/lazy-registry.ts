@@ -1,0 +1,57 @@
+/**
+ * The builtin tools by id, each loaded only when it is run: `geoweave run` is a fresh process per tool,
+ * and loading every tool module (registry.ts) cost ~30 ms of CPU per run, a few percent of a 5000² run
+ * (vectorize_mask takes 0.3 s). registry.ts stays the full list (listing, tests); a unit test keeps the
+ * two in step, and an id missing here is still found there (engine.ts falls back to the full list).
+ */
+/* eslint-disable @typescript-eslint/no-var-requires */
+import type { BuiltinTool } from './types';
+
+export const TOOL_LOADERS: Record<string, () => BuiltinTool> = {
+  ndvi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).ndviTool,
+  evi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).eviTool,
+  savi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).saviTool,
+  ndwi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).ndwiTool,
+  mndwi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).mndwiTool,
+  ndbi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).ndbiTool,
+  nbr: () => (require('./spectral-tools') as typeof import('./spectral-tools')).nbrTool,
+  ndmi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).ndmiTool,
+  ndsi: () => (require('./spectral-tools') as typeof import('./spectral-tools')).ndsiTool,
+  ndci: () => (require('./spectral-tools') as typeof import('./spectral-tools')).ndciTool,
+  band_math: () => (require('./mask-tools') as typeof import('./mask-tools')).bandMathTool,
+  threshold: () => (require('./mask-tools') as typeof import('./mask-tools')).thresholdTool,
+  cloud_mask: () => (require('./mask-tools') as typeof import('./mask-tools')).cloudMaskTool,
+  apply_mask: () => (require('./mask-tools') as typeof import('./mask-tools')).applyMaskTool,
+  raster_info: () => (require('./info-tools') as typeof import('./info-tools')).rasterInfoTool,
+  raster_stats: () => (require('./info-tools') as typeof import('./info-tools')).rasterStatsTool,
+  quicklook: () => (require('./info-tools') as typeof import('./info-tools')).quicklookTool,
+  clip_bbox: () => (require('./spatial-tools') as typeof import('./spatial-tools')).clipBboxTool,
+  resample: () => (require('./spatial-tools') as typeof import('./spatial-tools')).resampleTool,
+  area_by_class: () => (require('./area_by_class') as typeof import('./area_by_class')).areaByClassTool,
+  aspect: () => (require('./aspect') as typeof import('./aspect')).aspectTool,
+  burn_severity: () => (require('./burn_severity') as typeof import('./burn_severity')).burnSeverityTool,
+  change_difference: () => (require('./change_difference') as typeof import('./change_difference')).changeDifferenceTool,
+  change_vector_analysis: () => (require('./change_vector_analysis') as typeof import('./change_vector_analysis')).changeVectorAnalysisTool,
+  connected_patches: () => (require('./connected_patches') as typeof import('./connected_patches')).connectedPatchesTool,
+  distance_to: () => (require('./distance_to') as typeof import('./distance_to')).distanceToTool,
+  dnbr: () => (require('./dnbr') as typeof import('./dnbr')).dnbrTool,
+  hillshade: () => (require('./hillshade') as typeof import('./hillshade')).hillshadeTool,
+  kmeans_classify: () => (require('./kmeans_classify') as typeof import('./kmeans_classify')).kmeansClassifyTool,
+  land_surface_temperature: () => (require('./land_surface_temperature') as typeof import('./land_surface_temperature')).landSurfaceTemperatureTool,
+  morphology: () => (require('./morphology') as typeof import('./morphology')).morphologyTool,
+  otsu_threshold: () => (require('./otsu_threshold') as typeof import('./otsu_threshold')).otsuThresholdTool,
+  reclassify: () => (require('./reclassify') as typeof import('./reclassify')).reclassifyTool,
+  slope: () => (require('./slope') as typeof import('./slope')).slopeTool,
+  time_series_trend: () => (require('./time_series_trend') as typeof import('./time_series_trend')).timeSeriesTrendTool,
+  vectorize_mask: () => (require('./vectorize_mask') as typeof import('./vectorize_mask')).vectorizeMaskTool,
+  zonal_stats: () => (require('./zonal_stats') as typeof import('./zonal_stats')).zonalStatsTool,
+  reproject: () => (require('./reproject') as typeof import('./reproject')).reprojectTool,
+  align: () => (require('./align') as typeof import('./align')).alignTool,
+  clip_to_vector: () => (require('./clip_to_vector') as typeof import('./clip_to_vector')).clipToVectorTool,
+  sar_flood_threshold: () => (require('./sar_flood_threshold') as typeof import('./sar_flood_threshold')).sarFloodThresholdTool,
+  ndvi_anomaly: () => (require('./ndvi_anomaly') as typeof import('./ndvi_anomaly')).ndviAnomalyTool,
+  median_composite: () => (require('./median_composite') as typeof import('./median_composite')).medianCompositeTool,
+  accuracy_assessment: () => (require('./accuracy_assessment') as typeof import('./accuracy_assessment')).accuracyAssessmentTool,
+  random_forest_classify: () => (require('./random_forest_classify') as typeof import('./random_forest_classify')).randomForestClassifyTool,
+  stac_search: () => (require('./stac_search') as typeof import('./stac_search')).stacSearchTool,
+};
