@@ -44,35 +44,58 @@ export interface FitResult {
   metricsBefore: Record<string, number>;
 }
 
-/** Rank (0-based) of candidate `i` under `scores`: those above it, ties broken by `order`. */
-function rankOf(scores: Float64Array, q: FitQuery, i: number): number {
-  const s = scores[i];
+/**
+ * Rank (0-based) of candidate `i` under the scores `s + delta · c` (`c` may be undefined when
+ * `delta` is 0): those above it, ties broken by `order`. The moved scores are computed on the fly,
+ * as the same double expression a copy would hold, so the ranking is the same without the copy.
+ */
+function rankOf(s: Float64Array, c: Float32Array | undefined, delta: number, q: FitQuery, i: number): number {
   const o = q.order[i];
   let r = 0;
+  if (!delta || !c) {
+    const v0 = s[i];
+    for (let j = 0; j < q.n; j++) {
+      const v = s[j];
+      if (v > v0 || (v === v0 && j !== i && q.order[j] < o)) r++;
+    }
+    return r;
+  }
+  const v0 = s[i] + delta * c[i];
   for (let j = 0; j < q.n; j++) {
-    const v = scores[j];
-    if (v > s || (v === s && j !== i && q.order[j] < o)) r++;
+    const v = s[j] + delta * c[j];
+    if (v > v0 || (v === v0 && j !== i && q.order[j] < o)) r++;
   }
   return r;
 }
 
-/** Per-query metrics of one ranking. */
-function metricsOf(kind: FitKind, scores: Float64Array, q: FitQuery): Record<string, number> {
-  const ranks = q.relevant.map((i) => rankOf(scores, q, i));
-  const total = q.relevant.length + q.absent;
+/** Metric slots summed over queries (no per-query objects: the fit evaluates millions of rankings). */
+const FWD_KEYS = ['RR', 'R@10', 'R@20', 'COMP@10', 'COMP@20'] as const;
+const NEXT_KEYS = ['hit@1', 'hit@3', 'RR'] as const;
+
+/** Adds one query's metrics under the moved scores to `acc` (slots as FWD_KEYS / NEXT_KEYS). */
+function addMetrics(kind: FitKind, s: Float64Array, c: Float32Array | undefined, delta: number, q: FitQuery, acc: Float64Array): void {
   if (kind === 'forward') {
-    const within = (k: number) => ranks.filter((r) => r < k).length;
-    const first = ranks.length ? Math.min(...ranks) : Infinity;
-    return {
-      RR: first === Infinity ? 0 : 1 / (first + 1),
-      'R@10': within(10) / total,
-      'R@20': within(20) / total,
-      'COMP@10': within(10) === total ? 1 : 0,
-      'COMP@20': within(20) === total ? 1 : 0,
-    };
+    const total = q.relevant.length + q.absent;
+    let first = Infinity;
+    let in10 = 0;
+    let in20 = 0;
+    for (const i of q.relevant) {
+      const r = rankOf(s, c, delta, q, i);
+      if (r < first) first = r;
+      if (r < 10) in10++;
+      if (r < 20) in20++;
+    }
+    acc[0] += first === Infinity ? 0 : 1 / (first + 1);
+    acc[1] += in10 / total;
+    acc[2] += in20 / total;
+    acc[3] += in10 === total ? 1 : 0;
+    acc[4] += in20 === total ? 1 : 0;
+    return;
   }
-  const r = ranks.length ? ranks[0] : Infinity;
-  return { 'hit@1': r < 1 ? 1 : 0, 'hit@3': r < 3 ? 1 : 0, RR: r === Infinity ? 0 : 1 / (r + 1) };
+  const r = q.relevant.length ? rankOf(s, c, delta, q, q.relevant[0]) : Infinity;
+  acc[0] += r < 1 ? 1 : 0;
+  acc[1] += r < 3 ? 1 : 0;
+  acc[2] += r === Infinity ? 0 : 1 / (r + 1);
 }
 
 function objective(kind: FitKind, m: Record<string, number>): number {
@@ -94,20 +117,15 @@ class Scorer {
 
   /** Mean metrics with part `f`'s weight moved by `delta` (the stored scores stay as they are). */
   evaluate(kind: FitKind, f: number, delta: number): Record<string, number> {
-    const sum: Record<string, number> = {};
-    const tmp = new Float64Array(this.qs.reduce((a, q) => Math.max(a, q.n), 0));
-    this.qs.forEach((q, qi) => {
-      let s = this.scores[qi];
-      if (delta) {
-        const c = q.cols[f];
-        const t = tmp.subarray(0, q.n);
-        for (let i = 0; i < q.n; i++) t[i] = s[i] + delta * c[i];
-        s = t;
-      }
-      for (const [k, v] of Object.entries(metricsOf(kind, s, q))) sum[k] = (sum[k] ?? 0) + v;
-    });
-    for (const k of Object.keys(sum)) sum[k] /= this.qs.length || 1;
-    return sum;
+    const keys = kind === 'forward' ? FWD_KEYS : NEXT_KEYS;
+    const acc = new Float64Array(keys.length);
+    for (let qi = 0; qi < this.qs.length; qi++) {
+      const q = this.qs[qi];
+      addMetrics(kind, this.scores[qi], delta ? q.cols[f] : undefined, delta, q, acc);
+    }
+    const out: Record<string, number> = {};
+    keys.forEach((k, i) => { out[k] = this.qs.length ? acc[i] / this.qs.length : 0; });
+    return out;
   }
 
   apply(f: number, delta: number): void {
