@@ -35,26 +35,27 @@ export interface GlobOptions {
   maxMatches?: number;
 }
 
-/** The folder a pattern is read from: its literal leading folders joined onto `cwd` (or the root). */
-export function globBase(pattern: string, cwd: string): string {
+/** A pattern's segments, and the folder it is read from: its literal leading folders (the first
+ *  `start` segments, joined, not searched) onto `cwd`, or the root for an absolute pattern. */
+function parse(pattern: string, cwd: string): { segs: string[]; base: string; start: number } {
   const p = pattern.trim().replace(/\\/g, '/');
   const segs = p.split('/').filter((s, i) => s !== '' && !(s === '.' && i > 0));
   let base = path.isAbsolute(p) ? path.parse(path.resolve(p)).root : cwd;
-  for (let i = 0; i < segs.length - 1 && !/[*?]/.test(segs[i]); i++) base = path.join(base, segs[i]);
-  return base;
+  let start = 0;
+  while (start < segs.length - 1 && !/[*?]/.test(segs[start])) base = path.join(base, segs[start++]);
+  return { segs, base, start };
+}
+
+/** The folder a pattern is read from: its literal leading folders joined onto `cwd` (or the root). */
+export function globBase(pattern: string, cwd: string): string {
+  return parse(pattern, cwd).base;
 }
 
 /** Files matching `pattern` (relative to `cwd`, or absolute), as absolute paths, sorted. */
 export function expandGlob(pattern: string, cwd: string, opts: GlobOptions = {}): string[] {
   const maxEntries = opts.maxEntries ?? MAX_GLOB_ENTRIES;
   const maxMatches = opts.maxMatches ?? Infinity;
-  const p = pattern.trim().replace(/\\/g, '/');
-  const abs = path.isAbsolute(p);
-  const segs = p.split('/').filter((s, i) => s !== '' && !(s === '.' && i > 0));
-  let base = abs ? path.parse(path.resolve(p)).root : cwd;
-  let i = 0;
-  // Literal leading folders are joined, not searched.
-  while (i < segs.length - 1 && !/[*?]/.test(segs[i])) base = path.join(base, segs[i++]);
+  const { segs, base, start } = parse(pattern, cwd);
   const found = new Set<string>();
   let seen = 0;
   const isDir = (f: string) => { try { return fs.statSync(f).isDirectory(); } catch { return false; } };
@@ -92,7 +93,7 @@ export function expandGlob(pattern: string, cwd: string, opts: GlobOptions = {})
       if (k === segs.length - 1 ? isFile(next) : isDir(next)) walk(next, k + 1);
     }
   };
-  walk(base, i);
+  walk(base, start);
   const rel = (f: string) => path.relative(cwd, f).split(path.sep).join('/');
   return [...found].sort((a, b) => (rel(a) < rel(b) ? -1 : rel(a) > rel(b) ? 1 : 0));
 }

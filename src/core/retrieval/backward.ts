@@ -18,6 +18,7 @@ import { NEXT_SIGNALS, NextSignal, Parts, mix, zeroParts } from './signals';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
 import { COVER_CLASSES, DELIVERABLES, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
+import { productOutput } from './product';
 
 export interface BackwardOptions {
   k?: number;
@@ -472,10 +473,8 @@ function outputPhrase(o: ToolParam): string {
 
 /** The output that answers a rationale: numbers to quantify, else the tool's main product. */
 function productFor(m: ToolManifest, r: Rationale): string {
-  const outs = m.outputs ?? [];
-  if (!outs.length) return clipText(lowerFirst(firstClause(m.description)));
-  const numeric = outs.find((o) => o.type === 'table' || (o.type === 'object' && /count|size|mean|area|pixel/i.test(o.description ?? '')));
-  return clipText(outputPhrase(r === 'quantify' && numeric ? numeric : outs[0]));
+  const o = productOutput(m, r);
+  return clipText(o ? outputPhrase(o) : lowerFirst(firstClause(m.description)));
 }
 
 /** Mask in, mask out: a cleaning step. */

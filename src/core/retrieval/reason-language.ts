@@ -11,6 +11,7 @@ import type { SummaryLanguage } from '../results/summary-language';
 import type { ToolManifest } from '../manifests/types';
 import { displayName } from '../manifests/display';
 import { humanName } from '../index/text';
+import { productOutput } from './product';
 import type { Rationale } from './types';
 
 /** The heading of each group of complementary suggestions. */
@@ -157,17 +158,10 @@ function namesOf(tools: readonly ToolManifest[]): Names {
   return n;
 }
 
-/**
- * The Chinese for what a tool gives, as backward.ts productFor chooses the output: for quantify a
- * numeric output (a table, or an object of counts, sizes, means, areas or pixels), else the first.
- * Undefined when that output has no `description_zh` (the English phrase then stays).
- */
+/** The Chinese for what a tool gives (the output productOutput picks, as the English reason does); undefined when that output has no `description_zh` (the English phrase then stays). */
 export function productZh(m: ToolManifest, rationale: Rationale): string | undefined {
-  const outs = m.outputs ?? [];
-  if (!outs.length) return undefined;
-  const numeric = outs.find((o) => o.type === 'table' || (o.type === 'object' && /count|size|mean|area|pixel/i.test(o.description ?? '')));
-  const o = rationale === 'quantify' && numeric ? numeric : outs[0];
-  return typeof o.description_zh === 'string' && o.description_zh.trim() ? o.description_zh.trim() : undefined;
+  const o = productOutput(m, rationale);
+  return typeof o?.description_zh === 'string' && o.description_zh.trim() ? o.description_zh.trim() : undefined;
 }
 
 /** A readiness note or conflict ("needs red, NIR — found in s2_scene.tif bands 3, 5") in `lang`;
