@@ -33,7 +33,7 @@ const CATALOG: Record<string, string> = {
 
 test('embeddings are deterministic, L2-normalised, of the declared dimension', async () => {
   const e = new BuiltinEmbedder();
-  assert.equal(e.id, 'builtin:v1');
+  assert.equal(e.id, 'builtin:v2');
   const texts = ['NDVI from Sentinel-2', '计算坡度', 'how much area burned?'];
   const a = await e.embed(texts);
   const b = await new BuiltinEmbedder().embed(texts);
@@ -56,6 +56,12 @@ test('tokenizer stems English word families and segments Chinese with dictionary
   assert.equal(stem('slopes'), stem('slope'));
   assert.equal(stem('mapping'), 'map');
   assert.equal(stem('landsat'), 'landsat');
+  // noun forms meet their verbs; short words and "catchment" keep their own stem
+  assert.equal(stem('distribution'), stem('distributed'));
+  assert.equal(stem('comparison'), stem('compare'));
+  assert.equal(stem('measurement'), stem('measured'));
+  assert.equal(stem('segment'), 'segment');
+  assert.notEqual(stem('catchment'), stem('catch'));
   assert.deepEqual(tokenize('The NDVI of fields'), ['ndvi', 'field']);
   const zh = tokenize('计算植被指数');
   for (const t of ['植被', '指数', '植被指数', 'ndvi', stem('vegetation'), 'index']) assert.ok(zh.includes(t), `missing ${t} in ${zh.join(' ')}`);
@@ -142,8 +148,8 @@ test('fit changes weights; toJSON/fromJSON round trip embeds identically', async
   assert.ok(restored.fitted);
   const [b] = await restored.embed([q]);
   assert.deepEqual(Array.from(a), Array.from(b));
-  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v0', dimension: 1024, docCount: 1, df: {} }), /rebuild the index/);
-  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v1', dimension: 1024 }), /docCount/);
+  assert.throws(() => BuiltinEmbedder.fromJSON({ id: 'builtin:v1', dimension: 1024, docCount: 1, df: {} }), /rebuild the index/);
+  assert.throws(() => BuiltinEmbedder.fromJSON({ id: fitted.id, dimension: 1024 }), /docCount/);
 });
 
 test('embedding honours an aborted signal', async () => {

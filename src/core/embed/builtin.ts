@@ -12,7 +12,7 @@ export interface BuiltinEmbedderState {
   df: Record<string, number>;
 }
 
-const ID = 'builtin:v1';
+const ID = 'builtin:v2';
 const DIMENSION = 1024;
 const W_TOKEN = 1.0;
 const W_CONCEPT = 1.6;

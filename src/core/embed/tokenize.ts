@@ -24,6 +24,9 @@ const IRREGULAR: Record<string, string> = {
   aois: 'aoi',
   rasters: 'raster',
   news: 'news',
+  // a drainage area, not a form of "catch"
+  catchment: 'catchment',
+  catchments: 'catchment',
 };
 
 const VOWEL = /[aeiouy]/;
@@ -68,6 +71,11 @@ export function stem(word: string): string {
     verb = true;
   }
   if (verb && w.length >= 6 && w.endsWith('at')) w = w.slice(0, -2);
+  // noun families that the verb forms above do not reach: distribution/distributed -> distribut,
+  // comparison/compared -> compar, measurement/measured -> measur (short words such as "segment" stay)
+  if (w.length >= 8 && w.endsWith('ution')) w = w.slice(0, -3);
+  else if (w.length >= 8 && w.endsWith('ison')) w = w.slice(0, -4);
+  else if (w.length >= 9 && w.endsWith('ment')) w = stem(w.slice(0, -4));
   return w;
 }
 
