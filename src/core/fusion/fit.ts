@@ -48,39 +48,48 @@ export interface FitResult {
  * Rank (0-based) of candidate `i` under the scores `s + delta · c` (`c` may be undefined when
  * `delta` is 0): those above it, ties broken by `order`. The moved scores are computed on the fly,
  * as the same double expression a copy would hold, so the ranking is the same without the copy.
+ *
+ * `byScore` lists the candidates by `s`, highest first, and `reach` bounds what the move adds to
+ * any candidate (`delta` times the column's largest value, or its smallest when `delta` < 0). The
+ * scan stops at the first candidate that cannot reach candidate `i` even with that bound: every
+ * later one has a lower `s`, and rounding is monotone, so the count is exactly the full scan's while
+ * a relevant tool near the top costs a few comparisons instead of one per candidate.
  */
-function rankOf(s: Float64Array, c: Float32Array | undefined, delta: number, q: FitQuery, i: number): number {
+function rankOf(s: Float64Array, byScore: Int32Array, c: Float32Array | undefined, delta: number, reach: number, q: FitQuery, i: number): number {
   const o = q.order[i];
   let r = 0;
   if (!delta || !c) {
     const v0 = s[i];
-    for (let j = 0; j < q.n; j++) {
+    for (let k = 0; k < q.n; k++) {
+      const j = byScore[k];
       const v = s[j];
+      if (v < v0) break;
       if (v > v0 || (v === v0 && j !== i && q.order[j] < o)) r++;
     }
     return r;
   }
   const v0 = s[i] + delta * c[i];
-  for (let j = 0; j < q.n; j++) {
+  for (let k = 0; k < q.n; k++) {
+    const j = byScore[k];
+    if (s[j] + reach < v0) break;
     const v = s[j] + delta * c[j];
     if (v > v0 || (v === v0 && j !== i && q.order[j] < o)) r++;
   }
   return r;
 }
 
-/** Metric slots summed over queries (no per-query objects: the fit evaluates millions of rankings). */
 const FWD_KEYS = ['RR', 'R@10', 'R@20', 'COMP@10', 'COMP@20'] as const;
 const NEXT_KEYS = ['hit@1', 'hit@3', 'RR'] as const;
 
 /** Adds one query's metrics under the moved scores to `acc` (slots as FWD_KEYS / NEXT_KEYS). */
-function addMetrics(kind: FitKind, s: Float64Array, c: Float32Array | undefined, delta: number, q: FitQuery, acc: Float64Array): void {
+function addMetrics(kind: FitKind, s: Float64Array, byScore: Int32Array, c: Float32Array | undefined, delta: number, reach: number, q: FitQuery, acc: Float64Array): void {
   if (kind === 'forward') {
     const total = q.relevant.length + q.absent;
     let first = Infinity;
     let in10 = 0;
     let in20 = 0;
     for (const i of q.relevant) {
-      const r = rankOf(s, c, delta, q, i);
+      const r = rankOf(s, byScore, c, delta, reach, q, i);
       if (r < first) first = r;
       if (r < 10) in10++;
       if (r < 20) in20++;
@@ -92,7 +101,7 @@ function addMetrics(kind: FitKind, s: Float64Array, c: Float32Array | undefined,
     acc[4] += in20 === total ? 1 : 0;
     return;
   }
-  const r = q.relevant.length ? rankOf(s, c, delta, q, q.relevant[0]) : Infinity;
+  const r = q.relevant.length ? rankOf(s, byScore, c, delta, reach, q, q.relevant[0]) : Infinity;
   acc[0] += r < 1 ? 1 : 0;
   acc[1] += r < 3 ? 1 : 0;
   acc[2] += r === Infinity ? 0 : 1 / (r + 1);
@@ -106,6 +115,11 @@ function objective(kind: FitKind, m: Record<string, number>): number {
 
 class Scorer {
   readonly scores: Float64Array[];
+  /** Per query, the candidates by stored score, highest first (re-sorted when a move is applied). */
+  private readonly byScore: Int32Array[];
+  /** Per query, each part's largest and smallest value over the candidates. */
+  private readonly colMax: Float64Array[];
+  private readonly colMin: Float64Array[];
 
   constructor(private readonly qs: FitQuery[], w: number[]) {
     this.scores = qs.map((q) => {
@@ -113,6 +127,9 @@ class Scorer {
       q.cols.forEach((c, f) => { if (w[f]) for (let i = 0; i < q.n; i++) s[i] += w[f] * c[i]; });
       return s;
     });
+    this.byScore = qs.map((q, qi) => sortedByScore(this.scores[qi], q.n));
+    this.colMax = qs.map((q) => Float64Array.from(q.cols, (c) => { let m = -Infinity; for (let i = 0; i < q.n; i++) if (c[i] > m) m = c[i]; return m; }));
+    this.colMin = qs.map((q) => Float64Array.from(q.cols, (c) => { let m = Infinity; for (let i = 0; i < q.n; i++) if (c[i] < m) m = c[i]; return m; }));
   }
 
   /** Mean metrics with part `f`'s weight moved by `delta` (the stored scores stay as they are). */
@@ -121,7 +138,8 @@ class Scorer {
     const acc = new Float64Array(keys.length);
     for (let qi = 0; qi < this.qs.length; qi++) {
       const q = this.qs[qi];
-      addMetrics(kind, this.scores[qi], delta ? q.cols[f] : undefined, delta, q, acc);
+      const reach = !delta || !q.n ? 0 : delta * (delta > 0 ? this.colMax[qi][f] : this.colMin[qi][f]);
+      addMetrics(kind, this.scores[qi], this.byScore[qi], delta ? q.cols[f] : undefined, delta, reach, q, acc);
     }
     const out: Record<string, number> = {};
     keys.forEach((k, i) => { out[k] = this.qs.length ? acc[i] / this.qs.length : 0; });
@@ -133,7 +151,31 @@ class Scorer {
       const s = this.scores[qi];
       const c = q.cols[f];
       for (let i = 0; i < q.n; i++) s[i] += delta * c[i];
+      resort(this.byScore[qi], s);
     });
+  }
+}
+
+/** Candidates by score, highest first; a NaN score (never above anything) goes last. */
+function sortedByScore(s: Float64Array, n: number): Int32Array {
+  return Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => before(s, a, b));
+}
+
+function before(s: Float64Array, a: number, b: number): number {
+  const x = s[a];
+  const y = s[b];
+  if (x !== x) return y !== y ? 0 : 1;
+  if (y !== y) return -1;
+  return y - x;
+}
+
+/** Restores the order after one part's weight moved: insertion sort, linear when little changed. */
+function resort(order: Int32Array, s: Float64Array): void {
+  for (let k = 1; k < order.length; k++) {
+    const j = order[k];
+    let m = k - 1;
+    while (m >= 0 && before(s, order[m], j) > 0) { order[m + 1] = order[m]; m--; }
+    order[m + 1] = j;
   }
 }
 
