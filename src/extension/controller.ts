@@ -194,7 +194,7 @@ export class ToolController implements vscode.Disposable {
     await settle();
     await exec.replaceOutput(new vscode.NotebookCellOutput([
       vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
-      vscode.NotebookCellOutputItem.text(batchMarkdown(tool, plan, items), 'text/markdown'),
+      vscode.NotebookCellOutputItem.text(batchMarkdown(tool, plan, items, lang, view.toolName), 'text/markdown'),
     ]));
     const time = new Date().toISOString();
     const record = batchRunRecord(tool, plan, items, time);
