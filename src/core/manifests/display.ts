@@ -31,3 +31,11 @@ export function displayName(m: ToolManifest, lang: 'en' | 'zh'): string {
   const zh = lang === 'zh' && typeof m.name_zh === 'string' ? m.name_zh.trim() : '';
   return zh || humanName(m);
 }
+
+/** What an input parameter is, in `lang`: its `description_zh` for Chinese when the catalog gives
+ *  one; undefined otherwise (the caller keeps the words it has). */
+export function paramDescription(m: ToolManifest, param: string, lang: 'en' | 'zh'): string | undefined {
+  const p = m.inputs?.find((i) => i.name === param);
+  if (lang === 'en') return p?.description;
+  return typeof p?.description_zh === 'string' && p.description_zh.trim() ? p.description_zh.trim() : undefined;
+}
