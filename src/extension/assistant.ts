@@ -3,11 +3,11 @@
 import * as vscode from 'vscode';
 import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { RATIONALE_LABELS, localizeNote, localizeReason } from '../core/retrieval/reason-language';
-import { displayName } from '../core/manifests/display';
+import { displayName, workflowDisplayName } from '../core/manifests/display';
 import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
 import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
-import type { ToolManifest } from '../core/manifests/types';
+import type { ToolManifest, WorkflowTemplate } from '../core/manifests/types';
 import type { PanelState, SuggestionOrigin, SuggestionView } from '../shared/protocol';
 import { followCells, workingMemory } from '../core/memory/memory';
 import { suggestedCall } from '../core/notebook/suggested-cell';
@@ -89,12 +89,15 @@ export class Assistant implements vscode.Disposable {
     const lang = summaryLanguage(vscode.env.language, this.task());
     // The catalog names the tools in Chinese reasons and gives each suggestion its display name.
     const catalog = gw?.tools.map((t) => t.manifest) ?? [];
-    const view = (id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts) => suggestionView(id, name, score, reason, r, parts, lang, catalog);
+    const workflows = gw?.workflows ?? [];
+    const view = (id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts) => suggestionView(id, name, score, reason, r, parts, lang, catalog, workflows);
+    const wf = v.forward?.workflow;
+    const template = wf ? workflows.find((w) => w.id === wf.id) : undefined;
     return {
       notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
       task: this.task(),
       forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts)),
-      workflow: v.forward?.workflow ? { id: v.forward.workflow.id, name: v.forward.workflow.name, description: v.forward.workflow.description, steps: v.forward.workflow.steps } : undefined,
+      workflow: wf ? { id: wf.id, name: template ? workflowDisplayName(template, lang) : wf.name, description: wf.description, steps: wf.steps } : undefined,
       complementary: (v.complementary?.groups ?? []).map((g) => ({
         rationale: g.rationale,
         heading: RATIONALE_LABELS[lang][g.rationale],
@@ -342,10 +345,10 @@ export class Assistant implements vscode.Disposable {
 
 /** A candidate as the panel shows it: its name, reasons and readiness notes in the summary language
  *  (a tool without a Chinese name keeps its English one). */
-function suggestionView(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts, lang: SummaryLanguage, catalog: readonly ToolManifest[]): SuggestionView {
+function suggestionView(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts, lang: SummaryLanguage, catalog: readonly ToolManifest[], workflows: readonly WorkflowTemplate[]): SuggestionView {
   const m = catalog.find((t) => t.id === id);
   return {
-    id, name: m ? displayName(m, lang) : name, score, reason: localizeReason(reason, lang, catalog, id), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
+    id, name: m ? displayName(m, lang) : name, score, reason: localizeReason(reason, lang, catalog, id, workflows), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
     issues: (r.issues ?? []).map((x) => localizeNote(x, lang, catalog)), caveats: (r.caveats ?? []).map((x) => localizeNote(x, lang, catalog)), parts: scorePartViews(parts),
   };
 }

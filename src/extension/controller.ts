@@ -15,7 +15,7 @@ import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
 import { expandListGlobs, planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
 import { batchResultView } from '../core/results/batch-view';
-import { displayName } from '../core/manifests/display';
+import { displayName, paramDescription } from '../core/manifests/display';
 import { resultView, mainRaster } from '../core/results/view-model';
 import { localizeSummary, summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { boundedView } from '../core/results/saved-result';
@@ -129,7 +129,7 @@ export class ToolController implements vscode.Disposable {
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
-        const message = redactText(cellErrorMessage(err, lang), knownSecrets());
+        const message = redactText(cellErrorMessage(err, lang, this.paramZh), knownSecrets());
         const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       }
@@ -144,8 +144,12 @@ export class ToolController implements vscode.Disposable {
     }
   }
 
-  /** The result view: units from the tool's manifest, the map's overview built now for a large
-   *  output (the first map view is then fast), a small preview PNG for the notebook file. */
+  /** A parameter's Chinese description from the catalog, for Chinese "missing argument" errors. */
+  private readonly paramZh = (tool: string, param: string): string | undefined => {
+    const manifest = this.retrieval.peek()?.getTool(tool);
+    return manifest ? paramDescription(manifest, param, 'zh') : undefined;
+  };
+
   /** Gives the view the tool's name in `lang` (name_zh for Chinese) when the catalog has one. */
   private nameIn(view: ResultView, lang: SummaryLanguage): void {
     const manifest = this.retrieval.peek()?.getTool(view.tool);
@@ -153,6 +157,8 @@ export class ToolController implements vscode.Disposable {
     if (lang === 'zh' && name && name !== view.tool) view.toolName = name;
   }
 
+  /** The result view: units from the tool's manifest, the map's overview built now for a large
+   *  output (the first map view is then fast), a small preview PNG for the notebook file. */
   private async viewOf(result: ToolRunResult, args: Record<string, unknown>, signal: AbortSignal, cwd: string): Promise<ResultView> {
     const manifest = this.retrieval.peek()?.getTool(result.tool);
     const units: Record<string, string> = {};
@@ -194,7 +200,7 @@ export class ToolController implements vscode.Disposable {
     await settle();
     await exec.replaceOutput(new vscode.NotebookCellOutput([
       vscode.NotebookCellOutputItem.json(view, RESULT_MIME),
-      vscode.NotebookCellOutputItem.text(batchMarkdown(tool, plan, items), 'text/markdown'),
+      vscode.NotebookCellOutputItem.text(batchMarkdown(tool, plan, items, lang, view.toolName), 'text/markdown'),
     ]));
     const time = new Date().toISOString();
     const record = batchRunRecord(tool, plan, items, time);
@@ -245,7 +251,7 @@ export class ToolController implements vscode.Disposable {
     const plan = planBatch(call, shapes, earlier, scope, folder);
     if (plan) {
       const lang = summaryLanguage(vscode.env.language, memoryOf(cell.notebook, config.workingMemorySize()).task);
-      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e, lang), knownSecrets()) });
+      const items = await runBatch(plan, outDir, runOne, { signal, onProgress, errorText: (e) => redactText(cellErrorMessage(e, lang, this.paramZh), knownSecrets()) });
       return { tool: call.tool, outDir, batch: { plan, items } };
     }
     const args = resolveReferences(call.args, earlier, scope);

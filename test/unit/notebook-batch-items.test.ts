@@ -10,7 +10,7 @@ import { runTool, getToolSpec } from '../../src/core/raster/engine';
 import { runNotebook } from '../../src/core/notebook/run-notebook';
 import { runFromMetadata } from '../../src/core/notebook/session';
 import { parseToolCell } from '../../src/core/notebook/tool-cell';
-import { planBatch, runBatch, batchRunRecord, batchFromMetadata, expandListGlobs, shapesFromKinds, BatchError, type BatchItemResult, type BatchPlan } from '../../src/core/notebook/batch';
+import { planBatch, runBatch, batchMarkdown, batchRunRecord, batchFromMetadata, expandListGlobs, shapesFromKinds, BatchError, type BatchItemResult, type BatchPlan } from '../../src/core/notebook/batch';
 import { batchResultView } from '../../src/core/results/batch-view';
 import { boundedView } from '../../src/core/results/saved-result';
 import { resultView } from '../../src/core/results/view-model';
@@ -65,6 +65,19 @@ test('in Chinese the batch card, the table and every item summary are Chinese, w
     assert.ok(isChineseText(d.summary), d.summary);
   });
   assert.equal(view.tables[0].rows[0][view.tables[0].rows[0].length - 1], '成功');
+});
+
+test('in Chinese the batch cell\'s markdown heading and table are Chinese, the tool named by name_zh with its id', async () => {
+  const { plan, items } = await ndviBatch('zh-md');
+  const failed: BatchItemResult = { name: 'd_bad', input: 'scenes/d_bad.tif', outDir: '', args: {}, error: 'ndvi: scenes/d_bad.tif: 文件不存在' };
+  const zh = batchMarkdown('ndvi', plan, [...items, failed], 'zh', 'NDVI（归一化植被指数）').split('\n');
+  assert.equal(zh[0], '**NDVI（归一化植被指数）** (ndvi)（批处理）：已对 4 个输入运行（image: scenes/*.tif）：3 个成功，1 个失败（d_bad: ndvi: scenes/d_bad.tif: 文件不存在）。');
+  assert.equal(zh[2], '| 项目 | 输入 | 状态 |');
+  assert.deepEqual(zh.slice(4).map((l) => l.split(' | ').pop()), ['成功 |', '成功 |', '成功 |', '失败: ndvi: scenes/d_bad.tif: 文件不存在 |']);
+  // English stays as it was: the id as heading, English words.
+  const en = batchMarkdown('ndvi', plan, items).split('\n');
+  assert.match(en[0], /^\*\*ndvi\*\* \(batch\): Ran on 3 inputs \(image: scenes\/\*\.tif\): 3 succeeded\. a_pre: /);
+  assert.equal(en[2], '| item | input | status |');
 });
 
 test('two identical batch runs write identical result.json files; the timings are in the cell record', async () => {

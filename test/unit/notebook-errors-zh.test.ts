@@ -54,7 +54,21 @@ test('the engine\'s own argument and input errors, as runTool throws them, read 
   assert.equal(await zhOf('ndvi', { image: '{bad' }), 'ndvi: 参数 "image" 不是有效的 JSON（{"red": "B04.tif", ...}），实际为 "{bad"');
   assert.match(await zhOf('ndvi', { image: { foo: 'a.tif' } }), /^ndvi: 参数 "image" 映射了未知的波段角色 "foo"；可用的角色：blue, green, red, .*，实际为 \{"foo":"a\.tif"\}$/);
   assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', rde: 3 }), 'ndvi: 未知参数 "rde"；ndvi 可用的参数：image, sensor, nir, red；是否想写 "red"？');
+  // Without the catalog the tool's own (English) description stays; with it, its manifest's description_zh.
   assert.equal(await zhOf('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（string_list：ISO dates (YYYY-MM-DD), one per image）；在单元格中加上 `dates: ...`');
+  const { loadCatalog } = await import('../../src/core/manifests/load');
+  const { paramDescription } = await import('../../src/core/manifests/display');
+  const catalog = new Map(loadCatalog({}).tools.map((x) => [x.manifest.id, x.manifest]));
+  const paramZh = (tool: string, p: string) => { const m = catalog.get(tool); return m ? paramDescription(m, p, 'zh') : undefined; };
+  const withCatalog = async (tool: string, args: Record<string, unknown>) => {
+    try { await runTool(tool, args, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { return cellErrorMessage(e, 'zh', paramZh); }
+    throw new Error(`${tool} ran`);
+  };
+  assert.equal(await withCatalog('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（string_list：获取日期（ISO 字符串，YYYY-MM-DD），每幅影像一个。）；在单元格中加上 `dates: ...`');
+  assert.equal(await withCatalog('zonal_stats', { image: 'dem.tif' }), 'zonal_stats: 缺少必需的参数 "zones"（zones：分区：多边形（fields.geojson、districts.shp、parcels.gpkg 或 "parcels.gpkg#layer"；任意 CRS），或同一网格上的分类栅格。）；在单元格中加上 `zones: ...`');
+  // A tool the catalog does not describe in Chinese keeps the engine's words; English ignores the describer.
+  assert.match(cellErrorMessage(new Error('team_tool: missing required argument "x" (number: the x); pass --arg x=...'), 'zh', paramZh), /^team_tool: 缺少必需的参数 "x"（number：the x）；/);
+  try { await runTool('zonal_stats', { image: 'dem.tif' }, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { assert.match(cellErrorMessage(e, 'en', paramZh), /^zonal_stats: missing required argument "zones" \(zones: class raster/); }
   assert.equal(await zhOf('ndvi', { image: 'nope.tif' }), 'nope.tif：文件不存在');
   assert.equal(await zhOf('zonal_stats', { image: 'dem.tif', zones: 'x.txt' }), '参数 "zones"：x.txt：文件不存在');
   assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', red: 9, nir: 5 }), '参数 "red"：第 9 波段超出 s2_scene.tif 的范围（共 8 个波段：1=blue, 2=green, 3=red, 4=rededge, 5=nir, 6=swir1, 7=swir2, 8=scl）');
@@ -62,4 +76,23 @@ test('the engine\'s own argument and input errors, as runTool throws them, read 
   assert.equal(cellErrorMessage(new Error('argument "sensor": unknown sensor "spot"; use one of naip, planetscope_4b'), 'zh'), '参数 "sensor"：未知的传感器 "spot"；可用：naip, planetscope_4b');
   // English stays as the engine wrote it, with cell syntax for the hints.
   try { await runTool('ndvi', { image: 's2_scene.tif', red: 0 }, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { assert.equal(cellErrorMessage(e), 'ndvi: argument "red" must be a 1-based band index or a role name, got 0'); }
+});
+
+test('every input of a builtin tool, and so every argument it can report missing, is described in Chinese by its manifest (description_zh)', async () => {
+  const { loadCatalog } = await import('../../src/core/manifests/load');
+  const { getToolSpec } = await import('../../src/core/raster/engine');
+  const { paramDescription } = await import('../../src/core/manifests/display');
+  const missing: string[] = [];
+  let required = 0;
+  for (const { manifest } of loadCatalog({}).tools) {
+    for (const p of manifest.inputs ?? []) if (!isChineseText(paramDescription(manifest, p.name, 'zh') ?? '')) missing.push(`${manifest.id}.${p.name}`);
+    // What the engine can report missing is an input of the manifest under the same name.
+    for (const [k, spec] of Object.entries(getToolSpec(manifest.id)?.params ?? {})) {
+      if (!spec.required || spec.default !== undefined) continue;
+      required++;
+      if (!paramDescription(manifest, k, 'zh')) missing.push(`${manifest.id}.${k} (engine)`);
+    }
+  }
+  assert.ok(required > 50, `${required} required engine arguments`);
+  assert.deepEqual(missing, []);
 });

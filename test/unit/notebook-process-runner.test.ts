@@ -195,6 +195,32 @@ if [c.tag for c in pipe][0] != 'rasterrenderer': problems.append('renderer not f
 print(json.dumps({'type': r.get('type'), 'bands': bands, 'stretch': stretch, 'p': p, 'problems': problems}))`, qml, tif);
 }
 
+/** The quicklook PNG of a composite against numpy: the image area (below the 16-pixel title,
+ *  centred on a canvas at least 320 wide) compared pixel by pixel with the tif's bands stretched as
+ *  the `.qml` says; a pixel is transparent where one of the three bands is nodata. */
+function comparePng(png: string, tif: string, qml: string): { pixels: number; mismatched: number; transparent: number; distinctChannels: boolean; problems: string[] } {
+  return pyJson(`
+import json, sys, numpy as np, xml.etree.ElementTree as ET
+from osgeo import gdal
+r = ET.parse(sys.argv[3]).getroot().find('pipe').find('rasterrenderer')
+d = gdal.Open(sys.argv[2]); q = gdal.Open(sys.argv[1]).ReadAsArray().astype(int)
+problems = []
+w, h = d.RasterXSize, d.RasterYSize
+cw = max(w, 320); ox = (cw - w) // 2
+if q.shape != (4, 16 + h + 34, cw): problems.append('png shape %s' % (q.shape,))
+img = q[:, 16:16 + h, ox:ox + w]
+want = np.zeros((4, h, w), dtype=int); valid = np.ones((h, w), dtype=bool)
+for i, tag in enumerate(('red', 'green', 'blue')):
+    b = d.GetRasterBand(int(r.get(tag + 'Band'))); a = b.ReadAsArray().astype(np.float64); nd = b.GetNoDataValue()
+    e = r.find(tag + 'ContrastEnhancement'); lo, hi = float(e.find('minValue').text), float(e.find('maxValue').text)
+    want[i] = np.clip(np.trunc((a - lo) / (hi - lo) * 255), 0, 255)
+    if nd is not None: valid &= a != nd
+want[3] = np.where(valid, 255, 0)
+bad = (img[3] != want[3]) | (valid & (img[:3] != want[:3]).any(axis=0))
+print(json.dumps({'pixels': int(w * h), 'mismatched': int(bad.sum()), 'transparent': int((img[3] == 0).sum()),
+  'distinctChannels': bool((img[0] != img[1]).any() and (img[1] != img[2]).any()), 'problems': problems}))`, png, tif, qml);
+}
+
 test('process runner: an output of three or more bands gets a multiband colour style (true colour from its band descriptions, else 1-2-3), each band stretched over its 2–98 % range; one band keeps its own', { skip: gdalSkip('multiband QGIS styles') }, async () => {
   const dir = tmp(), out = path.join(dir, 'out');
   pyJson(`
@@ -230,6 +256,13 @@ print(json.dumps(True))`, dir);
     assert.ok(Math.abs(s.min - p2) <= 0.01 * (max - min) && Math.abs(s.max - p98) <= 0.01 * (max - min), `band ${q.bands[i]}: ${s.min}..${s.max} vs numpy ${p2}..${p98}`);
     assert.ok(min <= s.min && s.min < s.max && s.max <= max);
   });
+  // The quicklook is the same composite: every pixel as numpy stretches the bands GDAL reads over
+  // the style's own min and max (QGIS's StretchToMinimumMaximum: truncated, clamped to 0..255).
+  const png = comparePng(scene.quicklook!, scene.outputs.result.path, scene.outputs.result.style!);
+  assert.deepEqual(png.problems, []);
+  assert.equal(png.mismatched, 0, `${png.mismatched} of ${png.pixels} pixels differ from numpy`);
+  assert.equal(png.transparent, 16, 'the nodata corner is transparent');
+  assert.ok(png.distinctChannels, 'a colour composite, not band 1 in grey');
   const st = scene.stats as { style: string; rgb: { band: number }[] };
   assert.equal(st.style, 'multiband');
   assert.deepEqual(st.rgb.map((c) => c.band), [3, 2, 1]);
@@ -239,6 +272,10 @@ print(json.dumps(True))`, dir);
   assert.deepEqual(qp.problems, []);
   assert.equal(qp.type, 'multibandcolor');
   assert.deepEqual(qp.bands, [1, 2, 3], 'no descriptions: bands 1, 2, 3 as QGIS would');
+  const pp = comparePng(plain.quicklook!, plain.outputs.result.path, plain.outputs.result.style!);
+  assert.deepEqual(pp.problems, []);
+  assert.equal(pp.mismatched, 0);
+  assert.equal(pp.transparent, 0);
 });
 
 test('compositeBands: true colour only when red, green and blue are all named, on distinct bands', async () => {

@@ -9,7 +9,7 @@ import { GeoWeave } from '../../src/core/geoweave';
 import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { RATIONALE_LABELS, localizeNote, localizeReason, productZh } from '../../src/core/retrieval/reason-language';
-import { displayName, withoutDisplayFields } from '../../src/core/manifests/display';
+import { displayName, tagDisplay, withoutDisplayFields, workflowDisplayName } from '../../src/core/manifests/display';
 import { humanName, toolTexts } from '../../src/core/index/text';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { contentHash } from '../../src/core/manifests/canonical';
@@ -104,6 +104,54 @@ test('with the catalog, Chinese reasons name tools by name_zh and say what they 
   if (threshold) assert.match(localizeReason(threshold.reason, 'zh', catalog, 'threshold'), /^(延伸|验证|量化|解释|比较)：阈值掩膜给出掩膜（1 = 满足条件，0 = 不满足）——它基于其他数据，而不是你的(结果| \S+ 结果)$/);
 });
 
+test('with the catalog, the tags a real task matched and the workflow a tool is a step of read in Chinese (tags_zh, workflow name_zh)', () => {
+  const byId = new Map(catalog.map((m) => [m.id, m]));
+  const left: string[] = [];
+  let tags = 0, steps = 0;
+  for (const { id, reason, backward } of about) {
+    if (backward) continue;
+    const m = byId.get(id)!;
+    const zh = localizeReason(reason, 'zh', catalog, id, gw.workflows);
+    const matched = /^matches ([^;]+)/.exec(reason)?.[1].split(', ') ?? [];
+    for (const t of matched) {
+      if (!(m.tags ?? []).includes(t)) continue;
+      tags++;
+      const shown = tagDisplay(m, t, 'zh') ?? t;
+      if (!zh.startsWith('匹配 ') || !zh.split('；')[0].split('、').some((x) => x.replace(/^匹配 /, '') === shown)) left.push(`${t} → ${shown}: ${zh}`);
+      if (tagDisplay(m, t, 'zh') && zh.split('；')[0].includes(t)) left.push(`English tag ${t} left: ${zh}`);
+    }
+    const flow = /step of the (.+) workflow/.exec(reason)?.[1];
+    if (flow) {
+      steps++;
+      const w = gw.workflows.find((x) => workflowDisplayName(x, 'en') === flow)!;
+      if (!zh.includes(`属于“${w.name_zh}”工作流的一步`)) left.push(`${flow}: ${zh}`);
+    }
+  }
+  assert.ok(tags > 20 && steps > 3, `${tags} matched tags, ${steps} workflow steps`);
+  assert.deepEqual(left, []);
+  // Without the workflows (or the catalog) the English names stay; a task word that is no tag stays as written.
+  assert.equal(localizeReason('matches vegetation index, NDVI, greenness; step of the Crop condition monitoring workflow', 'zh', catalog, 'ndvi', gw.workflows), '匹配 植被指数、NDVI、绿度；属于“作物长势监测”工作流的一步');
+  assert.equal(localizeReason('matches vegetation index, NDVI; step of the Crop condition monitoring workflow', 'zh'), '匹配 vegetation index、NDVI；属于“Crop condition monitoring”工作流的一步');
+  assert.equal(localizeReason('matches vegetation, health', 'zh', catalog, 'ndvi'), '匹配 vegetation、health');
+  // Another tool's tags are not this tool's: the tag is translated only by the suggested tool's manifest.
+  assert.equal(localizeReason('matches greenness', 'zh', catalog, 'slope'), '匹配 greenness');
+});
+
+test('every builtin tag has Chinese (acronyms and proper names stay as they are), every builtin workflow a Chinese name', async () => {
+  const { loadCatalog: load } = await import('../../src/core/manifests/load');
+  const cat = load({});
+  const missing: string[] = [];
+  for (const { manifest: m } of cat.tools) {
+    for (const t of m.tags ?? []) {
+      const zh = tagDisplay(m, t, 'zh');
+      if (zh ? !isChineseText(zh) : !/^[A-Za-z0-9]+$/.test(t)) missing.push(`${m.id}: ${t}`);
+    }
+  }
+  for (const w of cat.workflows) if (!w.name_zh || !isChineseText(w.name_zh)) missing.push(`workflow ${w.id}`);
+  assert.deepEqual(missing, []);
+  assert.deepEqual(cat.problems, [], 'no tags_zh key outside the tags');
+});
+
 test('a catalog without Chinese names keeps the English names in Chinese reasons', () => {
   const bare = catalog.map((m) => withoutDisplayFields(m));
   const reason = 'verify: accuracy assessment checks a class map made first against reference data — confusion matrix plus overall accuracy and kappa';
@@ -132,6 +180,10 @@ test('display fields are not indexed and not in the catalog fingerprint (ranking
   for (const t of cat.tools) {
     assert.deepEqual(toolTexts(t.manifest), toolTexts(withoutDisplayFields(t.manifest)), t.manifest.id);
     assert.ok(!toolTexts(t.manifest).main.includes(t.manifest.name_zh ?? '\u0000'), t.manifest.id);
+    // What the texts and the hash are computed from has none of them (so the deep-equal above proves they are not read).
+    const bare = withoutDisplayFields(t.manifest);
+    assert.equal(bare.tags_zh, undefined);
+    assert.ok([...(bare.inputs ?? []), ...(bare.outputs ?? [])].every((p) => p.description_zh === undefined), t.manifest.id);
     assert.equal(t.hash, contentHash(withoutDisplayFields(t.manifest)));
   }
   // The schema declares them: a blank Chinese name is an error, an unknown parameter field still is.
@@ -146,4 +198,24 @@ test('display fields are not indexed and not in the catalog fingerprint (ranking
   assert.equal(ok.tools[0].manifest.name_zh, '某工具');
   const bad = loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'bad')] });
   assert.ok(bad.problems.some((p) => p.path === '/name_zh'), JSON.stringify(bad.problems));
+  // tags_zh: a blank Chinese tag is an error, one for a tag the tool does not have a warning; both
+  // leave the fingerprint as it was without them.
+  fs.mkdirSync(path.join(dir, 'tags'));
+  const tagged = { ...base, tags: ['water index', 'flood mapping'] };
+  fs.writeFileSync(path.join(dir, 'tags', 'x.json'), JSON.stringify({ ...tagged, tags_zh: { 'water index': '水体指数', 'flod mapping': '洪水制图' } }));
+  const stray = loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'tags')] });
+  assert.deepEqual(stray.problems.map((p) => [p.path, p.severity]), [['/tags_zh/flod mapping', 'warning']]);
+  fs.mkdirSync(path.join(dir, 'untagged'));
+  fs.writeFileSync(path.join(dir, 'untagged', 'x.json'), JSON.stringify(tagged));
+  assert.equal(stray.tools[0].hash, loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'untagged')] }).tools[0].hash);
+  fs.writeFileSync(path.join(dir, 'tags', 'x.json'), JSON.stringify({ ...tagged, tags_zh: { 'water index': ' ' } }));
+  assert.ok(loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'tags')] }).problems.some((p) => p.severity === 'error' && p.path.startsWith('/tags_zh')));
+  // A workflow's name_zh is loaded; a blank one is an error.
+  fs.mkdirSync(path.join(dir, 'wf', 'workflows'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'wf', 'x.json'), JSON.stringify(tagged));
+  const flow = { id: 'x_flow', name: 'X flow', description: 'Two steps.', steps: ['x_tool', 'x_tool'] };
+  fs.writeFileSync(path.join(dir, 'wf', 'workflows', 'x.json'), JSON.stringify({ ...flow, name_zh: '某流程' }));
+  assert.equal(loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'wf')] }).workflows[0].name_zh, '某流程');
+  fs.writeFileSync(path.join(dir, 'wf', 'workflows', 'x.json'), JSON.stringify({ ...flow, name_zh: '' }));
+  assert.ok(loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'wf')] }).problems.some((p) => p.path === '/name_zh'));
 });

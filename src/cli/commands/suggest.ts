@@ -6,8 +6,8 @@ import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt, langFrom } from '../common';
 import { localizeNote, localizeReason } from '../../core/retrieval/reason-language';
-import { displayName } from '../../core/manifests/display';
-import type { ToolManifest } from '../../core/manifests/types';
+import { displayName, workflowDisplayName } from '../../core/manifests/display';
+import type { ToolManifest, WorkflowTemplate } from '../../core/manifests/types';
 import type { SummaryLanguage } from '../../core/results/summary-language';
 import type { DataContext, Readiness } from '../../core/retrieval/types';
 import type { RetrievalMode } from '../../core/retrieval/context';
@@ -45,7 +45,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   try {
     const res = await gw.forwardCandidates(task, { k, data, mode: modeFrom(args) });
     const catalog = gw.tools.map((t) => t.manifest);
-    const candidates = res.candidates.map((c) => ({ ...c, ...inLanguage(c, lang, catalog) }));
+    const candidates = res.candidates.map((c) => ({ ...c, ...inLanguage(c, lang, catalog, gw.workflows) }));
     if (args.flags.has('json')) {
       io.out(JSON.stringify({ ...res, candidates, lang }, null, 2));
       return 0;
@@ -56,7 +56,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     io.out(table(candidates.map((c, i) => [String(i + 1), c.id, fmt(c.score), c.readiness.runnable ? (data ? runState(c.readiness, lang) : zh ? '可运行' : 'runnable') : zh ? '仅目录' : 'catalog', c.reason]),
       zh ? ['#', '工具', '得分', '运行', '理由'] : ['#', 'tool', 'score', 'run', 'why']));
     if (res.llm) io.out(zh ? `\nLLM：${res.llm === 'used' ? '已用于扩展查询' : '不可用，仅用内置检索'}` : `\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
-    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${res.workflow.id} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
+    const template = res.workflow && gw.workflows.find((w) => w.id === res.workflow!.id);
+    const named = zh && template?.name_zh ? `${workflowDisplayName(template, 'zh')} (${res.workflow!.id})` : res.workflow?.id;
+    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${named} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
     return 0;
   } finally {
     await gw.dispose();
@@ -75,13 +77,13 @@ function runState(r: Readiness, lang: SummaryLanguage = 'en'): string {
 
 /** A suggestion's name, reason and readiness notes in `lang` (reason-language.ts, the catalog's
  *  name_zh); in Chinese the English reason is kept beside it as `reasonEn` for scripts. */
-export function inLanguage<T extends { id: string; name: string; reason: string; readiness: Readiness }>(s: T, lang: SummaryLanguage, catalog: readonly ToolManifest[]): Partial<T> & { reasonEn?: string } {
+export function inLanguage<T extends { id: string; name: string; reason: string; readiness: Readiness }>(s: T, lang: SummaryLanguage, catalog: readonly ToolManifest[], workflows?: readonly WorkflowTemplate[]): Partial<T> & { reasonEn?: string } {
   if (lang === 'en') return {};
   const m = catalog.find((t) => t.id === s.id);
   const note = (x: string) => localizeNote(x, lang, catalog);
   return {
     ...(m ? { name: displayName(m, lang) } : {}),
-    reason: localizeReason(s.reason, lang, catalog, s.id),
+    reason: localizeReason(s.reason, lang, catalog, s.id, workflows),
     reasonEn: s.reason,
     readiness: { ...s.readiness, ...(s.readiness.issues ? { issues: s.readiness.issues.map(note) } : {}), ...(s.readiness.caveats ? { caveats: s.readiness.caveats.map(note) } : {}) },
   } as Partial<T> & { reasonEn?: string };

@@ -2,10 +2,10 @@
  *  and cards show, and that nothing indexed or ranked reads (index/text.ts embeds name, id,
  *  description, tags, parameter descriptions and units, and examples; never these). */
 import { humanName } from '../index/text';
-import type { ToolManifest, ToolParam } from './types';
+import type { ToolManifest, ToolParam, WorkflowTemplate } from './types';
 
 /** Tool-level and parameter-level display fields (tool-manifests/schema.json declares them). */
-export const DISPLAY_TOOL_FIELDS = ['name_zh'] as const;
+export const DISPLAY_TOOL_FIELDS = ['name_zh', 'tags_zh'] as const;
 export const DISPLAY_PARAM_FIELDS = ['description_zh'] as const;
 
 /** The manifest without its display fields: what the catalog fingerprint (index, fitted fusion)
@@ -30,4 +30,33 @@ export function withoutDisplayFields(m: ToolManifest): ToolManifest {
 export function displayName(m: ToolManifest, lang: 'en' | 'zh'): string {
   const zh = lang === 'zh' && typeof m.name_zh === 'string' ? m.name_zh.trim() : '';
   return zh || humanName(m);
+}
+
+/** What an input parameter is, in `lang`: its `description_zh` for Chinese when the catalog gives
+ *  one; undefined otherwise (the caller keeps the words it has). */
+export function paramDescription(m: ToolManifest, param: string, lang: 'en' | 'zh'): string | undefined {
+  const p = m.inputs?.find((i) => i.name === param);
+  if (lang === 'en') return p?.description;
+  return typeof p?.description_zh === 'string' && p.description_zh.trim() ? p.description_zh.trim() : undefined;
+}
+
+/** A tag as Chinese reasons show it: the manifest's `tags_zh` entry for it, else undefined (the
+ *  caller keeps the English tag). */
+export function tagDisplay(m: ToolManifest, tag: string, lang: 'en' | 'zh'): string | undefined {
+  if (lang === 'en') return tag;
+  const map = m.tags_zh && typeof m.tags_zh === 'object' ? m.tags_zh : undefined;
+  const zh = map && Object.prototype.hasOwnProperty.call(map, tag) ? map[tag] : undefined;
+  return typeof zh === 'string' && zh.trim() ? zh.trim() : undefined;
+}
+
+/** Keys of `tags_zh` that are not among the manifest's tags (a typo, or a tag since renamed). */
+export function strayTagTranslations(m: ToolManifest): string[] {
+  const tags = new Set(m.tags ?? []);
+  return m.tags_zh && typeof m.tags_zh === 'object' ? Object.keys(m.tags_zh).filter((k) => !tags.has(k)) : [];
+}
+
+/** A workflow's name to show in `lang`: `name_zh` for Chinese when given, else its English name. */
+export function workflowDisplayName(w: Pick<WorkflowTemplate, 'id' | 'name' | 'name_zh'>, lang: 'en' | 'zh'): string {
+  const zh = lang === 'zh' && typeof w.name_zh === 'string' ? w.name_zh.trim() : '';
+  return zh || w.name || w.id.replace(/_/g, ' ');
 }

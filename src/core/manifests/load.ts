@@ -4,7 +4,7 @@ import * as path from 'path';
 import { DELIVERABLE_KINDS, isDeliverableKind } from './deliverables';
 import type { LoadedManifest, ManifestProblem, ManifestSource, ToolManifest, WorkflowTemplate } from './types';
 import { contentHash } from './canonical';
-import { withoutDisplayFields } from './display';
+import { strayTagTranslations, withoutDisplayFields } from './display';
 import { builtinManifestDir } from './package-root';
 import { checkWorkflow, createValidator } from './validate';
 
@@ -87,6 +87,8 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         unknown.forEach((k) => problems.push({ file, path: `/delivers/${delivers.indexOf(k)}`, severity: 'warning', message: `${manifest.id}: unknown deliverable "${k}" (known: ${Object.keys(DELIVERABLE_KINDS).join(', ')}); ignored` }));
         if (unknown.length) manifest = { ...manifest, delivers: delivers.filter(isDeliverableKind) };
       }
+      // A Chinese tag for no tag would never show: reported, and harmless (display only).
+      for (const k of strayTagTranslations(manifest)) problems.push({ file, path: `/tags_zh/${k}`, severity: 'warning', message: `${manifest.id}: tags_zh has "${k}", which is not one of its tags; it is never shown` });
       const previous = byId.get(manifest.id);
       if (previous && folder.source === 'workspace' && previous.source !== 'workspace') {
         // A cloned repository must not swap a builtin tool (or its command line) for its own.

@@ -43,6 +43,9 @@ export interface ToolManifest {
   description: string;
   /** Core functions (≤3), indicators produced (1-2), typical scenario (1). */
   tags?: string[];
+  /** Chinese for the tags, by tag: what Chinese reasons show for a matched tag. Display only: not
+   *  indexed and not in the catalog fingerprint (the tags themselves are). */
+  tags_zh?: Record<string, string>;
   category?: string;
   inputs?: ToolParam[];
   outputs?: ToolParam[];
@@ -72,6 +75,8 @@ export interface LoadedManifest {
 export interface WorkflowTemplate {
   id: string;
   name?: string;
+  /** Chinese display name (Chinese reasons, the panel's workflow card). Display only: not embedded. */
+  name_zh?: string;
   description: string;
   examples?: string[];
   steps: string[];

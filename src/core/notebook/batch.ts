@@ -395,11 +395,16 @@ export function runFiles(r: { outputs: Record<string, { path: string }>; quicklo
 }
 
 /** Markdown for where no renderer runs: the summary and one row per item. */
-export function batchMarkdown(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[]): string {
+export function batchMarkdown(tool: string, plan: Pick<BatchPlan, 'args' | 'source'>, items: BatchItemResult[], lang: 'en' | 'zh' = 'en', toolName?: string): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  const lines = [`**${tool}** (batch): ${esc(batchSummary(tool, plan, items))}`, '', '| item | input | status |', '|---|---|---|'];
-  for (const r of items.slice(0, 50)) lines.push(`| ${esc(r.name)} | ${esc(r.input)} | ${r.result ? 'ok' : `failed: ${esc(short(r.error ?? '', 200))}`} |`);
-  if (items.length > 50) lines.push(`| … | ${items.length - 50} more | |`);
+  const zh = lang === 'zh';
+  // In Chinese the tool is named as its catalog does (name_zh) with the id beside it, as a single run's heading is.
+  const name = toolName && toolName !== tool ? `**${esc(toolName)}** (${tool})` : `**${tool}**`;
+  const head = zh ? `${name}（批处理）：${esc(batchSummary(tool, plan, items, true, lang))}` : `${name} (batch): ${esc(batchSummary(tool, plan, items))}`;
+  const lines = [head, '', zh ? '| 项目 | 输入 | 状态 |' : '| item | input | status |', '|---|---|---|'];
+  const failed = zh ? '失败' : 'failed';
+  for (const r of items.slice(0, 50)) lines.push(`| ${esc(r.name)} | ${esc(r.input)} | ${r.result ? (zh ? '成功' : 'ok') : `${failed}: ${esc(short(r.error ?? '', 200))}`} |`);
+  if (items.length > 50) lines.push(zh ? `| … | 另有 ${items.length - 50} 个 | |` : `| … | ${items.length - 50} more | |`);
   return lines.join('\n');
 }
 

@@ -49,16 +49,21 @@ function bandRoleMessage(e: BandRoleError): string {
     `A guess: the file looks like ${e.guess.label} (${e.guess.why}), where ${which}; ${sensors}.`;
 }
 
-/** The message a failed cell shows for `e`. In Chinese the fixed parts are Chinese; what a tool
- *  says about its own arguments beyond them stays as the tool wrote it. */
-export function cellErrorMessage(e: unknown, lang: SummaryLanguage = 'en'): string {
+/** A tool parameter's description in Chinese (its manifest's `description_zh`), when the catalog
+ *  has one: the engine describes a missing argument in English from the tool's code. */
+export type ParamDescriptionZh = (tool: string, param: string) => string | undefined;
+
+/** The message a failed cell shows for `e`. In Chinese the fixed parts are Chinese, and a missing
+ *  argument is described by `paramZh` when it knows it; what a tool says about its own arguments
+ *  beyond them stays as the tool wrote it. */
+export function cellErrorMessage(e: unknown, lang: SummaryLanguage = 'en', paramZh?: ParamDescriptionZh): string {
   if (isBandRoleError(e)) return lang === 'zh' ? bandRoleMessageZh(e) : bandRoleMessage(e);
   const message = e instanceof Error ? e.message : String(e);
   // Any other hint in command-line syntax: "pass --arg k=v" → "add a line `k: v`".
   const en = message
     .replace(/--arg ([\w.]+)=(<[^>]*>|[^\s),;]+)/g, (_m, k: string, v: string) => line(k, v))
     .replace(/\bpass (a line `)/g, 'add $1');
-  return lang === 'zh' ? errorZh(en) : en;
+  return lang === 'zh' ? errorZh(en, paramZh) : en;
 }
 
 /** What the engine's argument parsing says about a value (raster/engine.ts coerceArg): the
@@ -120,7 +125,7 @@ const INPUT: [RegExp, string | ((...m: string[]) => string)][] = [
 ];
 
 /** The fixed phrases of run errors (tool prefixes, argument names, cell-syntax hints) in Chinese. */
-function errorZh(text: string): string {
+function errorZh(text: string, paramZh?: ParamDescriptionZh): string {
   // The engine's argument checks, whole: "ndvi: argument "red" must be …, got 0".
   let out = text.replace(/\bargument "([^"]+)" (.+?), got (.+)$/, (all, a: string, what: string, got: string) => {
     const zh = argWhatZh(what);
@@ -128,8 +133,13 @@ function errorZh(text: string): string {
   });
   // "ndvi: unknown argument "rde"; ndvi takes image, sensor, nir, red; did you mean "red"?"
   out = out.replace(/\bunknown argument ("[^"]*"|\S+); (\S+) takes ([^;]+)/, (_m, a: string, t: string, list: string) => `未知参数 ${a.startsWith('"') ? a : `"${a}"`}；${t} 可用的参数：${list}`);
-  // "missing required argument "zones" (zones: <the tool's own description>); add a line `zones: ...`"
-  out = out.replace(/\bmissing required argument "([^"]+)" \((\w+)(?:: (.*))?\); ?/, (_m, a: string, kind: string, desc?: string) => `缺少必需的参数 "${a}"（${kind}${desc ? `：${desc}` : ''}）；`);
+  // "zonal_stats: missing required argument "zones" (zones: <the tool's own description>); add a line `zones: ...`":
+  // the description from the tool's manifest in Chinese when it has one, else as the tool wrote it.
+  out = out.replace(/\b(?:([\w.-]+): )?missing required argument "([^"]+)" \((\w+)(?:: (.*))?\); ?/, (_m, tool: string | undefined, a: string, kind: string, desc?: string) => {
+    const zh = tool ? paramZh?.(tool, a) : undefined;
+    const text = zh ?? desc;
+    return `${tool ? `${tool}: ` : ''}缺少必需的参数 "${a}"（${kind}${text ? `：${text}` : ''}）；`;
+  });
   out = out.replace(/^unknown tool "([^"]+)"(?: \(did you mean (.+?)\?\))?; builtin tools: /, (_m, t: string, near?: string) => `未知工具 "${t}"${near ? `（是否想写 ${near}？）` : ''}；内置工具：`);
   for (const [re, zh] of INPUT) out = out.replace(re, zh as (substring: string, ...args: string[]) => string);
   return out

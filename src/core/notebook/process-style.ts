@@ -4,13 +4,14 @@
  *  palette entry per value; anything else as a pseudocolor ramp stretched over the 2–98 % range.
  *  Three or more bands (a composite, a pansharpened or reprojected scene) are styled as QGIS shows
  *  them by default, a multiband colour composite: red, green and blue from the band descriptions
- *  when they name them, else bands 1, 2, 3, each stretched over its own 2–98 % range. */
+ *  when they name them, else bands 1, 2, 3, each stretched over its own 2–98 % range; the quicklook
+ *  is that same composite. */
 import * as path from 'path';
 import { openRaster } from '../raster/io/dataset';
 import { StatsAccumulator } from '../raster/stats';
-import { renderQuicklook, takePalette, type QuicklookKind } from '../raster/quicklook';
+import { renderQuicklook, renderRgbQuicklook, takePalette, type QuicklookKind, type RgbChannel } from '../raster/quicklook';
 import { readPreview, throwIfAborted } from '../raster/tools/common';
-import { qmlMultiband, qmlStyle, type CompositeChannel } from '../results/qml';
+import { qmlMultiband, qmlStyle } from '../results/qml';
 import { roleFromDescription } from '../raster/bands';
 import type { RasterDataset } from '../raster/io/dataset';
 import { writeFileAtomic } from '../raster/io/atomic-file';
@@ -50,27 +51,33 @@ export async function styleProcessRaster(file: string, signal?: AbortSignal): Pr
     const st = acc.result();
     const classes = integers && st.valid > 0 && values.size <= MAX_CLASSES ? [...values].sort((a, b) => a - b) : undefined;
     const kind: QuicklookKind = classes ? (classes.every((v) => v === 0 || v === 1) ? 'mask' : 'class') : 'continuous';
-    const p = await readPreview(ds, 1, 768, signal);
     const quicklook = file.replace(/\.tiff?$/i, '.png');
-    const range: [number, number] | undefined = !classes && st.percentiles ? [st.percentiles.p2, st.percentiles.p98] : undefined;
-    await renderQuicklook(quicklook, p.data, p.w, p.h, {
-      kind, title: path.basename(file),
-      ...(range ? { range } : {}),
-      // Every class of the whole raster gets an entry, also one the preview's pixels miss.
-      ...(kind === 'class' ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
-    });
-    const palette = takePalette(quicklook);
-    if (!palette) return undefined;
     const style = file.replace(/\.tiff?$/i, '.qml');
-    // A scene of three or more bands is looked at as a colour composite, not as its first band.
+    // A scene of three or more bands is looked at as a colour composite, not as its first band:
+    // in QGIS (the style) and in the quicklook alike, from the same bands and ranges.
     const rgb = ds.bandCount >= 3 ? await composite(ds, signal) : undefined;
-    await writeFileAtomic(style, rgb ? qmlMultiband(rgb) : qmlStyle(palette));
+    if (rgb) {
+      await renderRgbQuicklook(quicklook, rgb.channels, rgb.w, rgb.h, { title: path.basename(file) });
+      await writeFileAtomic(style, qmlMultiband(rgb.channels));
+    } else {
+      const p = await readPreview(ds, 1, 768, signal);
+      const range: [number, number] | undefined = !classes && st.percentiles ? [st.percentiles.p2, st.percentiles.p98] : undefined;
+      await renderQuicklook(quicklook, p.data, p.w, p.h, {
+        kind, title: path.basename(file),
+        ...(range ? { range } : {}),
+        // Every class of the whole raster gets an entry, also one the preview's pixels miss.
+        ...(kind === 'class' ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
+      });
+      const palette = takePalette(quicklook);
+      if (!palette) return undefined;
+      await writeFileAtomic(style, qmlStyle(palette));
+    }
     return {
       stats: {
         band: 1, min: st.min, max: st.max, mean: st.mean, std: st.std, valid_pixels: st.valid, nodata_pixels: st.nodata,
         ...(st.percentiles ? { p2: st.percentiles.p2, p98: st.percentiles.p98 } : {}),
         ...(classes && !rgb ? { classes } : {}), style: rgb ? 'multiband' : kind === 'continuous' ? 'pseudocolor' : 'paletted',
-        ...(rgb ? { rgb: rgb.map((c) => ({ band: c.band, min: c.min, max: c.max })) } : {}),
+        ...(rgb ? { rgb: rgb.channels.map((c) => ({ band: c.band, min: c.min, max: c.max })) } : {}),
       },
       quicklook, style,
     };
@@ -91,18 +98,21 @@ export function compositeBands(descriptions: readonly (string | null)[], bandCou
 }
 
 /** Each composite band stretched over its 2–98 % range, estimated from a 768-pixel preview (as
- *  QGIS estimates its own cumulative cut); a flat band over its single value. */
-async function composite(ds: RasterDataset, signal?: AbortSignal): Promise<[CompositeChannel, CompositeChannel, CompositeChannel]> {
-  const out: CompositeChannel[] = [];
+ *  QGIS estimates its own cumulative cut); a flat band over its single value. The previews come
+ *  along: the quicklook draws them. */
+async function composite(ds: RasterDataset, signal?: AbortSignal): Promise<{ channels: [RgbChannel, RgbChannel, RgbChannel]; w: number; h: number }> {
+  const out: RgbChannel[] = [];
+  let w = 0, h = 0;
   for (const band of compositeBands(ds.bandDescriptions, ds.bandCount)) {
     const p = await readPreview(ds, band, 768, signal);
+    w = p.w; h = p.h;
     const acc = new StatsAccumulator(p.w, p.h);
     acc.add(p.data, 0, 0, p.w, p.h);
     const st = acc.result();
     let min = st.percentiles?.p2 ?? st.min ?? 0, max = st.percentiles?.p98 ?? st.max ?? 1;
     if (!(max > min)) { min = st.min ?? min; max = st.max ?? max; }
     if (!(max > min)) max = min + 1;
-    out.push({ band, min, max });
+    out.push({ band, min, max, data: p.data });
   }
-  return out as [CompositeChannel, CompositeChannel, CompositeChannel];
+  return { channels: out as [RgbChannel, RgbChannel, RgbChannel], w, h };
 }

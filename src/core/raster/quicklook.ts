@@ -103,18 +103,7 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
   const rgba = new Uint8Array(cw * ch * 4).fill(255);
   if (opts.title) drawText(rgba, cw, ch, 4, 4, opts.title.slice(0, Math.floor((cw - 8) / 6)), [20, 20, 20]);
 
-  const ox = Math.floor((cw - iw) / 2);
-  for (let y = 0; y < ih; y++) {
-    const sy = Math.min(height - 1, Math.floor((y + 0.5) * f));
-    for (let x = 0; x < iw; x++) {
-      const sx = Math.min(width - 1, Math.floor((x + 0.5) * f));
-      const v = data[sy * width + sx];
-      const o = ((titleH + y) * cw + ox + x) * 4;
-      if (v !== v) { rgba[o] = 235; rgba[o + 1] = 235; rgba[o + 2] = 235; rgba[o + 3] = 0; continue; }
-      const c = colorOf(v);
-      rgba[o] = c[0]; rgba[o + 1] = c[1]; rgba[o + 2] = c[2]; rgba[o + 3] = 255;
-    }
-  }
+  paint(rgba, cw, titleH, { width, height, iw, ih, f }, (i) => { const v = data[i]; return v !== v ? undefined : colorOf(v); });
 
   const ly = titleH + ih + 6;
   if (legendItems.length) {
@@ -156,6 +145,58 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
     : { kind, range, stops: RAMPS[kind] };
   rememberPalette(outPath, palette);
   return palette;
+}
+
+/** The image's pixels on the canvas, centred below the title: `colour(i)` of the source pixel each
+ *  canvas pixel falls on (nearest), transparent where it gives none. */
+function paint(rgba: Uint8Array, cw: number, top: number, g: { width: number; height: number; iw: number; ih: number; f: number }, colour: (i: number) => RGB | undefined): void {
+  const ox = Math.floor((cw - g.iw) / 2);
+  for (let y = 0; y < g.ih; y++) {
+    const sy = Math.min(g.height - 1, Math.floor((y + 0.5) * g.f));
+    for (let x = 0; x < g.iw; x++) {
+      const sx = Math.min(g.width - 1, Math.floor((x + 0.5) * g.f));
+      const c = colour(sy * g.width + sx);
+      const o = ((top + y) * cw + ox + x) * 4;
+      if (!c) { rgba[o] = 235; rgba[o + 1] = 235; rgba[o + 2] = 235; rgba[o + 3] = 0; continue; }
+      rgba[o] = c[0]; rgba[o + 1] = c[1]; rgba[o + 2] = c[2]; rgba[o + 3] = 255;
+    }
+  }
+}
+
+/** One colour of an RGB quicklook: a band's preview, stretched from `min` (0) to `max` (255). */
+export interface RgbChannel { band: number; data: Float32Array; min: number; max: number }
+
+/** `v` stretched linearly from `min` to `max` onto 0–255, truncated and clamped, as QGIS's
+ *  StretchToMinimumMaximum enhancement computes it: the PNG then shows what the `.qml` shows. */
+export function stretchByte(v: number, min: number, max: number): number {
+  const s = Math.trunc(((v - min) / (max - min)) * 255);
+  return s < 0 ? 0 : s > 255 ? 255 : s;
+}
+
+/**
+ * A colour composite quicklook of three bands (`width`×`height` previews, NaN = nodata): each band
+ * stretched over its own range, a pixel transparent where any band has no value (as QGIS's
+ * multiband colour renderer leaves it), and a legend naming the bands and their ranges.
+ */
+export async function renderRgbQuicklook(outPath: string, rgb: [RgbChannel, RgbChannel, RgbChannel], width: number, height: number, opts: { title?: string } = {}): Promise<void> {
+  const maxSide = 768;
+  const f = Math.max(width / maxSide, height / maxSide, 1);
+  const iw = Math.max(1, Math.round(width / f)), ih = Math.max(1, Math.round(height / f));
+  const titleH = opts.title ? 16 : 0, legendH = 34;
+  const cw = Math.max(iw, 320), ch = titleH + ih + legendH;
+  const rgba = new Uint8Array(cw * ch * 4).fill(255);
+  if (opts.title) drawText(rgba, cw, ch, 4, 4, opts.title.slice(0, Math.floor((cw - 8) / 6)), [20, 20, 20]);
+  const [r, g, b] = rgb;
+  paint(rgba, cw, titleH, { width, height, iw, ih, f }, (i) => {
+    const vr = r.data[i], vg = g.data[i], vb = b.data[i];
+    if (vr !== vr || vg !== vg || vb !== vb) return undefined;
+    return [stretchByte(vr, r.min, r.max), stretchByte(vg, g.min, g.max), stretchByte(vb, b.min, b.max)];
+  });
+  const ly = titleH + ih + 6, fit = (t: string) => t.slice(0, Math.floor((cw - 8) / 6));
+  drawText(rgba, cw, ch, 4, ly, fit(`RGB = BANDS ${r.band}, ${g.band}, ${b.band} (EACH 2-98 %)`), [20, 20, 20]);
+  drawText(rgba, cw, ch, 4, ly + 12, fit(rgb.map((c, i) => `${'RGB'[i]} ${num(c.min)}..${num(c.max)}`).join('  ')), [20, 20, 20]);
+  await fs.promises.mkdir(path.dirname(outPath), { recursive: true });
+  await writeFileAtomic(outPath, encodePng(rgba, cw, ch));
 }
 
 /** The colours a quicklook used: a ramp stretched over `range`, or one colour per class value. */

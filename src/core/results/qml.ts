@@ -93,6 +93,7 @@ export function qmlStyle(palette: QuicklookPalette): string {
       `      <minMaxOrigin><limits>None</limits><extent>WholeRaster</extent><statAccuracy>Estimated</statAccuracy><cumulativeCutLower>0.02</cumulativeCutLower><cumulativeCutUpper>0.98</cumulativeCutUpper><stdDevFactor>2</stdDevFactor></minMaxOrigin>`,
       `      <rastershader>`,
       `        <colorrampshader colorRampType="INTERPOLATED" classificationMode="1" clip="0" minimumValue="${num(lo)}" maximumValue="${num(hi)}" labelPrecision="4">`,
+      ...sourceRamp(stops),
       ...items,
       `        </colorrampshader>`,
       `      </rastershader>`,
@@ -100,6 +101,23 @@ export function qmlStyle(palette: QuicklookPalette): string {
     ];
   }
   return [...head, ...body, ...tail].join('\n');
+}
+
+/** The ramp the items were made from, as QGIS saves it (QgsSymbolLayerUtils::saveColorRamp, the
+ *  `prop` form every QGIS 3 reads). Without it QGIS shows its default ramp in the layer properties
+ *  and, when the analyst changes min/max there, reclassifies with that ramp: the colours are lost. */
+function sourceRamp(stops: RGB[]): string[] {
+  const rgba = (c: RGB) => `${c.map((v) => Math.max(0, Math.min(255, Math.round(v)))).join(',')},255`;
+  const inner = stops.slice(1, -1).map((c, i) => `${Number(((i + 1) / (stops.length - 1)).toPrecision(6))};${rgba(c)}`).join(':');
+  return [
+    `          <colorramp type="gradient" name="[source]">`,
+    `            <prop k="color1" v="${rgba(stops[0])}"/>`,
+    `            <prop k="color2" v="${rgba(stops[stops.length - 1])}"/>`,
+    `            <prop k="discrete" v="0"/>`,
+    `            <prop k="rampType" v="gradient"/>`,
+    ...(inner ? [`            <prop k="stops" v="${inner}"/>`] : []),
+    `          </colorramp>`,
+  ];
 }
 
 function label(v: number): string {

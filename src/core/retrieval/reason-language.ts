@@ -3,13 +3,13 @@
  *  Retrieval writes its reasons in English from fixed phrases (forward.ts, backward.ts,
  *  executability.ts). As with run summaries (src/core/results/summary-language.ts), the Chinese
  *  version rewrites each phrase; what comes from the data (file names, the analyst's words, band
- *  numbers) is copied as it is. Tools are named by their manifest's `name_zh` and what they give by
- *  their output's `description_zh` (display fields, see manifests/display.ts), when the caller
- *  passes the catalog; a catalog without them keeps the English name and description. A clause no
- *  phrase matches stays English. */
+ *  numbers) is copied as it is. Tools are named by their manifest's `name_zh`, what they give by
+ *  their output's `description_zh`, the tags a task matched by the tool's `tags_zh` and a workflow
+ *  by its `name_zh` (display fields, see manifests/display.ts), when the caller passes the catalog;
+ *  a catalog without them keeps the English words. A clause no phrase matches stays English. */
 import type { SummaryLanguage } from '../results/summary-language';
-import type { ToolManifest } from '../manifests/types';
-import { displayName } from '../manifests/display';
+import type { ToolManifest, WorkflowTemplate } from '../manifests/types';
+import { displayName, tagDisplay, workflowDisplayName } from '../manifests/display';
 import { humanName } from '../index/text';
 import { productOutput } from './product';
 import type { Rationale } from './types';
@@ -56,7 +56,6 @@ const outZh = (o: string) => { const r = /^(.*?) ?\bresult$/.exec(o); return r ?
 const needs = (text: string) => { const r = roles(text); return /^[A-Za-z]/.test(r) ? ` ${r}` : r; };
 /** "red, NIR + a mask or a class map" → "红光、NIR + 掩膜或分类图". */
 const roles = (text: string) => text.split(/( \+ |, | or )/).map((x) => (x === ', ' ? '、' : x === ' or ' ? '或' : x === ' + ' ? ' + ' : role(x))).join('');
-const list = (text: string) => text.split(', ').join('、');
 const quoted = (text: string) => text.split('", "').join('”“');
 
 /** What a phrase needs besides its match: tools named in the reader's language. */
@@ -65,8 +64,12 @@ interface Ctx {
   tool: (idOrName: string) => string;
   /** The English "what it gives" of the suggested tool → its output's `description_zh`, when known. */
   what: (english: string) => string;
+  /** A matched tag (or task word) → the suggested tool's `tags_zh` for it, when it has one. */
+  tag: (english: string) => string;
+  /** A workflow's English name → its `name_zh`, when the workflow has one. */
+  workflow: (english: string) => string;
 }
-const PLAIN: Ctx = { tool: (t) => t, what: (t) => t };
+const PLAIN: Ctx = { tool: (t) => t, what: (t) => t, tag: (t) => t, workflow: (t) => t };
 
 /** "s2_scene.tif (the task's "城市")", "(named in the task)", "(from ndvi)". */
 function itemZh(text: string, c: Ctx = PLAIN): string {
@@ -93,10 +96,10 @@ type Phrase = [RegExp, (m: RegExpExecArray, c: Ctx) => string];
 
 /** One clause of a forward reason or a readiness note. */
 const CLAUSES: Phrase[] = [
-  [/^matches (.+)$/, (m) => `匹配 ${list(m[1])}`],
+  [/^matches (.+)$/, (m, c) => `匹配 ${m[1].split(', ').map(c.tag).join('、')}`],
   [/^similar in meaning to the task$/, () => '与任务语义相近'],
   [/^proposed by the LLM for this task$/, () => '由 LLM 针对此任务提出'],
-  [/^step of the (.+) workflow$/, (m) => `属于“${m[1]}”工作流的一步`],
+  [/^step of the (.+) workflow$/, (m, c) => `属于“${c.workflow(m[1])}”工作流的一步`],
   [/^chosen before for "(.+)"$/, (m) => `之前曾为“${quoted(m[1])}”选用`],
   [/^used in the flows of similar past tasks$/, () => '在相似的历史任务流程中用过'],
   [/^often followed by (.+)$/, (m, c) => `之后常接${sp(toolList(m[1], c))}`],
@@ -173,23 +176,31 @@ export function localizeNote(note: string, lang: SummaryLanguage, tools?: readon
 /** The catalog's Chinese name of a tool, when it has one. */
 const zhName = (m: ToolManifest) => { const n = displayName(m, 'zh'); return n !== humanName(m) ? n : undefined; };
 
-function ctxFor(tools: readonly ToolManifest[] | undefined, subject?: ToolManifest, rationale?: Rationale): Ctx {
-  if (!tools) return PLAIN;
+/** Workflows as a reason names them (forward.ts: its name, else its id with spaces). */
+type WorkflowNames = readonly Pick<WorkflowTemplate, 'id' | 'name' | 'name_zh'>[];
+
+function ctxFor(tools: readonly ToolManifest[] | undefined, subject?: ToolManifest, rationale?: Rationale, workflows?: WorkflowNames): Ctx {
+  const flow = (t: string) => { const w = workflows?.find((x) => workflowDisplayName(x, 'en') === t); return w ? workflowDisplayName(w, 'zh') : t; };
+  if (!tools) return { ...PLAIN, workflow: flow };
   const n = namesOf(tools);
   const what = subject && rationale ? productZh(subject, rationale) : undefined;
   return {
     // A tool without a Chinese name stays as the reason wrote it (its id or lower-case English name).
     tool: (t) => { const m = n.byId.get(t) ?? n.byName.get(t.toLowerCase()); return m && zhName(m) ? zhName(m)! : t; },
     what: (t) => what ?? t,
+    // Matched tags are the suggested tool's own; a task word that is no tag stays as the analyst wrote it.
+    tag: (t) => (subject ? tagDisplay(subject, t, 'zh') : undefined) ?? t,
+    workflow: flow,
   };
 }
 
 /**
  * A reason line (forward "matches …; needs …" or backward "verify: … checks … — …") in `lang`.
- * With the catalog (`tools`) and the suggested tool's id (`toolId`), the tools it names and what
- * the suggested tool gives are in `lang` too, from the manifests' display fields.
+ * With the catalog (`tools`) and the suggested tool's id (`toolId`), the tools it names, what the
+ * suggested tool gives and the tags it matched are in `lang` too, from the manifests' display
+ * fields; with `workflows`, the workflow it is a step of.
  */
-export function localizeReason(reason: string, lang: SummaryLanguage, tools?: readonly ToolManifest[], toolId?: string): string {
+export function localizeReason(reason: string, lang: SummaryLanguage, tools?: readonly ToolManifest[], toolId?: string, workflows?: WorkflowNames): string {
   if (lang === 'en' || !reason) return reason;
   const back = /^(explain|quantify|verify|compare|extend): (.+)$/.exec(reason);
   if (back) {
@@ -207,6 +218,6 @@ export function localizeReason(reason: string, lang: SummaryLanguage, tools?: re
     } else body = phrase(text, BACKWARD, c);
     if (body) return `${RATIONALE_LABELS.zh[rationale]}：${body}`;
   }
-  const c = ctxFor(tools);
+  const c = ctxFor(tools, tools && toolId ? namesOf(tools).byId.get(toolId) : undefined, undefined, workflows);
   return reason.split('; ').map((x) => phrase(x, CLAUSES, c) ?? x).join('；');
 }
