@@ -14,6 +14,9 @@ test('reasons quote whole words the analyst typed: no stems, bigrams or stop wor
   assert.ok(shown.includes('植被') && shown.includes('林地'), shown.join(','));
   // a stem whose word is not in the text (it came from a translation) is not shown as a stem
   assert.deepEqual(readableTerms('用影像计算', ['imageri']), []);
+  // a concept a Chinese task evoked is quoted by the task's own word, not named in English
+  assert.deepEqual(readableTerms('统计每个地块的分布', ['c:statistics']), ['统计']);
+  assert.deepEqual(readableTerms('zonal statistics per field', ['c:statistics']), ['statistics']);
 });
 
 test('forward and next-step reasons carry no noise; labels say what the product really is', async () => {

@@ -5,7 +5,8 @@
  * names of concepts.
  */
 import { CJK_DICTIONARY } from '../embed/cjk-dictionary';
-import { stem, tokenizeDetailed } from '../embed/tokenize';
+import { expandConcepts } from '../embed/lexicon';
+import { stem, tokenize, tokenizeDetailed } from '../embed/tokenize';
 
 const HAN = /\p{Script=Han}/u;
 const CONCEPT = 'c:';
@@ -16,14 +17,35 @@ const SAY_NOTHING = new Set(('how what which where when why many much more most 
   'new old same other area map maps image images data file files result results value values make made ' +
   'take took taken put keep kept know think tell say said go going come came lot lots bit thing things way').split(' '));
 
+const DICTIONARY_WORDS = Object.keys(CJK_DICTIONARY).sort((a, b) => [...b].length - [...a].length);
+const conceptsOf = new Map<string, string[]>();
+
+/**
+ * The Chinese dictionary word of `text` that evokes `concept` (longest first), so a Chinese task's
+ * reason quotes "统计" where it would otherwise name the concept in English ("statistics").
+ */
+function evokingWord(text: string, concept: string): string | undefined {
+  for (const w of DICTIONARY_WORDS) {
+    if (!text.includes(w)) continue;
+    let cs = conceptsOf.get(w);
+    if (!cs) conceptsOf.set(w, (cs = expandConcepts(tokenize(w))));
+    if (cs.includes(concept)) return w;
+  }
+  return undefined;
+}
+
 /** Readable forms of matched terms (stems, bigrams, "c:" concepts) for `text`, in order, without repeats. */
 export function readableTerms(text: string, terms: string[]): string[] {
   const surface = new Map<string, string>();
   for (const w of tokenizeDetailed(text).rawWords) if (!surface.has(stem(w))) surface.set(stem(w), w);
+  const han = HAN.test(text);
   const out: string[] = [];
   for (const t of terms) {
     let r: string | undefined;
-    if (t.startsWith(CONCEPT)) r = t.slice(CONCEPT.length).replace(/_/g, ' ');
+    if (t.startsWith(CONCEPT)) {
+      const concept = t.slice(CONCEPT.length);
+      r = (han ? evokingWord(text, concept) : undefined) ?? concept.replace(/_/g, ' ');
+    }
     else if (HAN.test(t)) r = [...t].length >= 2 && CJK_DICTIONARY[t] !== undefined && text.includes(t) ? t : undefined;
     else {
       const w = surface.get(t);
