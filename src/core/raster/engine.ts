@@ -49,7 +49,8 @@ export function listBuiltinTools(): ToolSpec[] {
 }
 
 export function getToolSpec(id: string): ToolSpec | undefined {
-  const t = byId().get(id);
+  // Only the tool's own module (a run asks for its spec first; the full registry costs start-up).
+  const t = findTool(id);
   return t ? { id: t.id, params: t.params } : undefined;
 }
 

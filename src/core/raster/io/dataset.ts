@@ -31,6 +31,13 @@ export interface RasterDataset {
   readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
   /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
   reserveTiles?(tiles: number): void;
+  /** Several bands stored pixel-interleaved (one block holds every band's samples). */
+  readonly pixelInterleaved?: boolean;
+  /**
+   * Raw samples of every band over a window, pixel-interleaved (w × h × bandCount, bands inside each pixel),
+   * copied row by row out of the decoded blocks; only for pixelInterleaved files.
+   */
+  readInterleaved?(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray>;
   /**
    * Sets the tile cache to `tiles` decoded blocks (at least 2), dropping the oldest: for readers that go
    * down the raster once in full-width strips, where only the current strip (and a halo row) is ever hit.
@@ -252,6 +259,40 @@ class TiffDataset implements RasterDataset {
       await this.close().catch(() => undefined);
       throw new RasterError(`${name}: cannot read TIFF structure (${(e as Error).message})`);
     }
+  }
+
+  get pixelInterleaved(): boolean { return this.planar === 1 && this.bandCount > 1; }
+
+  async readInterleaved(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+    if (!this.pixelInterleaved) throw new RasterError(`${this.source}: bands are not stored pixel-interleaved`);
+    this.check(1, x, y, w, h);
+    const S = this.bandCount, tw = this.blockWidth, th = this.blockHeight;
+    const out = new CTORS[this.dtype](w * h * S);
+    const jobs: Promise<void>[] = [];
+    for (let ty = Math.floor(y / th); ty <= Math.floor((y + h - 1) / th); ty++) {
+      for (let tx = Math.floor(x / tw); tx <= Math.floor((x + w - 1) / tw); tx++) {
+        if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+        jobs.push(this.tile(tx, ty, 0, signal).then((data) => {
+          const rowsInData = Math.floor(data.length / (tw * S));
+          const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
+          const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
+          if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
+          const n = (gx1 - gx0) * S;
+          for (let gy = gy0; gy < gy1; gy++) {
+            const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * S;
+            out.set(data.subarray(src, src + n) as any, ((gy - y) * w + (gx0 - x)) * S);
+          }
+        }));
+      }
+    }
+    try {
+      await Promise.all(jobs);
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason ?? e;
+      if (e instanceof RasterError) throw e;
+      throw new RasterError(`${this.source}: cannot decode bands at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
+    }
+    return out;
   }
 
   /** Samples in one stored row of a block (all samples of a pixel when interleaved). */

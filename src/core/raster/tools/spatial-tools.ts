@@ -168,7 +168,11 @@ export const clipBboxTool = defineTool({
       const w = c1 - c0, h = r1 - r0;
       const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0] + c0 * g[1], g[1], 0, g[3] + r0 * g[5], 0, g[5]] };
       const out = outPath(ctx, 'clip');
-      const { stats, ql } = await copyStrips(ctx, ds, out, baseSpec(ds, w, h, geo, writableType(ds.dtype)), { type: 'clip', c0, r0 }, 'clip');
+      const spec = baseSpec(ds, w, h, geo, writableType(ds.dtype));
+      // A pixel-interleaved input of integers is copied with its bands together and written the same way (GDAL's
+      // default layout): a fourth of the tiles to encode for a 4-band scene, no per-band window copies.
+      spec.interleaved = !!ds.pixelInterleaved && !!ds.readInterleaved && spec.dtype === ds.dtype && spec.dtype !== 'float32';
+      const { stats, ql } = await copyStrips(ctx, ds, out, spec, { type: 'clip', c0, r0 }, 'clip');
       const r = stats.result();
       const area = ds.geo.geographic ? '' : ` (${num((w * h * Math.abs(g[1] * g[5])) / 1e6)} km²)`;
       const summary = `Clipped to ${w}×${h} pixels${area}, ${((w * h) / (ds.width * ds.height) * 100).toFixed(1)}% of the input, columns ${c0}–${c1 - 1} and rows ${r0}–${r1 - 1}; `
