@@ -27,6 +27,11 @@ export interface RasterDataset {
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
   /** Raw samples of a window; `into` (of the band's type, at least w×h long) is filled and returned instead of a new array. */
   readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<ArrayLike<number>>;
+  /**
+   * readWindowRaw for readers that never come back to a block (full-width strips going down, no overlap):
+   * blocks are decoded into one reused buffer and not cached.
+   */
+  readStripRaw?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<ArrayLike<number>>;
   /** Several bands of one window with each tile decoded once: raw samples, or float32 as readWindow. */
   readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
   /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
@@ -121,6 +126,8 @@ class TiffDataset implements RasterDataset {
   private cacheLimit = 64;
   private closed = false;
   private raw: RawTileReader | null = null;
+  /** Decoded block reused by readStripRaw. */
+  private stripScratch = new Uint8Array(0);
   private layout: RawLayout | null = null;
   /** fd opened by initFromDescriptor (no geotiff.js object to close it). */
   private ownFd = -1;
@@ -367,6 +374,22 @@ class TiffDataset implements RasterDataset {
     return out;
   }
 
+  async readStripRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
+    const raw = this.raw;
+    // Only where a block's decoded bytes are its samples as they are (a view, no conversion).
+    if (!raw || this.sample.packed || this.sample.half || this.sample.bits === 64) return this.readWindowRaw(band, x, y, w, h, signal, into);
+    const out = into instanceof CTORS[this.dtype] && into.length >= w * h ? (into.length === w * h ? into : into.subarray(0, w * h)) as TypedArray : new CTORS[this.dtype](w * h);
+    const stride = this.planar === 1 ? this.bandCount : 1;
+    const need = this.blockWidth * this.blockHeight * stride * this.bytes;
+    if (this.stripScratch.length < need) this.stripScratch = new Uint8Array(need);
+    // Decoded and copied one block at a time, each in one synchronous step, so the scratch is never shared.
+    await this.copyWindow([band], x, y, w, h, [out], [null], signal, (tx, ty, sample) => {
+      const hit = this.cache.get(this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`);
+      return hit ?? this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
+    });
+    return out;
+  }
+
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
     const out = new Float32Array(w * h);
     await this.copyWindow([band], x, y, w, h, [out], [this.conversion(band)], signal);
@@ -407,7 +430,8 @@ class TiffDataset implements RasterDataset {
    * Copies band windows out of the tiles, every tile decoded once for all `bands` (one pass over a
    * pixel-interleaved file); with `convs[k]`, converts to float in the same pass (nodata → NaN, scale/offset).
    */
-  private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], convs: ({ nd: number | null; scale: number; offset: number } | null)[], signal?: AbortSignal): Promise<void> {
+  private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], convs: ({ nd: number | null; scale: number; offset: number } | null)[], signal?: AbortSignal,
+    block?: (tx: number, ty: number, sample: number) => TypedArray | Promise<TypedArray>): Promise<void> {
     for (const band of bands) this.check(band, x, y, w, h);
     const tw = this.blockWidth, th = this.blockHeight;
     const tx0 = Math.floor(x / tw), tx1 = Math.floor((x + w - 1) / tw);
@@ -438,7 +462,15 @@ class TiffDataset implements RasterDataset {
     for (let ty = ty0; ty <= ty1; ty++) {
       for (let tx = tx0; tx <= tx1; tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        if (this.planar === 1) {
+        if (block) {
+          // A caller's block source: fetched and copied in one step (it may reuse one buffer).
+          const run = (sample: number, ks: number[]) => {
+            const d = block(tx, ty, sample);
+            return d instanceof Promise ? d.then((v) => copy(v, tx, ty, ks)) : copy(d, tx, ty, ks);
+          };
+          if (this.planar === 1) jobs.push(Promise.resolve().then(() => run(0, all)));
+          else for (let k = 0; k < bands.length; k++) jobs.push(Promise.resolve().then(() => run(bands[k] - 1, [k])));
+        } else if (this.planar === 1) {
           jobs.push(this.tile(tx, ty, 0, signal).then((data) => copy(data, tx, ty, all)));
         } else {
           for (let k = 0; k < bands.length; k++) jobs.push(this.tile(tx, ty, bands[k] - 1, signal).then((data) => copy(data, tx, ty, [k])));

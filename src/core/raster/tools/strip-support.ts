@@ -138,9 +138,10 @@ function fitStripCache(ds: RasterDataset, x: number, y: number, w: number, h: nu
 
 /**
  * A window of a band as a set mask: 1 where readByteMask gives 1, else 0 (unset and nodata alike), in one
- * pass over the raw samples of integer bands (for StripVectorizer.push(…, binary)).
+ * pass over the raw samples of integer bands (for StripVectorizer.push(…, binary)). A byte band is read into
+ * `into` when given (a strip buffer the caller reuses), else into a new array.
  */
-export async function readSetMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Uint8Array> {
+export async function readSetMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: Uint8Array): Promise<Uint8Array> {
   const ds = band.dataset, b = band.band;
   fitStripCache(ds, x, y, w, h, false);
   const plain = INTEGER_TYPES.has(ds.dtype) && (ds.scales[b - 1] ?? 1) === 1 && (ds.offsets[b - 1] ?? 0) === 0
@@ -150,7 +151,9 @@ export async function readSetMask(band: ResolvedBand, x: number, y: number, w: n
     for (let i = 0; i < m.length; i++) m[i] = m[i] === 1 ? 1 : 0;
     return m;
   }
-  const raw = await ds.readWindowRaw(b, x, y, w, h, signal);
+  // Strips that do not overlap: no block is read twice, so none is cached (readStripRaw).
+  const raw = ds.readStripRaw ? await ds.readStripRaw(b, x, y, w, h, signal, ds.dtype === 'uint8' ? into : undefined)
+    : await ds.readWindowRaw(b, x, y, w, h, signal, ds.dtype === 'uint8' ? into : undefined);
   const nd = ds.nodata === null || Number.isNaN(ds.nodata) ? NaN : ds.nodata;
   if (raw instanceof Uint8Array) {
     // Bytes (most masks): in place, no second array.
