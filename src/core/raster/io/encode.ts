@@ -56,10 +56,12 @@ export function toTile(block: ArrayLike<number>, w: number, h: number, tile: num
 
 /**
  * Like toTile for the bw×rows block at column x0 of a strip `w` wide (no intermediate block copy):
- * NaN → fill, integers rounded and clamped, edges padded with fill.
+ * NaN → fill, integers rounded and clamped, edges padded with fill. The tile is a buffer of this thread
+ * reused by the next call (a new one per tile was 1 MB of garbage each): encode it before calling again.
  */
 export function stripToTile(strip: ArrayLike<number>, w: number, x0: number, bw: number, rows: number, tile: number, dtype: OutDType, fill: number): ArrayBufferView {
-  const arr = new CTOR[dtype](tile * tile);
+  let arr = tileScratch.get(dtype);
+  if (!arr || arr.length !== tile * tile) tileScratch.set(dtype, arr = new CTOR[dtype](tile * tile));
   if (bw < tile || rows < tile) arr.fill(fill as never);
   const [lo, hi] = RANGE[dtype];
   const sameType = strip instanceof CTOR[dtype];
@@ -99,6 +101,7 @@ export function interleavedStripToTile(strip: ArrayBufferView & ArrayLike<number
   return arr;
 }
 
+const tileScratch = new Map<OutDType, Uint8Array | Uint16Array | Int16Array | Int32Array | Float32Array>();
 const interleavedScratch = new Map<OutDType, Uint8Array | Uint16Array | Int16Array | Int32Array | Float32Array>();
 
 /**
