@@ -520,6 +520,14 @@ class TiffDataset implements RasterDataset {
 
 function copyConvert(src: TypedArray, so: number, stride: number, dst: Float32Array, d: number, n: number, nd: number | null, scale: number, offset: number): void {
   const plain = scale === 1 && offset === 0;
+  if (plain && src instanceof Float32Array && nd !== 0) {
+    // Float32 to float32: copied as bit patterns, nodata's pattern → NaN's (the float compare and store took
+    // about 5 ns a pixel, 6-7 times this). nd ±0 stays below: -0 must match too.
+    if (nd === null && stride === 1) { dst.set(src.subarray(so, so + n), d); return; }
+    const s32 = new Uint32Array(src.buffer, src.byteOffset, src.length), d32 = new Uint32Array(dst.buffer, dst.byteOffset, dst.length);
+    copyBits(s32, so, stride, d32, d, n, nd === null ? -1 : f32Bits(nd));
+    return;
+  }
   if (nd === null) {
     if (plain) for (let i = 0; i < n; i++) dst[d + i] = src[so + i * stride];
     else for (let i = 0; i < n; i++) dst[d + i] = src[so + i * stride] * scale + offset;
@@ -528,6 +536,16 @@ function copyConvert(src: TypedArray, so: number, stride: number, dst: Float32Ar
   } else {
     for (let i = 0; i < n; i++) { const v = src[so + i * stride]; dst[d + i] = v === nd ? NaN : v * scale + offset; }
   }
+}
+
+const NAN_BITS = 0x7fc00000;
+const bitsScratch = new Float32Array(1);
+function f32Bits(v: number): number { bitsScratch[0] = v; return new Uint32Array(bitsScratch.buffer)[0]; }
+
+/** Copies float32 bit patterns; `ndBits` (−1: none) becomes NaN. */
+function copyBits(src: Uint32Array, so: number, stride: number, dst: Uint32Array, d: number, n: number, ndBits: number): void {
+  if (stride === 1) for (let i = 0; i < n; i++) { const b = src[so + i]; dst[d + i] = b === ndBits ? NAN_BITS : b; }
+  else for (let i = 0; i < n; i++) { const b = src[so + i * stride]; dst[d + i] = b === ndBits ? NAN_BITS : b; }
 }
 
 /** Raw band values → float32 with scale/offset; nodata and NaN → NaN. */
