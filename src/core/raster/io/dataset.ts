@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import type { DecoderLike } from './decoders';
 import { readGeoInfo, parseGdalMetadata } from './geoinfo';
 import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
-import { HttpError, openRemoteTiff } from './http-client';
+// The HTTP client (node:http, node:https) loads for remote rasters only.
+const httpClient = () => require('./http-client') as typeof import('./http-client');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { scanFirstIfd, tagName } from './tiff-sanity';
@@ -178,7 +179,7 @@ class TiffDataset implements RasterDataset {
     let fd = -1;
     try {
       const { GeoTIFF } = await import('geotiff');
-      if (this.url) this.tiff = await openRemoteTiff(this.url, signal);
+      if (this.url) this.tiff = await httpClient().openRemoteTiff(this.url, signal);
       else {
         const fh = await fs.promises.open(name, 'r');
         const size = fileSize = (await fh.stat()).size;
@@ -187,7 +188,7 @@ class TiffDataset implements RasterDataset {
         catch (e) { await fh.close().catch(() => undefined); throw e; }
       }
     } catch (e) {
-      if (e instanceof HttpError) throw new RasterError(e.message);
+      if (this.url && e instanceof httpClient().HttpError) throw new RasterError(e.message);
       throw new RasterError(`${name}: not a readable TIFF (${(e as Error).message})`);
     }
     try {
