@@ -301,6 +301,12 @@ async function toolsTable(argv: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    // The options are documented once, in this file's header comment (`--help` used to start a full run).
+    const head = fs.readFileSync(path.join(ROOT, 'bench', 'raster.ts'), 'utf8').split('*/')[0];
+    console.log(head.replace(/^\/\*\*\n?/, '').split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim());
+    return;
+  }
   if (argv.includes('--ndvi') || argv.includes('--codecs-only')) await ndviDetail(argv);
   else await toolsTable(argv);
 }

@@ -1,5 +1,4 @@
 /** The HTTP options every command takes for remote rasters (COG URLs). */
-import { setHttpOptions } from '../core/raster/io/http-client';
 import { ParsedArgs, UsageError, opt } from './args';
 
 /**
@@ -16,5 +15,8 @@ export function applyHttpOptions(args: ParsedArgs): void {
     }
     return n;
   };
-  setHttpOptions({ connectTimeoutSeconds: num('http-connect-timeout'), idleTimeoutSeconds: num('http-idle-timeout'), timeoutSeconds: num('http-timeout'), retries: num('http-retries', true) });
+  const o = { connectTimeoutSeconds: num('http-connect-timeout'), idleTimeoutSeconds: num('http-idle-timeout'), timeoutSeconds: num('http-timeout'), retries: num('http-retries', true) };
+  // Unset options change nothing; the HTTP client (node:http and node:https) loads only when one is given or a URL is read.
+  if (Object.values(o).every((v) => v === undefined)) return;
+  (require('../core/raster/io/http-client') as typeof import('../core/raster/io/http-client')).setHttpOptions(o);
 }

@@ -3,12 +3,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunOptions, ToolRunResult, OutputRef } from './types';
 import type { ArgsOf, ArgValue, BuiltinTool, ToolParamSpec, ToolParams, ToolContext, ZonesArg } from './tools/types';
-import { isVectorPath } from './vector/read';
-import { parseCrs, crsOfGeo, crsLabelOf, transformer, LONLAT } from './crs/crs';
+// Vector readers and the CRS code (proj4) load when an argument or a file needs them, not at start-up.
+const isVectorPath = (p: string) => (require('./vector/read') as typeof import('./vector/read')).isVectorPath(p);
+const crsModule = () => require('./crs/crs') as typeof import('./crs/crs');
 import type { DataItem } from '../retrieval/types';
 import { TOOL_LOADERS } from './tools/lazy-registry';
 import { openRaster, isRemote, RasterDataset } from './io/dataset';
-import { boxToLonLat } from './proj';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
 import { expandGlobs } from './arg-globs';
@@ -49,7 +49,8 @@ export function listBuiltinTools(): ToolSpec[] {
 }
 
 export function getToolSpec(id: string): ToolSpec | undefined {
-  const t = byId().get(id);
+  // Only the tool's own module (a run asks for its spec first; the full registry costs start-up).
+  const t = findTool(id);
   return t ? { id: t.id, params: t.params } : undefined;
 }
 
@@ -151,7 +152,7 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
     case 'crs': {
       if (typeof value !== 'string' && typeof value !== 'number') bad('must be an EPSG code (EPSG:32632), a proj4 string or WKT');
       try {
-        return parseCrs(String(value), `${tool}: argument "${name}"`);
+        return crsModule().parseCrs(String(value), `${tool}: argument "${name}"`);
       } catch (e) {
         throw new ToolArgumentError((e as Error).message);
       }
@@ -330,6 +331,7 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
 /** Lon/lat box of a CRS without an EPSG code (GeoTIFF keys), or undefined when it cannot be transformed. */
 function outlineLonLat(geo: RasterDataset['geo'], file: string, box: [number, number, number, number]): [number, number, number, number] | undefined {
   try {
+    const { crsOfGeo, transformer, LONLAT } = crsModule();
     const crs = crsOfGeo(geo, file);
     if (!crs) return undefined;
     const t = transformer(crs, LONLAT);
@@ -368,13 +370,13 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
       else if (/dnbr/.test(desc) || /dnbr/.test(name)) roles.push('dnbr');
     }
     if (bands.filter((b) => b.role && !['dem', 'qa', 'thermal'].includes(b.role)).length >= 2) roles.push('multispectral');
-    const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsLabelOf(ds.geo, ds.source);
+    const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsModule().crsLabelOf(ds.geo, ds.source);
     const g = ds.geo.geoTransform;
     const xs = [g[0], g[0] + g[1] * ds.width + g[2] * ds.height, g[0] + g[1] * ds.width, g[0] + g[2] * ds.height];
     const ys = [g[3], g[3] + g[4] * ds.width + g[5] * ds.height, g[3] + g[4] * ds.width, g[3] + g[5] * ds.height];
     const extent: [number, number, number, number] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
     const epsg = ds.geo.epsg ?? (ds.geo.geographic ? 4326 : undefined);
-    const lonLat = boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
+    const lonLat = (require('./proj') as typeof import('./proj')).boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
     // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
     const guess = ds.bandCount >= 3 && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
     return {

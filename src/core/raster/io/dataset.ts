@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import type { DecoderLike } from './decoders';
 import { readGeoInfo, parseGdalMetadata } from './geoinfo';
 import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
-import { HttpError, openRemoteTiff } from './http-client';
+// The HTTP client (node:http, node:https) loads for remote rasters only.
+const httpClient = () => require('./http-client') as typeof import('./http-client');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { scanFirstIfd, tagName } from './tiff-sanity';
@@ -27,10 +28,22 @@ export interface RasterDataset {
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
   /** Raw samples of a window; `into` (of the band's type, at least w×h long) is filled and returned instead of a new array. */
   readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<ArrayLike<number>>;
+  /**
+   * readWindowRaw for readers that never come back to a block (full-width strips going down, no overlap):
+   * blocks are decoded into one reused buffer and not cached.
+   */
+  readStripRaw?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<ArrayLike<number>>;
   /** Several bands of one window with each tile decoded once: raw samples, or float32 as readWindow. */
   readWindows?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, signal?: AbortSignal): Promise<TypedArray[]>;
   /** Keeps at least `tiles` decoded blocks cached (the working set of an access pattern). */
   reserveTiles?(tiles: number): void;
+  /** Several bands stored pixel-interleaved (one block holds every band's samples). */
+  readonly pixelInterleaved?: boolean;
+  /**
+   * Raw samples of every band over a window, pixel-interleaved (w × h × bandCount, bands inside each pixel),
+   * copied row by row out of the decoded blocks; only for pixelInterleaved files.
+   */
+  readInterleaved?(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray>;
   /**
    * Sets the tile cache to `tiles` decoded blocks (at least 2), dropping the oldest: for readers that go
    * down the raster once in full-width strips, where only the current strip (and a halo row) is ever hit.
@@ -114,6 +127,8 @@ class TiffDataset implements RasterDataset {
   private cacheLimit = 64;
   private closed = false;
   private raw: RawTileReader | null = null;
+  /** Decoded block reused by readStripRaw. */
+  private stripScratch = new Uint8Array(0);
   private layout: RawLayout | null = null;
   /** fd opened by initFromDescriptor (no geotiff.js object to close it). */
   private ownFd = -1;
@@ -164,7 +179,7 @@ class TiffDataset implements RasterDataset {
     let fd = -1;
     try {
       const { GeoTIFF } = await import('geotiff');
-      if (this.url) this.tiff = await openRemoteTiff(this.url, signal);
+      if (this.url) this.tiff = await httpClient().openRemoteTiff(this.url, signal);
       else {
         const fh = await fs.promises.open(name, 'r');
         const size = fileSize = (await fh.stat()).size;
@@ -173,7 +188,7 @@ class TiffDataset implements RasterDataset {
         catch (e) { await fh.close().catch(() => undefined); throw e; }
       }
     } catch (e) {
-      if (e instanceof HttpError) throw new RasterError(e.message);
+      if (this.url && e instanceof httpClient().HttpError) throw new RasterError(e.message);
       throw new RasterError(`${name}: not a readable TIFF (${(e as Error).message})`);
     }
     try {
@@ -254,6 +269,40 @@ class TiffDataset implements RasterDataset {
     }
   }
 
+  get pixelInterleaved(): boolean { return this.planar === 1 && this.bandCount > 1; }
+
+  async readInterleaved(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+    if (!this.pixelInterleaved) throw new RasterError(`${this.source}: bands are not stored pixel-interleaved`);
+    this.check(1, x, y, w, h);
+    const S = this.bandCount, tw = this.blockWidth, th = this.blockHeight;
+    const out = new CTORS[this.dtype](w * h * S);
+    const jobs: Promise<void>[] = [];
+    for (let ty = Math.floor(y / th); ty <= Math.floor((y + h - 1) / th); ty++) {
+      for (let tx = Math.floor(x / tw); tx <= Math.floor((x + w - 1) / tw); tx++) {
+        if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+        jobs.push(this.tile(tx, ty, 0, signal).then((data) => {
+          const rowsInData = Math.floor(data.length / (tw * S));
+          const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
+          const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
+          if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
+          const n = (gx1 - gx0) * S;
+          for (let gy = gy0; gy < gy1; gy++) {
+            const src = ((gy - ty * th) * tw + (gx0 - tx * tw)) * S;
+            out.set(data.subarray(src, src + n) as any, ((gy - y) * w + (gx0 - x)) * S);
+          }
+        }));
+      }
+    }
+    try {
+      await Promise.all(jobs);
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason ?? e;
+      if (e instanceof RasterError) throw e;
+      throw new RasterError(`${this.source}: cannot decode bands at x=${x} y=${y} (${(e as Error).message}); the file may be truncated or corrupt`);
+    }
+    return out;
+  }
+
   /** Samples in one stored row of a block (all samples of a pixel when interleaved). */
   private get rowSamples(): number {
     return this.blockWidth * (this.planar === 1 ? this.bandCount : 1);
@@ -326,6 +375,22 @@ class TiffDataset implements RasterDataset {
     return out;
   }
 
+  async readStripRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
+    const raw = this.raw;
+    // Only where a block's decoded bytes are its samples as they are (a view, no conversion).
+    if (!raw || this.sample.packed || this.sample.half || this.sample.bits === 64) return this.readWindowRaw(band, x, y, w, h, signal, into);
+    const out = into instanceof CTORS[this.dtype] && into.length >= w * h ? (into.length === w * h ? into : into.subarray(0, w * h)) as TypedArray : new CTORS[this.dtype](w * h);
+    const stride = this.planar === 1 ? this.bandCount : 1;
+    const need = this.blockWidth * this.blockHeight * stride * this.bytes;
+    if (this.stripScratch.length < need) this.stripScratch = new Uint8Array(need);
+    // Decoded and copied one block at a time, each in one synchronous step, so the scratch is never shared.
+    await this.copyWindow([band], x, y, w, h, [out], [null], signal, (tx, ty, sample) => {
+      const hit = this.cache.get(this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`);
+      return hit ?? this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
+    });
+    return out;
+  }
+
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
     const out = new Float32Array(w * h);
     await this.copyWindow([band], x, y, w, h, [out], [this.conversion(band)], signal);
@@ -366,7 +431,8 @@ class TiffDataset implements RasterDataset {
    * Copies band windows out of the tiles, every tile decoded once for all `bands` (one pass over a
    * pixel-interleaved file); with `convs[k]`, converts to float in the same pass (nodata → NaN, scale/offset).
    */
-  private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], convs: ({ nd: number | null; scale: number; offset: number } | null)[], signal?: AbortSignal): Promise<void> {
+  private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], convs: ({ nd: number | null; scale: number; offset: number } | null)[], signal?: AbortSignal,
+    block?: (tx: number, ty: number, sample: number) => TypedArray | Promise<TypedArray>): Promise<void> {
     for (const band of bands) this.check(band, x, y, w, h);
     const tw = this.blockWidth, th = this.blockHeight;
     const tx0 = Math.floor(x / tw), tx1 = Math.floor((x + w - 1) / tw);
@@ -380,13 +446,22 @@ class TiffDataset implements RasterDataset {
       const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
       if (gy1 - ty * th > rowsInData) throw new Error(`tile ${tx},${ty} is short (${rowsInData} rows)`);
       const n = gx1 - gx0;
+      // Float32 to float32 without scaling: copied as bit patterns, nodata's pattern → NaN's (the float compare and
+      // store took about 5 ns a pixel, 6-7 times this). Nodata ±0 takes the float path: -0 must match too.
+      const bits = data instanceof Float32Array ? ks.map((k) => {
+        const c = convs[k];
+        return c && c.scale === 1 && c.offset === 0 && c.nd !== 0 ? { out: new Uint32Array(outs[k].buffer, outs[k].byteOffset, outs[k].length), nd: c.nd === null ? -1 : f32Bits(c.nd) } : null;
+      }) : null;
+      const srcBits = bits ? new Uint32Array(data.buffer, data.byteOffset, data.length) : null;
       for (let gy = gy0; gy < gy1; gy++) {
         const row = ((gy - ty * th) * tw + (gx0 - tx * tw)) * stride;
         const dst = (gy - y) * w + (gx0 - x);
-        for (const k of ks) {
-          const out = outs[k], conv = convs[k];
+        for (let j = 0; j < ks.length; j++) {
+          const k = ks[j], out = outs[k], conv = convs[k];
           const src = row + (this.planar === 1 ? bands[k] - 1 : 0);
-          if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
+          const b = bits ? bits[j] : null;
+          if (b) copyBits(srcBits!, src, stride, b.out, dst, n, b.nd);
+          else if (conv) copyConvert(data, src, stride, out as Float32Array, dst, n, conv.nd, conv.scale, conv.offset);
           else if (stride === 1) out.set(data.subarray(src, src + n) as any, dst);
           else for (let i = 0; i < n; i++) out[dst + i] = data[src + i * stride];
         }
@@ -397,7 +472,15 @@ class TiffDataset implements RasterDataset {
     for (let ty = ty0; ty <= ty1; ty++) {
       for (let tx = tx0; tx <= tx1; tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        if (this.planar === 1) {
+        if (block) {
+          // A caller's block source: fetched and copied in one step (it may reuse one buffer).
+          const run = (sample: number, ks: number[]) => {
+            const d = block(tx, ty, sample);
+            return d instanceof Promise ? d.then((v) => copy(v, tx, ty, ks)) : copy(d, tx, ty, ks);
+          };
+          if (this.planar === 1) jobs.push(Promise.resolve().then(() => run(0, all)));
+          else for (let k = 0; k < bands.length; k++) jobs.push(Promise.resolve().then(() => run(bands[k] - 1, [k])));
+        } else if (this.planar === 1) {
           jobs.push(this.tile(tx, ty, 0, signal).then((data) => copy(data, tx, ty, all)));
         } else {
           for (let k = 0; k < bands.length; k++) jobs.push(this.tile(tx, ty, bands[k] - 1, signal).then((data) => copy(data, tx, ty, [k])));
@@ -455,6 +538,17 @@ function copyConvert(src: TypedArray, so: number, stride: number, dst: Float32Ar
   } else {
     for (let i = 0; i < n; i++) { const v = src[so + i * stride]; dst[d + i] = v === nd ? NaN : v * scale + offset; }
   }
+}
+
+const NAN_BITS = 0x7fc00000;
+const bitsScratch = new Float32Array(1);
+function f32Bits(v: number): number { bitsScratch[0] = v; return new Uint32Array(bitsScratch.buffer)[0]; }
+
+/** Copies float32 bit patterns; `ndBits` (−1: none) becomes NaN. */
+function copyBits(src: Uint32Array, so: number, stride: number, dst: Uint32Array, d: number, n: number, ndBits: number): void {
+  if (ndBits < 0 && stride === 1) { dst.set(src.subarray(so, so + n), d); return; }
+  if (stride === 1) for (let i = 0; i < n; i++) { const b = src[so + i]; dst[d + i] = b === ndBits ? NAN_BITS : b; }
+  else for (let i = 0; i < n; i++) { const b = src[so + i * stride]; dst[d + i] = b === ndBits ? NAN_BITS : b; }
 }
 
 /** Raw band values → float32 with scale/offset; nodata and NaN → NaN. */

@@ -56,10 +56,12 @@ export function toTile(block: ArrayLike<number>, w: number, h: number, tile: num
 
 /**
  * Like toTile for the bw×rows block at column x0 of a strip `w` wide (no intermediate block copy):
- * NaN → fill, integers rounded and clamped, edges padded with fill.
+ * NaN → fill, integers rounded and clamped, edges padded with fill. The tile is a buffer of this thread
+ * reused by the next call (a new one per tile was 1 MB of garbage each): encode it before calling again.
  */
 export function stripToTile(strip: ArrayLike<number>, w: number, x0: number, bw: number, rows: number, tile: number, dtype: OutDType, fill: number): ArrayBufferView {
-  const arr = new CTOR[dtype](tile * tile);
+  let arr = tileScratch.get(dtype);
+  if (!arr || arr.length !== tile * tile) tileScratch.set(dtype, arr = new CTOR[dtype](tile * tile));
   if (bw < tile || rows < tile) arr.fill(fill as never);
   const [lo, hi] = RANGE[dtype];
   const sameType = strip instanceof CTOR[dtype];
@@ -80,11 +82,41 @@ export function stripToTile(strip: ArrayLike<number>, w: number, x0: number, bw:
   return arr;
 }
 
-/** Applies the TIFF predictor in place / into a byte buffer and deflates it. */
-export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDType, level = DEFAULT_ZLEVEL): Uint8Array {
+/**
+ * The bw×rows block at pixel column x0 of a pixel-interleaved integer strip (`samples` values per pixel, `w`
+ * pixels wide, already of the output's type) as a full pixel-interleaved tile, edges padded with `fill`.
+ */
+export function interleavedStripToTile(strip: ArrayBufferView & ArrayLike<number>, w: number, x0: number, bw: number, rows: number, tile: number, samples: number, dtype: OutDType, fill: number): ArrayBufferView {
+  if (dtype === 'float32' || !(strip instanceof CTOR[dtype])) throw new Error(`interleaved tiles are copied from ${dtype} integer samples of the same type`);
+  // One tile buffer per thread and type, reused: the caller predicts and deflates it before the next tile.
+  const n0 = tile * tile * samples;
+  let arr = interleavedScratch.get(dtype);
+  if (!arr || arr.length !== n0) interleavedScratch.set(dtype, arr = new CTOR[dtype](n0));
+  if (bw < tile || rows < tile) arr.fill(fill as never);
+  const src = strip as unknown as Uint8Array, n = bw * samples;
+  for (let y = 0; y < rows; y++) {
+    const so = (y * w + x0) * samples;
+    arr.set(src.subarray(so, so + n), y * tile * samples);
+  }
+  return arr;
+}
+
+const tileScratch = new Map<OutDType, Uint8Array | Uint16Array | Int16Array | Int32Array | Float32Array>();
+const interleavedScratch = new Map<OutDType, Uint8Array | Uint16Array | Int16Array | Int32Array | Float32Array>();
+
+/**
+ * Applies the TIFF predictor in place / into a byte buffer and deflates it. `samples` > 1: a pixel-interleaved
+ * integer tile (tile × tile × samples), differenced per band as libtiff does (each sample minus the same band's
+ * sample one pixel to the left).
+ */
+export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDType, level = DEFAULT_ZLEVEL, samples = 1): Uint8Array {
   let t = tick();
   let bytes: Uint8Array;
-  if (dtype === 'float32') {
+  if (samples > 1) {
+    if (dtype === 'float32') throw new Error('pixel-interleaved float32 tiles are not written (predictor 3 would need the per-band byte stride)');
+    bytes = new Uint8Array(tileArr.buffer, tileArr.byteOffset, tileArr.byteLength);
+    predictInterleaved(tileArr as Uint8Array | Uint16Array | Int16Array | Int32Array, tile * samples, samples);
+  } else if (dtype === 'float32') {
     if (planes.length < tile * tile * 4) planes = new Uint8Array(tile * tile * 4);
     bytes = planes.length === tile * tile * 4 ? planes : planes.subarray(0, tile * tile * 4);
     // In the addon when it is loaded (the same bytes; about a tenth of the time of the JavaScript loops).
@@ -150,6 +182,13 @@ function chooseSetting(bytes: Uint8Array, dtype: OutDType, level: number): Defla
     if (deflatedSize(probe, SMOOTH) < deflatedSize(probe, FAST) * 0.92) return SMOOTH;
   }
   return FAST;
+}
+
+/** Predictor 2 on rows of `rowSamples` pixel-interleaved integers (`stride` per pixel); wraps in the array's own width. */
+export function predictInterleaved(a: Uint8Array | Uint16Array | Int16Array | Int32Array, rowSamples: number, stride: number): void {
+  for (let base = 0; base < a.length; base += rowSamples) {
+    for (let i = base + rowSamples - 1, end = base + stride; i >= end; i--) a[i] = a[i] - a[i - stride];
+  }
 }
 
 /**

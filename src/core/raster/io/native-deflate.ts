@@ -107,12 +107,13 @@ export function codecStatus(): string {
  * Inflates a zlib stream whose decoded size is known (a TIFF block): returns exactly `expected` bytes, or
  * fewer when the stream is short (the caller reports that). A longer stream is cut to `expected` (as GDAL
  * reads it) unless `cut` is false, then decoded whole up to a cap of 4× + 1 MB (inflate bombs stop there).
- * Throws on corrupt data. The result owns its ArrayBuffer unless it is shorter than expected.
+ * Throws on corrupt data. The result owns its ArrayBuffer unless it is shorter than expected or `into` was used.
  */
-export function inflateKnown(input: Uint8Array, expected: number, cut = true): Uint8Array {
+export function inflateKnown(input: Uint8Array, expected: number, cut = true, into?: Uint8Array): Uint8Array {
   const a = expected > 0 ? deflateAddon() : null;
   if (a) {
-    const out = new Uint8Array(Buffer.allocUnsafeSlow(expected).buffer, 0, expected);
+    // `into`: a caller's reused buffer (at least `expected` bytes) instead of a new one.
+    const out = into && into.length >= expected ? into.subarray(0, expected) : new Uint8Array(Buffer.allocUnsafeSlow(expected).buffer, 0, expected);
     try {
       const n = a.inflate(input, out);
       return n === expected ? out : out.subarray(0, n);

@@ -78,9 +78,10 @@ export class RawTileReader {
 
   /**
    * Decoded bytes of block (bx, by, sample) as little-endian samples: exactly rows × blockWidth × stride × bytes,
-   * or fewer when the stored block is short (the caller reports that).
+   * or fewer when the stored block is short (the caller reports that). With `into` (at least that long), a
+   * compressed block is decoded into it (the caller is done with it before the next read into it).
    */
-  read(bx: number, by: number, sample: number): Uint8Array {
+  read(bx: number, by: number, sample: number, into?: Uint8Array): Uint8Array {
     const L = this.layout;
     const across = Math.ceil(L.width / L.blockWidth), down = Math.ceil(L.height / L.blockHeight);
     const index = (L.planar === 2 ? sample * across * down : 0) + by * across + bx;
@@ -105,7 +106,7 @@ export class RawTileReader {
       readFully(this.fd, scratch, count, offset, this.name);
       t = tock('read', t);
       // Straight into a buffer of the block's size (libdeflate, or zlib capped against inflate bombs).
-      out = inflateKnown(scratch.subarray(0, count), expected);
+      out = inflateKnown(scratch.subarray(0, count), expected, true, into);
       t = tock('inflate', t);
     }
     if (L.predictor !== 1) {

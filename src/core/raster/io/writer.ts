@@ -9,7 +9,12 @@ import { asPixelIsArea } from '../crs/geokeys';
 
 export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number;
   /** Optional per-band scale/offset written to GDAL_METADATA (so copies of scaled data keep their meaning). */
-  scales?: number[]; offsets?: number[]; }
+  scales?: number[]; offsets?: number[];
+  /**
+   * Pixel-interleaved (PlanarConfiguration 1, GDAL's default for several bands): one tile holds every band,
+   * written with writeEncoded(bx, by, 0, encodeTile(…, bands)). Integer types only.
+   */
+  interleaved?: boolean; }
 
 /** Float outputs get this nodata when the spec leaves it undefined (NaN must map to something GDAL tools agree on). */
 export const DEFAULT_FLOAT_NODATA = -9999;
@@ -50,7 +55,7 @@ export class GeoTiffWriter {
     this.tile = spec.blockSize ?? 512;
     this.tilesAcross = Math.ceil(spec.width / this.tile);
     this.tilesDown = Math.ceil(spec.height / this.tile);
-    const n = this.tilesAcross * this.tilesDown * spec.bands;
+    const n = this.tilesAcross * this.tilesDown * this.planes;
     this.offsets = new Array(n).fill(0);
     this.counts = new Array(n).fill(0);
     this.nodata = effectiveNodata(spec);
@@ -61,9 +66,10 @@ export class GeoTiffWriter {
     if (!(Number.isInteger(width) && width > 0 && Number.isInteger(height) && height > 0 && width <= 0xffffffff && height <= 0xffffffff)) throw new Error(`${p}: invalid output size ${width}x${height}`);
     if (!(Number.isInteger(bands) && bands > 0 && bands <= 0xffff)) throw new Error(`${p}: invalid band count ${bands}`);
     if (!(dtype in OUT_BYTES)) throw new Error(`${p}: unsupported output type "${dtype}"`);
+    if (spec.interleaved && dtype === 'float32') throw new Error(`${p}: pixel-interleaved outputs are written for integer types only`);
     const bs = spec.blockSize ?? 512;
     if (bs % 16 !== 0 || bs < 16) throw new Error(`${p}: blockSize must be a multiple of 16, got ${bs}`);
-    const tiles = Math.ceil(width / bs) * Math.ceil(height / bs) * bands;
+    const tiles = Math.ceil(width / bs) * Math.ceil(height / bs) * (spec.interleaved ? 1 : bands);
     if (tiles > MAX_TILES) throw new Error(`${p}: a ${width}x${height} output with ${bands} band${bands === 1 ? '' : 's'} needs ${tiles} tiles, more than the ${MAX_TILES} GeoWeave writes; clip or resample first`);
     await fs.promises.mkdir(path.dirname(p), { recursive: true });
     const { tmp, fh } = await openTempExclusive(p);
@@ -76,7 +82,11 @@ export class GeoTiffWriter {
     }
   }
 
+  /** Tile planes in the file: one per band, or one for all bands when pixel-interleaved. */
+  get planes(): number { return this.spec.interleaved ? 1 : this.spec.bands; }
+
   private index(bx: number, by: number, band: number): number {
+    if (!(Number.isInteger(band) && band >= 0 && band < this.planes)) throw new Error(`${this.path}: tile plane ${band} does not exist (${this.planes} plane${this.planes === 1 ? '' : 's'})`);
     if (!(Number.isInteger(bx) && bx >= 0 && bx < this.tilesAcross && Number.isInteger(by) && by >= 0 && by < this.tilesDown)) {
       throw new Error(`${this.path}: block ${bx},${by} is outside the ${this.tilesAcross}x${this.tilesDown} tile grid`);
     }
@@ -96,6 +106,7 @@ export class GeoTiffWriter {
 
   /** Encodes and writes block (bx, by); `bands[i]` is the block's row-major values (w×h of the block). */
   async writeBlock(bx: number, by: number, bands: ArrayLike<number>[]): Promise<void> {
+    if (this.spec.interleaved) throw new Error(`${this.path}: a pixel-interleaved output takes encoded tiles (writeEncoded)`);
     if (bands.length !== this.spec.bands) throw new Error(`${this.path}: writeBlock got ${bands.length} bands, expected ${this.spec.bands}`);
     const { w, h } = this.blockSize(bx, by);
     const encoded = bands.map((b) => {
@@ -110,6 +121,7 @@ export class GeoTiffWriter {
    * `rows` × width values): each tile is cut straight from the strip (no block copy, then a tile copy).
    */
   async writeStripRow(by: number, bands: ArrayLike<number>[]): Promise<void> {
+    if (this.spec.interleaved) throw new Error(`${this.path}: a pixel-interleaved output takes encoded tiles (writeEncoded)`);
     if (bands.length !== this.spec.bands) throw new Error(`${this.path}: writeStripRow got ${bands.length} bands, expected ${this.spec.bands}`);
     const W = this.spec.width, rows = this.blockSize(0, by).h;
     const pending: Promise<void>[] = [];
@@ -206,7 +218,7 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
     { tag: 259, type: 3, values: [8] },
     { tag: 262, type: 3, values: [1] },
     { tag: 277, type: 3, values: [n] },
-    { tag: 284, type: 3, values: [n > 1 ? 2 : 1] },
+    { tag: 284, type: 3, values: [n > 1 && !spec.interleaved ? 2 : 1] },
     { tag: 317, type: 3, values: [predictorFor(spec.dtype)] },
     { tag: 322, type: 3, values: [tile] },
     { tag: 323, type: 3, values: [tile] },

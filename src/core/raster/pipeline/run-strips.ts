@@ -57,7 +57,7 @@ export async function runStrips(spec: StripRunSpec): Promise<StripRunResult> {
   const job: StripJobSpec = {
     inputs: spec.inputs, kernel: spec.kernel, inWidth: spec.inWidth, inHeight: spec.inHeight,
     width, height, tile: writer.tile, bands: spec.out.bands, outDtype: spec.out.dtype, fill: writer.fill, zlevel: writer.zlevel,
-    nodata: writer.nodata, previewStep: f,
+    nodata: writer.nodata, previewStep: f, interleaved: spec.out.interleaved,
   };
   const stats = spec.stats ? new StatsAccumulator(width, height, { ignore: statsIgnore(job) }) : null;
   const pw = f ? Math.ceil(width / f) : 0, ph = f ? Math.ceil(height / f) : 0;

@@ -1,10 +1,11 @@
 /** One output tile row of a strip run: read every input band's window in one pass, run the kernel, stats, encode. Used by workers and inline. */
-import { encodeTile, OutDType, stripToTile } from '../io/encode';
+import { encodeTile, interleavedStripToTile, OutDType, stripToTile } from '../io/encode';
 import { tick, tock } from '../io/stage-times';
 import type { StatsAccumulator } from '../stats';
 import type { DatasetCache, InputRef, PreviewPiece } from './tile-job';
 import { inputWindow, runStripKernel, StripKernelSpec, Tallies } from './strip-kernels';
 import type { DatasetDescriptor, RasterDataset } from '../io/dataset';
+import type { TypedArray } from '../io/samples';
 
 export interface StripJobSpec {
   inputs: InputRef[];
@@ -18,6 +19,8 @@ export interface StripJobSpec {
   nodata: number | null;
   /** Preview decimation factor (every f-th pixel of band 1); 0 = none. */
   previewStep: number;
+  /** Pixel-interleaved output (clip of a pixel-interleaved input of every band, in order, same type). */
+  interleaved?: boolean;
   described?: Record<string, DatasetDescriptor>;
 }
 
@@ -51,6 +54,7 @@ async function readInputs(refs: InputRef[], cache: DatasetCache, x: number, y: n
 /** Computes and encodes output tile row `by`; band 1's stored values go into `stats`. */
 export async function runStripJob(spec: StripJobSpec, by: number, cache: DatasetCache, stats: StatsAccumulator | null, signal?: AbortSignal): Promise<StripResult> {
   const y0 = by * spec.tile, rows = Math.min(spec.tile, spec.height - y0), w = spec.width;
+  if (spec.interleaved) return runInterleavedClip(spec, by, y0, rows, cache, stats, signal);
   let t = tick();
   const win = inputWindow(spec.kernel, y0, rows, spec.inWidth, spec.inHeight, w);
   const first = await cache.get(spec.inputs[0].source);
@@ -86,6 +90,45 @@ export async function runStripJob(spec: StripJobSpec, by: number, cache: Dataset
     encoded.push(row);
   }
   return { by, encoded, preview, tallies };
+}
+
+/**
+ * A clip written pixel-interleaved from a pixel-interleaved input: each tile row of the window is copied whole
+ * (every band at once) into the output tile, which is predicted and deflated once for all bands, as
+ * gdal_translate does; band 1 is picked out for the statistics and the preview.
+ */
+async function runInterleavedClip(spec: StripJobSpec, by: number, y0: number, rows: number, cache: DatasetCache, stats: StatsAccumulator | null, signal?: AbortSignal): Promise<StripResult> {
+  const k = spec.kernel, w = spec.width, S = spec.bands;
+  if (k.type !== 'clip') throw new Error(`a ${k.type} strip is not written pixel-interleaved`);
+  let t = tick();
+  const ds = await cache.get(spec.inputs[0].source);
+  if (!ds.readInterleaved || !ds.pixelInterleaved || ds.bandCount !== S) throw new Error(`${ds.source}: not a pixel-interleaved ${S}-band input`);
+  const across = Math.floor((k.c0 + w - 1) / ds.blockWidth) - Math.floor(k.c0 / ds.blockWidth) + 1;
+  const tileRows = Math.floor((k.r0 + y0 + rows - 1) / ds.blockHeight) - Math.floor((k.r0 + y0) / ds.blockHeight) + 1;
+  ds.reserveTiles?.(across * (tileRows + 1));
+  const data = await ds.readInterleaved(k.c0, k.r0 + y0, w, rows, signal);
+  t = tock('window', t);
+  const band1 = firstSample(data, S, w * rows);
+  if (stats) stats.add(band1 instanceof Uint16Array || band1 instanceof Int16Array ? band1 : new Float32Array(band1), 0, y0, w, rows);
+  const preview = spec.previewStep ? previewPiece(band1, y0, w, rows, spec.previewStep, spec.nodata) : null;
+  t = tock('stats', t);
+  const row: Uint8Array[] = [];
+  for (let bx = 0, n = Math.ceil(w / spec.tile); bx < n; bx++) {
+    const x0 = bx * spec.tile, bw = Math.min(spec.tile, w - x0);
+    const e = encodeTile(interleavedStripToTile(data, w, x0, bw, rows, spec.tile, S, spec.outDtype, spec.fill), spec.tile, spec.outDtype, spec.zlevel, S);
+    row.push(new Uint8Array(e.buffer, e.byteOffset, e.byteLength));
+  }
+  return { by, encoded: [row], preview, tallies: null };
+}
+
+/** The first of every `stride` samples (band 1 of a pixel-interleaved strip), in the strip's own type. */
+function firstSample<T extends TypedArray>(data: T, stride: number, n: number): T {
+  const out = new (data.constructor as { new (n: number): T })(n);
+  if (data instanceof Uint16Array) {
+    const o = out as unknown as Uint16Array;
+    for (let i = 0, j = 0; i < n; i++, j += stride) o[i] = data[j];
+  } else for (let i = 0, j = 0; i < n; i++, j += stride) out[i] = data[j];
+  return out;
 }
 
 const EXACT_IN_FLOAT32 = new Set(['uint8', 'int8', 'uint16', 'int16']);

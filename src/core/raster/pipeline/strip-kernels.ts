@@ -79,17 +79,27 @@ function cellBounds(w: number, H: number): [number, number, number, number] {
 
 function aspectTallies(a: Float32Array, y0: number, rows: number, w: number, H: number): Tallies {
   const [cx1, cx2, cy1, cy2] = cellBounds(w, H);
+  const segs = [0, cx1, cx2, w];
   const counts = new Array(8).fill(0), cells = new Array(72).fill(0), validCells = new Array(9).fill(0);
+  // Each row is split at the column cells' bounds, so the inner loop only bins (no per-pixel cell arithmetic).
+  const local = new Int32Array(8);
   let valid = 0, nodata = 0;
   for (let r = 0; r < rows; r++) {
     const y = y0 + r, rc = y < cy1 ? 0 : y < cy2 ? 3 : 6;
-    for (let x = 0; x < w; x++) {
-      const v = a[r * w + x];
-      if (v !== v) { nodata++; continue; }
-      // floor(((v + 22.5) % 360) / 45) for v in [0, 360), without the slow floating-point modulo.
-      const t = v + 22.5;
-      const d = t >= 360 ? 0 : (t / 45) | 0, cell = rc + (x < cx1 ? 0 : x < cx2 ? 1 : 2);
-      valid++; counts[d]++; cells[d * 9 + cell]++; validCells[cell]++;
+    for (let k = 0; k < 3; k++) {
+      if (segs[k + 1] <= segs[k]) continue;
+      local.fill(0);
+      let nd = 0;
+      for (let i = r * w + segs[k], e = r * w + segs[k + 1]; i < e; i++) {
+        const v = a[i];
+        if (v !== v) { nd++; continue; }
+        // floor(((v + 22.5) % 360) / 45) for v in [0, 360), without the slow floating-point modulo.
+        const t = v + 22.5;
+        local[t >= 360 ? 0 : (t / 45) | 0]++;
+      }
+      const cell = rc + k, n = segs[k + 1] - segs[k] - nd;
+      nodata += nd; valid += n; validCells[cell] += n;
+      for (let d = 0; d < 8; d++) { counts[d] += local[d]; cells[d * 9 + cell] += local[d]; }
     }
   }
   return { valid, nodata, counts, cells, validCells };

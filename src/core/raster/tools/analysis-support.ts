@@ -11,7 +11,6 @@ import { rowPixelAreas } from '../algorithms/area';
 import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
 import { outPath as commonOutPath } from './common';
 import { writeFileAtomicSync } from '../io/atomic-file';
-import { gridMismatch } from './grid-check';
 
 export function checkAbort(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
@@ -25,7 +24,8 @@ function prefixArg(e: unknown, arg: string): Error {
 
 /** Throws naming both files, both grids and the align tool when two rasters are not on the same grid (size, CRS, transform). */
 export function assertSameGrid(a: RasterDataset, aArg: string, b: RasterDataset, bArg: string): void {
-  const msg = gridMismatch(a, aArg, b, bArg);
+  // Loaded here: the grid check pulls in the CRS code (proj4), which single-input runs never need.
+  const msg = (require('./grid-check') as typeof import('./grid-check')).gridMismatch(a, aArg, b, bArg);
   if (msg) throw new Error(msg);
 }
 

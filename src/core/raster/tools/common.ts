@@ -4,7 +4,6 @@ import type { RasterDataset } from '../io/dataset';
 import type { WriteSpec } from '../io/writer';
 import type { OutputRef } from '../types';
 import type { ToolContext } from './types';
-import { gridMismatch } from './grid-check';
 
 /** File name without directory and extension ("s2_scene" for ".../s2_scene.tif"; URLs use their last segment). */
 export function stemOf(p: string): string {
@@ -43,7 +42,8 @@ export function specLike(ds: RasterDataset, dtype: WriteSpec['dtype'], extra: Pa
 
 /** Throws naming both arguments, both grids and the align tool when two rasters are not on the same grid (size, CRS, transform). */
 export function assertSameGrid(a: RasterDataset, b: RasterDataset, nameA: string, nameB: string): void {
-  const msg = gridMismatch(a, nameA, b, nameB);
+  // Loaded here: the grid check pulls in the CRS code (proj4), which most runs never need.
+  const msg = (require('./grid-check') as typeof import('./grid-check')).gridMismatch(a, nameA, b, nameB);
   if (msg) throw new Error(msg);
 }
 

@@ -114,12 +114,14 @@ export const distanceToTool = defineTool({
     try {
       // Pass 1, bottom-up: per strip, the nearest target row below it in each column.
       const belowAt: Int32Array[] = new Array(nStrips);
+      // Each strip's mask is used before the next is read: one buffer for every read of both passes.
+      const once = { into: new Uint8Array(w * Math.min(step, h)) };
       const next = new Int32Array(w).fill(-1);
       for (let s = nStrips - 1; s >= 0; s--) {
         checkAbort(ctx.signal);
         const y0 = s * step, rows = Math.min(step, h - y0);
         belowAt[s] = Int32Array.from(next);
-        const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal);
+        const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal, once);
         targets += topmostTargets(m, w, y0, rows, next);
         ctx.progress((0.3 * (nStrips - s)) / nStrips);
       }
@@ -134,7 +136,7 @@ export const distanceToTool = defineTool({
       for (let s = 0; s < nStrips; s++) {
         checkAbort(ctx.signal);
         const y0 = s * step, rows = Math.min(step, h - y0);
-        const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal);
+        const m = await readByteMask(R.band, 0, y0, w, rows, ctx.signal, once);
         const d = rowPassStrip(columnPassStrip(m, w, y0, rows, above, belowAt[s], px.y, gBuf), w, rows, px.x, dBuf);
         lowestTargets(m, w, y0, rows, above);
         const bits = new Uint32Array(d.buffer, d.byteOffset, d.length);

@@ -1,7 +1,6 @@
 /** Whether two rasters share one grid (size, CRS, geotransform), and the message that names both grids and the tool that aligns them. */
 import type { RasterDataset } from '../io/dataset';
 import { crsOfGeo, sameCrs } from '../crs/crs';
-import { gridText } from './align';
 
 function shortCrs(ds: RasterDataset): string {
   if (ds.geo.epsg !== undefined) return `EPSG:${ds.geo.epsg}`;
@@ -32,6 +31,7 @@ export function gridMismatch(a: RasterDataset, aArg: string, b: RasterDataset, b
     why.push(`geotransform [${ga.join(', ')}] vs [${gb.join(', ')}]`);
   }
   if (!why.length) return undefined;
+  const { gridText } = require('./align') as typeof import('./align');
   return `grids do not match: "${aArg}" ${a.source} (${gridText(a)}) and "${bArg}" ${b.source} (${gridText(b)}) differ in ${why.join('; ')}; `
     + `put "${bArg}" onto the grid of "${aArg}" with the align tool (align image=${b.source} reference=${a.source}, resampling=near for classes and masks, bilinear for continuous values) and pass its output`;
 }

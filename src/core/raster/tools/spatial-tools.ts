@@ -4,14 +4,15 @@ import { GeoTiffWriter, WriteSpec } from '../io/writer';
 import { encodeTile, stripToTile } from '../io/encode';
 import { runStrips } from '../pipeline/run-strips';
 import type { StripKernelSpec } from '../pipeline/strip-kernels';
-import { LONLAT, crsOfGeo, transformer } from '../crs/crs';
 import { StatsAccumulator, num } from '../stats';
 import { outPath, rasterOutput, throwIfAborted, inputStem } from './common';
 import { renderQuicklook, type QuicklookKind } from '../quicklook';
 import { basename } from 'node:path';
 import { defineTool, type ToolContext } from './types';
-import { warpRaster } from './warp-support';
-import { warpOntoReference } from './align';
+// The warp and CRS modules (proj4) are loaded by the branches that use them: a clip or a resample by a
+// factor starts without them.
+const warp = () => require('./warp-support') as typeof import('./warp-support');
+const crsModule = () => require('../crs/crs') as typeof import('../crs/crs');
 
 /** Writer type that holds `d` without loss where possible (int8 → int16; uint32/float64 → float32). */
 export function writableType(d: DType): WriteSpec['dtype'] {
@@ -145,6 +146,7 @@ export const clipBboxTool = defineTool({
         if (minx < -180 || maxx > 180 || miny < -90 || maxy > 90) throw new Error(`clip_bbox: argument "bbox" is not lon/lat degrees: ${ctx.args.bbox.join(',')}`);
         const pts: [number, number][] = [];
         try {
+          const { LONLAT, crsOfGeo, transformer } = crsModule();
           const crs = crsOfGeo(ds.geo, ds.source);
           if (!crs) throw new Error('the raster names no CRS; pass the bbox in its own coordinates with bbox_crs=native');
           const t = transformer(LONLAT, crs);
@@ -168,7 +170,11 @@ export const clipBboxTool = defineTool({
       const w = c1 - c0, h = r1 - r0;
       const geo: GeoInfo = { ...ds.geo, geoTransform: [g[0] + c0 * g[1], g[1], 0, g[3] + r0 * g[5], 0, g[5]] };
       const out = outPath(ctx, 'clip');
-      const { stats, ql } = await copyStrips(ctx, ds, out, baseSpec(ds, w, h, geo, writableType(ds.dtype)), { type: 'clip', c0, r0 }, 'clip');
+      const spec = baseSpec(ds, w, h, geo, writableType(ds.dtype));
+      // A pixel-interleaved input of integers is copied with its bands together and written the same way (GDAL's
+      // default layout): a fourth of the tiles to encode for a 4-band scene, no per-band window copies.
+      spec.interleaved = !!ds.pixelInterleaved && !!ds.readInterleaved && spec.dtype === ds.dtype && spec.dtype !== 'float32';
+      const { stats, ql } = await copyStrips(ctx, ds, out, spec, { type: 'clip', c0, r0 }, 'clip');
       const r = stats.result();
       const area = ds.geo.geographic ? '' : ` (${num((w * h * Math.abs(g[1] * g[5])) / 1e6)} km²)`;
       const summary = `Clipped to ${w}×${h} pixels${area}, ${((w * h) / (ds.width * ds.height) * 100).toFixed(1)}% of the input, columns ${c0}–${c1 - 1} and rows ${r0}–${r1 - 1}; `
@@ -194,7 +200,7 @@ export const resampleTool = defineTool({
     const { method, factor: f, reference } = ctx.args;
     if (reference !== undefined) {
       if (f !== undefined) throw new Error('resample: give either "factor" or "reference", not both');
-      return warpOntoReference(ctx, ctx.args.image, reference, 'resample', method, 'resampled');
+      return (require('./align') as typeof import('./align')).warpOntoReference(ctx, ctx.args.image, reference, 'resample', method, 'resampled');
     }
     if (f === undefined) throw new Error('resample: missing argument "factor" (output pixel size ÷ input pixel size, e.g. factor=2) or "reference" (a raster whose grid to match)');
     const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
@@ -212,7 +218,7 @@ export const resampleTool = defineTool({
       if (method === 'bilinear' || method === 'cubic') {
         // Interpolating kernels go through the warp (gdalwarp's kernels, scaled when downsampling).
         const out = outPath(ctx, 'resampled');
-        const w = await warpRaster(ctx, ds, { width: W, height: H, geo, crs: undefined }, method, out, 'resample');
+        const w = await warp().warpRaster(ctx, ds, { width: W, height: H, geo, crs: undefined }, method, out, 'resample');
         const r = w.acc.result();
         const summary = `Resampled ${ds.width}×${ds.height} to ${W}×${H} pixels (${num(Math.hypot(geo.geoTransform[1], geo.geoTransform[4]))}${ds.geo.geographic ? '°' : ' m'} pixels, ${method}); band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}.`;
         return { tool: 'resample', outputs: { resampled: rasterOutput(out, ['resampled']) }, stats: { width: W, height: H, geoTransform: geo.geoTransform, method, kernel_scale: [w.xScale, w.yScale], ...r }, summary };

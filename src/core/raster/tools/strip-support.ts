@@ -138,9 +138,10 @@ function fitStripCache(ds: RasterDataset, x: number, y: number, w: number, h: nu
 
 /**
  * A window of a band as a set mask: 1 where readByteMask gives 1, else 0 (unset and nodata alike), in one
- * pass over the raw samples of integer bands (for StripVectorizer.push(…, binary)).
+ * pass over the raw samples of integer bands (for StripVectorizer.push(…, binary)). A byte band is read into
+ * `into` when given (a strip buffer the caller reuses), else into a new array.
  */
-export async function readSetMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Uint8Array> {
+export async function readSetMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: Uint8Array): Promise<Uint8Array> {
   const ds = band.dataset, b = band.band;
   fitStripCache(ds, x, y, w, h, false);
   const plain = INTEGER_TYPES.has(ds.dtype) && (ds.scales[b - 1] ?? 1) === 1 && (ds.offsets[b - 1] ?? 0) === 0
@@ -150,7 +151,9 @@ export async function readSetMask(band: ResolvedBand, x: number, y: number, w: n
     for (let i = 0; i < m.length; i++) m[i] = m[i] === 1 ? 1 : 0;
     return m;
   }
-  const raw = await ds.readWindowRaw(b, x, y, w, h, signal);
+  // Strips that do not overlap: no block is read twice, so none is cached (readStripRaw).
+  const raw = ds.readStripRaw ? await ds.readStripRaw(b, x, y, w, h, signal, ds.dtype === 'uint8' ? into : undefined)
+    : await ds.readWindowRaw(b, x, y, w, h, signal, ds.dtype === 'uint8' ? into : undefined);
   const nd = ds.nodata === null || Number.isNaN(ds.nodata) ? NaN : ds.nodata;
   if (raw instanceof Uint8Array) {
     // Bytes (most masks): in place, no second array.
@@ -167,16 +170,24 @@ const INTEGER_TYPES = new Set(['uint8', 'int8', 'uint16', 'int16', 'uint32', 'in
 
 /**
  * A window of a band as a byte mask (1 set, 0 unset, 255 nodata): the same as toByteMask(readResolved(...)),
- * but integer bands without scaling are read raw (no float window copy).
+ * but integer bands without scaling are read raw (no float window copy). `once`: the caller reads strips that
+ * never overlap and is done with the result before its next call (a byte band is then read into `once.into`).
  */
-export async function readByteMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Uint8Array> {
+export async function readByteMask(band: ResolvedBand, x: number, y: number, w: number, h: number, signal?: AbortSignal, once?: { into: Uint8Array }): Promise<Uint8Array> {
   const ds = band.dataset, b = band.band;
   fitStripCache(ds, x, y, w, h);
   const plain = INTEGER_TYPES.has(ds.dtype) && (ds.scales[b - 1] ?? 1) === 1 && (ds.offsets[b - 1] ?? 0) === 0
     && (band.scale === undefined || (band.scale === 1 && (band.offset ?? 0) === 0));
   if (!plain) return toByteMask(await readResolved(band, x, y, w, h, signal));
-  const raw = await ds.readWindowRaw(b, x, y, w, h, signal);
   const nd = ds.nodata === null || Number.isNaN(ds.nodata) ? NaN : ds.nodata;
+  if (once && ds.dtype === 'uint8' && ds.readStripRaw) {
+    // A reader whose strips never overlap, into its own reused buffer: blocks are not cached and the bytes
+    // become the mask in place (no second array).
+    const m = await ds.readStripRaw(b, x, y, w, h, signal, once.into) as Uint8Array;
+    for (let i = 0; i < m.length; i++) { const v = m[i]; m[i] = v === nd ? 255 : v !== 0 ? 1 : 0; }
+    return m;
+  }
+  const raw = await ds.readWindowRaw(b, x, y, w, h, signal);
   const out = new Uint8Array(raw.length);
   for (let i = 0; i < raw.length; i++) { const v = raw[i]; out[i] = v === nd ? 255 : v !== 0 ? 1 : 0; }
   return out;

@@ -20,10 +20,13 @@ export const vectorizeMaskTool = defineTool({
       // Memory: two mask rows, the boundary chains open across the current row, finished rings.
       const vz = new StripVectorizer(w, h, geographic ? rowA : undefined);
       const step = stripRowsFor(ds);
-      for (let y0 = 0; y0 < h; y0 += step) {
+      // Two strip buffers taken in turn: the vectorizer keeps a view of the previous strip's last row until the
+      // next push, and a new 5 MB strip per push (at 10000²) was garbage the heap grew by before it was collected.
+      const bufs = [new Uint8Array(w * Math.min(step, h)), new Uint8Array(w * Math.min(step, h))];
+      for (let y0 = 0, k = 0; y0 < h; y0 += step, k ^= 1) {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
-        vz.push(await readSetMask(R.band, 0, y0, w, rows, ctx.signal), rows, ctx.signal, true);
+        vz.push(await readSetMask(R.band, 0, y0, w, rows, ctx.signal, bufs[k]), rows, ctx.signal, true);
         ctx.progress((0.8 * (y0 + rows)) / h);
       }
       set = vz.finish();
