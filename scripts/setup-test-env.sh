@@ -19,7 +19,8 @@ done
 if ((${#need[@]})); then
   echo "setup: installing Debian packages: ${need[*]}"
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  # noninteractive: no debconf question may stop an unattended install (QGIS pulls ~220 packages)
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 if [ ! -x .e2e/code-server/node_modules/.bin/code-server ]; then
   echo "setup: installing code-server into .e2e/code-server"
