@@ -319,6 +319,14 @@ test('geoweave run with a glob or a list: one line per item (--json: an array), 
     assert.match(lines[0], /^a_pre \(scenes\/a_pre\.tif\): ok: Mean NDVI .* \[cli2\/a_pre\]$/);
     assert.match(lines[1], /^dem \(dem\.tif\): failed: .*band 5 is out of range/);
     assert.equal(lines[2], '1 of 2 succeeded, 1 failed');
+    // --lang zh: each item's summary and the status words in Chinese, the same numbers
+    const z = await cli('run', 'ndvi', '--arg', 'image=[scenes/a_pre.tif, dem.tif]', '--arg', 'red=3', '--arg', 'nir=5', '--out', 'cli3', '--lang', 'zh');
+    assert.equal(z.code, 1);
+    const zl = z.out.trim().split('\n');
+    assert.match(zl[0], /^a_pre \(scenes\/a_pre\.tif\): 完成: .*NDVI.*均值 .* \[cli3\/a_pre\]$/);
+    assert.equal(/均值 (-?[\d.]+)/.exec(zl[0])?.[1], /Mean NDVI (-?[\d.]+)/.exec(lines[0])?.[1]);
+    assert.match(zl[1], /^dem \(dem\.tif\): 失败: /);
+    assert.equal(zl[2], '2 项中 1 项成功，1 项失败');
     const e = await cli('run', 'ndvi', '--arg', 'image=none/*.tif');
     assert.notEqual(e.code, 0);
     assert.match(e.err, /image: no file matches "none\/\*\.tif" in /);

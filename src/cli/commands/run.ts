@@ -54,7 +54,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
         cellArgs[k] = value;
       }
       const plan = batch.planBatch({ tool, args: cellArgs }, shapes, [], { roots: [cwd] }, cwd);
-      if (plan) return await runBatchCli(tool, plan, outDir, cwd, controller.signal, args.flags.has('json'), verbose, io, engine.runTool, batch);
+      if (plan) return await runBatchCli(tool, plan, outDir, cwd, controller.signal, args.flags.has('json'), verbose, io, engine.runTool, batch, lang as SummaryLanguage);
     }
     const t0 = Date.now();
     const ran = await engine.runTool(tool, toolArgs, {
@@ -79,22 +79,31 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   }
 }
 
-/** One line per item (`--json`: an array); exit code 1 when any item failed (the others still ran). */
+/** Status words of a batch's lines; an item's error stays as the engine wrote it (command-line syntax). */
+const BATCH_WORDS: Record<SummaryLanguage, { ok: string; failed: string; total: (ok: number, n: number, failed: number) => string }> = {
+  en: { ok: 'ok', failed: 'failed', total: (ok, n, failed) => `${ok} of ${n} succeeded${failed ? `, ${failed} failed` : ''}` },
+  zh: { ok: '完成', failed: '失败', total: (ok, n, failed) => `${n} 项中 ${ok} 项成功${failed ? `，${failed} 项失败` : ''}` },
+};
+
+/** One line per item (`--json`: an array); exit code 1 when any item failed (the others still ran).
+ *  Each item's summary is in `lang`, as a single run's is. */
 async function runBatchCli(tool: string, plan: import('../../core/notebook/batch').BatchPlan, outDir: string, cwd: string, signal: AbortSignal, json: boolean, verbose: boolean, io: CliIO,
-  runTool: typeof import('../../core/raster/engine').runTool, batch: typeof import('../../core/notebook/batch')): Promise<number> {
+  runTool: typeof import('../../core/raster/engine').runTool, batch: typeof import('../../core/notebook/batch'), lang: SummaryLanguage = 'en'): Promise<number> {
   const items = await batch.runBatch(plan, outDir, (a, o) => runTool(tool, a, { ...o, cwd }), {
     signal, onProgress: verbose ? (f, stage) => io.err(`${Math.round(f * 100)}% ${stage}`) : undefined,
   });
+  const summary = (r: { tool: string; summary: string }) => localizeSummary(r, lang).text;
+  const words = BATCH_WORDS[lang];
   if (json) {
     io.out(JSON.stringify(items.map((r) => (r.result
-      ? { item: r.name, input: r.input, ok: true, tool: r.result.tool, outputs: Object.fromEntries(Object.entries(r.result.outputs).map(([k, o]) => [k, o.path])), stats: r.result.stats, summary: r.result.summary, quicklook: r.result.quicklook ?? null, provenance: r.result.provenance ?? null }
+      ? { item: r.name, input: r.input, ok: true, tool: r.result.tool, outputs: Object.fromEntries(Object.entries(r.result.outputs).map(([k, o]) => [k, o.path])), stats: r.result.stats, summary: summary(r.result), quicklook: r.result.quicklook ?? null, provenance: r.result.provenance ?? null }
       : { item: r.name, input: r.input, ok: false, error: r.error ?? 'failed' }))));
   } else {
     for (const r of items) {
-      io.out(r.result ? `${r.name} (${r.input}): ok: ${r.result.summary.replace(/\s+/g, ' ')} [${path.relative(cwd, r.outDir) || r.outDir}]` : `${r.name} (${r.input}): failed: ${(r.error ?? '').replace(/\s+/g, ' ')}`);
+      io.out(r.result ? `${r.name} (${r.input}): ${words.ok}: ${summary(r.result).replace(/\s+/g, ' ')} [${path.relative(cwd, r.outDir) || r.outDir}]` : `${r.name} (${r.input}): ${words.failed}: ${(r.error ?? '').replace(/\s+/g, ' ')}`);
     }
     const failed = items.filter((r) => !r.result).length;
-    io.out(`${items.length - failed} of ${items.length} succeeded${failed ? `, ${failed} failed` : ''}`);
+    io.out(words.total(items.length - failed, items.length, failed));
   }
   return items.some((r) => !r.result) ? 1 : 0;
 }
