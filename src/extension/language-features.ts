@@ -10,6 +10,7 @@ import type { WorkspaceData } from './workspace-data';
 import { rasterEngine } from './raster-service';
 import { TOOL_LANGUAGE } from './notebook-serializer';
 import { shownOutputs } from '../core/notebook/batch';
+import { summaryLanguage } from '../core/results/summary-language';
 
 const KINDS: Record<CompletionKind, vscode.CompletionItemKind> = {
   tool: vscode.CompletionItemKind.Function,
@@ -72,6 +73,7 @@ export class ToolCellLanguage implements vscode.Disposable {
       files: await this.data.listFiles(),
       earlier,
       data: await this.data.describeFiles(named),
+      lang: summaryLanguage(vscode.env.language, undefined),
     };
   }
 

@@ -64,6 +64,23 @@ test('hover shows the manifest description and argument docs', () => {
   assert.equal(hoverAt('ndvi\nimage: s2.tif', 1, 10, catalog()), undefined);
 });
 
+test('a Chinese editor gets Chinese hover words, the tool\'s name_zh and the argument\'s description_zh', () => {
+  const zh = { ...catalog(), lang: 'zh' as const };
+  const ndvi = tools.find((t) => t.manifest.id === 'ndvi')!.manifest;
+  const image = (ndvi.inputs ?? []).find((p) => p.name === 'image')!;
+  assert.ok(ndvi.name_zh && image.description_zh, 'the builtin ndvi manifest has its Chinese fields');
+  const h = hoverAt('ndvi\nimage: s2.tif', 0, 2, zh)!.markdown;
+  assert.ok(h.startsWith(`**${ndvi.name_zh}** \`ndvi\``), h);
+  assert.match(h, /参数：`image`\*/);
+  assert.match(h, /输出：/);
+  const a = hoverAt('ndvi\nimage: s2.tif', 1, 2, zh)!.markdown;
+  assert.equal(a, `\`image\`: raster，必填\n\n${image.description_zh}`);
+  // completions describe arguments in the same language
+  const items = completionsAt('ndvi\nimage: s2_scene.tif\n', 2, 0, zh);
+  const red = (ndvi.inputs ?? []).find((p) => p.name === 'red');
+  if (red?.description_zh) assert.ok(items.find((i) => i.label === 'red')?.documentation?.includes(red.description_zh));
+});
+
 test('diagnostics flag unknown tools and arguments before running', () => {
   const [unknown] = diagnose('ndvj\nimage: a.tif', catalog());
   assert.equal(unknown.severity, 'error');

@@ -1,6 +1,8 @@
 /** Completion, hover and diagnostics for tool cells, computed from the manifests and the engine's
  *  argument specs. Pure: the VS Code layer only converts positions and kinds. */
 import type { ToolManifest } from '../manifests/types';
+import type { SummaryLanguage } from '../results/summary-language';
+import { displayName } from '../manifests/display';
 import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
 import type { DataItem } from '../retrieval/types';
@@ -21,7 +23,16 @@ export interface LanguageCatalog {
   earlier: { name: string; tool: string; outputs: { name: string; type?: string; description?: string }[] }[];
   /** Workspace files as described for readiness (band roles, a guessed sensor), when known. */
   data?: DataItem[];
+  /** The editor's language: with 'zh', hovers use Chinese words, tool names and argument
+   *  descriptions where the manifests have them (`name_zh`, inputs' `description_zh`). */
+  lang?: SummaryLanguage;
 }
+
+/** The fixed words of a hover. */
+const HOVER_WORDS: Record<SummaryLanguage, { catalogOnly: string; args: string; outputs: string; standsFor: string; required: string; default: string }> = {
+  en: { catalogOnly: ' — catalog only (no runner)', args: 'Arguments: ', outputs: 'Outputs: ', standsFor: ' stands for ', required: ', required', default: ', default ' },
+  zh: { catalogOnly: ' — 仅在目录中（无运行器）', args: '参数：', outputs: '输出：', standsFor: ' 即 ', required: '，必填', default: '，默认 ' },
+};
 
 /** Band roles of a scene (what `nir: 4` lines name). */
 const SPECTRAL_ROLES = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'thermal', 'qa', 'coastal']);
@@ -61,8 +72,9 @@ export function argInfos(tool: string, catalog: LanguageCatalog): ArgInfo[] | un
   const out: ArgInfo[] = [];
   for (const p of manifest?.inputs ?? []) {
     const s = spec?.[p.name];
+    const described = (catalog.lang === 'zh' ? p.description_zh : undefined) ?? p.description ?? s?.description;
     out.push({ name: p.name, kind: s?.kind ?? p.type, type: p.type, required: s ? !!s.required : !!p.required,
-      default: s?.default ?? p.default, description: p.description ?? s?.description, enum: s?.enum ?? p.enum });
+      default: s?.default ?? p.default, description: described, enum: s?.enum ?? p.enum });
   }
   for (const [name, s] of Object.entries(spec ?? {})) {
     if (!out.some((a) => a.name === name)) out.push({ name, kind: s.kind, required: !!s.required, default: s.default, description: s.description, enum: s.enum });
@@ -146,17 +158,19 @@ export function hoverAt(source: string, line: number, character: number, catalog
   const h = layout.header;
   if (!h) return undefined;
   const inRange = (r: TextRange) => r.line === line && character >= r.start && character <= r.end;
+  const lang = catalog.lang ?? 'en';
+  const w = HOVER_WORDS[lang];
   if (inRange(h.toolRange)) {
     const t = catalog.tools.find((x) => x.id === h.tool);
     if (!t) return undefined;
     const args = argInfos(t.id, catalog) ?? [];
     const md = [
-      `**${t.name ?? t.id}** \`${t.id}\`${t.runner ? '' : ' — catalog only (no runner)'}`,
+      `**${lang === 'zh' ? displayName(t, 'zh') : t.name ?? t.id}** \`${t.id}\`${t.runner ? '' : w.catalogOnly}`,
       '',
       t.description,
       '',
-      ...(args.length ? ['Arguments: ' + args.map((a) => `\`${a.name}\`${a.required ? '*' : ''}`).join(', ')] : []),
-      ...(t.outputs?.length ? ['Outputs: ' + t.outputs.map((o) => `\`${o.name}\`${o.unit ? ` (${o.unit})` : ''}`).join(', ')] : []),
+      ...(args.length ? [w.args + args.map((a) => `\`${a.name}\`${a.required ? '*' : ''}`).join(', ')] : []),
+      ...(t.outputs?.length ? [w.outputs + t.outputs.map((o) => `\`${o.name}\`${o.unit ? ` (${o.unit})` : ''}`).join(', ')] : []),
     ].join('\n');
     return { markdown: md, range: h.toolRange };
   }
@@ -165,7 +179,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
       const infos = argInfos(h.tool, catalog) ?? [];
       const info = infos.find((x) => x.name === (aliasOf(a.name, infos.map((i) => i.name)) ?? a.name));
       if (!info) return undefined;
-      const md = `${info.name !== a.name ? `\`${a.name}\` stands for ` : ''}\`${info.name}\`: ${info.kind}${info.required ? ', required' : ''}${info.default !== undefined ? `, default \`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
+      const md = `${info.name !== a.name ? `\`${a.name}\`${w.standsFor}` : ''}\`${info.name}\`: ${info.kind}${info.required ? w.required : ''}${info.default !== undefined ? `${w.default}\`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
       return { markdown: md, range: a.nameRange };
     }
   }
