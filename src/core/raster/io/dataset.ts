@@ -370,16 +370,22 @@ class TiffDataset implements RasterDataset {
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
     // A caller's buffer (streaming readers reuse one instead of allocating a window per call).
-    const out = into instanceof CTORS[this.dtype] && into.length >= w * h ? (into.length === w * h ? into : into.subarray(0, w * h)) as TypedArray : new CTORS[this.dtype](w * h);
+    const out = this.samplesBuffer(w * h, into);
     await this.copyWindow([band], x, y, w, h, [out], [null], signal);
     return out;
+  }
+
+  /** `n` samples of the band's type: `into` (or its first `n`) when it is such an array long enough, else a new one. */
+  private samplesBuffer(n: number, into?: ArrayLike<number>): TypedArray {
+    if (into instanceof CTORS[this.dtype] && into.length >= n) return (into.length === n ? into : into.subarray(0, n)) as TypedArray;
+    return new CTORS[this.dtype](n);
   }
 
   async readStripRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
     const raw = this.raw;
     // Only where a block's decoded bytes are its samples as they are (a view, no conversion).
     if (!raw || this.sample.packed || this.sample.half || this.sample.bits === 64) return this.readWindowRaw(band, x, y, w, h, signal, into);
-    const out = into instanceof CTORS[this.dtype] && into.length >= w * h ? (into.length === w * h ? into : into.subarray(0, w * h)) as TypedArray : new CTORS[this.dtype](w * h);
+    const out = this.samplesBuffer(w * h, into);
     const stride = this.planar === 1 ? this.bandCount : 1;
     const need = this.blockWidth * this.blockHeight * stride * this.bytes;
     if (this.stripScratch.length < need) this.stripScratch = new Uint8Array(need);
