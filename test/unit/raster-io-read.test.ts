@@ -13,6 +13,9 @@ const CASES: { name: string; type: string; np: string; opts: string[]; nodata?: 
   { name: 'packbits_uint8_strips', type: 'Byte', np: 'uint8', opts: ['COMPRESS=PACKBITS', 'BLOCKYSIZE=7'], nodata: 255 },
   { name: 'zstd_int32', type: 'Int32', np: 'int32', opts: ['TILED=YES', 'COMPRESS=ZSTD'] },
   { name: 'bigendian_float64', type: 'Float64', np: 'float64', opts: ['ENDIANNESS=BIG', 'TILED=YES'] },
+  // Hundreds of blocks: the offsets lie past geotiff.js's first fetch, where it reads them little-endian.
+  { name: 'bigendian_many_strips', type: 'Int16', np: 'int16', opts: ['ENDIANNESS=BIG', 'BLOCKYSIZE=1', 'INTERLEAVE=BAND', 'COMPRESS=DEFLATE'], nodata: -32768 },
+  { name: 'bigendian_many_tiles_pred2', type: 'UInt16', np: 'uint16', opts: ['ENDIANNESS=BIG', 'TILED=YES', 'BLOCKXSIZE=16', 'BLOCKYSIZE=16', 'COMPRESS=DEFLATE', 'PREDICTOR=2', 'INTERLEAVE=PIXEL'] },
   { name: 'scaled_uint16', type: 'UInt16', np: 'uint16', opts: ['TILED=YES', 'COMPRESS=DEFLATE'], nodata: 0, scale: [0.0000275, -0.2] },
 ];
 

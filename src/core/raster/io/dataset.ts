@@ -9,6 +9,7 @@ const httpClient = () => require('./http-client') as typeof import('./http-clien
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { scanFirstIfd, tagName } from './tiff-sanity';
+import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
 
@@ -127,6 +128,8 @@ class TiffDataset implements RasterDataset {
   private cacheLimit = 64;
   private closed = false;
   private raw: RawTileReader | null = null;
+  /** Block offsets and counts of a big-endian file, read by us (see block-table.ts). */
+  private blocks: BlockTable | null = null;
   /** Decoded block reused by readStripRaw. */
   private stripScratch = new Uint8Array(0);
   private layout: RawLayout | null = null;
@@ -247,6 +250,7 @@ class TiffDataset implements RasterDataset {
         if (layout) { this.raw = new RawTileReader(layout, fd, name); this.layout = layout; }
       }
       if (!this.raw) {
+        if (!this.little) this.blocks = await readBlockTable(this.tiff.source, entries, this.tiled, false, signal);
         const predictor = Number((await fdir.loadValue('Predictor')) || 1);
         if (predictor !== 1 && st.packed) throw new Error(`Predictor ${predictor} with ${bits}-bit samples is not valid TIFF`);
         if (predictor === 2 && (st.bits === 64 || (!this.little && st.bits > 8))) this.ownPredictor = 2;
@@ -323,8 +327,8 @@ class TiffDataset implements RasterDataset {
     const across = Math.ceil(this.width / this.blockWidth), down = Math.ceil(this.height / this.blockHeight);
     const index = (this.planar === 2 ? sample * across * down : 0) + ty * across + tx;
     const fdir = this.image.fileDirectory;
-    const offset = Number(await fdir.loadValueIndexed(this.tiled ? 'TileOffsets' : 'StripOffsets', index));
-    const count = Number(await fdir.loadValueIndexed(this.tiled ? 'TileByteCounts' : 'StripByteCounts', index));
+    const offset = this.blocks ? this.blocks.offsets[index] : Number(await fdir.loadValueIndexed(this.tiled ? 'TileOffsets' : 'StripOffsets', index));
+    const count = this.blocks ? this.blocks.counts[index] : Number(await fdir.loadValueIndexed(this.tiled ? 'TileByteCounts' : 'StripByteCounts', index));
     const rows = this.tiled ? this.blockHeight : Math.min(this.blockHeight, this.height - ty * this.blockHeight);
     if (!(offset > 0 && count > 0)) {
       // A sparse block reads as nodata (else 0), as in GDAL.

@@ -21,7 +21,8 @@ export const TAG_NAMES: Record<number, string> = {
 
 export function tagName(tag: number): string { return TAG_NAMES[tag] ?? `tag ${tag}`; }
 
-export interface IfdEntryInfo { type: number; count: number }
+/** `valueAt`: where the entry's values start in the file (inside the entry when they fit there). */
+export interface IfdEntryInfo { type: number; count: number; valueAt: number }
 
 interface ByteSource { fetch(slices: { offset: number; length: number }[], signal?: AbortSignal): Promise<ArrayBuffer[]> }
 
@@ -51,13 +52,14 @@ export async function scanFirstIfd(source: ByteSource, little: boolean, big: boo
     const size = TYPE_SIZE[type];
     if (!size) throw new Error(`IFD entry ${tagName(tag)} has unknown field type ${type}`);
     const bytes = size * count;
+    let valueAt = tableAt + o + (big ? 12 : 8);
     if (bytes > (big ? 8 : 4)) {
-      const off = big ? Number(dv.getBigUint64(o + 12, little)) : dv.getUint32(o + 8, little);
+      const off = valueAt = big ? Number(dv.getBigUint64(o + 12, little)) : dv.getUint32(o + 8, little);
       if (!within(off, bytes) || (fileSize === undefined && bytes > MAX_FIELD_BYTES)) {
         throw new Error(`IFD entry ${tagName(tag)} declares ${count} values (${bytes} bytes at offset ${off}), past the end of the file${fileSize !== undefined ? ` (${fileSize} bytes)` : ''}`);
       }
     }
-    out.set(tag, { type, count });
+    out.set(tag, { type, count, valueAt });
   }
   return out;
 }
