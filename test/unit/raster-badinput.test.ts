@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { runTool } from '../../src/core/raster/engine';
 import { openRaster } from '../../src/core/raster/io/dataset';
 import { needGdal, py, tmpDir } from '../helpers/raster-gdal';
@@ -26,6 +27,22 @@ test('not a TIFF and truncated files: errors name the file; no partial output', 
   fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
   await assert.rejects(() => runTool('ndvi', { image: cut }, { outDir: out }), (e: Error) => /cut\.tif/.test(e.message) && /(truncated|corrupt|cannot)/.test(e.message));
   assertNoOutput(out);
+});
+
+test('rasters in formats GDAL reads but GeoWeave does not (JPEG 2000, VRT, ERDAS, NetCDF) are named, with the conversion to run', needGdal(), async () => {
+  const dir = tmpDir();
+  const src = makeS2(dir);
+  const cases: [string, string[], RegExp][] = [
+    ['band.jp2', ['-of', 'JP2OpenJPEG', '-b', '1'], /JPEG 2000, as Sentinel-2 SAFE bands are; convert it with gdal_translate/],
+    ['scene.vrt', ['-of', 'VRT'], /GDAL virtual raster \(VRT\); convert it with gdal_translate/],
+    ['scene.img', ['-of', 'HFA'], /ERDAS Imagine \(\.img\) file; convert/],
+    ['scene.nc', ['-of', 'netCDF', '-b', '1'], /NetCDF\/HDF file; convert it with gdal_translate .*NETCDF:IN:variable/],
+  ];
+  for (const [name, args, want] of cases) {
+    const f = path.join(dir, name);
+    execFileSync('gdal_translate', ['-q', ...args, src, f]);
+    await assert.rejects(() => openRaster(f), (e: Error) => e.message.startsWith(`${f}: not a TIFF file (`) && want.test(e.message), name);
+  }
 });
 
 test('band out of range, missing role, grid mismatch, bad expression: each names the problem', needGdal(), async () => {

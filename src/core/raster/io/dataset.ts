@@ -578,16 +578,23 @@ export function toFloat(raw: ArrayLike<number>, nodata: number | null, scale: nu
   return out;
 }
 
-/** What a file that is not a TIFF looks like, from its first bytes (named, not echoed: the file may be private). */
+/** What a file that is not a TIFF looks like, from its first bytes (named, not echoed: the file may be private), and what to do. */
 function sniff(head: Buffer): string {
   const h = head.toString('latin1');
+  const convert = 'convert it with gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN OUT.tif';
+  if (h.startsWith('\x00\x00\x00\x0cjP  ') || (head[0] === 0xff && head[1] === 0x4f && head[2] === 0xff && head[3] === 0x51)) {
+    return `it is JPEG 2000, as Sentinel-2 SAFE bands are; ${convert} (stack bands with gdal_merge.py -separate or gdalbuildvrt -separate first)`;
+  }
+  if (/^\s*<VRTDataset/.test(h)) return `it is a GDAL virtual raster (VRT); ${convert}`;
+  if (h.startsWith('EHFA_HEADER_TAG')) return `it is an ERDAS Imagine (.img) file; ${convert}`;
+  if (h.startsWith('ENVI')) return 'it is an ENVI header; give the data file it describes after converting it with gdal_translate -of GTiff';
   if (h.startsWith('\x89PNG')) return 'it is a PNG image';
   if (head[0] === 0xff && head[1] === 0xd8) return 'it is a JPEG image';
   if (h.startsWith('%PDF')) return 'it is a PDF document';
-  if (h.startsWith('PK')) return 'it is a ZIP archive';
-  if (h.startsWith('\x89HDF') || h.startsWith('CDF')) return 'it is a NetCDF/HDF file';
+  if (h.startsWith('PK')) return 'it is a ZIP archive; unzip it and give the GeoTIFF inside';
+  if (h.startsWith('\x89HDF') || h.startsWith('CDF')) return `it is a NetCDF/HDF file; ${convert.replace('IN', 'NETCDF:IN:variable')}`;
   if (h.startsWith('{') || h.startsWith('[')) return 'it looks like JSON';
-  if (/^[\t\n\r\x20-\x7e]{4}$/.test(h)) return 'it looks like text';
+  if (/^[\t\n\r\x20-\x7e]{4}/.test(h)) return 'it looks like text';
   return 'no TIFF signature II*/MM*';
 }
 
@@ -609,8 +616,8 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
     if (st.size < 8) throw new RasterError(`${source}: not a TIFF (only ${st.size} bytes)`);
     const fh = await fs.promises.open(source, 'r');
     try {
-      const head = Buffer.alloc(4);
-      await fh.read(head, 0, 4, 0);
+      const head = Buffer.alloc(16);
+      await fh.read(head, 0, 16, 0);
       const ok = (head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0)
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
       if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
