@@ -7,10 +7,11 @@ import type { DataContext, DataItem } from '../core/retrieval/types';
 import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
+import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 
-const DATA_GLOB = '**/*.{tif,tiff,TIF,TIFF,vrt,geojson,shp,gpkg}';
+const DATA_GLOB = `**/*.{tif,tiff,TIF,TIFF,vrt,${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
 
 export class WorkspaceData implements vscode.Disposable {
@@ -53,7 +54,7 @@ export class WorkspaceData implements vscode.Disposable {
     }
     const files: DataItem[] = [];
     for (const rel of await this.listFiles()) {
-      const item = await this.describe(rel, dir, /\.(geojson|shp|gpkg)$/i.test(rel) ? 'vector' : 'raster');
+      const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
       if (item) files.push(item);
     }
     const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
@@ -90,7 +91,7 @@ export class WorkspaceData implements vscode.Disposable {
     const out: DataItem[] = [];
     for (const p of new Set(paths)) {
       if (!files.has(p)) continue;
-      const item = await this.describe(p, dir, /\.(geojson|shp|gpkg)$/i.test(p) ? 'vector' : 'raster');
+      const item = await this.describe(p, dir, VECTOR_DATA.test(p) ? 'vector' : 'raster');
       if (item) out.push(item);
     }
     return out;

@@ -53,6 +53,7 @@ test('the engine\'s own argument and input errors, as runTool throws them, read 
   assert.equal(await zhOf('clip_bbox', { image: 'dem.tif', bbox: '3,2,1,4' }), 'clip_bbox: 参数 "bbox" 必须满足 minx < maxx 且 miny < maxy，实际为 "3,2,1,4"');
   assert.equal(await zhOf('ndvi', { image: '{bad' }), 'ndvi: 参数 "image" 不是有效的 JSON（{"red": "B04.tif", ...}），实际为 "{bad"');
   assert.match(await zhOf('ndvi', { image: { foo: 'a.tif' } }), /^ndvi: 参数 "image" 映射了未知的波段角色 "foo"；可用的角色：blue, green, red, .*，实际为 \{"foo":"a\.tif"\}$/);
+  assert.equal(await zhOf('zonal_stats', { image: 's2_scene.tif', zones: 'fields.fgb' }), 'zonal_stats: 参数 "zones" 是 FlatGeobuf 文件，GeoWeave 无法读取；请用 ogr2ogr -f GPKG OUT.gpkg IN（或 -f GeoJSON）转换，然后使用 OUT.gpkg，实际为 "fields.fgb"');
   assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', rde: 3 }), 'ndvi: 未知参数 "rde"；ndvi 可用的参数：image, sensor, nir, red；是否想写 "red"？');
   // Without the catalog the tool's own (English) description stays; with it, its manifest's description_zh.
   assert.equal(await zhOf('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（string_list：ISO dates (YYYY-MM-DD), one per image）；在单元格中加上 `dates: ...`');

@@ -61,6 +61,22 @@ print(json.dumps(1))
   sh('ogr2ogr', ['-f', 'ESRI Shapefile', '-t_srs', 'EPSG:3035', 'communes_3035.shp', 'communes.geojson']);
   sh('ogr2ogr', ['-f', 'GPKG', '-nln', 'communes', 'communes.gpkg', 'communes.geojson']);
   sh('ogr2ogr', ['-f', 'GPKG', '-t_srs', 'EPSG:2154', '-nln', 'communes_l93', 'communes_l93.gpkg', 'communes.geojson']);
+  // KML as GDAL writes it, the same zipped as Google Earth saves a KMZ, and KML as Google Earth writes
+  // it: styles, a folder, a MultiGeometry, ExtendedData <Data> for the attribute.
+  sh('ogr2ogr', ['-f', 'KML', '-nln', 'communes', 'communes.kml', 'communes.geojson']);
+  pyJson(`
+import sys, zipfile, json
+z = zipfile.ZipFile(sys.argv[1] + '/communes.kmz', 'w', zipfile.ZIP_DEFLATED)
+z.write(sys.argv[1] + '/communes.kml', 'doc.kml'); z.writestr('files/pin.png', b'\\x89PNG'); z.close()
+print(json.dumps(1))`, dir);
+  const coords = (ring: number[][]) => ring.map(([x, y]) => `${x},${y},0`).join(' ');
+  const placemark = (z: (typeof ZONES)[number]) => `<Placemark><name>${z.name}</name><styleUrl>#zone</styleUrl>
+  <ExtendedData><Data name="zid"><value>${z.zid}</value></Data></ExtendedData>
+  <MultiGeometry><Polygon><outerBoundaryIs><LinearRing><coordinates>${coords(z.ring)}</coordinates></LinearRing></outerBoundaryIs>${z.hole ? `<innerBoundaryIs><LinearRing><coordinates>${coords(z.hole)}</coordinates></LinearRing></innerBoundaryIs>` : ''}</Polygon></MultiGeometry></Placemark>`;
+  fs.writeFileSync(path.join(dir, 'earth.kml'), `<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document><name>communes</name>
+<Style id="zone"><LineStyle><color>ff0000ff</color><width>2</width></LineStyle><PolyStyle><fill>0</fill></PolyStyle></Style>
+<Folder><name>north</name>${ZONES.map(placemark).join('\n')}</Folder></Document></kml>`);
 });
 
 test('proj4 transforms equal gdaltransform to the millimetre for the EPSG codes GeoWeave knows', { skip }, () => {
@@ -150,21 +166,26 @@ v = v.astype(np.float64)[v != nd]
 print(json.dumps({"count": int(v.size), "mean": float(v.mean()), "std": float(v.std()), "min": float(v.min()), "max": float(v.max())}))
 `;
 
-test('zonal_stats: lon/lat GeoJSON, a LAEA Shapefile and lon/lat or Lambert-93 GeoPackages over a UTM raster equal gdalwarp -cutline + numpy per zone; zones go by their names', { skip }, async () => {
+test('zonal_stats: lon/lat GeoJSON, a LAEA Shapefile, lon/lat or Lambert-93 GeoPackages and KML/KMZ over a UTM raster equal gdalwarp -cutline + numpy per zone; zones go by their names', { skip }, async () => {
   const cases: [string, string, string][] = [
     ['communes.geojson', 'communes', 'GeoJSON EPSG:4326'],
     ['communes_3035.shp', 'communes_3035', 'Shapefile EPSG:3035'],
     ['communes.gpkg', 'communes', 'GeoPackage EPSG:4326'],
     ['communes_l93.gpkg', 'communes_l93', 'GeoPackage EPSG:2154'],
+    ['communes.kml', 'communes', 'KML written by GDAL'],
+    ['communes.kmz', 'communes', 'KMZ'],
+    ['earth.kml', 'earth', 'KML written as Google Earth does'],
   ];
   for (const [zones, layer, what] of cases) {
+    // KML is cut by GDAL from the GeoJSON it was made from (the same lon/lat rings).
+    const [refZones, refLayer] = /\.km[lz]$/.test(zones) ? ['communes.geojson', 'communes'] : [zones, layer];
     const r = await runTool('zonal_stats', { image: 'vals_utm.tif', zones }, { outDir: path.join(dir, 'out-zonal', layer), cwd: dir });
     const rows = r.stats.table as any[];
     assert.equal(rows.length, 3, what);
     for (const row of rows) {
       // The zone cut out by gdalwarp on the raster's own grid (it densifies the outline as it reprojects it), then numpy.
-      const cut = path.join(dir, `zone_${layer}_${row.zid}.tif`);
-      sh('gdalwarp', ['-q', '-overwrite', '-cutline', zones, '-cl', layer, '-cwhere', `zid=${row.zid}`, '-dstnodata', '-9999', 'vals_utm.tif', cut]);
+      const cut = path.join(dir, `zone_${refLayer}_${row.zid}.tif`);
+      sh('gdalwarp', ['-q', '-overwrite', '-cutline', refZones, '-cl', refLayer, '-cwhere', `zid=${row.zid}`, '-dstnodata', '-9999', 'vals_utm.tif', cut]);
       const q = pyJson(CUT_STATS, cut);
       assert.equal(row.count, q.count, `${what} ${row.name}: valid pixels`);
       for (const k of ['mean', 'min', 'max']) assert.ok(Math.abs(row[k] - q[k]) < 1e-4, `${what} ${row.name} ${k}: ${row[k]} vs ${q[k]}`);
@@ -228,11 +249,11 @@ print(json.dumps({"grid": bool(same_grid), "shape": [list(A.shape), list(B.shape
   "mask": int((ma != mb).sum()) if same_grid else -1, "diff": float(np.abs(A - B)[~ma & ~mb].max()) if same_grid and (~ma & ~mb).any() else 0.0, "inside": int((~mb).sum())}))
 `;
 
-test('clip_to_vector with lon/lat GeoJSON, a LAEA Shapefile or a Lambert-93 GeoPackage over a UTM raster equals gdalwarp -cutline -crop_to_cutline', { skip }, async () => {
-  for (const cutline of ['communes.geojson', 'communes_3035.shp', 'communes_l93.gpkg']) {
+test('clip_to_vector with lon/lat GeoJSON, a LAEA Shapefile, a Lambert-93 GeoPackage or a KMZ over a UTM raster equals gdalwarp -cutline -crop_to_cutline', { skip }, async () => {
+  for (const cutline of ['communes.geojson', 'communes_3035.shp', 'communes_l93.gpkg', 'communes.kmz']) {
     const r = await runTool('clip_to_vector', { image: 'vals_utm.tif', cutline }, { outDir: path.join(dir, 'out-clip', cutline), cwd: dir });
     const ref = path.join(dir, `cut_${cutline.replace(/\W/g, '_')}.tif`);
-    sh('gdalwarp', ['-q', '-overwrite', '-cutline', cutline, '-crop_to_cutline', 'vals_utm.tif', ref]);
+    sh('gdalwarp', ['-q', '-overwrite', '-cutline', cutline.endsWith('.kmz') ? 'communes.geojson' : cutline, '-crop_to_cutline', 'vals_utm.tif', ref]);
     const c = pyJson(SAME, r.outputs.clipped.path, ref);
     assert.ok(c.grid, `${cutline}: same extent and grid as gdalwarp (${JSON.stringify(c.shape)} ${JSON.stringify(c.gt)})`);
     assert.equal(c.mask, 0, `${cutline}: the same pixels inside the polygons`);
@@ -267,6 +288,24 @@ test('hostile vector files are refused naming the file: truncated .shp, a .gpkg 
   fs.copyFileSync(path.join(dir, 'communes_3035.shp'), path.join(dir, 'two.shp'));
   fs.writeFileSync(path.join(dir, 'two.dbf'), fs.readFileSync(path.join(dir, 'points.dbf')).subarray(0, 0x61));
   await assert.rejects(runTool('clip_to_vector', { image: 'vals_utm.tif', cutline: 'two.shp' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "cutline": .*two\.(shp|dbf)/);
-  await assert.rejects(runTool('clip_to_vector', { image: 'vals_utm.tif', cutline: 'vals_utm.tif' }, { outDir: path.join(dir, 'o'), cwd: dir }), /clip_to_vector: argument "cutline" must be a GeoJSON \(\.geojson\), Shapefile \(\.shp\) or GeoPackage/);
+  await assert.rejects(runTool('clip_to_vector', { image: 'vals_utm.tif', cutline: 'vals_utm.tif' }, { outDir: path.join(dir, 'o'), cwd: dir }), /clip_to_vector: argument "cutline" must be a GeoJSON \(\.geojson\), Shapefile \(\.shp\), GeoPackage .* or KML/);
   await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'communes.gpkg#nope' }, { outDir: path.join(dir, 'o'), cwd: dir }), /communes\.gpkg: has no layer "nope" \(communes: POLYGON\)/);
+  // KML and KMZ: broken XML, another XML document, projected coordinates, a ZIP without KML, a cut-off ZIP.
+  const o = { outDir: path.join(dir, 'o'), cwd: dir };
+  fs.writeFileSync(path.join(dir, 'broken.kml'), '<kml><Document><Placemark><name>a</name></Document>');
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'broken.kml' }, o), /argument "zones": .*broken\.kml: not readable KML \(/);
+  fs.writeFileSync(path.join(dir, 'svg.kml'), '<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>');
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'svg.kml' }, o), /svg\.kml: not KML \(the root element is <svg>, not <kml>\)/);
+  fs.writeFileSync(path.join(dir, 'utm.kml'), '<kml><Placemark><Polygon><outerBoundaryIs><LinearRing><coordinates>281000,5550000 282000,5550000 282000,5549000 281000,5550000</coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark></kml>');
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'utm.kml' }, o), /utm\.kml: KML coordinates are longitude,latitude in degrees, but these reach 5550000/);
+  pyJson(`
+import sys, zipfile, json
+z = zipfile.ZipFile(sys.argv[1] + '/icons.kmz', 'w'); z.writestr('files/pin.png', b'png'); z.close()
+print(json.dumps(1))`, dir);
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'icons.kmz' }, o), /icons\.kmz: not a readable KMZ \(it holds no \.kml\); unzip it/);
+  fs.writeFileSync(path.join(dir, 'cut.kmz'), fs.readFileSync(path.join(dir, 'communes.kmz')).subarray(0, 200));
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'cut.kmz' }, o), /cut\.kmz: not a readable KMZ \(no ZIP directory\)/);
+  // Formats GDAL reads but GeoWeave does not are named, with the conversion.
+  sh('ogr2ogr', ['-f', 'FlatGeobuf', 'communes.fgb', 'communes.geojson']);
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'communes.fgb' }, o), /argument "zones" is a FlatGeobuf file, which GeoWeave does not read; convert it with ogr2ogr -f GPKG/);
 });

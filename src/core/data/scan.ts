@@ -1,14 +1,15 @@
 /** The data at hand in a folder: rasters described by their headers (band roles, CRS, grid, a
- *  guessed sensor when bands say nothing), GeoJSON, Shapefiles and GeoPackages by CRS and extent, tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
+ *  guessed sensor when bands say nothing), GeoJSON, Shapefiles, GeoPackages and KML by CRS and extent, tables by extension. Used by the CLI's `--data DIR`; the extension lists files through
  *  VS Code and shares `orderDataItems`. */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DataContext, DataItem } from '../retrieval/types';
 import { describeRaster } from '../raster/engine';
 import { describeVector } from './vector';
+import { VECTOR_DATA } from '../raster/vector/formats';
 
 const RASTER = /\.(tif|tiff|vrt)$/i;
-const VECTOR = /\.(geojson|shp|gpkg)$/i;
+const VECTOR = VECTOR_DATA;
 const TABLE = /\.csv$/i;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.geoweave', '.geoweave-state', 'out']);
 

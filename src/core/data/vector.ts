@@ -1,4 +1,4 @@
-/** A vector file (GeoJSON, Shapefile, GeoPackage) described for readiness: its CRS and the box its features cover. */
+/** A vector file (GeoJSON, Shapefile, GeoPackage, KML) described for readiness: its CRS and the box its features cover. */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DataItem } from '../retrieval/types';
@@ -64,7 +64,7 @@ function describeLayer(item: DataItem, file: string): DataItem {
 /** A vector item with CRS and extent when the file is GeoJSON, a Shapefile or a GeoPackage that can be read; just the path otherwise. */
 export function describeVector(rel: string, cwd?: string): DataItem {
   const item: DataItem = { path: rel, type: 'vector' };
-  if (/\.(shp|gpkg)(#[^#]*)?$/i.test(rel)) return describeLayer(item, cwd ? path.resolve(cwd, rel) : rel);
+  if (/\.(shp|gpkg|kml|kmz)(#[^#]*)?$/i.test(rel)) return describeLayer(item, cwd ? path.resolve(cwd, rel) : rel);
   if (!/\.(geo)?json$/i.test(rel)) return item;
   const file = cwd ? path.resolve(cwd, rel) : rel;
   try {

@@ -9,6 +9,7 @@ import type { DataItem } from '../retrieval/types';
 import { aliasOf, closestName } from '../raster/arg-aliases';
 import { isReference, referencesIn } from './cell-value';
 import { parseToolCell } from './tool-cell';
+import { VECTOR_FILE } from '../raster/vector/formats';
 
 /** Everything the language features know about: tools, data and earlier cells. */
 export interface LanguageCatalog {
@@ -62,8 +63,9 @@ export interface CompletionEntry {
   range: TextRange;
 }
 
-const RASTER_EXT = /\.(tif|tiff|vrt|img)$/i;
-const VECTOR_EXT = /\.(geojson|json|gpkg|shp)$/i;
+// Only what the engine reads: a .vrt or .img offered here would fail when the cell runs.
+const RASTER_EXT = /\.(tif|tiff)$/i;
+const VECTOR_EXT = VECTOR_FILE;
 
 export function argInfos(tool: string, catalog: LanguageCatalog): ArgInfo[] | undefined {
   const manifest = catalog.tools.find((t) => t.id === tool);

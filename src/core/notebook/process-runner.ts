@@ -9,6 +9,7 @@ import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
+import { VECTOR_FILE } from '../raster/vector/formats';
 import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
 import { addGdalMetadata } from '../raster/io/tiff-metadata';
 import { styleProcessRaster, type ProcessRasterStyle } from './process-style';
@@ -81,7 +82,7 @@ function commandArgs(manifest: ToolManifest, args: Record<string, unknown>, cwd:
     if (v === undefined || v === null || v === '') continue;
     const isLocal = (s: string) => !/^(https?:\/\/|\/vsi)/i.test(s);
     if (PATH_TYPES.has(spec.type)) out[k] = typeof v === 'string' && isLocal(v) ? path.resolve(cwd, v) : v;
-    else if (spec.type === 'array' && Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'string' && isLocal(x) && /\.(tiff?|vrt|geojson|json|gpkg|shp)$/i.test(x) ? path.resolve(cwd, x) : x));
+    else if (spec.type === 'array' && Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'string' && isLocal(x) && (/\.(tiff?|vrt)$/i.test(x) || VECTOR_FILE.test(x)) ? path.resolve(cwd, x) : x));
     else if (spec.type === 'number') {
       const n = typeof v === 'number' ? v : typeof v === 'string' && NUMBER.test(v.trim()) ? Number(v) : NaN;
       if (!Number.isFinite(n)) throw new ProcessArgumentError(`${manifest.id}: argument "${k}" must be a number, got ${JSON.stringify(v).slice(0, 60)}`);

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { RunOptions, ToolRunResult, OutputRef } from './types';
 import type { ArgsOf, ArgValue, BuiltinTool, ToolParamSpec, ToolParams, ToolContext, ZonesArg } from './tools/types';
 // Vector readers and the CRS code (proj4) load when an argument or a file needs them, not at start-up.
-const isVectorPath = (p: string) => (require('./vector/read') as typeof import('./vector/read')).isVectorPath(p);
+const vectorFormats = () => require('./vector/formats') as typeof import('./vector/formats');
+const isVectorPath = (p: string) => vectorFormats().VECTOR_FILE.test(p);
 const crsModule = () => require('./crs/crs') as typeof import('./crs/crs');
 import type { DataItem } from '../retrieval/types';
 import { TOOL_LOADERS } from './tools/lazy-registry';
@@ -138,14 +139,18 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
       }
     }
     case 'vector': {
-      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg) path');
+      if (typeof value !== 'string' || !value.trim()) bad('must be a GeoJSON, Shapefile (.shp), GeoPackage (.gpkg) or KML (.kml) path');
       const s = (value as string).trim();
-      if (!isVectorPath(s)) bad('must be a GeoJSON (.geojson), Shapefile (.shp) or GeoPackage (.gpkg, or "file.gpkg#layer") path');
+      const unread = vectorFormats().unreadVectorFormat(s);
+      if (unread) bad(`is ${unread}`);
+      if (!isVectorPath(s)) bad('must be a GeoJSON (.geojson), Shapefile (.shp), GeoPackage (.gpkg, or "file.gpkg#layer") or KML (.kml) path');
       return resolvePath(s, cwd);
     }
     case 'zones': {
-      if (typeof value !== 'string' || !value.trim()) bad('must be a class raster or a polygon file (GeoJSON, Shapefile, GeoPackage)');
+      if (typeof value !== 'string' || !value.trim()) bad('must be a class raster or a polygon file (GeoJSON, Shapefile, GeoPackage, KML)');
       const s = (value as string).trim();
+      const unread = vectorFormats().unreadVectorFormat(s);
+      if (unread) bad(`is ${unread}`);
       const z: ZonesArg = { type: isVectorPath(s) ? 'vector' : 'raster', path: resolvePath(s, cwd) };
       return z;
     }

@@ -88,7 +88,7 @@ export const accuracyAssessmentTool = defineTool({
   id: 'accuracy_assessment',
   params: {
     image: { kind: 'raster', required: true, description: 'classified raster (class codes)' },
-    reference: { kind: 'zones', required: true, description: 'reference points or polygons (GeoJSON, Shapefile, GeoPackage; any CRS) with the true class, or a reference class raster on the same grid (0/nodata = no reference)' },
+    reference: { kind: 'zones', required: true, description: 'reference points or polygons (GeoJSON, Shapefile, GeoPackage in any CRS, or KML) with the true class, or a reference class raster on the same grid (0/nodata = no reference)' },
     class_field: { kind: 'string', description: 'attribute holding the true class (code, or a name the map\'s band description lists); required for points/polygons' },
     band: { kind: 'band', default: 1 },
   },

@@ -18,7 +18,7 @@ export const clipToVectorTool = defineTool({
   id: 'clip_to_vector',
   params: {
     image: { kind: 'raster', required: true, single: true },
-    cutline: { kind: 'vector', required: true, description: 'polygons to keep: GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg, "file.gpkg#layer") in any CRS' },
+    cutline: { kind: 'vector', required: true, description: 'polygons to keep: GeoJSON, Shapefile (.shp), GeoPackage (.gpkg, "file.gpkg#layer") in any CRS, or KML' },
     crop: { kind: 'boolean', default: true, description: 'shrink the extent to the polygons (gdalwarp -crop_to_cutline); false keeps the whole grid' },
   },
   async run(ctx) {

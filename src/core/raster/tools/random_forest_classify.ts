@@ -14,7 +14,7 @@ export const randomForestClassifyTool = defineTool({
   id: 'random_forest_classify',
   params: {
     image: { kind: 'raster', required: true, single: true, description: 'multispectral image or stack of bands and indices' },
-    training: { kind: 'vector', required: true, description: 'training polygons (or points) with a class attribute: GeoJSON, Shapefile or GeoPackage, any CRS' },
+    training: { kind: 'vector', required: true, description: 'training polygons (or points) with a class attribute: GeoJSON, Shapefile, GeoPackage or KML, any CRS' },
     class_field: { kind: 'string', required: true, description: 'attribute holding the class: integer codes 1..65535 kept as they are, or names numbered 1..n in alphabetical order' },
     bands: { kind: 'string_list', description: 'bands to use (1-based indices or role names); default every band except QA/SCL' },
     n_trees: { kind: 'integer', default: 100, min: 1, max: 1000 },

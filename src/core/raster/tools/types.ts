@@ -21,7 +21,7 @@ export type Bbox = [number, number, number, number];
 export type ToolParamKind =
   | 'raster'        // path, http(s) URL, or {role: path} mapping of single-band files
   | 'raster_list'   // array of rasters (time series)
-  | 'vector'        // polygon file path: GeoJSON, Shapefile, GeoPackage ("file.gpkg#layer")
+  | 'vector'        // polygon file path: GeoJSON, Shapefile, GeoPackage ("file.gpkg#layer"), KML
   | 'zones'         // a class raster or a polygon file, parsed into a ZonesArg
   | 'crs'           // EPSG code, proj4 string or WKT, parsed into a Crs
   | 'number' | 'integer' | 'string' | 'boolean' | 'band' // band: 1-based index or role name

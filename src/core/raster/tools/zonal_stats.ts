@@ -74,7 +74,7 @@ export const zonalStatsTool = defineTool({
   id: 'zonal_stats',
   params: {
     image: { kind: 'raster', required: true, description: 'values raster' },
-    zones: { kind: 'zones', required: true, description: 'class raster on the same grid (zone = value, 0/nodata ignored), or polygons: GeoJSON, Shapefile (.shp) or GeoPackage (.gpkg, "file.gpkg#layer") in any CRS' },
+    zones: { kind: 'zones', required: true, description: 'class raster on the same grid (zone = value, 0/nodata ignored), or polygons: GeoJSON, Shapefile (.shp), GeoPackage (.gpkg, "file.gpkg#layer") in any CRS, or KML' },
     band: { kind: 'band', default: 1 },
   },
   async run(ctx) {

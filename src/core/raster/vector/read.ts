@@ -1,12 +1,13 @@
-/** Opens a polygon layer by file type: GeoJSON, Shapefile (.shp with .dbf/.prj) or GeoPackage ("file.gpkg" or "file.gpkg#layer"). */
+/** Opens a polygon layer by file type: GeoJSON, Shapefile (.shp with .dbf/.prj), GeoPackage ("file.gpkg" or "file.gpkg#layer") or KML. */
 import * as fs from 'node:fs';
 import { readGeoJson } from './geojson';
 import { readShapefile } from './shapefile';
 import { readGeoPackage } from './geopackage';
+import { readKml } from './kml';
 import { VectorError, VectorLayer } from './types';
+import { VECTOR_FILE, unreadVectorFormat } from './formats';
 
-/** File extensions read as vector layers. */
-export const VECTOR_FILE = /\.(geojson|json|shp|gpkg)(#[^#]*)?$/i;
+export { VECTOR_FILE };
 
 /** True when `p` names a vector file GeoWeave reads (by extension). */
 export function isVectorPath(p: string): boolean {
@@ -27,7 +28,8 @@ export function readVectorLayer(p: string): VectorLayer {
   if (/\.shp$/i.test(file)) return readShapefile(file);
   if (/\.gpkg$/i.test(file)) return readGeoPackage(file, layer);
   if (/\.(geo)?json$/i.test(file)) return readGeoJson(file);
-  throw new VectorError(`${file}: not a vector format GeoWeave reads (GeoJSON, Shapefile .shp, GeoPackage .gpkg)`);
+  if (/\.km[lz]$/i.test(file)) return readKml(file);
+  throw new VectorError(`${file}: ${unreadVectorFormat(file)?.replace(/^a /, 'is a ') ?? 'not a vector format GeoWeave reads (GeoJSON, Shapefile .shp, GeoPackage .gpkg, KML)'}`);
 }
 export { VectorError };
 export type { VectorLayer };

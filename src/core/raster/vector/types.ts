@@ -1,4 +1,4 @@
-/** Polygon layers read from GeoJSON, Shapefile or GeoPackage: features with attributes, rings and the layer's CRS. */
+/** Polygon layers read from GeoJSON, Shapefile, GeoPackage or KML: features with attributes, rings and the layer's CRS. */
 import type { Ring } from '../algorithms/vectorize';
 import type { Crs } from '../crs/crs';
 
@@ -18,7 +18,7 @@ export interface VectorFeature {
 
 export interface VectorLayer {
   file: string;
-  format: 'GeoJSON' | 'Shapefile' | 'GeoPackage';
+  format: 'GeoJSON' | 'Shapefile' | 'GeoPackage' | 'KML';
   /** The layer's name (GeoPackage table, file stem otherwise). */
   layer: string;
   /** The CRS the file declares; undefined when it declares none (a Shapefile without .prj). */
