@@ -92,6 +92,13 @@ test('Landsat 4-7 Collection 2 Level-2: scaled as C2 L2 (undescribed or SR_B3/SR
   assert.deepEqual([(named.stats.bands as any).red.how, (named.stats.bands as any).nir.band], [(named.stats.bands as any).red.how, 4]);
   assert.match((named.stats.bands as any).red.how, /description "SR_B3"/);
   ndviAgainstNumpy('l7_c2l2_named.tif', named.outputs.index.path, 3, 4, 0.0000275, -0.2);
+  // With no sensor at all, the names say which Landsat it is (no SR_B6: 4-7), as in an Earth Engine export.
+  const bare = await run('ndvi', { image: 'l7_c2l2_named.tif' }, 'f2');
+  assert.deepEqual([(bare.stats.bands as any).red.band, (bare.stats.bands as any).nir.band], [3, 4]);
+  assert.match((bare.stats.bands as any).nir.how, /description "SR_B4"; Landsat C2 L2 reflectance DN×0\.0000275−0\.2 \(band name SR_B4\)/);
+  ndviAgainstNumpy('l7_c2l2_named.tif', bare.outputs.index.path, 3, 4, 0.0000275, -0.2);
+  const info = await run('raster_info', { image: 'l7_c2l2_named.tif' }, 'f3');
+  assert.match(info.summary, /Band roles from descriptions: blue=1, green=2, red=3, nir=4, swir1=5, swir2=6/);
   await assert.rejects(run('ndvi', { image: 'l7_c2l2.tif', sensor: 'landsat457_tm' }, 'g'), /look like Collection 2 Level-2 surface reflectance DNs, which need their scaling: use --arg sensor=landsat457_c2l2/);
 });
 

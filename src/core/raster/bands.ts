@@ -39,6 +39,20 @@ export function roleFromDescription(desc: string | null | undefined): string | u
 }
 
 /**
+ * The Landsat generation a file's USGS Collection 2 band names imply. Landsat 4-7 name their bands
+ * SR_B1-SR_B5, SR_B7 and ST_B6 (red is SR_B3, NIR SR_B4); Landsat 8-9 SR_B1-SR_B7 and ST_B10 (red is
+ * SR_B4, NIR SR_B5). Earth Engine exports and stacks of the USGS files carry these names, so a
+ * Landsat 7 stack read with 8/9 names would give an NDVI of NIR and SWIR1. A set that cannot tell
+ * (SR_B4 and SR_B5 alone) is read as 8/9, the common case.
+ */
+export function landsatFromNames(descriptions: readonly (string | null)[]): Sensor | undefined {
+  const d = new Set(descriptions.map((x) => x?.trim().toLowerCase() ?? ''));
+  if (d.has('st_b6') || (d.has('sr_b7') && !d.has('sr_b6'))) return 'landsat457_c2l2';
+  if ([...d].some((x) => /^(sr_b[1-7]|st_b10)$/.test(x))) return 'landsat89_c2l2';
+  return undefined;
+}
+
+/**
  * Sensor implied by a USGS Collection 2 Level-2 band name on uint16 data: SR_B1..SR_B7 and ST_B10
  * DNs need their offset (−0.2, +149 K) even when no sensor is given. Float bands with those names are
  * taken as already converted.
@@ -46,8 +60,7 @@ export function roleFromDescription(desc: string | null | undefined): string | u
 function c2l2FromName(ds: RasterDataset, band: number, role: string): Sensor | undefined {
   if (ds.dtype !== 'uint16') return undefined;
   const d = ds.bandDescriptions[band - 1]?.trim().toLowerCase() ?? '';
-  if (/^sr_b[1-7]$/.test(d) && REFLECTANCE_ROLES.has(role)) return 'landsat89_c2l2';
-  if (d === 'st_b10' && role === 'thermal') return 'landsat89_c2l2';
+  if ((/^sr_b[1-7]$/.test(d) && REFLECTANCE_ROLES.has(role)) || (/^st_b(10|6)$/.test(d) && role === 'thermal')) return landsatFromNames(ds.bandDescriptions);
   return undefined;
 }
 
@@ -80,6 +93,8 @@ function describeBands(ds: RasterDataset): string {
 
 function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor: Sensor | undefined): { band: number; how: string } {
   const file = ds.source;
+  // Band names are read as the given sensor names them, else as the file's own names imply.
+  const naming = sensor ?? landsatFromNames(ds.bandDescriptions);
   if (explicit !== undefined && explicit !== null && explicit !== '') {
     const n = typeof explicit === 'number' ? explicit : /^\s*\d+\s*$/.test(String(explicit)) ? Number(explicit) : NaN;
     if (Number.isFinite(n)) {
@@ -93,13 +108,13 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
     if (direct >= 0) return { band: direct + 1, how: `description "${ds.bandDescriptions[direct]}"` };
     const asRole = Object.prototype.hasOwnProperty.call(ALIASES, name) ? name : undefined;
     if (asRole) {
-      const r = ds.bandDescriptions.findIndex((d) => roleForSensor(d, sensor, roleFromDescription) === asRole);
+      const r = ds.bandDescriptions.findIndex((d) => roleForSensor(d, naming, roleFromDescription) === asRole);
       if (r >= 0) return { band: r + 1, how: `description "${ds.bandDescriptions[r]}"` };
       if (sensor) return bandForRole(ds, asRole, undefined, sensor);
     }
     throw new Error(`argument "${role}": no band named "${explicit}" in ${file} (${describeBands(ds)}); pass a 1-based index, e.g. --arg ${role}=4`);
   }
-  const byDesc = ds.bandDescriptions.findIndex((d) => roleForSensor(d, sensor, roleFromDescription) === role);
+  const byDesc = ds.bandDescriptions.findIndex((d) => roleForSensor(d, naming, roleFromDescription) === role);
   if (byDesc >= 0) return { band: byDesc + 1, how: `description "${ds.bandDescriptions[byDesc]}"` };
   if (sensor) {
     const idx = presetLayout(sensor, ds.bandCount)?.[role];

@@ -19,7 +19,8 @@ import { addGdalMetadata } from './io/tiff-metadata';
 import { writeFileAtomic } from './io/atomic-file';
 import { qmlStyle } from '../results/qml';
 import { readPreview, throwIfAborted } from './tools/common';
-import { roleFromDescription, BAND_ROLES } from './bands';
+import { roleFromDescription, BAND_ROLES, landsatFromNames } from './bands';
+import { roleForSensor } from './sensor-presets';
 import { RunStaging, remapPaths } from './io/run-staging';
 import { isInside } from './io/atomic-file';
 
@@ -359,8 +360,9 @@ function outlineLonLat(geo: RasterDataset['geo'], file: string, box: [number, nu
 export async function describeRaster(p: string, cwd?: string): Promise<DataItem> {
   const ds = await openRaster(p, { cwd });
   try {
+    const naming = landsatFromNames(ds.bandDescriptions);
     const bands = ds.bandDescriptions.map((d, i) => {
-      const role = roleFromDescription(d);
+      const role = roleForSensor(d, naming, roleFromDescription);
       return { index: i + 1, ...(role ? { role } : {}), ...(d ? { description: d } : {}) };
     });
     const roles: string[] = [];
@@ -381,12 +383,14 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     const ys = [g[3], g[3] + g[4] * ds.width + g[5] * ds.height, g[3] + g[4] * ds.width, g[3] + g[5] * ds.height];
     const extent: [number, number, number, number] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
     const epsg = ds.geo.epsg ?? (ds.geo.geographic ? 4326 : undefined);
-    const lonLat = (require('./proj') as typeof import('./proj')).boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
+    // Without a geotransform the stand-in one would place the raster at 0°N 0°E: no extent is better than a wrong one.
+    const placed = !ds.geo.ungeoreferenced;
+    const lonLat = !placed ? undefined : (require('./proj') as typeof import('./proj')).boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
     // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
     const guess = ds.bandCount >= 3 && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
     return {
       path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}),
-      extent, ...(lonLat ? { lonLat } : {}), grid: { width: ds.width, height: ds.height, geoTransform: [...g] }, ...(guess ? { guess } : {}),
+      ...(placed ? { extent } : {}), ...(lonLat ? { lonLat } : {}), grid: { width: ds.width, height: ds.height, geoTransform: [...g] }, ...(guess ? { guess } : {}),
     };
   } finally {
     await ds.close();

@@ -17,7 +17,13 @@ export type { DType } from './samples';
 
 export interface GeoInfo { epsg?: number; wkt?: string; geoTransform: [number, number, number, number, number, number]; /* GDAL order */ geographic: boolean;
   /** The file's GeoKeys as stored (see crs/geokeys.ts): outputs on this CRS copy them. */
-  keys?: GeoKeySet; }
+  keys?: GeoKeySet;
+  /**
+   * Set when the file has no geotransform: `geoTransform` is then GDAL's stand-in (pixel = unit,
+   * y down) and means nothing on a map. `gcps` holds its ground control points as stored
+   * (ModelTiepoint, six numbers each), as in Sentinel-1 GRD and other level-1 products; outputs copy them.
+   */
+  ungeoreferenced?: { gcps: number[] }; }
 
 /** An open raster: metadata plus windowed reads of single bands. */
 export interface RasterDataset {

@@ -19,7 +19,8 @@ export async function readGeoInfo(image: any): Promise<GeoInfo> {
   } else {
     gt = [0, 1, 0, 0, 0, 1];
   }
-  checkGeoTransform(gt, tie && scale && tie.length >= 6 ? 'ModelTiepoint/ModelPixelScale' : 'ModelTransformation');
+  const ungeoreferenced = !(tie && scale && tie.length >= 6) && !(mt && mt.length >= 16);
+  if (!ungeoreferenced) checkGeoTransform(gt, tie && scale && tie.length >= 6 ? 'ModelTiepoint/ModelPixelScale' : 'ModelTransformation');
   // PixelIsPoint: GDAL shifts the origin by half a pixel so the geotransform refers to pixel corners.
   if (keys.GTRasterTypeGeoKey === 2) {
     gt = [gt[0] - gt[1] / 2 - gt[2] / 2, gt[1], gt[2], gt[3] - gt[4] / 2 - gt[5] / 2, gt[4], gt[5]];
@@ -28,6 +29,7 @@ export async function readGeoInfo(image: any): Promise<GeoInfo> {
   const proj = keys.ProjectedCSTypeGeoKey as number | undefined;
   const geog = keys.GeographicTypeGeoKey as number | undefined;
   const info: GeoInfo = { geoTransform: gt, geographic: model === 2 };
+  if (ungeoreferenced) info.ungeoreferenced = { gcps: tie && tie.length >= 6 && tie.length % 6 === 0 ? Array.from(tie, Number) : [] };
   if (model === 2) { if (geog && geog !== 32767) info.epsg = geog; }
   else if (proj && proj !== 32767) info.epsg = proj;
   else if (model === undefined && geog && geog !== 32767) { info.epsg = geog; info.geographic = true; }

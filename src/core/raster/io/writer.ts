@@ -227,7 +227,12 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
   ];
   if (n > 1) entries.push({ tag: 338, type: 3, values: new Array(n - 1).fill(0) });
   entries.push({ tag: 339, type: 3, values: new Array(n).fill(OUT_FORMAT[spec.dtype]) });
-  if (gt[2] === 0 && gt[4] === 0) {
+  const gcps = spec.geo.ungeoreferenced?.gcps;
+  if (gcps) {
+    // No geotransform to write (a stand-in would put the raster at the origin of its CRS); the
+    // ground control points travel with it, as GDAL copies them.
+    if (gcps.length >= 6) entries.push({ tag: 33922, type: 12, values: gcps });
+  } else if (gt[2] === 0 && gt[4] === 0) {
     entries.push({ tag: 33550, type: 12, values: [gt[1], -gt[5], 0] });
     entries.push({ tag: 33922, type: 12, values: [0, 0, 0, gt[0], gt[3], 0] });
   } else {

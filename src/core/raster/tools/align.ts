@@ -3,7 +3,7 @@ import { openRaster, RasterDataset } from '../io/dataset';
 import { crsOfGeo, crsLabelOf, Crs } from '../crs/crs';
 import type { WarpMethod } from '../algorithms/warp';
 import { num } from '../stats';
-import { outPath, rasterOutput } from './common';
+import { outPath, rasterOutput, requireMapGrid } from './common';
 import { warpRaster, pixelSizes, TargetGrid } from './warp-support';
 import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
@@ -40,6 +40,8 @@ export async function warpOntoReference(
   try {
     const ds = await openRaster(image, { signal: ctx.signal });
     try {
+      requireMapGrid(ref, tool);
+      requireMapGrid(ds, tool);
       const grid = gridOf(ref);
       const out = outPath(ctx, outName);
       const w = await warpRaster(ctx, ds, grid, method, out, tool);

@@ -9,7 +9,7 @@ import type { RasterArg, ToolContext } from './types';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { rowPixelAreas } from '../algorithms/area';
 import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
-import { outPath as commonOutPath } from './common';
+import { outPath as commonOutPath, requireMapGrid } from './common';
 import { writeFileAtomicSync } from '../io/atomic-file';
 
 export function checkAbort(signal: AbortSignal): void {
@@ -29,7 +29,9 @@ export function assertSameGrid(a: RasterDataset, aArg: string, b: RasterDataset,
   if (msg) throw new Error(msg);
 }
 
-export function gt(ds: RasterDataset): GeoTransform {
+/** The grid's geotransform, for work in map units (a raster without one is refused, see requireMapGrid). */
+export function gt(ds: RasterDataset, tool: string): GeoTransform {
+  requireMapGrid(ds, tool);
   return ds.geo.geoTransform as GeoTransform;
 }
 
@@ -101,8 +103,8 @@ export function whereOf(w: number, h: number, hit: (i: number) => boolean, valid
 }
 
 /** Per-pixel-row areas (m²) of a dataset's grid. */
-export function rowAreas(ds: RasterDataset): Float64Array {
-  return rowPixelAreas(gt(ds), ds.height, ds.geo.geographic);
+export function rowAreas(ds: RasterDataset, tool: string): Float64Array {
+  return rowPixelAreas(gt(ds, tool), ds.height, ds.geo.geographic);
 }
 
 /** Human area: ha below 100 km², else km². */

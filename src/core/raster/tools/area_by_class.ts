@@ -20,7 +20,7 @@ export const areaByClassTool = defineTool({
     try {
       const b = R.band, ds = b.dataset;
       const { width: w, height: h } = ds;
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'area_by_class');
       const acc = new Map<number, ClassArea>();
       const cells = new Map<number, number[]>();
       const validCells = new Array(9).fill(0);

@@ -18,7 +18,7 @@ export const burnSeverityTool = defineTool({
     try {
       const ds = R.band.dataset;
       const { width: w, height: h } = ds;
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'burn_severity');
       const pix = new Array(8).fill(0), m2 = new Array(8).fill(0);
       let outside = 0, valid = 0;
       const where = new WhereCounter(w, h);

@@ -40,7 +40,7 @@ export const changeDifferenceTool = defineTool({
           if (o.validCount === 0) throw new Error(`"before" ${ds.source} and "after" ${b.dataset.source} share no valid pixels`);
           threshold = o.threshold; absolute = true; method = 'Otsu on |difference|';
         }
-        const rowA = rowAreas(ds);
+        const rowA = rowAreas(ds, 'change_difference');
         let valid = 0, changed = 0, m2 = 0, up = 0, sum = 0, mn = Infinity, mx = -Infinity;
         const where = new WhereCounter(w, h);
         const preview = new Preview(w, h);

@@ -39,7 +39,7 @@ export const changeVectorAnalysisTool = defineTool({
         const o = await streamedOtsu(ctx, ds, inputs, (ins) => split(ins).magnitude);
         if (o.validCount === 0) throw new Error(`"before" ${ds.source} and "after" ${B[roles[0]].dataset.source} share no valid pixels`);
         const t = o.threshold;
-        const rowA = rowAreas(ds);
+        const rowA = rowAreas(ds, 'change_vector_analysis');
         let n = 0, sum = 0, mx = 0, strong = 0, m2 = 0;
         const hist = new Array(8).fill(0);
         const sector = nb === 2 ? 45 : 22.5;

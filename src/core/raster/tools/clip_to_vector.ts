@@ -10,7 +10,7 @@ import type { GeoTransform } from '../algorithms/vectorize';
 import { readVectorLayer } from '../vector/read';
 import { layerOnRaster } from '../vector/to-raster';
 import { num } from '../stats';
-import { outPath, rasterOutput } from './common';
+import { outPath, rasterOutput, requireMapGrid } from './common';
 import { writableType, writeStrips } from './spatial-tools';
 import { defineTool } from './types';
 
@@ -25,6 +25,7 @@ export const clipToVectorTool = defineTool({
     const { cutline } = ctx.args;
     const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
+      requireMapGrid(ds, 'clip_to_vector');
       const g = ds.geo.geoTransform;
       if (g[2] !== 0 || g[4] !== 0) throw new Error(`clip_to_vector: ${ds.source} has a rotated geotransform; put it on a north-up grid first (reproject)`);
       let placed;

@@ -98,6 +98,26 @@ export function pixelArea(ds: RasterDataset): number {
   return Math.abs(g[1] * g[5] - g[2] * g[4]);
 }
 
+/** A pixel's area in m² when it is one (a projected, georeferenced grid); undefined otherwise, so a summary leaves areas out. */
+export function projectedPixelArea(ds: RasterDataset): number | undefined {
+  return ds.geo.geographic || ds.geo.ungeoreferenced ? undefined : pixelArea(ds);
+}
+
+/**
+ * Refuses a raster without a geotransform where map coordinates, pixel sizes or areas are needed:
+ * GDAL's stand-in transform (one unit per pixel at the origin) would give a clip at the wrong place,
+ * a slope from one-metre pixels and areas in pixels, each looking like a result.
+ */
+export function requireMapGrid(ds: RasterDataset, what: string): void {
+  const u = ds.geo.ungeoreferenced;
+  if (!u) return;
+  const n = Math.floor(u.gcps.length / 6);
+  const { RasterError } = require('../io/dataset') as typeof import('../io/dataset');
+  throw new RasterError(n
+    ? `${ds.source} is placed by ${n} ground control points, not on a map grid (as Sentinel-1 GRD and other level-1 products are), and ${what} needs map coordinates; warp it onto a grid first: gdalwarp -t_srs EPSG:<code> -r bilinear -tps IN OUT.tif`
+    : `${ds.source} has no georeferencing (no geotransform or control points), and ${what} needs map coordinates; set them first: gdal_edit.py -a_srs EPSG:<code> -a_ullr ULX ULY LRX LRY ${path.basename(ds.source)}`);
+}
+
 /** True for strip-organised rasters (full-width blocks): per-pixel runs then give workers whole rows. */
 export function isStriped(ds: RasterDataset): boolean {
   return ds.blockWidth >= ds.width && ds.width > 512;

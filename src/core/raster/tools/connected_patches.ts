@@ -33,7 +33,7 @@ export const connectedPatchesTool = defineTool({
       }
       const comp = lab.finish(minPixels);
       // Pass 2: final labels written strip by strip; areas summed in raster order.
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'connected_patches');
       const patchM2 = new Float64Array(comp.sizes.length + 1);
       const ql = new QuicklookSampler(w, h);
       sink = await RowSink.create(outPath(ctx, 'connected_patches', 'labels', 'tif'), ds, 'int32', 0, 'labels: patch id, 1 = largest');
@@ -49,7 +49,7 @@ export const connectedPatchesTool = defineTool({
       }
       const file = await sink.finish();
       sink = undefined;
-      const g = gt(ds);
+      const g = gt(ds, 'connected_patches');
       // Objects only for the patches reported; totals and the median come from the per-label areas.
       const patch = (k: number) => {
         const [cx, cy] = comp.centroids[k];

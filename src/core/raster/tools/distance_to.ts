@@ -98,7 +98,7 @@ export const distanceToTool = defineTool({
     // Strips are the output's tile rows: the second pass writes them bottom-up.
     const step = Math.max(16, Math.ceil(Math.min(stripRowsFor(ds), 1024) / 16) * 16);
     const nStrips = Math.ceil(h / step);
-    const px = pixelSizeMetres(gt(ds), w, h, ds.geo.geographic);
+    const px = pixelSizeMetres(gt(ds, 'distance_to'), w, h, ds.geo.geographic);
     let wr: GeoTiffWriter | undefined;
     let targets = 0;
     // Statistics in raster order from the float32 values as they are written (no read-back of the output).

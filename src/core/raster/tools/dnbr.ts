@@ -25,7 +25,7 @@ export const dnbrTool = defineTool({
         const ds = P.nir.dataset;
         assertSameGrid(ds, 'pre', Q.nir.dataset, 'post');
         const { width: w, height: h } = ds;
-        const rowA = rowAreas(ds);
+        const rowA = rowAreas(ds, 'dnbr');
         const where = new WhereCounter(w, h);
         const preview = new Preview(w, h);
         let n = 0, sum = 0, mn = Infinity, mx = -Infinity, burned = 0, m2 = 0, severe = 0;

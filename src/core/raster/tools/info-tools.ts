@@ -4,9 +4,10 @@ import { openRaster, RasterDataset } from '../io/dataset';
 import { resolveBands, closeResolved } from '../bands';
 import { StatsAccumulator, num, pct, whereText } from '../stats';
 import { renderQuicklook, QuicklookKind } from '../quicklook';
-import { inputStem, outPath, readPreview, throwIfAborted, pixelArea } from './common';
+import { inputStem, outPath, readPreview, throwIfAborted, projectedPixelArea } from './common';
 import { describeContinuous } from './summary';
-import { roleFromDescription } from '../bands';
+import { roleFromDescription, landsatFromNames } from '../bands';
+import { roleForSensor } from '../sensor-presets';
 import { defineTool } from './types';
 import { crsLabelOf } from '../crs/crs';
 
@@ -17,9 +18,12 @@ export const rasterInfoTool = defineTool({
     const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
       const g = ds.geo.geoTransform;
+      const u = ds.geo.ungeoreferenced;
+      const gcps = u ? Math.floor(u.gcps.length / 6) : 0;
       const crsName = crsLabelOf(ds.geo, ds.source);
       const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsName;
-      const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleFromDescription(d) ?? null, scale: ds.scales[i], offset: ds.offsets[i] }));
+      const naming = landsatFromNames(ds.bandDescriptions);
+      const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleForSensor(d, naming, roleFromDescription) ?? null, scale: ds.scales[i], offset: ds.offsets[i] }));
       const unit = ds.geo.geographic ? '°' : ' m';
       // A rotated grid's pixel is the length of its column and row vectors, not gt[1] and gt[5].
       const size = [Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5])];
@@ -29,12 +33,15 @@ export const rasterInfoTool = defineTool({
       const extent = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
       const stats = {
         width: ds.width, height: ds.height, bandCount: ds.bandCount, dtype: ds.dtype, crs, epsg: ds.geo.epsg ?? null,
-        geographic: ds.geo.geographic, geoTransform: g, pixelSize: size, ...(rotation ? { rotationDegrees: rotation } : {}), extent,
+        geographic: ds.geo.geographic, geoTransform: u ? null : g, pixelSize: u ? null : size, ...(u ? { gcps } : {}), ...(rotation ? { rotationDegrees: rotation } : {}), extent,
         nodata: ds.nodata, blockSize: [ds.blockWidth, ds.blockHeight], bands,
       };
       const roles = bands.filter((b) => b.role).map((b) => `${b.role}=${b.index}`);
-      const areaKm2 = ds.geo.geographic ? null : (pixelArea(ds) * ds.width * ds.height) / 1e6;
-      const summary = `${ds.width}×${ds.height} pixels, ${ds.bandCount} ${ds.dtype} band${ds.bandCount === 1 ? '' : 's'} at ${num(size[0])}${size[1] !== size[0] ? `×${num(size[1])}` : ''}${unit}${rotation ? ` (grid rotated ${num(rotation)}°)` : ''} in ${crsName}`
+      const area = projectedPixelArea(ds);
+      const areaKm2 = area === undefined ? null : (area * ds.width * ds.height) / 1e6;
+      const where = u ? (gcps ? `placed by ${gcps} ground control points (no map grid: warp it with gdalwarp before tools that need one)` : 'with no georeferencing')
+        : `at ${num(size[0])}${size[1] !== size[0] ? `×${num(size[1])}` : ''}${unit}${rotation ? ` (grid rotated ${num(rotation)}°)` : ''}`;
+      const summary = `${ds.width}×${ds.height} pixels, ${ds.bandCount} ${ds.dtype} band${ds.bandCount === 1 ? '' : 's'} ${where} in ${crsName}`
         + `${areaKm2 !== null ? ` covering ${num(areaKm2)} km²` : ''}; nodata ${ds.nodata ?? 'not set'}.`
         + (roles.length ? ` Band roles from descriptions: ${roles.join(', ')}.` : ds.bandCount > 1 ? ' Bands have no role descriptions: pass --arg red=3 etc. or sensor=.' : '');
       return { tool: 'raster_info', outputs: {}, stats, summary };

@@ -25,7 +25,7 @@ export const kmeansClassifyTool = defineTool({
       await scanStrips(ctx, ds, inputs, (ins) => sampler.add(ins));
       ctx.progress(0.3, 'fitting');
       const model = fitKMeansOnSample(sampler, { k, seed, signal: ctx.signal });
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'kmeans_classify');
       const pix = new Array(k + 1).fill(0), m2 = new Array(k + 1).fill(0);
       const cells = Array.from({ length: k + 1 }, () => new Array(9).fill(0));
       const validCells = new Array(9).fill(0);

@@ -55,7 +55,7 @@ export function labelledPixels(ctx: ToolContext, file: string, ds: RasterDataset
     let placed;
     try { placed = pointsOnRaster(layer, ds, arg); } catch (e) { return fail(e); }
     note = placed.note;
-    const inv = invertGeoTransform(gt(ds));
+    const inv = invertGeoTransform(gt(ds, 'placing labelled samples'));
     for (const { feature, points } of placed.features) {
       const v = label(feature);
       for (const [X, Y] of points) {
@@ -75,7 +75,7 @@ export function labelledPixels(ctx: ToolContext, file: string, ds: RasterDataset
       const v = label(feature);
       const before = xs.length;
       for (const poly of polygons) {
-        rasterizeRows(preparePolygon(poly, gt(ds), h), w, 0, h, (y, x) => {
+        rasterizeRows(preparePolygon(poly, gt(ds, 'placing labelled samples'), h), w, 0, h, (y, x) => {
           if (xs.length >= MAX_SAMPLES) throw new Error(`argument "${arg}": the polygons of ${file} cover more than ${MAX_SAMPLES} pixels; use smaller polygons or a sample of them`);
           xs.push(x); ys.push(y); values.push(v);
         });

@@ -7,7 +7,7 @@ import { KernelSpec } from '../pipeline/kernels';
 import { InputRef } from '../pipeline/tile-job';
 import { renderQuicklook, QuicklookKind } from '../quicklook';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
-import { assertSameGrid, inputStem, isStriped, outPath, pixelArea, rasterOutput } from './common';
+import { assertSameGrid, inputStem, isStriped, outPath, projectedPixelArea, rasterOutput } from './common';
 import { describeContinuous, describeMask } from './summary';
 import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
@@ -53,7 +53,7 @@ export const bandMathTool = defineTool({
       const { run, out, ql } = await pixelTool(ctx, ds, bands.map((b) => ({ source: ds.source, band: b })), { type: 'expr', program }, {
         name: 'band_math', output: clipExpression(expression, 200), mask,
       });
-      const d = mask ? describeMask(run.stats, `true for ${clipExpression(expression)}`, ds.geo.geographic ? undefined : pixelArea(ds))
+      const d = mask ? describeMask(run.stats, `true for ${clipExpression(expression)}`, projectedPixelArea(ds))
         : describeContinuous(run.stats, 'value');
       d.stats.expression = expression;
       return { tool: 'band_math', outputs: { result: rasterOutput(out, mask ? ['mask'] : ['continuous'], clipExpression(expression, 200)) }, stats: d.stats, summary: d.summary, quicklook: ql };
@@ -79,7 +79,7 @@ export const thresholdTool = defineTool({
       const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band, scale: b.scale, offset: b.offset }],
         { type: 'threshold', op, value }, { name: 'threshold', output: `band ${b.band} ${op} ${value}`, mask: true });
       const what = `${b.dataset.bandDescriptions[b.band - 1] ?? `band ${b.band}`} ${OPS[op]} ${value}`;
-      const d = describeMask(run.stats, what, b.dataset.geo.geographic ? undefined : pixelArea(b.dataset));
+      const d = describeMask(run.stats, what, projectedPixelArea(b.dataset));
       return { tool: 'threshold', outputs: { mask: rasterOutput(out, ['mask'], what) }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await closeResolved(r); }
   },
@@ -105,7 +105,7 @@ export const cloudMaskTool = defineTool({
       const kernel: KernelSpec = sensor === 'sentinel2_l2a' ? { type: 'scl', classes: [3, 8, 9, 10] } : { type: 'qabits', bits: [1, 2, 3, 4] };
       const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud_mask', mask: true });
       const d = describeMask(run.stats, sensor === 'sentinel2_l2a' ? 'cloud, cloud shadow or cirrus (SCL 3, 8, 9, 10)' : 'cloud, shadow or cirrus (QA_PIXEL bits 1-4)',
-        b.dataset.geo.geographic ? undefined : pixelArea(b.dataset));
+        projectedPixelArea(b.dataset));
       d.stats.sensor = sensor; d.stats.qa_band = b.band;
       return { tool: 'cloud_mask', outputs: { mask: rasterOutput(out, ['mask', 'cloud'], '1 = cloud/shadow/cirrus, 0 = clear') }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await closeResolved(r); }

@@ -21,7 +21,7 @@ export const morphologyTool = defineTool({
     try {
       const ds = R.band.dataset;
       const { width: w, height: h } = ds;
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'morphology');
       const halo = morphologyHalo(op, radius);
       const step = stripRowsFor(ds);
       const where = new WhereCounter(w, h);

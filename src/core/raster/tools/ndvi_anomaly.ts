@@ -55,7 +55,7 @@ export const ndviAnomalyTool = defineTool({
         assertSameGrid(ds, 'image', r.band.dataset, `baseline[${k}]`);
       }
       const { width: w, height: h } = ds;
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'ndvi_anomaly');
       const lowCut = method === 'zscore' ? -1 : -0.1, highCut = -lowCut;
       let n = 0, sum = 0, mn = Infinity, mx = -Infinity, low = 0, high = 0, lowM2 = 0, targetValid = 0;
       const where = new WhereCounter(w, h);

@@ -21,7 +21,7 @@ export const otsuThresholdTool = defineTool({
       const o = await streamedOtsu(ctx, ds, [b], (ins) => ins[0]);
       if (o.validCount === 0) throw new Error(`argument "image": ${ds.source} band ${b.band} has no valid pixels`);
       if (!(o.max > o.min)) throw new Error(`argument "image": ${ds.source} band ${b.band} is constant (${o.min}); nothing to threshold`);
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'otsu_threshold');
       let valid = 0, above = 0, sumHi = 0, sumLo = 0, m2 = 0;
       const where = new WhereCounter(w, h);
       const preview = new Preview(w, h);

@@ -75,7 +75,7 @@ export const randomForestClassifyTool = defineTool({
       const dtype = maxCode <= 254 ? 'uint8' : 'uint16';
       const desc = labels ? labelsDescription('classes', labels) : `classes: random forest of ${nTrees} trees, codes ${codes.join(', ')}`;
       const { width: w, height: h } = ds;
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'random_forest_classify');
       const pix = codes.map(() => 0), m2 = codes.map(() => 0);
       const wheres = codes.map(() => new WhereCounter(w, h));
       let nodata = 0;

@@ -27,7 +27,7 @@ export const reclassifyTool = defineTool({
       const b = R.band;
       const run = await runStrips({
         inputs: [{ source: ds.source, band: b.band, scale: b.scale, offset: b.offset }],
-        kernel: { type: 'reclassify', scheme, rowAreas: rowAreas(ds) }, inWidth: w, inHeight: h, outPath: file,
+        kernel: { type: 'reclassify', scheme, rowAreas: rowAreas(ds, 'reclassify') }, inWidth: w, inHeight: h, outPath: file,
         out: { width: w, height: h, bands: 1, dtype: 'uint8', geo: { ...ds.geo }, nodata: 0, descriptions: [labelsDescription('classes', labelMap)] },
         preview: true, signal: ctx.signal, progress: (f) => ctx.progress(f),
       });

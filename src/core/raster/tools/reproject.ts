@@ -3,7 +3,7 @@ import { openRaster } from '../io/dataset';
 import { crsOfGeo, transformer, CrsError } from '../crs/crs';
 import { num } from '../stats';
 import type { GeoTransform } from '../algorithms/vectorize';
-import { outPath, rasterOutput } from './common';
+import { outPath, rasterOutput, requireMapGrid } from './common';
 import { geoFor, warpRaster, pixelSizes } from './warp-support';
 import { MAX_RESAMPLE_PIXELS, MAX_RESAMPLE_SIDE } from './spatial-tools';
 import { warpMethod, RESAMPLING, unitOf } from './align';
@@ -22,6 +22,7 @@ export const reprojectTool = defineTool({
     const method = warpMethod(ctx.args.resampling);
     const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
+      requireMapGrid(ds, 'reproject');
       const srcCrs = crsOfGeo(ds.geo, ds.source);
       if (!srcCrs) throw new CrsError(`reproject: ${ds.source} names no CRS, so it cannot be reprojected; assign its CRS first (gdal_edit.py -a_srs EPSG:<code>)`);
       const t = transformer(srcCrs, dstCrs);

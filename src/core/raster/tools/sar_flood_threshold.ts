@@ -56,7 +56,7 @@ export const sarFloodThresholdTool = defineTool({
         if (!(o.max > o.min)) throw new Error(`argument "image": ${ds.source} band ${b.band} is constant (${sig(o.min)} dB); Otsu cannot split it, pass threshold_db`);
         threshold = o.threshold; method = 'otsu'; separability = o.separability;
       }
-      const rowA = rowAreas(ds);
+      const rowA = rowAreas(ds, 'sar_flood_threshold');
       let n = 0, water = 0, m2 = 0, sumW = 0, sumL = 0;
       const where = new WhereCounter(w, h);
       const preview = new Preview(w, h);

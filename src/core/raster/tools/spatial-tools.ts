@@ -5,7 +5,7 @@ import { encodeTile, stripToTile } from '../io/encode';
 import { runStrips } from '../pipeline/run-strips';
 import type { StripKernelSpec } from '../pipeline/strip-kernels';
 import { StatsAccumulator, num } from '../stats';
-import { outPath, rasterOutput, throwIfAborted, inputStem } from './common';
+import { outPath, rasterOutput, throwIfAborted, inputStem, requireMapGrid } from './common';
 import { renderQuicklook, type QuicklookKind } from '../quicklook';
 import { basename } from 'node:path';
 import { defineTool, type ToolContext } from './types';
@@ -139,6 +139,7 @@ export const clipBboxTool = defineTool({
   async run(ctx) {
     const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
+      requireMapGrid(ds, 'clip_bbox');
       const g = ds.geo.geoTransform;
       if (g[2] !== 0 || g[4] !== 0) throw new Error(`clip_bbox: ${ds.source} has a rotated geotransform; warp it first`);
       let [minx, miny, maxx, maxy] = ctx.args.bbox;
@@ -205,6 +206,7 @@ export const resampleTool = defineTool({
     if (f === undefined) throw new Error('resample: missing argument "factor" (output pixel size ÷ input pixel size, e.g. factor=2) or "reference" (a raster whose grid to match)');
     const ds = await openRaster(ctx.args.image, { signal: ctx.signal });
     try {
+      requireMapGrid(ds, 'resample');
       const g = ds.geo.geoTransform;
       const W = Math.max(1, Math.round(ds.width / f)), H = Math.max(1, Math.round(ds.height / f));
       if (W > MAX_RESAMPLE_SIDE || H > MAX_RESAMPLE_SIDE || W * H > MAX_RESAMPLE_PIXELS) {

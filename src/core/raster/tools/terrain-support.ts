@@ -12,7 +12,7 @@ export interface Dem { band: ResolvedBand; ds: RasterDataset; w: number; h: numb
 export async function openDem(ctx: ToolContext<{ dem: RasterArg }>): Promise<Dem> {
   const r = await resolveRoles(ctx, 'dem', ctx.args.dem, ['band'], { band: 1 });
   const ds = r.band.dataset;
-  const g = gt(ds);
+  const g = gt(ds, 'a terrain tool (slope, aspect, hillshade)');
   let ewres = g[1], nsres = g[5];
   let note: string | undefined;
   if (ds.geo.geographic) {

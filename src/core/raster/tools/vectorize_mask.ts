@@ -16,7 +16,7 @@ export const vectorizeMaskTool = defineTool({
     const geographic = ds.geo.geographic;
     let set: PolygonSet, rowA: Float64Array;
     try {
-      rowA = rowAreas(ds);
+      rowA = rowAreas(ds, 'vectorize_mask');
       // Memory: two mask rows, the boundary chains open across the current row, finished rings.
       const vz = new StripVectorizer(w, h, geographic ? rowA : undefined);
       const step = stripRowsFor(ds);
@@ -32,7 +32,7 @@ export const vectorizeMaskTool = defineTool({
       set = vz.finish();
     } finally { await closeResolved(R); }
     checkAbort(ctx.signal);
-    const g = gt(ds);
+    const g = gt(ds, 'vectorize_mask');
     // Projected grids: every pixel has the same area, so a polygon's area is exact as pixels × pixel area.
     // Geographic grids: the sum of its pixels' ellipsoidal areas by row.
     const area = new Float64Array(set.count);

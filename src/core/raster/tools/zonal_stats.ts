@@ -24,7 +24,7 @@ function vectorZones(ctx: ToolContext, file: string, ds: RasterDataset): { zones
     const msg = (e as Error).message;
     throw new Error(msg.startsWith('argument') ? msg : `argument "zones": ${msg}`);
   }
-  const g = gt(ds);
+  const g = gt(ds, 'zonal_stats');
   const nameKey = nameAttribute(placed.layer.features);
   const zones = placed.features.map(({ feature: f, polygons }, k) => {
     if (k % 16 === 0) checkAbort(ctx.signal);
@@ -39,7 +39,7 @@ function vectorZones(ctx: ToolContext, file: string, ds: RasterDataset): { zones
 async function accumulate(ctx: ToolContext, vals: ResolvedBand, zoneBand: ResolvedBand | null, polys: PolygonZone[] | null): Promise<Map<number, { acc: ZoneAccumulator; m2: number }>> {
   const ds = vals.dataset;
   const { width: w, height: h } = ds;
-  const rowA = rowAreas(ds);
+  const rowA = rowAreas(ds, 'zonal_stats');
   const step = stripRowsFor(ds);
   const classes = new Map<number, ZoneAccumulator>();
   const m2 = new Map<number, number>();

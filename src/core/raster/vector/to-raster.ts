@@ -3,6 +3,7 @@ import type { Ring } from '../algorithms/vectorize';
 import type { RasterDataset } from '../io/dataset';
 import { crsOfGeo, transformer, CrsError } from '../crs/crs';
 import { VectorError, VectorFeature, VectorLayer } from './types';
+import { requireMapGrid } from '../tools/common';
 
 /** Attribute names that hold a feature's name, best first (compared without case). */
 const NAME_KEYS = ['name', 'nom', 'naam', 'nombre', 'nome', 'label', 'title', 'commune', 'municipality', 'district', 'county', 'region', 'province', 'state', 'country', 'site', 'field', 'plot', 'parcel'];
@@ -56,6 +57,8 @@ export function layerOnRaster(layer: VectorLayer, ds: RasterDataset, arg: string
 
 /** The mapping of a layer's coordinates into the CRS of `ds` (undefined when they are the same), with a note on the CRS handling. */
 function layerToRaster(layer: VectorLayer, ds: RasterDataset, arg: string): { map?: (x: number, y: number) => [number, number]; note?: string; rasterCrs: ReturnType<typeof crsOfGeo> } {
+  // Polygons in map coordinates cannot be placed on a raster that has none.
+  requireMapGrid(ds, `placing the polygons of argument "${arg}"`);
   let rasterCrs;
   try { rasterCrs = crsOfGeo(ds.geo, ds.source); } catch (e) { throw new VectorError(`argument "${arg}": ${(e as Error).message}`); }
   let note: string | undefined;
