@@ -100,8 +100,28 @@ function unitsPart(set: GeoKeySet): string {
   return '+units=m';
 }
 
+/**
+ * The WKT GDAL leaves in a citation key for a CRS the GeoKeys cannot express (Mollweide, Robinson,
+ * Eckert…): the model is user-defined and the PCS citation reads "ESRI PE String = PROJCS[…]". GDAL
+ * reads the CRS back from there, and proj4 parses that WKT.
+ */
+function esriPeString(set: GeoKeySet): string | undefined {
+  for (const id of [3073, 1026, 2049]) {
+    const v = keyValue(set, id);
+    const m = typeof v === 'string' ? /ESRI PE String = ((PROJCS|GEOGCS)\[.*\])/.exec(v) : null;
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
 /** proj4 definition of the keys, or the reason there is none (unknown method, no datum...). */
 export function geoKeysToProj4(set: GeoKeySet): { def: string } | { why: string } {
+  const fromKeys = keysToProj4(set);
+  const pe = 'why' in fromKeys ? esriPeString(set) : undefined;
+  return pe ? { def: pe } : fromKeys;
+}
+
+function keysToProj4(set: GeoKeySet): { def: string } | { why: string } {
   const model = num(set, 1024);
   if (model === 2 || (model === undefined && num(set, 2048) !== undefined && num(set, 3072) === undefined)) {
     const code = num(set, 2048);

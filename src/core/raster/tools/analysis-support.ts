@@ -8,6 +8,7 @@ import { whereText } from '../stats';
 import type { RasterArg, ToolContext } from './types';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { rowPixelAreas } from '../algorithms/area';
+import { groundRowAreas } from './ground-area';
 import { finiteRange, histogram, otsuFromHistogram, OtsuResult } from '../algorithms/otsu';
 import { outPath as commonOutPath, requireMapGrid } from './common';
 import { writeFileAtomicSync } from '../io/atomic-file';
@@ -104,6 +105,7 @@ export function whereOf(w: number, h: number, hit: (i: number) => boolean, valid
 
 /** Per-pixel-row areas (m²) of a dataset's grid. */
 export function rowAreas(ds: RasterDataset, tool: string): Float64Array {
+  if (!ds.geo.geographic) { requireMapGrid(ds, tool); return groundRowAreas(ds); }
   return rowPixelAreas(gt(ds, tool), ds.height, ds.geo.geographic);
 }
 

@@ -4,6 +4,7 @@ import { areaByClass, ClassArea } from '../algorithms/area';
 import { readResolved } from '../bands';
 import { resolveRoles, closeResolved, outPath, writeCsv, rowAreas, areaText, labelsFromDescription, checkAbort } from './analysis-support';
 import { whereText } from '../stats';
+import { pixelArea } from './common';
 
 const MAX_CLASSES = 1000;
 const STRIP = 256;
@@ -71,7 +72,7 @@ export const areaByClassTool = defineTool({
         outputs: { table: { path: file, type: 'table', description: `area per class of ${ds.source}` } },
         stats: {
           table, total_m2: totalM2, total_ha: totalM2 / 1e4, classes: table.length,
-          pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : `${rowA[0]} m² (projected)`,
+          pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : rowA[0] !== pixelArea(ds) ? `WGS84 ellipsoid, per row (map area ${pixelArea(ds)} in CRS units², not ground area)` : `${rowA[0]} m² (projected)`,
         },
         summary: table.length === 0
           ? `No valid pixels in ${ds.source} band ${b.band}.`

@@ -10,7 +10,7 @@ import type { GeoTransform } from '../algorithms/vectorize';
 import { readVectorLayer } from '../vector/read';
 import { layerOnRaster } from '../vector/to-raster';
 import { num } from '../stats';
-import { outPath, rasterOutput, requireMapGrid } from './common';
+import { outPath, rasterOutput, requireMapGrid, projectedPixelArea } from './common';
 import { writableType, writeStrips } from './spatial-tools';
 import { defineTool } from './types';
 
@@ -89,7 +89,8 @@ export const clipToVectorTool = defineTool({
         return res;
       });
       const r = acc.result();
-      const area = ds.geo.geographic ? '' : ` (${num((inside * Math.abs(g[1] * g[5])) / 1e4)} ha inside)`;
+      const px = projectedPixelArea(ds);
+      const area = px === undefined ? '' : ` (${num((inside * px) / 1e4)} ha inside)`;
       const summary = `Clipped ${ds.source} to ${placed.features.length} polygon feature${placed.features.length === 1 ? '' : 's'} of ${cutline}: ${W}×${H} pixels, ${inside} inside the polygons${area}; `
         + `band 1 mean ${num(r.mean)} inside.${placed.note ? ` ${placed.note[0].toUpperCase()}${placed.note.slice(1)}.` : ''}`;
       return {

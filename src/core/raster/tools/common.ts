@@ -98,9 +98,13 @@ export function pixelArea(ds: RasterDataset): number {
   return Math.abs(g[1] * g[5] - g[2] * g[4]);
 }
 
-/** A pixel's area in m² when it is one (a projected, georeferenced grid); undefined otherwise, so a summary leaves areas out. */
+/**
+ * A pixel's ground area in m² on a projected, georeferenced grid (the mean over the raster where the
+ * projection distorts areas, see ground-area.ts); undefined otherwise, so a summary leaves areas out.
+ */
 export function projectedPixelArea(ds: RasterDataset): number | undefined {
-  return ds.geo.geographic || ds.geo.ungeoreferenced ? undefined : pixelArea(ds);
+  if (ds.geo.geographic || ds.geo.ungeoreferenced) return undefined;
+  return (require('./ground-area') as typeof import('./ground-area')).meanGroundPixelArea(ds);
 }
 
 /**

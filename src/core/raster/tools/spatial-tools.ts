@@ -5,7 +5,7 @@ import { encodeTile, stripToTile } from '../io/encode';
 import { runStrips } from '../pipeline/run-strips';
 import type { StripKernelSpec } from '../pipeline/strip-kernels';
 import { StatsAccumulator, num } from '../stats';
-import { outPath, rasterOutput, throwIfAborted, inputStem, requireMapGrid } from './common';
+import { outPath, rasterOutput, throwIfAborted, inputStem, requireMapGrid, projectedPixelArea } from './common';
 import { renderQuicklook, type QuicklookKind } from '../quicklook';
 import { basename } from 'node:path';
 import { defineTool, type ToolContext } from './types';
@@ -177,7 +177,8 @@ export const clipBboxTool = defineTool({
       spec.interleaved = !!ds.pixelInterleaved && !!ds.readInterleaved && spec.dtype === ds.dtype && spec.dtype !== 'float32';
       const { stats, ql } = await copyStrips(ctx, ds, out, spec, { type: 'clip', c0, r0 }, 'clip');
       const r = stats.result();
-      const area = ds.geo.geographic ? '' : ` (${num((w * h * Math.abs(g[1] * g[5])) / 1e6)} km²)`;
+      const px = projectedPixelArea(ds);
+      const area = px === undefined ? '' : ` (${num((w * h * px) / 1e6)} km²)`;
       const summary = `Clipped to ${w}×${h} pixels${area}, ${((w * h) / (ds.width * ds.height) * 100).toFixed(1)}% of the input, columns ${c0}–${c1 - 1} and rows ${r0}–${r1 - 1}; `
         + `band 1 mean ${num(r.mean)} with ${r.count ? Math.round((r.nodata / r.count) * 100) : 0}% nodata.`;
       return { tool: 'clip_bbox', outputs: { clipped: rasterOutput(out, ['clipped']) }, stats: { window: { x: c0, y: r0, width: w, height: h }, geoTransform: geo.geoTransform, ...r }, summary, quicklook: ql };

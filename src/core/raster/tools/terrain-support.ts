@@ -3,6 +3,7 @@ import type { RasterArg, ToolContext } from './types';
 import type { ResolvedBand } from '../bands';
 import type { RasterDataset } from '../io/dataset';
 import { pixelSizeMetres } from '../algorithms/area';
+import { groundPixelSize } from './ground-area';
 import { resolveRoles, closeResolved, gt, StripOutput } from './analysis-support';
 import { runStrips, StripRunResult } from '../pipeline/run-strips';
 import type { StripKernelSpec } from '../pipeline/strip-kernels';
@@ -19,6 +20,10 @@ export async function openDem(ctx: ToolContext<{ dem: RasterArg }>): Promise<Dem
     const m = pixelSizeMetres(g, ds.width, ds.height, true);
     ewres = Math.sign(g[1]) * m.x; nsres = Math.sign(g[5]) * m.y;
     note = `geographic DEM: pixel size taken as ${m.x.toFixed(2)} x ${m.y.toFixed(2)} m at the centre latitude`;
+  } else {
+    // A conformal grid such as Web Mercator stretches pixels: slopes need their size on the ground.
+    const m = groundPixelSize(ds, false);
+    if (m.note) { ewres = Math.sign(g[1]) * m.x; nsres = Math.sign(g[5]) * m.y; note = m.note; }
   }
   return { band: r.band, ds, w: ds.width, h: ds.height, ewres, nsres, note, close: () => closeResolved(r) };
 }
