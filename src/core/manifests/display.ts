@@ -5,7 +5,7 @@ import { humanName } from '../index/text';
 import type { ToolManifest, ToolParam, WorkflowTemplate } from './types';
 
 /** Tool-level and parameter-level display fields (tool-manifests/schema.json declares them). */
-export const DISPLAY_TOOL_FIELDS = ['name_zh', 'tags_zh'] as const;
+export const DISPLAY_TOOL_FIELDS = ['name_zh', 'description_zh', 'tags_zh'] as const;
 export const DISPLAY_PARAM_FIELDS = ['description_zh'] as const;
 
 /** The manifest without its display fields: what the catalog fingerprint (index, fitted fusion)
@@ -30,6 +30,13 @@ export function withoutDisplayFields(m: ToolManifest): ToolManifest {
 export function displayName(m: ToolManifest, lang: 'en' | 'zh'): string {
   const zh = lang === 'zh' && typeof m.name_zh === 'string' ? m.name_zh.trim() : '';
   return zh || humanName(m);
+}
+
+/** What the tool does, in `lang`: `description_zh` for Chinese when the catalog gives one, else the
+ *  English description (a team's tool without it still describes itself, in English). */
+export function toolDescription(m: Pick<ToolManifest, 'description' | 'description_zh'>, lang: 'en' | 'zh'): string {
+  const zh = lang === 'zh' && typeof m.description_zh === 'string' ? m.description_zh.trim() : '';
+  return zh || m.description;
 }
 
 /** What an input parameter is, in `lang`: its `description_zh` for Chinese when the catalog gives
