@@ -2,7 +2,8 @@
  *  argument specs. Pure: the VS Code layer only converts positions and kinds. */
 import type { ToolManifest } from '../manifests/types';
 import type { SummaryLanguage } from '../results/summary-language';
-import { displayName } from '../manifests/display';
+import { displayName, toolDescription } from '../manifests/display';
+import { argDetail, EDITOR_WORDS, kindWord } from './language-words';
 import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
 import type { DataItem } from '../retrieval/types';
@@ -23,16 +24,10 @@ export interface LanguageCatalog {
   earlier: { name: string; tool: string; outputs: { name: string; type?: string; description?: string }[] }[];
   /** Workspace files as described for readiness (band roles, a guessed sensor), when known. */
   data?: DataItem[];
-  /** The editor's language: with 'zh', hovers use Chinese words, tool names and argument
-   *  descriptions where the manifests have them (`name_zh`, inputs' `description_zh`). */
+  /** The editor's language: with 'zh', hovers and completions use Chinese words and kinds, and the
+   *  tool names and descriptions the manifests give (`name_zh`, `description_zh`, inputs' `description_zh`). */
   lang?: SummaryLanguage;
 }
-
-/** The fixed words of a hover. */
-const HOVER_WORDS: Record<SummaryLanguage, { catalogOnly: string; args: string; outputs: string; standsFor: string; required: string; default: string }> = {
-  en: { catalogOnly: ' — catalog only (no runner)', args: 'Arguments: ', outputs: 'Outputs: ', standsFor: ' stands for ', required: ', required', default: ', default ' },
-  zh: { catalogOnly: ' — 仅在目录中（无运行器）', args: '参数：', outputs: '输出：', standsFor: ' 即 ', required: '，必填', default: '，默认 ' },
-};
 
 /** Band roles of a scene (what `nir: 4` lines name). */
 const SPECTRAL_ROLES = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'thermal', 'qa', 'coastal']);
@@ -100,8 +95,9 @@ export function completionsAt(source: string, line: number, character: number, c
   if (headerLine === undefined || headerLine === line) {
     const range = wordRange(text, line, character, /[A-Za-z0-9_.\-]/);
     if (text.slice(0, range.start).trim() !== '') return [];
+    const zh = catalog.lang === 'zh';
     return catalog.tools.map((t) => ({
-      label: t.id, kind: 'tool' as const, detail: t.name ?? t.category, documentation: t.description,
+      label: t.id, kind: 'tool' as const, detail: zh ? displayName(t, 'zh') : t.name ?? t.category, documentation: toolDescription(t, catalog.lang ?? 'en'),
       insertText: t.id, range,
     }));
   }
@@ -121,7 +117,7 @@ export function completionsAt(source: string, line: number, character: number, c
   const range = wordRange(text, line, character, /[A-Za-z0-9_]/);
   return infos.filter((a) => !used.has(a.name)).map((a) => ({
     label: a.name, kind: 'argument' as const,
-    detail: `${a.kind}${a.required ? ', required' : ''}${a.default !== undefined ? `, default ${JSON.stringify(a.default)}` : ''}`,
+    detail: argDetail(a, catalog.lang ?? 'en'),
     documentation: a.description, insertText: `${a.name}: `, range,
   }));
 }
@@ -130,25 +126,26 @@ function valueCompletions(name: string, info: ArgInfo | undefined, catalog: Lang
   const out: CompletionEntry[] = [];
   const add = (label: string, kind: CompletionKind, detail?: string) => out.push({ label, kind, detail, insertText: label, range });
   const kind = info?.kind ?? '';
-  if (name === 'sensor') catalog.sensors.forEach((s) => add(s, 'sensor', 'sensor preset'));
+  const w = EDITOR_WORDS[catalog.lang ?? 'en'];
+  if (name === 'sensor') catalog.sensors.forEach((s) => add(s, 'sensor', w.sensorPreset));
   else if (info?.enum) info.enum.forEach((e) => add(e, 'value'));
-  if (kind === 'band' || (kind === 'number_list' && name === 'bands')) catalog.bandRoles.forEach((r) => add(r, 'role', 'band role (resolved from band descriptions or the sensor preset)'));
+  if (kind === 'band' || (kind === 'number_list' && name === 'bands')) catalog.bandRoles.forEach((r) => add(r, 'role', w.bandRole));
   if (kind === 'boolean') ['true', 'false'].forEach((b) => add(b, 'value'));
   const wantsRaster = kind === 'raster' || kind === 'raster_list' || info?.type === 'raster';
   const wantsVector = kind === 'vector' || info?.type === 'vector';
   if (wantsRaster || wantsVector || !info) {
     for (const f of catalog.files) {
-      if ((wantsRaster && RASTER_EXT.test(f)) || (wantsVector && VECTOR_EXT.test(f)) || (!info && (RASTER_EXT.test(f) || VECTOR_EXT.test(f)))) add(f, 'file', 'workspace file');
+      if ((wantsRaster && RASTER_EXT.test(f)) || (wantsVector && VECTOR_EXT.test(f)) || (!info && (RASTER_EXT.test(f) || VECTOR_EXT.test(f)))) add(f, 'file', w.workspaceFile);
     }
     // Zones and similar arguments take rasters or polygons alike.
-    if (wantsVector || name === 'zones') for (const f of catalog.files) if (RASTER_EXT.test(f) && !out.some((o) => o.label === f)) add(f, 'file', 'workspace raster');
+    if (wantsVector || name === 'zones') for (const f of catalog.files) if (RASTER_EXT.test(f) && !out.some((o) => o.label === f)) add(f, 'file', w.workspaceRaster);
     // Only outputs of the kind the argument takes: a table is no raster, and no number either.
     const fits = (type?: string) => !type || (type === 'raster' ? wantsRaster || name === 'zones' || !info : type === 'vector' ? wantsVector || !info : false);
     for (const c of catalog.earlier) {
-      for (const o of c.outputs) if (fits(o.type)) add(`$${c.name}.${o.name}`, 'reference', `output of ${c.tool}${o.description ? `: ${o.description}` : ''}`);
+      for (const o of c.outputs) if (fits(o.type)) add(`$${c.name}.${o.name}`, 'reference', `${w.outputOf(c.tool)}${o.description ? `${w.outputSep}${o.description}` : ''}`);
     }
   }
-  if (info?.default !== undefined && !out.some((o) => o.label === String(info.default))) add(typeof info.default === 'string' ? info.default : JSON.stringify(info.default), 'value', 'default');
+  if (info?.default !== undefined && !out.some((o) => o.label === String(info.default))) add(typeof info.default === 'string' ? info.default : JSON.stringify(info.default), 'value', w.defaultValue);
   return out;
 }
 
@@ -159,7 +156,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
   if (!h) return undefined;
   const inRange = (r: TextRange) => r.line === line && character >= r.start && character <= r.end;
   const lang = catalog.lang ?? 'en';
-  const w = HOVER_WORDS[lang];
+  const w = EDITOR_WORDS[lang];
   if (inRange(h.toolRange)) {
     const t = catalog.tools.find((x) => x.id === h.tool);
     if (!t) return undefined;
@@ -167,7 +164,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
     const md = [
       `**${lang === 'zh' ? displayName(t, 'zh') : t.name ?? t.id}** \`${t.id}\`${t.runner ? '' : w.catalogOnly}`,
       '',
-      t.description,
+      toolDescription(t, lang),
       '',
       ...(args.length ? [w.args + args.map((a) => `\`${a.name}\`${a.required ? '*' : ''}`).join(', ')] : []),
       ...(t.outputs?.length ? [w.outputs + t.outputs.map((o) => `\`${o.name}\`${o.unit ? ` (${o.unit})` : ''}`).join(', ')] : []),
@@ -179,7 +176,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
       const infos = argInfos(h.tool, catalog) ?? [];
       const info = infos.find((x) => x.name === (aliasOf(a.name, infos.map((i) => i.name)) ?? a.name));
       if (!info) return undefined;
-      const md = `${info.name !== a.name ? `\`${a.name}\`${w.standsFor}` : ''}\`${info.name}\`: ${info.kind}${info.required ? w.required : ''}${info.default !== undefined ? `${w.default}\`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
+      const md = `${info.name !== a.name ? `\`${a.name}\`${w.standsFor}` : ''}\`${info.name}\`: ${kindWord(info.kind, lang)}${info.required ? w.required : ''}${info.default !== undefined ? `${w.default}\`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
       return { markdown: md, range: a.nameRange };
     }
   }
