@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { toolDescription, withoutDisplayFields } from '../../src/core/manifests/display';
 import { toolTexts } from '../../src/core/index/text';
+import { missingArgComments } from '../../src/core/notebook/suggested-cell';
 import { tmpDir } from '../fixtures/helpers';
 
 const { tools } = loadCatalog({});
@@ -78,4 +79,13 @@ test('description_zh is checked at load (blank is an error), not indexed, and le
     assert.ok(bad.problems.some((p) => p.severity === 'error' && p.path === '/description_zh'), `${name}: ${JSON.stringify(bad.problems)}`);
     assert.equal(bad.tools.length, 0, `${name}: the manifest is skipped`);
   }
+});
+
+test('an inserted cell lists the required arguments nothing could fill, in the editor\'s language', () => {
+  const slope = tools.find((t) => t.manifest.id === 'slope')!.manifest;
+  const dem = slope.inputs!.find((p) => p.name === 'dem')!;
+  assert.equal(missingArgComments(slope, [], 'en'), `\n# dem: (raster, required) ${dem.description}`);
+  assert.equal(missingArgComments(slope, [], 'zh'), `\n# dem:（栅格，必填）${dem.description_zh}`);
+  assert.equal(missingArgComments(slope, ['dem'], 'zh'), '');
+  assert.equal(missingArgComments(undefined, [], 'zh'), '');
 });
