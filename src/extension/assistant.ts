@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { RATIONALE_LABELS, localizeNote, localizeReason } from '../core/retrieval/reason-language';
-import { displayName, toolDescription, workflowDisplayName } from '../core/manifests/display';
+import { displayName, toolDescription, workflowDescription, workflowDisplayName } from '../core/manifests/display';
 import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
 import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
@@ -97,7 +97,7 @@ export class Assistant implements vscode.Disposable {
       notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
       task: this.task(),
       forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts)),
-      workflow: wf ? { id: wf.id, name: template ? workflowDisplayName(template, lang) : wf.name, description: wf.description, steps: wf.steps } : undefined,
+      workflow: wf ? { id: wf.id, name: template ? workflowDisplayName(template, lang) : wf.name, description: template ? workflowDescription(template, lang) : wf.description, steps: wf.steps } : undefined,
       complementary: (v.complementary?.groups ?? []).map((g) => ({
         rationale: g.rationale,
         heading: RATIONALE_LABELS[lang][g.rationale],

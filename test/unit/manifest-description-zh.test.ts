@@ -1,17 +1,18 @@
-/** A tool's Chinese description (`description_zh`): every builtin tool has one that keeps the
- *  English description's formulas, band names and commands; it is loaded, checked like the other
+/** A tool's (and a workflow's) Chinese description (`description_zh`): every builtin one has it, keeping the
+ *  English description's formulas, band codes and commands; it is loaded, checked like the other
  *  Chinese fields, shown by `toolDescription`, and changes neither the index texts nor the hash. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadCatalog } from '../../src/core/manifests/load';
-import { toolDescription, withoutDisplayFields } from '../../src/core/manifests/display';
+import { toolDescription, withoutDisplayFields, workflowDescription } from '../../src/core/manifests/display';
+import { main } from '../../src/cli/main';
 import { toolTexts } from '../../src/core/index/text';
 import { missingArgComments } from '../../src/core/notebook/suggested-cell';
 import { tmpDir } from '../fixtures/helpers';
 
-const { tools } = loadCatalog({});
+const { tools, workflows } = loadCatalog({});
 const HAN = /[\u4e00-\u9fff]/g;
 
 /** What a translation must carry over as written: band codes, index acronyms, commands, EPSG codes,
@@ -88,4 +89,34 @@ test('an inserted cell lists the required arguments nothing could fill, in the e
   assert.equal(missingArgComments(slope, [], 'zh'), `\n# dem:（栅格，必填）${dem.description_zh}`);
   assert.equal(missingArgComments(slope, ['dem'], 'zh'), '');
   assert.equal(missingArgComments(undefined, [], 'zh'), '');
+});
+
+test('workflows: each builtin one has a Chinese description, loaded and checked like name_zh, and shown by geoweave suggest in Chinese', async () => {
+  assert.equal(workflows.length, 6);
+  for (const w of workflows) {
+    assert.ok((w.description_zh?.match(HAN) ?? []).length >= 30, `${w.id}: ${w.description_zh}`);
+    for (const k of new Set(w.description.match(KEPT) ?? [])) assert.ok(w.description_zh!.includes(k), `${w.id}: ${k}`);
+    assert.equal(workflowDescription(w, 'zh'), w.description_zh);
+    assert.equal(workflowDescription(w, 'en'), w.description);
+  }
+  assert.equal(workflowDescription({ description: 'Two steps.', description_zh: ' ' }, 'zh'), 'Two steps.');
+  const dir = tmpDir();
+  fs.mkdirSync(path.join(dir, 'workflows'));
+  fs.writeFileSync(path.join(dir, 'x.json'), JSON.stringify({ id: 'x_tool', description: 'A tool.' }));
+  const flow = { id: 'x_flow', description: 'Two steps.', steps: ['x_tool', 'x_tool'] };
+  const load = (extra: object) => {
+    fs.writeFileSync(path.join(dir, 'workflows', 'x.json'), JSON.stringify({ ...flow, ...extra }));
+    return loadCatalog({ noBuiltin: true, extraDirs: [dir] });
+  };
+  assert.equal(load({ description_zh: '两步。' }).workflows[0].description_zh, '两步。');
+  assert.ok(load({ description_zh: '' }).problems.some((p) => p.path === '/description_zh'));
+  // The CLI's workflow line, in the task's language.
+  let out = '';
+  const io = { out: (t: string) => { out += t + '\n'; }, err: () => undefined };
+  const burn = workflows.find((w) => w.id === 'burn_severity')!;
+  assert.equal(await main(['suggest', '评估山火烧毁程度并统计面积', '--k', '3', '--state', tmpDir()], io), 0);
+  assert.ok(out.includes(`\n  ${burn.description_zh}`), out);
+  out = '';
+  assert.equal(await main(['suggest', 'end-to-end wildfire damage assessment with dNBR classes and area', '--k', '3', '--state', tmpDir()], io), 0);
+  assert.ok(out.includes(`\n  ${burn.description}`), out);
 });

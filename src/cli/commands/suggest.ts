@@ -6,7 +6,7 @@ import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt, langFrom } from '../common';
 import { localizeNote, localizeReason } from '../../core/retrieval/reason-language';
-import { displayName, toolDescription, workflowDisplayName } from '../../core/manifests/display';
+import { displayName, toolDescription, workflowDescription, workflowDisplayName } from '../../core/manifests/display';
 import type { ToolManifest, WorkflowTemplate } from '../../core/manifests/types';
 import type { SummaryLanguage } from '../../core/results/summary-language';
 import type { DataContext, Readiness } from '../../core/retrieval/types';
@@ -58,7 +58,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     if (res.llm) io.out(zh ? `\nLLM：${res.llm === 'used' ? '已用于扩展查询' : '不可用，仅用内置检索'}` : `\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
     const template = res.workflow && gw.workflows.find((w) => w.id === res.workflow!.id);
     const named = zh && template?.name_zh ? `${workflowDisplayName(template, 'zh')} (${res.workflow!.id})` : res.workflow?.id;
-    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${named} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
+    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${named} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${template ? workflowDescription(template, lang) : res.workflow.description}`);
     return 0;
   } finally {
     await gw.dispose();

@@ -62,6 +62,12 @@ export function strayTagTranslations(m: ToolManifest): string[] {
   return m.tags_zh && typeof m.tags_zh === 'object' ? Object.keys(m.tags_zh).filter((k) => !tags.has(k)) : [];
 }
 
+/** What a workflow does, in `lang`: `description_zh` for Chinese when given, else its description. */
+export function workflowDescription(w: Pick<WorkflowTemplate, 'description' | 'description_zh'>, lang: 'en' | 'zh'): string {
+  const zh = lang === 'zh' && typeof w.description_zh === 'string' ? w.description_zh.trim() : '';
+  return zh || w.description;
+}
+
 /** A workflow's name to show in `lang`: `name_zh` for Chinese when given, else its English name. */
 export function workflowDisplayName(w: Pick<WorkflowTemplate, 'id' | 'name' | 'name_zh'>, lang: 'en' | 'zh'): string {
   const zh = lang === 'zh' && typeof w.name_zh === 'string' ? w.name_zh.trim() : '';

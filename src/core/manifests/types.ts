@@ -81,6 +81,8 @@ export interface WorkflowTemplate {
   /** Chinese display name (Chinese reasons, the panel's workflow card). Display only: not embedded. */
   name_zh?: string;
   description: string;
+  /** Chinese for `description` (the panel's workflow card, `geoweave suggest`). Display only: not embedded. */
+  description_zh?: string;
   examples?: string[];
   steps: string[];
 }
