@@ -4,6 +4,7 @@ import type { ToolManifest } from '../manifests/types';
 import type { SummaryLanguage } from '../results/summary-language';
 import { displayName, toolDescription } from '../manifests/display';
 import { argDetail, EDITOR_WORDS, kindWord } from './language-words';
+import { DIAGNOSTIC_WORDS, type DiagnosticWords } from './diagnostic-words';
 import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
 import type { DataItem } from '../retrieval/types';
@@ -24,8 +25,9 @@ export interface LanguageCatalog {
   earlier: { name: string; tool: string; outputs: { name: string; type?: string; description?: string }[] }[];
   /** Workspace files as described for readiness (band roles, a guessed sensor), when known. */
   data?: DataItem[];
-  /** The editor's language: with 'zh', hovers and completions use Chinese words and kinds, and the
-   *  tool names and descriptions the manifests give (`name_zh`, `description_zh`, inputs' `description_zh`). */
+  /** The editor's language: with 'zh', hovers, completions and diagnostics use Chinese words and
+   *  kinds, and the tool names and descriptions the manifests give (`name_zh`, `description_zh`,
+   *  inputs' `description_zh`). */
   lang?: SummaryLanguage;
 }
 
@@ -189,18 +191,19 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
   const out = [...problems];
   const h = layout.header;
   if (!h || !h.tool) return out;
+  const d = DIAGNOSTIC_WORDS[catalog.lang ?? 'en'];
   const manifest = catalog.tools.find((t) => t.id === h.tool);
   const infos = argInfos(h.tool, catalog);
   if (!infos) {
     const near = closest(h.tool, catalog.tools.map((t) => t.id));
     out.push({
-      ...h.toolRange, severity: 'error', message: `unknown tool "${h.tool}"${near ? `; did you mean "${near}"?` : ''}`,
-      ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...h.toolRange, text: near }] } } : {}),
+      ...h.toolRange, severity: 'error', message: d.unknownTool(h.tool, near),
+      ...(near ? { fix: { title: d.changeTo(near), edits: [{ ...h.toolRange, text: near }] } } : {}),
     });
     return out;
   }
   if (manifest && !manifest.runner && !catalog.spec?.(h.tool)) {
-    out.push({ ...h.toolRange, severity: 'warning', message: `${h.tool} is catalog-only: it has no runner, so this cell cannot run` });
+    out.push({ ...h.toolRange, severity: 'warning', message: d.catalogOnly(h.tool) });
   }
   const names = infos.map((x) => x.name);
   const given = new Set<string>();
@@ -212,8 +215,8 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
       const near = closestName(a.name, names);
       out.push({
         ...a.nameRange, severity: 'error',
-        message: `${h.tool} has no argument "${a.name}"; ${near ? `did you mean "${near}"? Its arguments are` : 'its arguments are'} ${names.join(', ')}`,
-        ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...a.nameRange, text: near }] } } : {}),
+        message: d.noArgument(h.tool, a.name, near, names),
+        ...(near ? { fix: { title: d.changeTo(near), edits: [{ ...a.nameRange, text: near }] } } : {}),
       });
       continue;
     }
@@ -222,21 +225,21 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
     const p = checkValue(info, a.value, catalog);
     if (p) {
       const near = info.enum && typeof a.value === 'string' ? closestName(a.value, info.enum) : undefined;
-      out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: ${p}${near ? `; did you mean "${near}"?` : ''}`, ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...a.valueRange, text: near }] } } : {}) });
+      out.push({ ...a.valueRange, severity: 'warning', message: d.valueProblem(a.name, p, near), ...(near ? { fix: { title: d.changeTo(near), edits: [{ ...a.valueRange, text: near }] } } : {}) });
     }
     for (const r of referencesIn(a.value)) {
       const cell = [...catalog.earlier].reverse().find((c) => c.name === r.$ref.cell);
-      if (!cell) out.push({ ...a.valueRange, severity: 'error', message: `${a.name}: no earlier cell is named "${r.$ref.cell}"` });
+      if (!cell) out.push({ ...a.valueRange, severity: 'error', message: d.noCell(a.name, r.$ref.cell) });
       else if (cell.outputs.length && !cell.outputs.some((o) => o.name === r.$ref.output)) {
-        out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: cell "${r.$ref.cell}" (${cell.tool}) has no output "${r.$ref.output}"; it has ${cell.outputs.map((o) => o.name).join(', ')}` });
+        out.push({ ...a.valueRange, severity: 'warning', message: d.noOutput(a.name, r.$ref.cell, cell.tool, r.$ref.output, cell.outputs.map((o) => o.name)) });
       }
     }
   }
   const missing = infos.filter((a) => a.required && a.default === undefined && !given.has(a.name));
   if (missing.length) {
-    out.push({ ...h.toolRange, severity: 'warning', message: `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m.name} (${m.kind})`).join(', ')}` });
+    out.push({ ...h.toolRange, severity: 'warning', message: d.missing(missing) });
   }
-  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data));
+  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data, d));
   return out;
 }
 
@@ -244,7 +247,7 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
  * A scene whose bands carry no descriptions cannot tell the tool where NIR is: say which lines to add
  * (`nir: 4`), from the sensor its band count, data type and values suggest, and offer to add them.
  */
-function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[]): CellProblem[] {
+function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[], d: DiagnosticWords): CellProblem[] {
   const out: CellProblem[] = [];
   const lines = source.split(/\r?\n/);
   const written = new Set(layout.args.map((a) => aliasOf(a.name, names) ?? a.name));
@@ -261,18 +264,18 @@ function undescribedBands(source: string, manifest: ToolManifest, layout: Return
     const base = file.split(/[\\/]/).pop();
     const g = item.guess;
     const guessed = g ? absent.filter((r) => g.bands[r] !== undefined) : [];
-    const what = item.bands.every((b) => !b.description) ? 'has no band descriptions' : `does not say which band is ${absent.join(', ')}`;
+    const what = item.bands.every((b) => !b.description) ? d.noBandDescriptions : d.notSayingWhich(absent);
     if (g && guessed.length === absent.length) {
       const add = guessed.map((r) => `${r}: ${g.bands[r]}`);
       const indent = /^\s*/.exec(lines[arg.nameRange.line] ?? '')?.[0] ?? '';
       const at = { line: arg.nameRange.line, start: (lines[arg.nameRange.line] ?? '').length, end: (lines[arg.nameRange.line] ?? '').length };
       out.push({
         ...arg.valueRange, severity: 'warning',
-        message: `${base} ${what}: add ${add.map((l) => `a line \`${l}\``).join(' and ')} (a guess: it looks like ${g.label}, ${g.why}), or a line \`sensor: …\``,
-        fix: { title: `Add ${add.map((l) => `\`${l}\``).join(' and ')} (guessed ${g.label} bands)`, edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
+        message: d.addGuessed(base ?? file, what, add, g.label, g.why),
+        fix: { title: d.addGuessedTitle(add, g.label), edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
       });
     } else {
-      out.push({ ...arg.valueRange, severity: 'warning', message: `${base} ${what}: add ${absent.map((r) => `a line \`${r}: <band number>\``).join(' and ')}, or a line \`sensor: …\`` });
+      out.push({ ...arg.valueRange, severity: 'warning', message: d.addLines(base ?? file, what, absent) });
     }
   }
   return out;
@@ -285,23 +288,24 @@ function samePath(a: string, b: string): boolean {
 
 function checkValue(info: ArgInfo, v: ArgValue, catalog: LanguageCatalog): string | undefined {
   if (isReference(v)) return undefined;
-  if (info.enum && typeof v === 'string' && !info.enum.includes(v)) return `"${v}" is not one of ${info.enum.join(', ')}`;
+  const d = DIAGNOSTIC_WORDS[catalog.lang ?? 'en'];
+  if (info.enum && typeof v === 'string' && !info.enum.includes(v)) return d.notOneOf(v, info.enum);
   switch (info.kind) {
     case 'band':
-      if (typeof v === 'number') return Number.isInteger(v) && v >= 1 ? undefined : 'a band is a 1-based index or a role name';
-      if (typeof v === 'string' && !catalog.bandRoles.includes(v)) return `"${v}" is not a band role (${catalog.bandRoles.join(', ')}) nor an index`;
-      return typeof v === 'string' ? undefined : 'a band is a 1-based index or a role name';
+      if (typeof v === 'number') return Number.isInteger(v) && v >= 1 ? undefined : d.bandIndex;
+      if (typeof v === 'string' && !catalog.bandRoles.includes(v)) return d.notBandRole(v, catalog.bandRoles);
+      return typeof v === 'string' ? undefined : d.bandIndex;
     case 'number':
     case 'integer':
-      return typeof v === 'number' ? undefined : `expected a number, got ${JSON.stringify(v)}`;
+      return typeof v === 'number' ? undefined : d.expectedNumber(JSON.stringify(v));
     case 'boolean':
-      return typeof v === 'boolean' ? undefined : 'expected true or false';
+      return typeof v === 'boolean' ? undefined : d.expectedBoolean;
     case 'raster_list':
     case 'number_list':
     case 'string_list':
     case 'array':
     case 'bbox':
-      return Array.isArray(v) ? undefined : 'expected a list, e.g. [a, b]';
+      return Array.isArray(v) ? undefined : d.expectedList;
     default:
       return undefined;
   }
