@@ -82,7 +82,7 @@
       el('button', { type: 'button', class: `${cls} icon`, title: text, 'aria-label': `${text}: ${label}`, onclick: () => send(message) }, icon(iconName));
     return el('li', { class: `suggestion${s.ready ? ' is-ready' : ''}`, 'data-tool': s.id, 'data-origin': origin },
       el('div', { class: 'head' },
-        el('span', { class: 'name', text: s.name, title: s.name }),
+        el('span', { class: 'name', text: s.name, title: s.description ? `${s.name}\n${s.description}` : s.name }),
         el('code', { class: 'id', text: s.id, title: s.id }),
         el('span', { class: 'actions' },
           action('insert', 'add', S.insertCell, { type: 'insert', toolId: s.id, origin, run: false }),

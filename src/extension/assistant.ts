@@ -3,14 +3,14 @@
 import * as vscode from 'vscode';
 import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { RATIONALE_LABELS, localizeNote, localizeReason } from '../core/retrieval/reason-language';
-import { displayName, workflowDisplayName } from '../core/manifests/display';
+import { displayName, toolDescription, workflowDescription, workflowDisplayName } from '../core/manifests/display';
 import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
 import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
 import type { ToolManifest, WorkflowTemplate } from '../core/manifests/types';
 import type { PanelState, SuggestionOrigin, SuggestionView } from '../shared/protocol';
 import { followCells, workingMemory } from '../core/memory/memory';
-import { suggestedCall } from '../core/notebook/suggested-cell';
+import { missingArgComments, suggestedCall } from '../core/notebook/suggested-cell';
 import { printToolCall } from '../core/notebook/tool-cell';
 import { argSummary } from '../core/notebook/result-view';
 import { config } from './config';
@@ -97,7 +97,7 @@ export class Assistant implements vscode.Disposable {
       notebook: nb ? vscode.workspace.asRelativePath(nb.uri, false) : undefined,
       task: this.task(),
       forward: (v.forward?.candidates ?? []).filter((c) => visible('forward', c.id)).map((c) => view(c.id, c.name, c.score, c.reason, c.readiness, c.parts)),
-      workflow: wf ? { id: wf.id, name: template ? workflowDisplayName(template, lang) : wf.name, description: wf.description, steps: wf.steps } : undefined,
+      workflow: wf ? { id: wf.id, name: template ? workflowDisplayName(template, lang) : wf.name, description: template ? workflowDescription(template, lang) : wf.description, steps: wf.steps } : undefined,
       complementary: (v.complementary?.groups ?? []).map((g) => ({
         rationale: g.rationale,
         heading: RATIONALE_LABELS[lang][g.rationale],
@@ -240,7 +240,7 @@ export class Assistant implements vscode.Disposable {
       readiness = all.candidates.find((c) => c.id === toolId)?.readiness;
     }
     const call = suggestedCall(toolId, readiness?.args ?? {}, earlier, manifest, this.retrieval.workspaceDir());
-    return printToolCall(call) + missingArgComments(manifest, Object.keys(call.args));
+    return printToolCall(call) + missingArgComments(manifest, Object.keys(call.args), summaryLanguage(vscode.env.language, this.task()));
   }
 
   async insert(toolId: string, origin: SuggestionOrigin, run: boolean): Promise<void> {
@@ -343,19 +343,14 @@ export class Assistant implements vscode.Disposable {
   }
 }
 
-/** A candidate as the panel shows it: its name, reasons and readiness notes in the summary language
- *  (a tool without a Chinese name keeps its English one). */
+/** A candidate as the panel shows it: its name, description, reasons and readiness notes in the
+ *  summary language (a tool without a Chinese name or description keeps its English one). */
 function suggestionView(id: string, name: string, score: number, reason: string, r: Readiness, parts: ScoreParts, lang: SummaryLanguage, catalog: readonly ToolManifest[], workflows: readonly WorkflowTemplate[]): SuggestionView {
   const m = catalog.find((t) => t.id === id);
   return {
-    id, name: m ? displayName(m, lang) : name, score, reason: localizeReason(reason, lang, catalog, id, workflows), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
+    id, name: m ? displayName(m, lang) : name, description: m ? toolDescription(m, lang) : '', score, reason: localizeReason(reason, lang, catalog, id, workflows), ready: r.ready, runnable: r.runnable, missing: r.missing, args: argSummary(r.args),
     issues: (r.issues ?? []).map((x) => localizeNote(x, lang, catalog)), caveats: (r.caveats ?? []).map((x) => localizeNote(x, lang, catalog)), parts: scorePartViews(parts),
   };
-}
-
-function missingArgComments(manifest: ToolManifest | undefined, given: string[]): string {
-  const missing = (manifest?.inputs ?? []).filter((p) => p.required && p.default === undefined && !given.includes(p.name));
-  return missing.map((p) => `\n# ${p.name}: (${p.type}, required)${p.description ? ` ${p.description}` : ''}`).join('');
 }
 
 /** Runs cells through the notebook's kernel, as the Run button would. */

@@ -14,6 +14,9 @@ import { stableStringify } from '../core/notebook/notebook-file';
 import { PANEL_VIEW_ID } from './panel';
 import { writeFileAtomic } from '../core/index/fs-util';
 import { exportNotebook } from './export-command';
+import type { ToolManifest } from '../core/manifests/types';
+import { displayName, toolDescription } from '../core/manifests/display';
+import { summaryLanguage } from '../core/results/summary-language';
 
 export interface CommandDeps {
   retrieval: RetrievalService;
@@ -84,10 +87,17 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
   return vscode.Disposable.from(...Object.entries(COMMANDS).map(([id, make]) => vscode.commands.registerCommand(id, make(deps))));
 }
 
+/** A tool as a quick pick shows it: id, then name and description in the display language
+ *  (name_zh and description_zh in a Chinese editor, when the manifest has them). */
+function toolPickItem(m: ToolManifest): { label: string; description: string; detail: string } {
+  const lang = summaryLanguage(vscode.env.language, undefined);
+  return { label: m.id, description: lang === 'zh' ? displayName(m, 'zh') : m.name ?? '', detail: toolDescription(m, lang) };
+}
+
 async function pickTool(d: CommandDeps, title: string): Promise<string | undefined> {
   const gw = await d.retrieval.get();
   const pick = await vscode.window.showQuickPick(
-    gw.tools.map((t) => ({ label: t.manifest.id, description: t.manifest.name, detail: t.manifest.description })),
+    gw.tools.map((t) => toolPickItem(t.manifest)),
     { title: `GeoWeave: ${title}`, matchOnDescription: true, matchOnDetail: true });
   return pick?.label;
 }
@@ -101,7 +111,7 @@ async function findTool(d: CommandDeps): Promise<void> {
   // Items come ranked by the index and carry alwaysShow, so label filtering does not hide them.
   qp.matchOnDescription = true;
   const openButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: vscode.l10n.t('Open manifest') };
-  const all = gw.tools.map((t) => ({ id: t.manifest.id, label: t.manifest.id, description: t.manifest.name, detail: t.manifest.description, alwaysShow: true, buttons: [openButton] }));
+  const all = gw.tools.map((t) => ({ id: t.manifest.id, ...toolPickItem(t.manifest), alwaysShow: true, buttons: [openButton] }));
   qp.items = all;
   let timer: NodeJS.Timeout | undefined;
   let generation = 0;
@@ -119,7 +129,8 @@ async function findTool(d: CommandDeps): Promise<void> {
         if (mine !== generation) return;
         qp.items = hits.map((h) => {
           const m = gw.getTool(h.id);
-          return { id: h.id, label: h.id, description: `${h.name} · ${h.score.toFixed(3)}`, detail: m?.description, alwaysShow: true, buttons: [openButton] };
+          const item = m ? toolPickItem(m) : { label: h.id, description: h.name, detail: undefined };
+          return { id: h.id, label: h.id, description: `${item.description} · ${h.score.toFixed(3)}`, detail: item.detail, alwaysShow: true, buttons: [openButton] };
         });
       } catch (e) {
         d.log.warn(`find tool: ${(e as Error).message}`);

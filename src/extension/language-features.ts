@@ -48,6 +48,7 @@ export class ToolCellLanguage implements vscode.Disposable {
     const gw = await this.retrieval.get();
     const engine = await rasterEngine();
     const builtin = new Set(engine.listBuiltinTools().map((s) => s.id));
+    const lang = summaryLanguage(vscode.env.language, undefined);
     const earlier: LanguageCatalog['earlier'] = [];
     const nb = vscode.workspace.notebookDocuments.find((n) => n.getCells().some((c) => c.document === doc));
     if (nb) {
@@ -58,8 +59,9 @@ export class ToolCellLanguage implements vscode.Disposable {
         if (!call) continue;
         const run = runFromMetadata(cell.metadata);
         const outputs = run
-          ? Object.entries(shownOutputs(run)).map(([name, o]) => ({ name, type: o.type, description: run.batch ? `per item, e.g. ${o.path}` : o.path }))
-          : (gw.getTool(call.tool)?.outputs ?? []).map((o) => ({ name: o.name, type: o.type, description: o.unit ?? o.description }));
+          ? Object.entries(shownOutputs(run)).map(([name, o]) => ({ name, type: o.type, description: run.batch ? vscode.l10n.t('per item, e.g. {0}', o.path) : o.path }))
+          // Before a run: the unit, else what the output is, in the editor's language (output description_zh).
+          : (gw.getTool(call.tool)?.outputs ?? []).map((o) => ({ name: o.name, type: o.type, description: o.unit ?? (lang === 'zh' ? o.description_zh : undefined) ?? o.description }));
         earlier.push({ name: cellName(call), tool: call.tool, outputs });
       }
     }
@@ -73,7 +75,7 @@ export class ToolCellLanguage implements vscode.Disposable {
       files: await this.data.listFiles(),
       earlier,
       data: await this.data.describeFiles(named),
-      lang: summaryLanguage(vscode.env.language, undefined),
+      lang,
     };
   }
 

@@ -8,6 +8,9 @@ export type SuggestionOrigin = 'forward' | 'complementary' | 'workflow';
 export interface SuggestionView {
   id: string;
   name: string;
+  /** What the tool does, in the summary language (the manifest's description_zh for Chinese when
+   *  it has one): the name's tooltip, so the analyst can read it without opening the manifest. */
+  description: string;
   score: number;
   /** One readable line on why it was ranked. */
   reason: string;

@@ -34,18 +34,20 @@ test('suggest: a Chinese task gets Chinese headings and reasons by default; --la
   assert.doesNotMatch(en.out, /[工具理由]/);
 });
 
-test('suggest --lang zh --json: Chinese reason and name, the English reason kept as reasonEn; an English task stays English', async () => {
+test('suggest --lang zh --json: Chinese reason, name and description, the English reason kept as reasonEn; an English task stays English', async () => {
   const r = await cli('suggest', 'how steep is the terrain', '--k', '3', '--lang', 'zh-CN', '--json', '--state', state);
   assert.equal(r.code, 0, r.err);
   const o = JSON.parse(r.out);
   assert.equal(o.lang, 'zh');
   const slope = o.candidates.find((c: { id: string }) => c.id === 'slope');
   assert.equal(slope.name, '坡度');
+  assert.match(slope.description, /^用 Horn 3×3 方法由 DEM 计算以度为单位的地形坡度/, 'described by its description_zh');
   assert.ok(HAN.test(slope.reason) && !ENGLISH.test(slope.reason), slope.reason);
   assert.match(slope.reasonEn, /^(matches|similar)/);
   const en = JSON.parse((await cli('suggest', 'how steep is the terrain', '--k', '3', '--json', '--state', state)).out);
   assert.equal(en.lang, 'en');
   assert.equal(en.candidates.find((c: { id: string }) => c.id === 'slope').name, 'Slope');
+  assert.match(en.candidates.find((c: { id: string }) => c.id === 'slope').description, /^Computes terrain slope in degrees/);
   assert.equal(en.candidates[0].reasonEn, undefined);
   const bad = await cli('suggest', 'x', '--lang', 'fr', '--state', state);
   assert.equal(bad.code, 2);

@@ -5,6 +5,7 @@ import { getToolSpec, listBuiltinTools } from '../../src/core/raster/engine';
 import { SENSORS } from '../../src/core/raster/bands';
 import { completionsAt, diagnose, hoverAt, argInfos, LanguageCatalog } from '../../src/core/notebook/language';
 import { BAND_ROLES, SENSOR_PRESETS } from '../../src/core/notebook/vocabulary';
+import { kindWord } from '../../src/core/notebook/language-words';
 
 // The real catalog and the real engine specs: what the editor offers is what the tools accept.
 const { tools } = loadCatalog();
@@ -73,12 +74,54 @@ test('a Chinese editor gets Chinese hover words, the tool\'s name_zh and the arg
   assert.ok(h.startsWith(`**${ndvi.name_zh}** \`ndvi\``), h);
   assert.match(h, /参数：`image`\*/);
   assert.match(h, /输出：/);
+  // The tool is described by its description_zh, and the English description is not shown beside it.
+  assert.ok(ndvi.description_zh, 'the builtin ndvi manifest has a description_zh');
+  assert.ok(h.includes(`\n\n${ndvi.description_zh}\n\n`), h);
+  assert.ok(!h.includes(ndvi.description), h);
   const a = hoverAt('ndvi\nimage: s2.tif', 1, 2, zh)!.markdown;
-  assert.equal(a, `\`image\`: raster，必填\n\n${image.description_zh}`);
+  assert.equal(a, `\`image\`: 栅格，必填\n\n${image.description_zh}`);
   // completions describe arguments in the same language
   const items = completionsAt('ndvi\nimage: s2_scene.tif\n', 2, 0, zh);
   const red = (ndvi.inputs ?? []).find((p) => p.name === 'red');
   if (red?.description_zh) assert.ok(items.find((i) => i.label === 'red')?.documentation?.includes(red.description_zh));
+});
+
+test('a Chinese editor\'s completions: tools by name_zh and description_zh, kinds and value details in Chinese', () => {
+  const earlier = [{ name: 'veg', tool: 'ndvi', outputs: [{ name: 'index', type: 'raster', description: '逐像元 NDVI（-1..1）' }] }];
+  const zh = { ...catalog(earlier), lang: 'zh' as const };
+  const ndvi = tools.find((t) => t.manifest.id === 'ndvi')!.manifest;
+  const tool = completionsAt('nd', 0, 2, zh).find((i) => i.label === 'ndvi')!;
+  assert.deepEqual([tool.detail, tool.documentation], [ndvi.name_zh, ndvi.description_zh]);
+  // Argument details: the engine's kind in Chinese, required and default as the hover says them.
+  const args = Object.fromEntries(completionsAt('slope\n', 1, 0, zh).map((i) => [i.label, i.detail]));
+  assert.equal(args.dem, '栅格，必填');
+  assert.equal(args.z_factor, '数值，默认 1');
+  assert.equal(Object.fromEntries(completionsAt('ndvi\nimage: s2_scene.tif\n', 2, 0, zh).map((i) => [i.label, i.detail])).red, '波段');
+  // Value details.
+  const details = (src: string, ch: number) => Object.fromEntries(completionsAt(src, 1, ch, zh).map((i) => [i.label, i.detail]));
+  assert.equal(details('ndvi\nsensor: ', 8).sentinel2_l2a, '传感器预设');
+  assert.equal(details('ndvi\nred: ', 5).nir, '波段角色（由波段描述或传感器预设确定）');
+  const img = details('threshold\nimage: ', 7);
+  assert.equal(img['s2_scene.tif'], '工作区文件');
+  assert.equal(img['$veg.index'], 'ndvi 的输出：逐像元 NDVI（-1..1）');
+  assert.equal(details('zonal_stats\nzones: ', 7)['dem.tif'], '工作区栅格');
+  // An English editor keeps every one of these words.
+  const en = Object.fromEntries(completionsAt('slope\n', 1, 0, catalog()).map((i) => [i.label, i.detail]));
+  assert.deepEqual([en.dem, en.z_factor], ['raster, required', 'number, default 1']);
+  assert.equal(completionsAt('threshold\nimage: ', 1, 7, catalog(earlier)).find((i) => i.label === '$veg.index')?.detail, 'output of ndvi: 逐像元 NDVI（-1..1）');
+});
+
+test('every argument kind of the builtin tools has a Chinese word', () => {
+  const kinds = new Set<string>();
+  for (const t of tools) {
+    for (const p of t.manifest.inputs ?? []) kinds.add(p.type);
+    for (const s of Object.values(builtin.has(t.manifest.id) ? getToolSpec(t.manifest.id)?.params ?? {} : {})) kinds.add(s.kind);
+  }
+  const missing = [...kinds].filter((k) => !/[\u4e00-\u9fff]/.test(kindWord(k, 'zh')));
+  assert.deepEqual(missing, []);
+  assert.ok(kinds.has('band') && kinds.has('raster_list'), [...kinds].join(','));
+  assert.equal(kindWord('band', 'en'), 'band');
+  assert.equal(kindWord('team_kind', 'zh'), 'team_kind', 'a kind no table knows is shown as written');
 });
 
 test('diagnostics flag unknown tools and arguments before running', () => {

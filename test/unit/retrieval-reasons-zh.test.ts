@@ -180,9 +180,12 @@ test('display fields are not indexed and not in the catalog fingerprint (ranking
   for (const t of cat.tools) {
     assert.deepEqual(toolTexts(t.manifest), toolTexts(withoutDisplayFields(t.manifest)), t.manifest.id);
     assert.ok(!toolTexts(t.manifest).main.includes(t.manifest.name_zh ?? '\u0000'), t.manifest.id);
+    assert.ok(!toolTexts(t.manifest).main.includes(t.manifest.description_zh ?? '\u0000'), t.manifest.id);
     // What the texts and the hash are computed from has none of them (so the deep-equal above proves they are not read).
     const bare = withoutDisplayFields(t.manifest);
     assert.equal(bare.tags_zh, undefined);
+    assert.equal(bare.name_zh, undefined);
+    assert.equal(bare.description_zh, undefined);
     assert.ok([...(bare.inputs ?? []), ...(bare.outputs ?? [])].every((p) => p.description_zh === undefined), t.manifest.id);
     assert.equal(t.hash, contentHash(withoutDisplayFields(t.manifest)));
   }

@@ -6,7 +6,7 @@ import { ParsedArgs, UsageError, opt, optInt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt, langFrom } from '../common';
 import { localizeNote, localizeReason } from '../../core/retrieval/reason-language';
-import { displayName, workflowDisplayName } from '../../core/manifests/display';
+import { displayName, toolDescription, workflowDescription, workflowDisplayName } from '../../core/manifests/display';
 import type { ToolManifest, WorkflowTemplate } from '../../core/manifests/types';
 import type { SummaryLanguage } from '../../core/results/summary-language';
 import type { DataContext, Readiness } from '../../core/retrieval/types';
@@ -58,7 +58,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     if (res.llm) io.out(zh ? `\nLLM：${res.llm === 'used' ? '已用于扩展查询' : '不可用，仅用内置检索'}` : `\nLLM: ${res.llm === 'used' ? 'used for query expansion' : 'unavailable, builtin retrieval only'}`);
     const template = res.workflow && gw.workflows.find((w) => w.id === res.workflow!.id);
     const named = zh && template?.name_zh ? `${workflowDisplayName(template, 'zh')} (${res.workflow!.id})` : res.workflow?.id;
-    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${named} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${res.workflow.description}`);
+    if (res.workflow) io.out(`\n${zh ? '工作流' : 'workflow'} ${named} (${fmt(res.workflow.score, 2)}): ${res.workflow.steps.join(' → ')}\n  ${template ? workflowDescription(template, lang) : res.workflow.description}`);
     return 0;
   } finally {
     await gw.dispose();
@@ -75,14 +75,16 @@ function runState(r: Readiness, lang: SummaryLanguage = 'en'): string {
   return r.issues?.length ? 'not ready' : `missing ${r.missing.join(',')}`;
 }
 
-/** A suggestion's name, reason and readiness notes in `lang` (reason-language.ts, the catalog's
- *  name_zh); in Chinese the English reason is kept beside it as `reasonEn` for scripts. */
+/** A suggestion's name, description, reason and readiness notes in `lang` (reason-language.ts, the
+ *  catalog's name_zh and description_zh); in Chinese the English reason is kept beside it as
+ *  `reasonEn` for scripts (the English description is the manifest's). */
 export function inLanguage<T extends { id: string; name: string; reason: string; readiness: Readiness }>(s: T, lang: SummaryLanguage, catalog: readonly ToolManifest[], workflows?: readonly WorkflowTemplate[]): Partial<T> & { reasonEn?: string } {
   if (lang === 'en') return {};
   const m = catalog.find((t) => t.id === s.id);
   const note = (x: string) => localizeNote(x, lang, catalog);
   return {
     ...(m ? { name: displayName(m, lang) } : {}),
+    ...(m && 'description' in s ? { description: toolDescription(m, lang) } : {}),
     reason: localizeReason(s.reason, lang, catalog, s.id, workflows),
     reasonEn: s.reason,
     readiness: { ...s.readiness, ...(s.readiness.issues ? { issues: s.readiness.issues.map(note) } : {}), ...(s.readiness.caveats ? { caveats: s.readiness.caveats.map(note) } : {}) },

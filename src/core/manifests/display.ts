@@ -5,7 +5,7 @@ import { humanName } from '../index/text';
 import type { ToolManifest, ToolParam, WorkflowTemplate } from './types';
 
 /** Tool-level and parameter-level display fields (tool-manifests/schema.json declares them). */
-export const DISPLAY_TOOL_FIELDS = ['name_zh', 'tags_zh'] as const;
+export const DISPLAY_TOOL_FIELDS = ['name_zh', 'description_zh', 'tags_zh'] as const;
 export const DISPLAY_PARAM_FIELDS = ['description_zh'] as const;
 
 /** The manifest without its display fields: what the catalog fingerprint (index, fitted fusion)
@@ -32,6 +32,13 @@ export function displayName(m: ToolManifest, lang: 'en' | 'zh'): string {
   return zh || humanName(m);
 }
 
+/** What the tool does, in `lang`: `description_zh` for Chinese when the catalog gives one, else the
+ *  English description (a team's tool without it still describes itself, in English). */
+export function toolDescription(m: Pick<ToolManifest, 'description' | 'description_zh'>, lang: 'en' | 'zh'): string {
+  const zh = lang === 'zh' && typeof m.description_zh === 'string' ? m.description_zh.trim() : '';
+  return zh || m.description;
+}
+
 /** What an input parameter is, in `lang`: its `description_zh` for Chinese when the catalog gives
  *  one; undefined otherwise (the caller keeps the words it has). */
 export function paramDescription(m: ToolManifest, param: string, lang: 'en' | 'zh'): string | undefined {
@@ -53,6 +60,12 @@ export function tagDisplay(m: ToolManifest, tag: string, lang: 'en' | 'zh'): str
 export function strayTagTranslations(m: ToolManifest): string[] {
   const tags = new Set(m.tags ?? []);
   return m.tags_zh && typeof m.tags_zh === 'object' ? Object.keys(m.tags_zh).filter((k) => !tags.has(k)) : [];
+}
+
+/** What a workflow does, in `lang`: `description_zh` for Chinese when given, else its description. */
+export function workflowDescription(w: Pick<WorkflowTemplate, 'description' | 'description_zh'>, lang: 'en' | 'zh'): string {
+  const zh = lang === 'zh' && typeof w.description_zh === 'string' ? w.description_zh.trim() : '';
+  return zh || w.description;
 }
 
 /** A workflow's name to show in `lang`: `name_zh` for Chinese when given, else its English name. */

@@ -41,6 +41,9 @@ export interface ToolManifest {
    *  only: not indexed and not in the catalog fingerprint (see manifests/display.ts). */
   name_zh?: string;
   description: string;
+  /** Chinese for `description`: what hovers, completions, quick picks and the panel show a Chinese
+   *  editor. Display only: not indexed and not in the catalog fingerprint (see manifests/display.ts). */
+  description_zh?: string;
   /** Core functions (≤3), indicators produced (1-2), typical scenario (1). */
   tags?: string[];
   /** Chinese for the tags, by tag: what Chinese reasons show for a matched tag. Display only: not
@@ -78,6 +81,8 @@ export interface WorkflowTemplate {
   /** Chinese display name (Chinese reasons, the panel's workflow card). Display only: not embedded. */
   name_zh?: string;
   description: string;
+  /** Chinese for `description` (the panel's workflow card, `geoweave suggest`). Display only: not embedded. */
+  description_zh?: string;
   examples?: string[];
   steps: string[];
 }

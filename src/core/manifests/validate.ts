@@ -96,10 +96,11 @@ export function checkWorkflow(file: string, data: unknown): { workflow?: Workflo
   else w.steps.forEach((s, i) => { if (typeof s !== 'string') bad(`/steps/${i}`, 'must be a tool id string'); });
   if (w.examples !== undefined && (!Array.isArray(w.examples) || w.examples.some((e) => typeof e !== 'string'))) bad('/examples', 'must be an array of strings');
   if (w.name !== undefined && typeof w.name !== 'string') bad('/name', 'must be a string');
-  if (w.name_zh !== undefined && (typeof w.name_zh !== 'string' || !/\S/.test(w.name_zh))) bad('/name_zh', 'must be a non-blank string');
+  for (const k of ['name_zh', 'description_zh']) if (w[k] !== undefined && (typeof w[k] !== 'string' || !/\S/.test(w[k] as string))) bad(`/${k}`, 'must be a non-blank string');
   if (problems.length) return { problems };
   const workflow: WorkflowTemplate = { id: w.id as string, name: w.name as string | undefined, description: w.description as string, examples: w.examples as string[] | undefined, steps: w.steps as string[] };
   if (typeof w.name_zh === 'string') workflow.name_zh = w.name_zh;
+  if (typeof w.description_zh === 'string') workflow.description_zh = w.description_zh;
   return { workflow, problems };
 }
 

@@ -2,7 +2,9 @@
  *  argument specs. Pure: the VS Code layer only converts positions and kinds. */
 import type { ToolManifest } from '../manifests/types';
 import type { SummaryLanguage } from '../results/summary-language';
-import { displayName } from '../manifests/display';
+import { displayName, toolDescription } from '../manifests/display';
+import { argDetail, EDITOR_WORDS, kindWord } from './language-words';
+import { DIAGNOSTIC_WORDS, type DiagnosticWords } from './diagnostic-words';
 import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
 import type { DataItem } from '../retrieval/types';
@@ -24,16 +26,11 @@ export interface LanguageCatalog {
   earlier: { name: string; tool: string; outputs: { name: string; type?: string; description?: string }[] }[];
   /** Workspace files as described for readiness (band roles, a guessed sensor), when known. */
   data?: DataItem[];
-  /** The editor's language: with 'zh', hovers use Chinese words, tool names and argument
-   *  descriptions where the manifests have them (`name_zh`, inputs' `description_zh`). */
+  /** The editor's language: with 'zh', hovers, completions and diagnostics use Chinese words and
+   *  kinds, and the tool names and descriptions the manifests give (`name_zh`, `description_zh`,
+   *  inputs' `description_zh`). */
   lang?: SummaryLanguage;
 }
-
-/** The fixed words of a hover. */
-const HOVER_WORDS: Record<SummaryLanguage, { catalogOnly: string; args: string; outputs: string; standsFor: string; required: string; default: string }> = {
-  en: { catalogOnly: ' — catalog only (no runner)', args: 'Arguments: ', outputs: 'Outputs: ', standsFor: ' stands for ', required: ', required', default: ', default ' },
-  zh: { catalogOnly: ' — 仅在目录中（无运行器）', args: '参数：', outputs: '输出：', standsFor: ' 即 ', required: '，必填', default: '，默认 ' },
-};
 
 /** Band roles of a scene (what `nir: 4` lines name). */
 const SPECTRAL_ROLES = new Set(['blue', 'green', 'red', 'rededge', 'nir', 'swir1', 'swir2', 'thermal', 'qa', 'coastal']);
@@ -102,8 +99,9 @@ export function completionsAt(source: string, line: number, character: number, c
   if (headerLine === undefined || headerLine === line) {
     const range = wordRange(text, line, character, /[A-Za-z0-9_.\-]/);
     if (text.slice(0, range.start).trim() !== '') return [];
+    const zh = catalog.lang === 'zh';
     return catalog.tools.map((t) => ({
-      label: t.id, kind: 'tool' as const, detail: t.name ?? t.category, documentation: t.description,
+      label: t.id, kind: 'tool' as const, detail: zh ? displayName(t, 'zh') : t.name ?? t.category, documentation: toolDescription(t, catalog.lang ?? 'en'),
       insertText: t.id, range,
     }));
   }
@@ -123,7 +121,7 @@ export function completionsAt(source: string, line: number, character: number, c
   const range = wordRange(text, line, character, /[A-Za-z0-9_]/);
   return infos.filter((a) => !used.has(a.name)).map((a) => ({
     label: a.name, kind: 'argument' as const,
-    detail: `${a.kind}${a.required ? ', required' : ''}${a.default !== undefined ? `, default ${JSON.stringify(a.default)}` : ''}`,
+    detail: argDetail(a, catalog.lang ?? 'en'),
     documentation: a.description, insertText: `${a.name}: `, range,
   }));
 }
@@ -132,25 +130,26 @@ function valueCompletions(name: string, info: ArgInfo | undefined, catalog: Lang
   const out: CompletionEntry[] = [];
   const add = (label: string, kind: CompletionKind, detail?: string) => out.push({ label, kind, detail, insertText: label, range });
   const kind = info?.kind ?? '';
-  if (name === 'sensor') catalog.sensors.forEach((s) => add(s, 'sensor', 'sensor preset'));
+  const w = EDITOR_WORDS[catalog.lang ?? 'en'];
+  if (name === 'sensor') catalog.sensors.forEach((s) => add(s, 'sensor', w.sensorPreset));
   else if (info?.enum) info.enum.forEach((e) => add(e, 'value'));
-  if (kind === 'band' || (kind === 'number_list' && name === 'bands')) catalog.bandRoles.forEach((r) => add(r, 'role', 'band role (resolved from band descriptions or the sensor preset)'));
+  if (kind === 'band' || (kind === 'number_list' && name === 'bands')) catalog.bandRoles.forEach((r) => add(r, 'role', w.bandRole));
   if (kind === 'boolean') ['true', 'false'].forEach((b) => add(b, 'value'));
   const wantsRaster = kind === 'raster' || kind === 'raster_list' || info?.type === 'raster';
   const wantsVector = kind === 'vector' || info?.type === 'vector';
   if (wantsRaster || wantsVector || !info) {
     for (const f of catalog.files) {
-      if ((wantsRaster && RASTER_EXT.test(f)) || (wantsVector && VECTOR_EXT.test(f)) || (!info && (RASTER_EXT.test(f) || VECTOR_EXT.test(f)))) add(f, 'file', 'workspace file');
+      if ((wantsRaster && RASTER_EXT.test(f)) || (wantsVector && VECTOR_EXT.test(f)) || (!info && (RASTER_EXT.test(f) || VECTOR_EXT.test(f)))) add(f, 'file', w.workspaceFile);
     }
     // Zones and similar arguments take rasters or polygons alike.
-    if (wantsVector || name === 'zones') for (const f of catalog.files) if (RASTER_EXT.test(f) && !out.some((o) => o.label === f)) add(f, 'file', 'workspace raster');
+    if (wantsVector || name === 'zones') for (const f of catalog.files) if (RASTER_EXT.test(f) && !out.some((o) => o.label === f)) add(f, 'file', w.workspaceRaster);
     // Only outputs of the kind the argument takes: a table is no raster, and no number either.
     const fits = (type?: string) => !type || (type === 'raster' ? wantsRaster || name === 'zones' || !info : type === 'vector' ? wantsVector || !info : false);
     for (const c of catalog.earlier) {
-      for (const o of c.outputs) if (fits(o.type)) add(`$${c.name}.${o.name}`, 'reference', `output of ${c.tool}${o.description ? `: ${o.description}` : ''}`);
+      for (const o of c.outputs) if (fits(o.type)) add(`$${c.name}.${o.name}`, 'reference', `${w.outputOf(c.tool)}${o.description ? `${w.outputSep}${o.description}` : ''}`);
     }
   }
-  if (info?.default !== undefined && !out.some((o) => o.label === String(info.default))) add(typeof info.default === 'string' ? info.default : JSON.stringify(info.default), 'value', 'default');
+  if (info?.default !== undefined && !out.some((o) => o.label === String(info.default))) add(typeof info.default === 'string' ? info.default : JSON.stringify(info.default), 'value', w.defaultValue);
   return out;
 }
 
@@ -161,7 +160,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
   if (!h) return undefined;
   const inRange = (r: TextRange) => r.line === line && character >= r.start && character <= r.end;
   const lang = catalog.lang ?? 'en';
-  const w = HOVER_WORDS[lang];
+  const w = EDITOR_WORDS[lang];
   if (inRange(h.toolRange)) {
     const t = catalog.tools.find((x) => x.id === h.tool);
     if (!t) return undefined;
@@ -169,7 +168,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
     const md = [
       `**${lang === 'zh' ? displayName(t, 'zh') : t.name ?? t.id}** \`${t.id}\`${t.runner ? '' : w.catalogOnly}`,
       '',
-      t.description,
+      toolDescription(t, lang),
       '',
       ...(args.length ? [w.args + args.map((a) => `\`${a.name}\`${a.required ? '*' : ''}`).join(', ')] : []),
       ...(t.outputs?.length ? [w.outputs + t.outputs.map((o) => `\`${o.name}\`${o.unit ? ` (${o.unit})` : ''}`).join(', ')] : []),
@@ -181,7 +180,7 @@ export function hoverAt(source: string, line: number, character: number, catalog
       const infos = argInfos(h.tool, catalog) ?? [];
       const info = infos.find((x) => x.name === (aliasOf(a.name, infos.map((i) => i.name)) ?? a.name));
       if (!info) return undefined;
-      const md = `${info.name !== a.name ? `\`${a.name}\`${w.standsFor}` : ''}\`${info.name}\`: ${info.kind}${info.required ? w.required : ''}${info.default !== undefined ? `${w.default}\`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
+      const md = `${info.name !== a.name ? `\`${a.name}\`${w.standsFor}` : ''}\`${info.name}\`: ${kindWord(info.kind, lang)}${info.required ? w.required : ''}${info.default !== undefined ? `${w.default}\`${JSON.stringify(info.default)}\`` : ''}${info.description ? `\n\n${info.description}` : ''}`;
       return { markdown: md, range: a.nameRange };
     }
   }
@@ -194,18 +193,19 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
   const out = [...problems];
   const h = layout.header;
   if (!h || !h.tool) return out;
+  const d = DIAGNOSTIC_WORDS[catalog.lang ?? 'en'];
   const manifest = catalog.tools.find((t) => t.id === h.tool);
   const infos = argInfos(h.tool, catalog);
   if (!infos) {
     const near = closest(h.tool, catalog.tools.map((t) => t.id));
     out.push({
-      ...h.toolRange, severity: 'error', message: `unknown tool "${h.tool}"${near ? `; did you mean "${near}"?` : ''}`,
-      ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...h.toolRange, text: near }] } } : {}),
+      ...h.toolRange, severity: 'error', message: d.unknownTool(h.tool, near),
+      ...(near ? { fix: { title: d.changeTo(near), edits: [{ ...h.toolRange, text: near }] } } : {}),
     });
     return out;
   }
   if (manifest && !manifest.runner && !catalog.spec?.(h.tool)) {
-    out.push({ ...h.toolRange, severity: 'warning', message: `${h.tool} is catalog-only: it has no runner, so this cell cannot run` });
+    out.push({ ...h.toolRange, severity: 'warning', message: d.catalogOnly(h.tool) });
   }
   const names = infos.map((x) => x.name);
   const given = new Set<string>();
@@ -217,8 +217,8 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
       const near = closestName(a.name, names);
       out.push({
         ...a.nameRange, severity: 'error',
-        message: `${h.tool} has no argument "${a.name}"; ${near ? `did you mean "${near}"? Its arguments are` : 'its arguments are'} ${names.join(', ')}`,
-        ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...a.nameRange, text: near }] } } : {}),
+        message: d.noArgument(h.tool, a.name, near, names),
+        ...(near ? { fix: { title: d.changeTo(near), edits: [{ ...a.nameRange, text: near }] } } : {}),
       });
       continue;
     }
@@ -227,21 +227,21 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
     const p = checkValue(info, a.value, catalog);
     if (p) {
       const near = info.enum && typeof a.value === 'string' ? closestName(a.value, info.enum) : undefined;
-      out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: ${p}${near ? `; did you mean "${near}"?` : ''}`, ...(near ? { fix: { title: `Change to "${near}"`, edits: [{ ...a.valueRange, text: near }] } } : {}) });
+      out.push({ ...a.valueRange, severity: 'warning', message: d.valueProblem(a.name, p, near), ...(near ? { fix: { title: d.changeTo(near), edits: [{ ...a.valueRange, text: near }] } } : {}) });
     }
     for (const r of referencesIn(a.value)) {
       const cell = [...catalog.earlier].reverse().find((c) => c.name === r.$ref.cell);
-      if (!cell) out.push({ ...a.valueRange, severity: 'error', message: `${a.name}: no earlier cell is named "${r.$ref.cell}"` });
+      if (!cell) out.push({ ...a.valueRange, severity: 'error', message: d.noCell(a.name, r.$ref.cell) });
       else if (cell.outputs.length && !cell.outputs.some((o) => o.name === r.$ref.output)) {
-        out.push({ ...a.valueRange, severity: 'warning', message: `${a.name}: cell "${r.$ref.cell}" (${cell.tool}) has no output "${r.$ref.output}"; it has ${cell.outputs.map((o) => o.name).join(', ')}` });
+        out.push({ ...a.valueRange, severity: 'warning', message: d.noOutput(a.name, r.$ref.cell, cell.tool, r.$ref.output, cell.outputs.map((o) => o.name)) });
       }
     }
   }
   const missing = infos.filter((a) => a.required && a.default === undefined && !given.has(a.name));
   if (missing.length) {
-    out.push({ ...h.toolRange, severity: 'warning', message: `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m.name} (${m.kind})`).join(', ')}` });
+    out.push({ ...h.toolRange, severity: 'warning', message: d.missing(missing) });
   }
-  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data));
+  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data, d));
   return out;
 }
 
@@ -249,7 +249,7 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
  * A scene whose bands carry no descriptions cannot tell the tool where NIR is: say which lines to add
  * (`nir: 4`), from the sensor its band count, data type and values suggest, and offer to add them.
  */
-function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[]): CellProblem[] {
+function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[], d: DiagnosticWords): CellProblem[] {
   const out: CellProblem[] = [];
   const lines = source.split(/\r?\n/);
   const written = new Set(layout.args.map((a) => aliasOf(a.name, names) ?? a.name));
@@ -266,18 +266,18 @@ function undescribedBands(source: string, manifest: ToolManifest, layout: Return
     const base = file.split(/[\\/]/).pop();
     const g = item.guess;
     const guessed = g ? absent.filter((r) => g.bands[r] !== undefined) : [];
-    const what = item.bands.every((b) => !b.description) ? 'has no band descriptions' : `does not say which band is ${absent.join(', ')}`;
+    const what = item.bands.every((b) => !b.description) ? d.noBandDescriptions : d.notSayingWhich(absent);
     if (g && guessed.length === absent.length) {
       const add = guessed.map((r) => `${r}: ${g.bands[r]}`);
       const indent = /^\s*/.exec(lines[arg.nameRange.line] ?? '')?.[0] ?? '';
       const at = { line: arg.nameRange.line, start: (lines[arg.nameRange.line] ?? '').length, end: (lines[arg.nameRange.line] ?? '').length };
       out.push({
         ...arg.valueRange, severity: 'warning',
-        message: `${base} ${what}: add ${add.map((l) => `a line \`${l}\``).join(' and ')} (a guess: it looks like ${g.label}, ${g.why}), or a line \`sensor: …\``,
-        fix: { title: `Add ${add.map((l) => `\`${l}\``).join(' and ')} (guessed ${g.label} bands)`, edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
+        message: d.addGuessed(base ?? file, what, add, g.label, g.why),
+        fix: { title: d.addGuessedTitle(add, g.label), edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
       });
     } else {
-      out.push({ ...arg.valueRange, severity: 'warning', message: `${base} ${what}: add ${absent.map((r) => `a line \`${r}: <band number>\``).join(' and ')}, or a line \`sensor: …\`` });
+      out.push({ ...arg.valueRange, severity: 'warning', message: d.addLines(base ?? file, what, absent) });
     }
   }
   return out;
@@ -290,23 +290,24 @@ function samePath(a: string, b: string): boolean {
 
 function checkValue(info: ArgInfo, v: ArgValue, catalog: LanguageCatalog): string | undefined {
   if (isReference(v)) return undefined;
-  if (info.enum && typeof v === 'string' && !info.enum.includes(v)) return `"${v}" is not one of ${info.enum.join(', ')}`;
+  const d = DIAGNOSTIC_WORDS[catalog.lang ?? 'en'];
+  if (info.enum && typeof v === 'string' && !info.enum.includes(v)) return d.notOneOf(v, info.enum);
   switch (info.kind) {
     case 'band':
-      if (typeof v === 'number') return Number.isInteger(v) && v >= 1 ? undefined : 'a band is a 1-based index or a role name';
-      if (typeof v === 'string' && !catalog.bandRoles.includes(v)) return `"${v}" is not a band role (${catalog.bandRoles.join(', ')}) nor an index`;
-      return typeof v === 'string' ? undefined : 'a band is a 1-based index or a role name';
+      if (typeof v === 'number') return Number.isInteger(v) && v >= 1 ? undefined : d.bandIndex;
+      if (typeof v === 'string' && !catalog.bandRoles.includes(v)) return d.notBandRole(v, catalog.bandRoles);
+      return typeof v === 'string' ? undefined : d.bandIndex;
     case 'number':
     case 'integer':
-      return typeof v === 'number' ? undefined : `expected a number, got ${JSON.stringify(v)}`;
+      return typeof v === 'number' ? undefined : d.expectedNumber(JSON.stringify(v));
     case 'boolean':
-      return typeof v === 'boolean' ? undefined : 'expected true or false';
+      return typeof v === 'boolean' ? undefined : d.expectedBoolean;
     case 'raster_list':
     case 'number_list':
     case 'string_list':
     case 'array':
     case 'bbox':
-      return Array.isArray(v) ? undefined : 'expected a list, e.g. [a, b]';
+      return Array.isArray(v) ? undefined : d.expectedList;
     default:
       return undefined;
   }

@@ -4,6 +4,9 @@ import type { ArgValue, ToolCall } from './types';
 import type { EarlierCell } from './references';
 import { reference } from './cell-value';
 import { shownOutputs } from './batch';
+import type { SummaryLanguage } from '../results/summary-language';
+import { paramDescription } from '../manifests/display';
+import { kindWord } from './language-words';
 
 export function suggestedCall(tool: string, readinessArgs: Record<string, unknown>, earlier: EarlierCell[], manifest?: ToolManifest, workspaceDir?: string): ToolCall {
   const order = (manifest?.inputs ?? []).map((p) => p.name);
@@ -49,4 +52,15 @@ function outputReference(p: string, earlier: EarlierCell[], workspaceDir?: strin
     for (const [name, o] of Object.entries(shownOutputs(run))) if (abs(o.path) === abs(p)) return reference(earlier[i].name, name);
   }
   return undefined;
+}
+
+/** Comment lines under an inserted cell for the required arguments nothing could fill, each with its
+ *  type and description in `lang` (a Chinese editor reads `# dem:（栅格，必填）数字高程模型…`). */
+export function missingArgComments(manifest: ToolManifest | undefined, given: string[], lang: SummaryLanguage = 'en'): string {
+  const missing = (manifest?.inputs ?? []).filter((p) => p.required && p.default === undefined && !given.includes(p.name));
+  return missing.map((p) => {
+    const what = (lang === 'zh' ? paramDescription(manifest!, p.name, 'zh') : undefined) ?? p.description;
+    const kind = lang === 'zh' ? `（${kindWord(p.type, 'zh')}，必填）` : ` (${p.type}, required)`;
+    return `\n# ${p.name}:${kind}${what ? `${lang === 'zh' ? '' : ' '}${what}` : ''}`;
+  }).join('');
 }

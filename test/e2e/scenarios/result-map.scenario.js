@@ -138,6 +138,10 @@ module.exports = {
       const f = await resultFrame(page, 'dnbr', { map: true, scroll: -400 });
       await revealInResult(page, f, '.gw-mapbox');
       const bg = await inResult(f, (el) => getComputedStyle(el.querySelector('.gw-map')).backgroundColor);
+      // Theme-aware: the map sits on the editor's background, light in the light theme, dark in the others.
+      const rgb = (bg.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+      const light = rgb.length === 3 && rgb.reduce((x, y) => x + y, 0) / 3 > 128;
+      if (rgb.length !== 3 || light !== /Light/.test(theme)) throw new Error(`${theme}: the map background is ${bg}`);
       themes.push(`${theme.replace('Default ', '')}: map background ${bg}`);
       await shot(`map-${theme.replace(/\s+/g, '-').toLowerCase()}`);
     }

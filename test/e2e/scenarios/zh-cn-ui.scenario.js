@@ -4,7 +4,8 @@
 // (test/e2e/fixtures/zh-cn-pack, packaged here with vsce) through "Extensions: Install from VSIX..."
 // — the server's language-pack service writes languagepacks.json on that install, which a CLI
 // --install-extension does not — and reloads. Then: the command palette lists GeoWeave's commands
-// in Chinese, the panel's labels and reasons are Chinese, and a tool cell's summary and result card are Chinese.
+// in Chinese, the panel's labels and reasons are Chinese (a candidate's tooltip its description_zh), a hover
+// on a tool id gives the tool's Chinese name and description, and a tool cell's summary and result card are Chinese.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -78,7 +79,7 @@ async function installFromVsix(t, page, vsix, serverLog, shot) {
 }
 
 module.exports = {
-  name: 'Chinese UI (zh-cn language pack, --locale zh-cn): GeoWeave commands, panel labels, summary and result card in Chinese',
+  name: 'Chinese UI (zh-cn language pack, --locale zh-cn): GeoWeave commands, panel labels, tool hover, summary and result card in Chinese',
   async run(t) {
     const { ROOT, log, until, openSession, showPanel, describeTask, candidates, openFile, runCell, resultFrame, inResult } = t;
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-zh-'));
@@ -154,6 +155,11 @@ module.exports = {
       // Why each fits, in Chinese too (the task is English: the display language decides).
       const englishReasons = items.filter((i) => !HAN.test(i.reason) || /(^|; )(matches|needs|often|similar in meaning) /.test(i.reason));
       if (englishReasons.length) throw new Error(`reasons not in Chinese: ${JSON.stringify(englishReasons.slice(0, 3).map((i) => i.reason))}`);
+      // Each candidate's name carries what the tool does as its tooltip: the manifest's description_zh.
+      const manifest = (id) => JSON.parse(fs.readFileSync(path.join(ROOT, 'tool-manifests', `${id}.json`), 'utf8'));
+      const tip = await panel.$eval('#forward-list li.suggestion:first-child', (li) => ({ id: li.getAttribute('data-tool'), title: li.querySelector('.name')?.getAttribute('title') ?? '' }));
+      const first = manifest(tip.id);
+      if (tip.title !== `${first.name_zh}\n${first.description_zh}`) throw new Error(`the ${tip.id} candidate's tooltip: ${JSON.stringify(tip.title.slice(0, 120))}`);
       const buttons = await panel.$$eval('#forward-list li.suggestion:first-child button', (bs) => bs.map((b) => b.getAttribute('title')));
       if (buttons.join('|') !== '插入单元格|插入并运行|忽略') throw new Error(`candidate buttons: ${buttons.join('|')}`);
       const appText = await panel.evaluate(() => document.querySelector('#app').innerText);
@@ -164,6 +170,21 @@ module.exports = {
 
       // 5. A tool cell: Chinese summary (the task is Chinese too) and Chinese result headings.
       await openFile(page, 'zh.geonb');
+      // Hover on the tool id: the tool's Chinese name and description (name_zh, description_zh).
+      const ndvi = manifest('ndvi');
+      const token = await until('the ndvi tool id in the cell', async () => {
+        for (const span of await page.$$('.notebook-editor .view-line span span')) if ((await span.textContent()) === 'ndvi') return span.boundingBox();
+        return null;
+      }, 20000);
+      await page.mouse.move(token.x + token.width / 2, token.y + token.height / 2);
+      const squeeze = (x) => x.replace(/\s+/g, '');
+      const hover = await until('a hover with the Chinese description', async () => {
+        const texts = await page.$$eval('.monaco-hover', (els) => els.filter((e) => e.offsetParent).map((e) => e.textContent));
+        return texts.find((x) => squeeze(x).includes(squeeze(ndvi.description_zh).slice(0, 40))) ?? null;
+      }, 20000, 300);
+      if (!hover.includes(ndvi.name_zh) || hover.includes(ndvi.description.slice(0, 40))) throw new Error(`the hover: ${hover.slice(0, 200)}`);
+      await shot('hover');
+      await page.mouse.move(10, 400);
       const state = await runCell(page, /ndvi/);
       if (state !== 'ok') throw new Error(`the ndvi cell ended ${state}`);
       const found = await resultFrame(page, 'ndvi');
@@ -183,6 +204,7 @@ module.exports = {
       if (card.kpis.some((k) => /^[A-Z][a-z]/.test(k))) throw new Error(`English key statistics: ${card.kpis.join(', ')}`);
       if (!HAN.test(card.summary.split(';')[0])) throw new Error(card.summary);
       return `VS Code in zh-cn; palette: ${shown.length}/${ZH_TITLES.length} Chinese titles (e.g. "${geo[0]}"), "GeoWeave: Find Tool" → "${alias}"; panel: ${labels.task}/${labels.suggest}/${labels.candidates}, "${ready.readiness.slice(0, 30)}"; `
+        + `hover "${hover.replace(/\s+/g, ' ').trim().slice(0, 60)}…"; `
         + `result: "${card.summary.slice(0, 70)}…", ${card.outputs}, ${card.kpis.join('/')}`;
     } finally {
       if (session) await session.close();
