@@ -1,0 +1,12 @@
+/* Huffman-only DEFLATE as a zlib stream (huffman.c). */
+#ifndef GEOWEAVE_HUFFMAN_H
+#define GEOWEAVE_HUFFMAN_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest output huffman_zlib can write for n input bytes. */
+size_t huffman_bound(size_t n);
+/* Compresses in[0..n) into out; returns the bytes written, 0 when out_n is too small. */
+size_t huffman_zlib(const unsigned char *in, size_t n, unsigned char *out, size_t out_n);
+
+#endif
