@@ -70,6 +70,12 @@ export function stripToTile(strip: ArrayLike<number>, w: number, x0: number, bw:
     if (sameType && dtype !== 'float32') {
       // Integer samples of the output's own type: a plain copy (no NaN, already in range).
       arr.set((strip as Uint8Array).subarray(so, so + bw), dof);
+    } else if (dtype === 'float32' && sameType) {
+      // A row copy (memcpy), then NaN → fill over the tile's own Float32Array: one monomorphic loop instead
+      // of a store per pixel through whatever array type the strip is (~5x faster on float strips).
+      const t = arr as Float32Array;
+      t.set((strip as Float32Array).subarray(so, so + bw), dof);
+      for (let x = dof, end = dof + bw; x < end; x++) if (t[x] !== t[x]) t[x] = fill;
     } else if (dtype === 'float32') {
       for (let x = 0; x < bw; x++) { const v = strip[so + x]; arr[dof + x] = v !== v ? fill : v; }
     } else {
