@@ -22,10 +22,12 @@
  *     3 from `data` into `out` (byte planes of each row, most significant first, then byte differencing).
  *     With `stride` (optional, predictor 2 only): each sample minus the one `stride` samples before it (the same
  *     band's previous pixel in a pixel-interleaved row of `stride` bands).
- *   huffman(input: Uint8Array, output: Uint8Array): number
+ *   huffman(input: Uint8Array, output: Uint8Array, rle?: boolean): number
  *     Compresses `input` as a zlib stream of Huffman-only DEFLATE blocks (huffman.c) into `output`; returns the
- *     bytes written. Throws ERR_DEFLATE_OUTPUT_SIZE when `output` is smaller than huffmanBound(input.length).
+ *     bytes written. `rle`: runs of one byte become matches at distance 1 (zlib's Z_RLE parsing). Throws
+ *     ERR_DEFLATE_OUTPUT_SIZE when `output` is smaller than huffmanBound(input.length).
  *   huffmanBound(n: number): number
+ *   huffmanRle: true (huffman takes `rle`; absent from the first addons with huffman)
  *   version: string
  *
  * Compressors (one per level) and the decompressor are allocated once per Node environment (main thread
@@ -364,15 +366,21 @@ static napi_value js_predict(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_huffman(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 2) return throw_code(env, "ERR_MISSING_ARGS", "huffman(input, output) needs input and output");
+  if (argc < 2) return throw_code(env, "ERR_MISSING_ARGS", "huffman(input, output[, rle]) needs input and output");
   unsigned char *in, *out;
   size_t in_n, out_n;
   if (!get_bytes(env, argv[0], "input", &in, &in_n) || !get_bytes(env, argv[1], "output", &out, &out_n)) return NULL;
+  bool rle = false;
+  if (argc > 2) {
+    napi_valuetype t;
+    CHECK(napi_typeof(env, argv[2], &t));
+    if (t == napi_boolean) CHECK(napi_get_value_bool(env, argv[2], &rle));
+  }
   static unsigned char empty[1];
-  size_t n = huffman_zlib(in_n ? in : empty, in_n, out, out_n);
+  size_t n = huffman_zlib(in_n ? in : empty, in_n, out, out_n, rle ? 1 : 0);
   if (n == 0) {
     char msg[160];
     snprintf(msg, sizeof msg, "compressed data does not fit in %zu bytes (need up to %zu)", out_n, huffman_bound(in_n));
@@ -419,6 +427,8 @@ NAPI_MODULE_INIT() {
       || napi_set_named_property(env, exports, "huffman", fn) != napi_ok
       || napi_create_function(env, "huffmanBound", NAPI_AUTO_LENGTH, js_huffman_bound, NULL, &fn) != napi_ok
       || napi_set_named_property(env, exports, "huffmanBound", fn) != napi_ok
+      || napi_get_boolean(env, true, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "huffmanRle", fn) != napi_ok
       || napi_create_string_utf8(env, LIBDEFLATE_VERSION_STRING, NAPI_AUTO_LENGTH, &ver) != napi_ok
       || napi_set_named_property(env, exports, "version", ver) != napi_ok) {
     napi_throw_error(env, "ERR_DEFLATE_INTERNAL", "cannot export the DEFLATE codec");

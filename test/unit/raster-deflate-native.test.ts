@@ -187,8 +187,34 @@ test('addon huffman: Huffman-only zlib streams Node zlib reads back, determinist
   }
   assert.throws(() => a.huffman!(geometric, new Uint8Array(100)), (e: Error & { code?: string }) => e.code === 'ERR_DEFLATE_OUTPUT_SIZE');
   // Through deflateBytes (the setting imagery tiles get): the same stream.
-  const viaSetting = deflateBytes(geometric, { level: 1, zlib: { level: 1, strategy: zc.Z_HUFFMAN_ONLY }, preferZlib: true, huffman: true });
+  const viaSetting = deflateBytes(geometric, { level: 1, zlib: { level: 1, strategy: zc.Z_HUFFMAN_ONLY }, preferZlib: true, own: 'huffman' });
   sameBytes(new Uint8Array(inflateSync(viaSetting)), geometric, 'deflateBytes with huffman');
+});
+
+test('addon huffman rle: run-length zlib streams Node zlib reads back, deterministic, about the size of zlib Z_RLE', needAddon(), () => {
+  const a = addon!;
+  assert.equal((a as { huffmanRle?: boolean }).huffmanRle, true);
+  const r = rng(8);
+  // Runs of every length around the match limits (3, 258), a run across the 65535-byte block edge, float planes.
+  const runs = new Uint8Array(600_000);
+  for (let i = 0; i < runs.length;) { const v = (r() * 4) | 0, l = 1 + ((r() * r() * 700) | 0); for (let k = 0; k < l && i < runs.length; k++) runs[i++] = v; }
+  const across = new Uint8Array(140_000); across.fill(5, 65_000, 66_000); across.fill(9, 131_000, 131_100);
+  const exact = new Uint8Array(2_000); for (let i = 0, v = 0; i < exact.length; v++) for (const l of [1, 2, 3, 4, 257, 258, 259, 516]) for (let k = 0; k < l && i < exact.length; k++) exact[i++] = v & 255;
+  const vals = new Float32Array(512 * 512).map((_, i) => Math.sin(i / 3000) * 0.5 + r() * 0.05);
+  const planes = new Uint8Array(vals.length * 4);
+  a.predict!(new Uint8Array(vals.buffer), planes, 3, 512 * 4, 4);
+  for (const [name, input] of [...samples(), ['runs', runs], ['across blocks', across], ['run lengths', exact], ['float planes', planes], ['zeros', new Uint8Array(300_000)]] as [string, Uint8Array][]) {
+    const out = new Uint8Array(a.huffmanBound!(input.length));
+    const n = a.huffman!(input, out, true);
+    sameBytes(new Uint8Array(inflateSync(out.subarray(0, n))), input, `${name}: zlib reads it back`);
+    const again = new Uint8Array(out.length);
+    assert.equal(a.huffman!(input, again, true), n);
+    sameBytes(again.subarray(0, n), out.subarray(0, n), `${name}: same bytes twice`);
+    const z = deflateSync(input, { level: 1, strategy: zc.Z_RLE, memLevel: 9 }).length;
+    if (input.length > 500_000) assert.ok(n <= z * 1.05 + 64, `${name}: ${n} bytes against zlib Z_RLE's ${z}`);
+  }
+  const viaSetting = deflateBytes(planes, { level: 1, zlib: { level: 1, strategy: zc.Z_RLE }, preferZlib: true, own: 'rle' });
+  sameBytes(new Uint8Array(inflateSync(viaSetting)), planes, 'deflateBytes with rle');
 });
 
 test('addon predict with a stride equals predictInterleaved (2: 1/2/4-byte samples, 1-5 bands) and unpredict with the stride undoes it', needAddon(), () => {

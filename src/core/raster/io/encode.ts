@@ -152,7 +152,7 @@ export function encodeTile(tileArr: ArrayBufferView, tile: number, dtype: OutDTy
 // fewer Huffman trees): another ~15% less time (bench/raster.ts --profile).
 const ZLIB_FAST = { level: 1, strategy: Z_RLE, memLevel: 9 };
 /** Noisy tiles (imagery, indices, slopes): zlib's Z_RLE is faster than any libdeflate level, within 2% of GDAL's size. */
-const FAST: DeflateSetting = { level: 1, zlib: ZLIB_FAST, preferZlib: true };
+const FAST: DeflateSetting = { level: 1, zlib: ZLIB_FAST, preferZlib: true, own: 'rle' };
 /** Smooth fields (distances, DEM-like floats): libdeflate level 4, or zlib level 4 without the addon. */
 const SMOOTH: DeflateSetting = { level: 4, zlib: { level: 4, memLevel: 9 } };
 /**
@@ -161,7 +161,7 @@ const SMOOTH: DeflateSetting = { level: 4, zlib: { level: 4, memLevel: 9 } };
  * scene's uint16 bands, libdeflate level 1 72.0%) in about 70% of the time (3.7 against 5.4 ms a tile).
  * Not for float planes (predictor 3): there Huffman-only is 8% larger and no faster.
  */
-const NOISY_INT: DeflateSetting = { level: 1, zlib: { level: 1, strategy: zlibConstants.Z_HUFFMAN_ONLY, memLevel: 9 }, preferZlib: true, huffman: true };
+const NOISY_INT: DeflateSetting = { level: 1, zlib: { level: 1, strategy: zlibConstants.Z_HUFFMAN_ONLY, memLevel: 9 }, preferZlib: true, own: 'huffman' };
 /** Masks, classes, grey levels: libdeflate level 6 is within 4% of GDAL's size at ~1 ms per tile. */
 const SPARSE: DeflateSetting = { level: 6, zlib: ZLIB_FAST };
 
