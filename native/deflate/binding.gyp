@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "geoweave_deflate",
-      "sources": ["deflate.c"],
+      "sources": ["deflate.c", "huffman.c"],
       "include_dirs": ["<!(node find-libdeflate.js include)"],
       "cflags": ["-O2", "-fvisibility=hidden"],
       "conditions": [

@@ -20,6 +20,14 @@
  *     Applies a TIFF predictor to whole rows of little-endian samples (one sample per pixel), the inverse of
  *     unpredict: 2 in place on `data` (horizontal differencing of 1, 2 or 4-byte integers; `out` is ignored),
  *     3 from `data` into `out` (byte planes of each row, most significant first, then byte differencing).
+ *     With `stride` (optional, predictor 2 only): each sample minus the one `stride` samples before it (the same
+ *     band's previous pixel in a pixel-interleaved row of `stride` bands).
+ *   huffman(input: Uint8Array, output: Uint8Array, rle?: boolean): number
+ *     Compresses `input` as a zlib stream of Huffman-only DEFLATE blocks (huffman.c) into `output`; returns the
+ *     bytes written. `rle`: runs of one byte become matches at distance 1 (zlib's Z_RLE parsing). Throws
+ *     ERR_DEFLATE_OUTPUT_SIZE when `output` is smaller than huffmanBound(input.length).
+ *   huffmanBound(n: number): number
+ *   huffmanRle: true (huffman takes `rle`; absent from the first addons with huffman)
  *   version: string
  *
  * Compressors (one per level) and the decompressor are allocated once per Node environment (main thread
@@ -27,6 +35,7 @@
  */
 #include <node_api.h>
 #include <libdeflate.h>
+#include "huffman.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,22 +290,26 @@ static napi_value js_unpredict(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* Predictor 2 on little-endian samples, right to left so each sample still sees its original left neighbour. */
-static void do_horizontal(unsigned char *b, size_t rows, size_t row_bytes, size_t bytes) {
+/*
+ * Predictor 2 on little-endian samples, right to left so each sample still sees its original left neighbour:
+ * the sample `stride` samples before it (the same band's previous pixel in a pixel-interleaved row; 1 otherwise).
+ */
+static void do_horizontal(unsigned char *b, size_t rows, size_t row_bytes, size_t bytes, size_t stride) {
   size_t count = row_bytes / bytes;
   for (size_t r = 0; r < rows; r++) {
     unsigned char *p = b + r * row_bytes;
     if (bytes == 1) {
-      for (size_t i = count - 1; i > 0; i--) p[i] = (unsigned char)(p[i] - p[i - 1]);
+      for (size_t i = count; i-- > stride;) p[i] = (unsigned char)(p[i] - p[i - stride]);
     } else if (bytes == 2) {
-      for (size_t i = count - 1; i > 0; i--) {
-        unsigned v = (unsigned)(p[2 * i] | (p[2 * i + 1] << 8)) - (unsigned)(p[2 * i - 2] | (p[2 * i - 1] << 8));
+      for (size_t i = count; i-- > stride;) {
+        size_t j = i - stride;
+        unsigned v = (unsigned)(p[2 * i] | (p[2 * i + 1] << 8)) - (unsigned)(p[2 * j] | (p[2 * j + 1] << 8));
         p[2 * i] = (unsigned char)v; p[2 * i + 1] = (unsigned char)(v >> 8);
       }
     } else {
-      for (size_t i = count - 1; i > 0; i--) {
+      for (size_t i = count; i-- > stride;) {
         unsigned char *o = p + 4 * i;
-        const unsigned char *q = o - 4;
+        const unsigned char *q = p + 4 * (i - stride);
         uint32_t v = ((uint32_t)o[0] | ((uint32_t)o[1] << 8) | ((uint32_t)o[2] << 16) | ((uint32_t)o[3] << 24))
                    - ((uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) | ((uint32_t)q[3] << 24));
         o[0] = (unsigned char)v; o[1] = (unsigned char)(v >> 8); o[2] = (unsigned char)(v >> 16); o[3] = (unsigned char)(v >> 24);
@@ -322,22 +335,27 @@ static void do_float(const unsigned char *in, unsigned char *out, size_t rows, s
 }
 
 static napi_value js_predict(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
+  size_t argc = 6;
+  napi_value argv[6];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 5) return throw_code(env, "ERR_MISSING_ARGS", "predict(data, out, predictor, rowBytes, bytes) needs five arguments");
+  if (argc < 5) return throw_code(env, "ERR_MISSING_ARGS", "predict(data, out, predictor, rowBytes, bytes[, stride]) needs five arguments");
   unsigned char *data, *out = NULL;
-  size_t n, out_n = 0, predictor, row_bytes, bytes;
+  size_t n, out_n = 0, predictor, row_bytes, bytes, stride = 1;
   if (!get_bytes(env, argv[0], "data", &data, &n) || !get_size(env, argv[2], "predictor", 3, &predictor)
       || !get_size(env, argv[3], "rowBytes", 1 << 30, &row_bytes) || !get_size(env, argv[4], "bytes", 8, &bytes)) return NULL;
+  if (argc > 5) {
+    napi_valuetype t;
+    CHECK(napi_typeof(env, argv[5], &t));
+    if (t != napi_undefined && !get_size(env, argv[5], "stride", 64, &stride)) return NULL;
+  }
   int ok = row_bytes % bytes == 0
-    && ((predictor == 2 && (bytes == 1 || bytes == 2 || bytes == 4)) || (predictor == 3 && (bytes == 4 || bytes == 8)));
+    && ((predictor == 2 && (bytes == 1 || bytes == 2 || bytes == 4)) || (predictor == 3 && (bytes == 4 || bytes == 8) && stride == 1));
   if (!ok) {
     napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "unsupported predictor, sample size or row layout");
     return NULL;
   }
   size_t rows = n / row_bytes;
-  if (predictor == 2) { do_horizontal(data, rows, row_bytes, bytes); return NULL; }
+  if (predictor == 2) { do_horizontal(data, rows, row_bytes, bytes, stride); return NULL; }
   if (!get_bytes(env, argv[1], "out", &out, &out_n)) return NULL;
   if (out_n < rows * row_bytes || (out < data + n && data < out + out_n)) {
     napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "out must hold the rows and not overlap data");
@@ -345,6 +363,46 @@ static napi_value js_predict(napi_env env, napi_callback_info info) {
   }
   do_float(data, out, rows, row_bytes, bytes);
   return NULL;
+}
+
+static napi_value js_huffman(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) return throw_code(env, "ERR_MISSING_ARGS", "huffman(input, output[, rle]) needs input and output");
+  unsigned char *in, *out;
+  size_t in_n, out_n;
+  if (!get_bytes(env, argv[0], "input", &in, &in_n) || !get_bytes(env, argv[1], "output", &out, &out_n)) return NULL;
+  bool rle = false;
+  if (argc > 2) {
+    napi_valuetype t;
+    CHECK(napi_typeof(env, argv[2], &t));
+    if (t == napi_boolean) CHECK(napi_get_value_bool(env, argv[2], &rle));
+  }
+  static unsigned char empty[1];
+  size_t n = huffman_zlib(in_n ? in : empty, in_n, out, out_n, rle ? 1 : 0);
+  if (n == 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "compressed data does not fit in %zu bytes (need up to %zu)", out_n, huffman_bound(in_n));
+    return throw_code(env, "ERR_DEFLATE_OUTPUT_SIZE", msg);
+  }
+  napi_value ret;
+  CHECK(napi_create_double(env, (double)n, &ret));
+  return ret;
+}
+
+static napi_value js_huffman_bound(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  double n = -1;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || napi_get_value_double(env, argv[0], &n) != napi_ok || !(n >= 0 && n <= 9007199254740991.0)) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "n must be a byte count");
+    return NULL;
+  }
+  napi_value ret;
+  CHECK(napi_create_double(env, (double)huffman_bound((size_t)n), &ret));
+  return ret;
 }
 
 NAPI_MODULE_INIT() {
@@ -365,6 +423,12 @@ NAPI_MODULE_INIT() {
       || napi_set_named_property(env, exports, "unpredict", fn) != napi_ok
       || napi_create_function(env, "predict", NAPI_AUTO_LENGTH, js_predict, NULL, &fn) != napi_ok
       || napi_set_named_property(env, exports, "predict", fn) != napi_ok
+      || napi_create_function(env, "huffman", NAPI_AUTO_LENGTH, js_huffman, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "huffman", fn) != napi_ok
+      || napi_create_function(env, "huffmanBound", NAPI_AUTO_LENGTH, js_huffman_bound, NULL, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "huffmanBound", fn) != napi_ok
+      || napi_get_boolean(env, true, &fn) != napi_ok
+      || napi_set_named_property(env, exports, "huffmanRle", fn) != napi_ok
       || napi_create_string_utf8(env, LIBDEFLATE_VERSION_STRING, NAPI_AUTO_LENGTH, &ver) != napi_ok
       || napi_set_named_property(env, exports, "version", ver) != napi_ok) {
     napi_throw_error(env, "ERR_DEFLATE_INTERNAL", "cannot export the DEFLATE codec");

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { sha256File } from '../../src/core/raster/provenance';
-import { statKey } from '../../src/core/raster/hash-cache';
+import { cachedHash, rememberHash, statKey } from '../../src/core/raster/hash-cache';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -62,4 +62,27 @@ test('GEOWEAVE_HASH_CACHE=off writes no cache; a corrupt cache file is ignored',
     assert.equal((await sha256File(g)).sha256, sha('y'));
   });
   assert.equal(JSON.parse(fs.readFileSync(path.join(cache2, 'input-hashes.json'), 'utf8')).format, 'geoweave-input-hashes/1');
+});
+
+test('lookups without parsing the file find exactly the entries JSON.parse finds (quotes, backslashes, NULs, keys inside keys)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-hashcache-'));
+  try {
+    const file = path.join(dir, 'input-hashes.json');
+    const keys = ['/a/b.tif\0' + '12\0' + '3', '/q"uote\\back.tif\u0000x', '/ü/ñ.tif', 'x"/a/b.tif', 'x\\"/a/b.tif', '/a/b.tif'];
+    const want = new Map<string, string>();
+    // Written by rememberHash one by one (each write re-reads the file), then read back by fresh lookups.
+    keys.forEach((k, i) => { const h = sha(`h${i}`); rememberHash(k, h, file); want.set(k, h); });
+    const text = fs.readFileSync(file, 'utf8');
+    const parsed = JSON.parse(text).entries as Record<string, string>;
+    for (const k of [...keys, '/missing.tif', '"/a/b.tif', 'b.tif']) {
+      rememberHash('/other.tif', sha('other'), file); // resets the module's memo of the file
+      assert.equal(cachedHash(k, file), parsed[k], `lookup of ${JSON.stringify(k)}`);
+      assert.equal(cachedHash(k, file), want.get(k) ?? (k === '/other.tif' ? sha('other') : undefined));
+    }
+    // A key that only occurs inside another key (after an escaped quote) is not found.
+    fs.writeFileSync(file, JSON.stringify({ format: 'geoweave-input-hashes/1', entries: { 'x"/only.tif': sha('x') } }));
+    rememberHash('/other2.tif', sha('o2'), path.join(dir, 'elsewhere.json'));
+    assert.equal(cachedHash('/only.tif', file), undefined);
+    assert.equal(cachedHash('x"/only.tif', file), sha('x'));
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
 });

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { deflateSync, inflateSync, constants as zc } from 'node:zlib';
 import { codecStatus, deflateAddon, deflateBytes, inflateKnown } from '../../src/core/raster/io/native-deflate';
 import { unpredictJs } from '../../src/core/raster/io/raw-tiles';
-import { predictFloat32 } from '../../src/core/raster/io/encode';
+import { predictFloat32, predictInterleaved } from '../../src/core/raster/io/encode';
 import { needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
 
 const MODULE = path.join(__dirname, '..', '..', 'src', 'core', 'raster', 'io', 'native-deflate.js');
@@ -162,6 +162,77 @@ test('addon predict equals the JavaScript encoder loops (2 on 1/2/4-byte samples
   assert.throws(() => addon!.predict!(new Uint8Array(8), new Uint8Array(8), 3, 8, 2), /unsupported/);
   const shared = new Uint8Array(16);
   assert.throws(() => addon!.predict!(shared, shared, 3, 16, 4), /overlap/);
+});
+
+test('addon huffman: Huffman-only zlib streams Node zlib reads back, deterministic, about the size of zlib Z_HUFFMAN_ONLY', needAddon(), () => {
+  const a = addon!;
+  assert.equal(typeof a.huffman, 'function');
+  const r = rng(5);
+  // Skewed bytes (long codes: the length limit is exercised), one value only, and sizes at the 65535-byte block edges.
+  const geometric = new Uint8Array(1 << 20).map(() => { let v = 0; while (r() < 0.55 && v < 255) v++; return v; });
+  const one = new Uint8Array(70_000).fill(9);
+  const edges = [65_534, 65_535, 65_536, 131_070, 131_071].map((n) => [`${n} bytes`, new Uint8Array(n).map((_, i) => (i * 7 + (i >> 9)) & 31)] as [string, Uint8Array]);
+  for (const [name, input] of [...samples(), ['geometric', geometric], ['one value', one], ...edges] as [string, Uint8Array][]) {
+    const out = new Uint8Array(a.huffmanBound!(input.length));
+    const n = a.huffman!(input, out);
+    assert.ok(n > 0 && n <= out.length, `${name}: ${n} bytes`);
+    sameBytes(new Uint8Array(inflateSync(out.subarray(0, n))), input, `${name}: zlib reads it back`);
+    const again = new Uint8Array(out.length);
+    assert.equal(a.huffman!(input, again), n);
+    sameBytes(again.subarray(0, n), out.subarray(0, n), `${name}: same bytes twice`);
+    // Never much larger than zlib's own Huffman-only coding (random data: stored blocks, never expanded).
+    const z = deflateSync(input, { level: 1, strategy: zc.Z_HUFFMAN_ONLY, memLevel: 9 }).length;
+    if (input.length > 100_000 && name !== 'runs' && name !== 'text' && name !== '3 MB mix') assert.ok(n <= z * 1.005, `${name}: ${n} bytes against zlib's ${z}`);
+    assert.ok(n <= input.length + 6 + 6 * (Math.floor(input.length / 65_535) + 1), `${name}: ${n} bytes for ${input.length}`);
+  }
+  assert.throws(() => a.huffman!(geometric, new Uint8Array(100)), (e: Error & { code?: string }) => e.code === 'ERR_DEFLATE_OUTPUT_SIZE');
+  // Through deflateBytes (the setting imagery tiles get): the same stream.
+  const viaSetting = deflateBytes(geometric, { level: 1, zlib: { level: 1, strategy: zc.Z_HUFFMAN_ONLY }, preferZlib: true, own: 'huffman' });
+  sameBytes(new Uint8Array(inflateSync(viaSetting)), geometric, 'deflateBytes with huffman');
+});
+
+test('addon huffman rle: run-length zlib streams Node zlib reads back, deterministic, about the size of zlib Z_RLE', needAddon(), () => {
+  const a = addon!;
+  assert.equal((a as { huffmanRle?: boolean }).huffmanRle, true);
+  const r = rng(8);
+  // Runs of every length around the match limits (3, 258), a run across the 65535-byte block edge, float planes.
+  const runs = new Uint8Array(600_000);
+  for (let i = 0; i < runs.length;) { const v = (r() * 4) | 0, l = 1 + ((r() * r() * 700) | 0); for (let k = 0; k < l && i < runs.length; k++) runs[i++] = v; }
+  const across = new Uint8Array(140_000); across.fill(5, 65_000, 66_000); across.fill(9, 131_000, 131_100);
+  const exact = new Uint8Array(2_000); for (let i = 0, v = 0; i < exact.length; v++) for (const l of [1, 2, 3, 4, 257, 258, 259, 516]) for (let k = 0; k < l && i < exact.length; k++) exact[i++] = v & 255;
+  const vals = new Float32Array(512 * 512).map((_, i) => Math.sin(i / 3000) * 0.5 + r() * 0.05);
+  const planes = new Uint8Array(vals.length * 4);
+  a.predict!(new Uint8Array(vals.buffer), planes, 3, 512 * 4, 4);
+  for (const [name, input] of [...samples(), ['runs', runs], ['across blocks', across], ['run lengths', exact], ['float planes', planes], ['zeros', new Uint8Array(300_000)]] as [string, Uint8Array][]) {
+    const out = new Uint8Array(a.huffmanBound!(input.length));
+    const n = a.huffman!(input, out, true);
+    sameBytes(new Uint8Array(inflateSync(out.subarray(0, n))), input, `${name}: zlib reads it back`);
+    const again = new Uint8Array(out.length);
+    assert.equal(a.huffman!(input, again, true), n);
+    sameBytes(again.subarray(0, n), out.subarray(0, n), `${name}: same bytes twice`);
+    const z = deflateSync(input, { level: 1, strategy: zc.Z_RLE, memLevel: 9 }).length;
+    if (input.length > 500_000) assert.ok(n <= z * 1.05 + 64, `${name}: ${n} bytes against zlib Z_RLE's ${z}`);
+  }
+  const viaSetting = deflateBytes(planes, { level: 1, zlib: { level: 1, strategy: zc.Z_RLE }, preferZlib: true, own: 'rle' });
+  sameBytes(new Uint8Array(inflateSync(viaSetting)), planes, 'deflateBytes with rle');
+});
+
+test('addon predict with a stride equals predictInterleaved (2: 1/2/4-byte samples, 1-5 bands) and unpredict with the stride undoes it', needAddon(), () => {
+  const r = rng(23);
+  const tile = 40;
+  for (const [Ctor, bytes] of [[Uint8Array, 1], [Int16Array, 2], [Uint16Array, 2], [Int32Array, 4]] as [typeof Int16Array, number][]) {
+    for (let S = 1; S <= 5; S++) {
+      const a = new Ctor(tile * tile * S).map(() => Math.floor((r() - 0.5) * 2 ** (8 * bytes)));
+      const jsA = a.slice(), nat = a.slice();
+      predictInterleaved(jsA as unknown as Uint16Array, tile * S, S);
+      const nb = new Uint8Array(nat.buffer);
+      addon!.predict!(nb, nb, 2, tile * S * bytes, bytes, S);
+      sameBytes(nb, new Uint8Array(jsA.buffer), `${Ctor.name}, ${S} bands`);
+      addon!.unpredict!(nb, 2, tile * S * bytes, S, bytes);
+      sameBytes(nb, new Uint8Array(a.buffer), `${Ctor.name}, ${S} bands undone`);
+    }
+  }
+  assert.throws(() => addon!.predict!(new Uint8Array(16), new Uint8Array(16), 3, 16, 4, 2), /unsupported/);
 });
 
 test('worker threads load the addon too', needAddon(), async () => {

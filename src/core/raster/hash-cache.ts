@@ -44,23 +44,46 @@ function entries(file: string): Entries {
   return e;
 }
 
-let parsed: { file: string; entries: Record<string, unknown> | null } | undefined;
+let parsed: { file: string; text: string | null; entries?: Record<string, unknown> | null } | undefined;
+
+const PREFIX = `{"format":${JSON.stringify(FORMAT)},"entries":{`;
 
 /**
  * The hash recorded for `key`, if any. Only that entry is checked: the whole file is validated (every
  * entry against the hash pattern, ~4000 of them when it is full) only when it is rewritten, as a run that
- * finds its inputs here does not rewrite it.
+ * finds its inputs here does not rewrite it. The file as this module writes it (JSON.stringify, no
+ * spaces) is searched for the key's own serialisation instead of parsed: a full cache is ~750 KB, whose
+ * JSON.parse took ~7 ms of every run; anything else (another layout, a key that could be mistaken inside
+ * another one) is parsed as before.
  */
 export function cachedHash(key: string, file = hashCacheFile()): string | undefined {
   if (!file) return undefined;
   if (loaded?.file === file) return Object.prototype.hasOwnProperty.call(loaded.entries, key) ? loaded.entries[key] : undefined;
   if (parsed?.file !== file) {
+    let text: string | null = null;
+    try { text = fs.readFileSync(file, 'utf8'); } catch { text = null; }
+    parsed = { file, text };
+  }
+  const text = parsed.text;
+  if (text === null) return undefined;
+  if (parsed.entries === undefined && text.startsWith(PREFIX)) {
+    const needle = `${JSON.stringify(key)}:"`;
+    const at = text.indexOf(needle, PREFIX.length - 1);
+    // Absent: the entry, if there were one, would contain the needle.
+    if (at < 0) return undefined;
+    // A key starts right after "{" or ","; a hit inside another key (after an escaped quote) is left to JSON.parse.
+    if (text[at - 1] === '{' || text[at - 1] === ',') {
+      const v = text.slice(at + needle.length, at + needle.length + 64);
+      return /^[0-9a-f]{64}$/.test(v) && text[at + needle.length + 64] === '"' ? v : undefined;
+    }
+  }
+  if (parsed.entries === undefined) {
     let e: Record<string, unknown> | null = null;
     try {
-      const j = JSON.parse(fs.readFileSync(file, 'utf8')) as { format?: unknown; entries?: unknown };
+      const j = JSON.parse(text) as { format?: unknown; entries?: unknown };
       if (j && j.format === FORMAT && j.entries && typeof j.entries === 'object' && !Array.isArray(j.entries)) e = j.entries as Record<string, unknown>;
     } catch { e = null; }
-    parsed = { file, entries: e };
+    parsed.entries = e;
   }
   const e = parsed.entries;
   if (!e || !Object.prototype.hasOwnProperty.call(e, key)) return undefined;

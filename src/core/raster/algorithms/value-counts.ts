@@ -5,17 +5,20 @@
  * gives up (overflowed) and the caller falls back to another pass.
  */
 export class ValueCounts {
-  private keys: Uint32Array;
-  private counts: Uint32Array; // 9 per slot
-  private used: Uint8Array;
+  /**
+   * One row of W words per slot: [used, key, count of cell 0 … 8]. Interleaved so that a pixel touches one
+   * slot's words (about one cache line) instead of three arrays: with ~10^5 distinct distances the table
+   * outgrows the cache and three misses per pixel made this ~12 ns a pixel (a tenth of distance_to).
+   */
+  private table: Uint32Array;
   private size = 0;
-  private mask: number;
+  private slotsN: number;
   private shift: number;
   overflowed = false;
 
   constructor(private readonly maxDistinct = 1 << 20, initial = 1 << 14) {
-    this.keys = new Uint32Array(initial); this.counts = new Uint32Array(initial * 9); this.used = new Uint8Array(initial);
-    this.mask = initial - 1; this.shift = 32 - Math.log2(initial);
+    this.table = new Uint32Array(initial * W);
+    this.slotsN = initial; this.shift = 32 - Math.log2(initial);
   }
 
   get distinct(): number { return this.size; }
@@ -23,53 +26,57 @@ export class ValueCounts {
   /** Counts the float32 bit patterns `bits[from..to)` into `cell`. */
   add(bits: Uint32Array, from: number, to: number, cell: number): void {
     if (this.overflowed) return;
-    let { keys, counts, used, mask, shift } = this;
-    let prevKey = -1, prevSlot = -1;
+    let { table, shift } = this;
+    let end = this.slotsN * W;
+    let prevKey = -1, prevAt = -1;
+    const c = 2 + cell;
     for (let i = from; i < to; i++) {
       const k = bits[i];
-      if (k === prevKey) { counts[prevSlot * 9 + cell]++; continue; }
+      if (k === prevKey) { table[prevAt + c]++; continue; }
       // Multiplicative hash, high bits: round values (low mantissa bits zero) spread too.
-      let s = Math.imul(k, 0x9e3779b1) >>> shift;
-      while (used[s] && keys[s] !== k) s = (s + 1) & mask;
-      if (!used[s]) {
-        if ((this.size + 1) * 2 > keys.length) {
+      let at = (Math.imul(k, 0x9e3779b1) >>> shift) * W;
+      while (table[at] && table[at + 1] !== k) { at += W; if (at === end) at = 0; }
+      if (!table[at]) {
+        if ((this.size + 1) * 2 > this.slotsN) {
           if (this.size >= this.maxDistinct) { this.overflowed = true; return; }
           this.grow();
-          ({ keys, counts, used, mask, shift } = this);
-          s = Math.imul(k, 0x9e3779b1) >>> shift;
-          while (used[s]) s = (s + 1) & mask;
+          ({ table, shift } = this);
+          end = this.slotsN * W;
+          at = (Math.imul(k, 0x9e3779b1) >>> shift) * W;
+          while (table[at]) { at += W; if (at === end) at = 0; }
         }
-        used[s] = 1; keys[s] = k; this.size++;
+        table[at] = 1; table[at + 1] = k; this.size++;
       }
-      counts[s * 9 + cell]++;
-      prevKey = k; prevSlot = s;
+      table[at + c]++;
+      prevKey = k; prevAt = at;
     }
   }
 
   private grow(): void {
-    const ok = this.keys, oc = this.counts, ou = this.used;
-    const n = ok.length * 2;
-    this.keys = new Uint32Array(n); this.counts = new Uint32Array(n * 9); this.used = new Uint8Array(n);
-    this.mask = n - 1; this.shift = 32 - Math.log2(n);
-    for (let s = 0; s < ok.length; s++) {
-      if (!ou[s]) continue;
-      let t = Math.imul(ok[s], 0x9e3779b1) >>> this.shift;
-      while (this.used[t]) t = (t + 1) & this.mask;
-      this.used[t] = 1; this.keys[t] = ok[s];
-      this.counts.set(oc.subarray(s * 9, s * 9 + 9), t * 9);
+    const old = this.table, oldN = this.slotsN;
+    const n = oldN * 2;
+    const t = this.table = new Uint32Array(n * W);
+    this.slotsN = n; this.shift = 32 - Math.log2(n);
+    const end = n * W;
+    for (let s = 0; s < oldN * W; s += W) {
+      if (!old[s]) continue;
+      let at = (Math.imul(old[s + 1], 0x9e3779b1) >>> this.shift) * W;
+      while (t[at]) { at += W; if (at === end) at = 0; }
+      t.set(old.subarray(s, s + W), at);
     }
   }
 
   /** Distinct bit patterns in ascending order (the order of non-negative floats) with their total counts. */
   sorted(): { keys: Uint32Array; totals: Float64Array; slots: Int32Array } {
+    const t = this.table;
     const slots: number[] = [];
-    for (let s = 0; s < this.keys.length; s++) if (this.used[s]) slots.push(s);
-    slots.sort((a, b) => this.keys[a] - this.keys[b]);
+    for (let s = 0; s < this.slotsN; s++) if (t[s * W]) slots.push(s);
+    slots.sort((a, b) => t[a * W + 1] - t[b * W + 1]);
     const keys = new Uint32Array(slots.length), totals = new Float64Array(slots.length);
     slots.forEach((s, j) => {
-      keys[j] = this.keys[s];
-      let t = 0; for (let c = 0; c < 9; c++) t += this.counts[s * 9 + c];
-      totals[j] = t;
+      keys[j] = t[s * W + 1];
+      let n = 0; for (let c = 0; c < 9; c++) n += t[s * W + 2 + c];
+      totals[j] = n;
     });
     return { keys, totals, slots: Int32Array.from(slots) };
   }
@@ -87,8 +94,11 @@ export class ValueCounts {
     for (let j = 0; j < sorted.keys.length; j++) {
       if (sorted.keys[j] < key) continue;
       const s = sorted.slots[j];
-      for (let c = 0; c < 9; c++) cells[c] += this.counts[s * 9 + c];
+      for (let c = 0; c < 9; c++) cells[c] += this.table[s * W + 2 + c];
     }
     return cells;
   }
 }
+
+/** Words per slot: used, key, nine cell counts. */
+const W = 11;

@@ -8,7 +8,8 @@ import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
 const httpClient = () => require('./http-client') as typeof import('./http-client');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
-import { scanFirstIfd, tagName } from './tiff-sanity';
+import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
+import { readLightImage } from './light-ifd';
 import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
@@ -92,6 +93,10 @@ let cacheBytes = 32 << 20;
 const MAX_CACHE_BYTES = 256 << 20;
 /** Per-dataset decoded-tile cache budget (workers use a small one: each tile is read once there). */
 export function setTileCacheBytes(n: number): void { cacheBytes = n; }
+
+let lightIfd = true;
+/** Tests: false opens every file through geotiff.js (to compare the two parsers' metadata). */
+export function setLightIfd(on: boolean): void { lightIfd = on; }
 
 export function isRemote(src: string): boolean { return /^https?:\/\//i.test(src); }
 
@@ -184,6 +189,7 @@ class TiffDataset implements RasterDataset {
 
   async init(signal?: AbortSignal): Promise<void> {
     const name = this.source;
+    if (!this.url && lightIfd && await this.initLight()) return;
     let fileSize: number | undefined;
     let fd = -1;
     try {
@@ -205,78 +211,110 @@ class TiffDataset implements RasterDataset {
       const size = fileSize ?? (Number.isFinite(t.source?.fileSize) ? t.source.fileSize : undefined);
       const entries = await scanFirstIfd(t.source, t.littleEndian, t.bigTiff, Number(t.firstIFDOffset), size, signal);
       const image = this.image = await t.getImage(0);
-      const fdir = image.fileDirectory;
-      this.width = image.getWidth(); this.height = image.getHeight();
-      this.bandCount = image.getSamplesPerPixel();
-      this.blockWidth = image.getTileWidth(); this.blockHeight = image.getTileHeight();
-      this.planar = image.planarConfiguration ?? 1;
-      this.little = image.littleEndian;
-      this.tiled = !!image.isTiled;
-      const dims = [this.width, this.height, this.bandCount, this.blockWidth, this.blockHeight];
-      if (!dims.every((v) => Number.isSafeInteger(v) && v > 0)) {
-        throw new Error(`invalid image dimensions (${this.width}x${this.height}, ${this.bandCount} samples per pixel, blocks ${this.blockWidth}x${this.blockHeight})`);
-      }
-      if (this.width > MAX_RASTER_SIDE || this.height > MAX_RASTER_SIDE || this.width * this.height > MAX_RASTER_PIXELS) {
-        throw new Error(`${this.width}x${this.height} pixels is larger than GeoWeave processes (at most ${MAX_RASTER_SIDE} on a side and ${MAX_RASTER_PIXELS} pixels); cut a window first (gdal_translate -srcwin)`);
-      }
-      if (this.planar !== 1 && this.planar !== 2) throw new Error(`PlanarConfiguration ${this.planar} is not 1 (interleaved) or 2 (separate)`);
-      const bits = image.getBitsPerSample(0);
-      for (let s = 1; s < this.bandCount; s++) {
-        if (image.getBitsPerSample(s) !== bits || image.getSampleFormat(s) !== image.getSampleFormat(0)) throw new Error('bands with different sample types are not supported');
-      }
-      const st = sampleTypeOf(Number(image.getSampleFormat(0)), Number(bits));
-      if (st instanceof Error) throw st;
-      this.sample = st;
-      this.dtype = st.dtype;
-      this.bytes = st.half ? 2 : CTORS[this.dtype].BYTES_PER_ELEMENT;
-      if (this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1) > (512 << 20)) {
-        throw new Error(`tile size ${this.blockWidth}x${this.blockHeight} is implausibly large`);
-      }
-      const photometric = Number((await fdir.loadValue('PhotometricInterpretation')) ?? 1);
-      const compression = Number((await fdir.loadValue('Compression')) ?? 1);
-      if (photometric === 6 && compression !== 7) throw new Error('YCbCr samples without JPEG compression are not supported; convert with gdal_translate -co PHOTOMETRIC=RGB');
-      // Every block needs an offset and a byte count: a short array would leave blocks undefined.
-      const across = Math.ceil(this.width / this.blockWidth), down = Math.ceil(this.height / this.blockHeight);
-      const blocks = across * down * (this.planar === 2 ? this.bandCount : 1);
-      const [offTag, cntTag] = this.tiled ? [324, 325] : [273, 279];
-      for (const tag of [offTag, cntTag]) {
-        const have = entries.get(tag)?.count ?? 0;
-        if (have < blocks) throw new Error(`${tagName(tag)} has ${have} entr${have === 1 ? 'y' : 'ies'} but the ${this.width}x${this.height} image in ${this.blockWidth}x${this.blockHeight} blocks${this.planar === 2 ? ` with ${this.bandCount} separate bands` : ''} needs ${blocks}`);
-      }
-      this.geo = await readGeoInfo(image);
-      const ndStr = fdir.hasTag('GDAL_NODATA') ? String(await fdir.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
-      this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;
-      const xml = fdir.hasTag('GDAL_METADATA') ? String(await fdir.loadValue('GDAL_METADATA')) : undefined;
-      const meta = parseGdalMetadata(xml, this.bandCount);
-      this.bandDescriptions = meta.map((m) => m.description);
-      this.scales = meta.map((m) => m.scale);
-      this.offsets = meta.map((m) => m.offset);
-      if (fd >= 0 && fileSize !== undefined) {
-        const layout = await rawLayoutOf(image, fileSize, this.nodata);
-        if (layout) { this.raw = new RawTileReader(layout, fd, name); this.layout = layout; }
-      }
-      if (!this.raw) {
-        if (!this.little) this.blocks = await readBlockTable(this.tiff.source, entries, this.tiled, false, signal);
-        const predictor = Number((await fdir.loadValue('Predictor')) || 1);
-        if (predictor !== 1 && st.packed) throw new Error(`Predictor ${predictor} with ${bits}-bit samples is not valid TIFF`);
-        if (predictor === 2 && (st.bits === 64 || (!this.little && st.bits > 8))) this.ownPredictor = 2;
-        try {
-          this.decoder = await (await import('./decoders')).decoderFor(image, { predictor: this.ownPredictor === 1 ? undefined : 1 });
-        } catch (e) {
-          throw new Error(`Compression ${compression} is not supported (${(e as Error).message}); convert with gdal_translate -co COMPRESS=DEFLATE`);
-        }
-      }
-      const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
-      this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
-      if (!this.tiled) {
-        // Strips span the full width: keep one 512-row band of them so tile-shaped windows left to right decode each strip once.
-        const band = Math.ceil(512 / this.blockHeight) + 1;
-        this.cacheLimit = Math.max(this.cacheLimit, Math.min(band, Math.floor((128 << 20) / Math.max(1, tileBytes))));
-      }
+      await this.describeImage(image, entries, fd, fileSize, false);
     } catch (e) {
       await this.close().catch(() => undefined);
       throw new RasterError(`${name}: cannot read TIFF structure (${(e as Error).message})`);
     }
+  }
+
+  /**
+   * A local little-endian DEFLATE or uncompressed TIFF opened without geotiff.js (light-ifd.ts): true when
+   * done. Anything else, and any error on the way, leaves the file to the geotiff.js path (the same values
+   * there; its messages for broken files).
+   */
+  private async initLight(): Promise<boolean> {
+    let fd = -1;
+    try {
+      fd = fs.openSync(this.source, 'r');
+      const size = fs.fstatSync(fd).size;
+      const light = await readLightImage(fd, size);
+      if (light && await this.describeImage(light.image, light.entries, fd, size, true)) {
+        this.ownFd = fd;
+        return true;
+      }
+    } catch { /* the geotiff.js path says what is wrong */ }
+    if (fd >= 0) try { fs.closeSync(fd); } catch { /* already closed */ }
+    this.raw = null; this.layout = null;
+    return false;
+  }
+
+  /**
+   * Metadata and block layout from a parsed first IFD (geotiff.js's image, or light-ifd's with the same
+   * values). `light`: returns false instead of setting up a geotiff.js decoder when the direct reader does not apply.
+   */
+  private async describeImage(image: any, entries: Map<number, IfdEntryInfo>, fd: number, fileSize: number | undefined, light: boolean): Promise<boolean> {
+    const fdir = image.fileDirectory;
+    const name = this.source;
+    this.width = image.getWidth(); this.height = image.getHeight();
+    this.bandCount = image.getSamplesPerPixel();
+    this.blockWidth = image.getTileWidth(); this.blockHeight = image.getTileHeight();
+    this.planar = image.planarConfiguration ?? 1;
+    this.little = image.littleEndian;
+    this.tiled = !!image.isTiled;
+    const dims = [this.width, this.height, this.bandCount, this.blockWidth, this.blockHeight];
+    if (!dims.every((v) => Number.isSafeInteger(v) && v > 0)) {
+      throw new Error(`invalid image dimensions (${this.width}x${this.height}, ${this.bandCount} samples per pixel, blocks ${this.blockWidth}x${this.blockHeight})`);
+    }
+    if (this.width > MAX_RASTER_SIDE || this.height > MAX_RASTER_SIDE || this.width * this.height > MAX_RASTER_PIXELS) {
+      throw new Error(`${this.width}x${this.height} pixels is larger than GeoWeave processes (at most ${MAX_RASTER_SIDE} on a side and ${MAX_RASTER_PIXELS} pixels); cut a window first (gdal_translate -srcwin)`);
+    }
+    if (this.planar !== 1 && this.planar !== 2) throw new Error(`PlanarConfiguration ${this.planar} is not 1 (interleaved) or 2 (separate)`);
+    const bits = image.getBitsPerSample(0);
+    for (let s = 1; s < this.bandCount; s++) {
+      if (image.getBitsPerSample(s) !== bits || image.getSampleFormat(s) !== image.getSampleFormat(0)) throw new Error('bands with different sample types are not supported');
+    }
+    const st = sampleTypeOf(Number(image.getSampleFormat(0)), Number(bits));
+    if (st instanceof Error) throw st;
+    this.sample = st;
+    this.dtype = st.dtype;
+    this.bytes = st.half ? 2 : CTORS[this.dtype].BYTES_PER_ELEMENT;
+    if (this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1) > (512 << 20)) {
+      throw new Error(`tile size ${this.blockWidth}x${this.blockHeight} is implausibly large`);
+    }
+    const photometric = Number((await fdir.loadValue('PhotometricInterpretation')) ?? 1);
+    const compression = Number((await fdir.loadValue('Compression')) ?? 1);
+    if (photometric === 6 && compression !== 7) throw new Error('YCbCr samples without JPEG compression are not supported; convert with gdal_translate -co PHOTOMETRIC=RGB');
+    // Every block needs an offset and a byte count: a short array would leave blocks undefined.
+    const across = Math.ceil(this.width / this.blockWidth), down = Math.ceil(this.height / this.blockHeight);
+    const blocks = across * down * (this.planar === 2 ? this.bandCount : 1);
+    const [offTag, cntTag] = this.tiled ? [324, 325] : [273, 279];
+    for (const tag of [offTag, cntTag]) {
+      const have = entries.get(tag)?.count ?? 0;
+      if (have < blocks) throw new Error(`${tagName(tag)} has ${have} entr${have === 1 ? 'y' : 'ies'} but the ${this.width}x${this.height} image in ${this.blockWidth}x${this.blockHeight} blocks${this.planar === 2 ? ` with ${this.bandCount} separate bands` : ''} needs ${blocks}`);
+    }
+    this.geo = await readGeoInfo(image);
+    const ndStr = fdir.hasTag('GDAL_NODATA') ? String(await fdir.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
+    this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;
+    const xml = fdir.hasTag('GDAL_METADATA') ? String(await fdir.loadValue('GDAL_METADATA')) : undefined;
+    const meta = parseGdalMetadata(xml, this.bandCount);
+    this.bandDescriptions = meta.map((m) => m.description);
+    this.scales = meta.map((m) => m.scale);
+    this.offsets = meta.map((m) => m.offset);
+    if (fd >= 0 && fileSize !== undefined) {
+      const layout = await rawLayoutOf(image, fileSize, this.nodata);
+      if (layout) { this.raw = new RawTileReader(layout, fd, name); this.layout = layout; }
+    }
+    if (!this.raw && light) return false;
+    if (!this.raw) {
+      if (!this.little) this.blocks = await readBlockTable(this.tiff.source, entries, this.tiled, false);
+      const predictor = Number((await fdir.loadValue('Predictor')) || 1);
+      if (predictor !== 1 && st.packed) throw new Error(`Predictor ${predictor} with ${bits}-bit samples is not valid TIFF`);
+      if (predictor === 2 && (st.bits === 64 || (!this.little && st.bits > 8))) this.ownPredictor = 2;
+      try {
+        this.decoder = await (await import('./decoders')).decoderFor(image, { predictor: this.ownPredictor === 1 ? undefined : 1 });
+      } catch (e) {
+        throw new Error(`Compression ${compression} is not supported (${(e as Error).message}); convert with gdal_translate -co COMPRESS=DEFLATE`);
+      }
+    }
+    const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
+    this.cacheLimit = Math.max(2, Math.min(256, Math.floor(cacheBytes / Math.max(1, tileBytes))));
+    if (!this.tiled) {
+      // Strips span the full width: keep one 512-row band of them so tile-shaped windows left to right decode each strip once.
+      const band = Math.ceil(512 / this.blockHeight) + 1;
+      this.cacheLimit = Math.max(this.cacheLimit, Math.min(band, Math.floor((128 << 20) / Math.max(1, tileBytes))));
+    }
+    return true;
   }
 
   get pixelInterleaved(): boolean { return this.planar === 1 && this.bandCount > 1; }
