@@ -35,7 +35,7 @@ async function readInputs(refs: InputRef[], cache: DatasetCache, x: number, y: n
     const ds: RasterDataset = await cache.get(source);
     // Working set: the window's tiles of every band plus one more tile row (the next strip's halo or overlap).
     const across = Math.floor((x + w - 1) / ds.blockWidth) - Math.floor(x / ds.blockWidth) + 1;
-    ds.reserveTiles?.(across * (tileRows + 1));
+    ds.reserveTiles?.(across * tileRows);
     const bands = idx.map((i) => refs[i].band);
     const arrays = ds.readWindows ? await ds.readWindows(bands, x, y, w, h, raw, signal)
       : await Promise.all(bands.map((b) => (raw ? ds.readWindowRaw(b, x, y, w, h, signal) : ds.readWindow(b, x, y, w, h, signal))));
@@ -105,7 +105,7 @@ async function runInterleavedClip(spec: StripJobSpec, by: number, y0: number, ro
   if (!ds.readInterleaved || !ds.pixelInterleaved || ds.bandCount !== S) throw new Error(`${ds.source}: not a pixel-interleaved ${S}-band input`);
   const across = Math.floor((k.c0 + w - 1) / ds.blockWidth) - Math.floor(k.c0 / ds.blockWidth) + 1;
   const tileRows = Math.floor((k.r0 + y0 + rows - 1) / ds.blockHeight) - Math.floor((k.r0 + y0) / ds.blockHeight) + 1;
-  ds.reserveTiles?.(across * (tileRows + 1));
+  ds.reserveTiles?.(across * tileRows);
   const data = await ds.readInterleaved(k.c0, k.r0 + y0, w, rows, signal);
   t = tock('window', t);
   const band1 = firstSample(data, S, w * rows);
