@@ -46,7 +46,7 @@ test('Web Mercator areas are ground areas: the sum over rows equals the ellipsoi
   const mapArea = ref.pixels * 900;
   assert.ok(Math.abs(m2 / ref.ellipsoid_m2 - 1) < 5e-4, `ground ${m2} vs ellipsoid ${ref.ellipsoid_m2}`);
   assert.ok(mapArea / m2 > 1.65, 'the map area is much larger at 40°N');
-  assert.match(pixelArea, /WGS84 ellipsoid, per row \(map area 900 in CRS units², not ground area\)/);
+  assert.match(pixelArea, /m² on the ground, per row \(the map area of a pixel is 900 CRS units²\)/);
 });
 
 test('a US-feet State Plane grid (an EPSG code outside GeoWeave\'s table) gives areas in m², not ft²; UTM and equal-area grids keep their map area', { skip }, async () => {

@@ -72,7 +72,7 @@ export const areaByClassTool = defineTool({
         outputs: { table: { path: file, type: 'table', description: `area per class of ${ds.source}` } },
         stats: {
           table, total_m2: totalM2, total_ha: totalM2 / 1e4, classes: table.length,
-          pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : rowA[0] !== pixelArea(ds) ? `WGS84 ellipsoid, per row (map area ${pixelArea(ds)} in CRS units², not ground area)` : `${rowA[0]} m² (projected)`,
+          pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : rowA[0] !== pixelArea(ds) ? `m² on the ground, per row (the map area of a pixel is ${pixelArea(ds)} CRS units²)` : `${rowA[0]} m² (projected)`,
         },
         summary: table.length === 0
           ? `No valid pixels in ${ds.source} band ${b.band}.`
