@@ -56,7 +56,7 @@ test('the engine\'s own argument and input errors, as runTool throws them, read 
   assert.equal(await zhOf('zonal_stats', { image: 's2_scene.tif', zones: 'fields.fgb' }), 'zonal_stats: 参数 "zones" 是 FlatGeobuf 文件，GeoWeave 无法读取；请用 ogr2ogr -f GPKG OUT.gpkg IN（或 -f GeoJSON）转换，然后使用 OUT.gpkg，实际为 "fields.fgb"');
   assert.equal(await zhOf('ndvi', { image: 's2_scene.tif', rde: 3 }), 'ndvi: 未知参数 "rde"；ndvi 可用的参数：image, sensor, nir, red；是否想写 "red"？');
   // Without the catalog the tool's own (English) description stays; with it, its manifest's description_zh.
-  assert.equal(await zhOf('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（string_list：ISO dates (YYYY-MM-DD), one per image）；在单元格中加上 `dates: ...`');
+  assert.equal(await zhOf('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（字符串列表：ISO dates (YYYY-MM-DD), one per image）；在单元格中加上 `dates: ...`');
   const { loadCatalog } = await import('../../src/core/manifests/load');
   const { paramDescription } = await import('../../src/core/manifests/display');
   const catalog = new Map(loadCatalog({}).tools.map((x) => [x.manifest.id, x.manifest]));
@@ -65,10 +65,10 @@ test('the engine\'s own argument and input errors, as runTool throws them, read 
     try { await runTool(tool, args, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { return cellErrorMessage(e, 'zh', paramZh); }
     throw new Error(`${tool} ran`);
   };
-  assert.equal(await withCatalog('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（string_list：获取日期（ISO 字符串，YYYY-MM-DD），每幅影像一个。）；在单元格中加上 `dates: ...`');
-  assert.equal(await withCatalog('zonal_stats', { image: 'dem.tif' }), 'zonal_stats: 缺少必需的参数 "zones"（zones：分区：多边形（fields.geojson、districts.shp、parcels.gpkg 或 "parcels.gpkg#layer"；任意 CRS），或同一网格上的分类栅格。）；在单元格中加上 `zones: ...`');
+  assert.equal(await withCatalog('time_series_trend', { images: 'a.tif,b.tif' }), 'time_series_trend: 缺少必需的参数 "dates"（字符串列表：获取日期（ISO 字符串，YYYY-MM-DD），每幅影像一个。）；在单元格中加上 `dates: ...`');
+  assert.equal(await withCatalog('zonal_stats', { image: 'dem.tif' }), 'zonal_stats: 缺少必需的参数 "zones"（分区（分类栅格或多边形）：分区：多边形（fields.geojson、districts.shp、parcels.gpkg 或 "parcels.gpkg#layer"；任意 CRS），或同一网格上的分类栅格。）；在单元格中加上 `zones: ...`');
   // A tool the catalog does not describe in Chinese keeps the engine's words; English ignores the describer.
-  assert.match(cellErrorMessage(new Error('team_tool: missing required argument "x" (number: the x); pass --arg x=...'), 'zh', paramZh), /^team_tool: 缺少必需的参数 "x"（number：the x）；/);
+  assert.match(cellErrorMessage(new Error('team_tool: missing required argument "x" (number: the x); pass --arg x=...'), 'zh', paramZh), /^team_tool: 缺少必需的参数 "x"（数值：the x）；/);
   try { await runTool('zonal_stats', { image: 'dem.tif' }, { cwd: root, outDir: path.join(root, 'out') }); } catch (e) { assert.match(cellErrorMessage(e, 'en', paramZh), /^zonal_stats: missing required argument "zones" \(zones: class raster/); }
   assert.equal(await zhOf('ndvi', { image: 'nope.tif' }), 'nope.tif：文件不存在');
   assert.equal(await zhOf('zonal_stats', { image: 'dem.tif', zones: 'x.txt' }), '参数 "zones"：x.txt：文件不存在');

@@ -4,6 +4,7 @@ import * as path from 'path';
 import type { BandRoleError } from '../raster/bands';
 import { SENSOR_PRESETS as SENSORS } from './vocabulary';
 import type { SummaryLanguage } from '../results/summary-language';
+import { kindWord } from './language-words';
 
 /** By name rather than `instanceof`: this module stays free of the raster engine (geotiff), which
  *  the extension loads only when a cell runs. */
@@ -139,7 +140,7 @@ function errorZh(text: string, paramZh?: ParamDescriptionZh): string {
   out = out.replace(/\b(?:([\w.-]+): )?missing required argument "([^"]+)" \((\w+)(?:: (.*))?\); ?/, (_m, tool: string | undefined, a: string, kind: string, desc?: string) => {
     const zh = tool ? paramZh?.(tool, a) : undefined;
     const text = zh ?? desc;
-    return `${tool ? `${tool}: ` : ''}缺少必需的参数 "${a}"（${kind}${text ? `：${text}` : ''}）；`;
+    return `${tool ? `${tool}: ` : ''}缺少必需的参数 "${a}"（${kindWord(kind, 'zh')}${text ? `：${text}` : ''}）；`;
   });
   out = out.replace(/^unknown tool "([^"]+)"(?: \(did you mean (.+?)\?\))?; builtin tools: /, (_m, t: string, near?: string) => `未知工具 "${t}"${near ? `（是否想写 ${near}？）` : ''}；内置工具：`);
   for (const [re, zh] of INPUT) out = out.replace(re, zh as (substring: string, ...args: string[]) => string);
