@@ -115,20 +115,33 @@ static struct libdeflate_compressor *compressor(napi_env env, int level) {
   return s->compressors[level];
 }
 
-static napi_value js_inflate(napi_env env, napi_callback_info info) {
+/* The (input, output[, flag]) arguments inflate and huffman take; returns 0 with an exception pending when one is bad. */
+static int io_args(napi_env env, napi_callback_info info, const char *usage, unsigned char **in, size_t *in_n,
+                   unsigned char **out, size_t *out_n, bool *flag) {
   size_t argc = 3;
   napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 2) return throw_code(env, "ERR_MISSING_ARGS", "inflate(input, output[, exact]) needs input and output");
-  unsigned char *in, *out;
-  size_t in_n, out_n;
-  if (!get_bytes(env, argv[0], "input", &in, &in_n) || !get_bytes(env, argv[1], "output", &out, &out_n)) return NULL;
-  bool exact = false;
+  *flag = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+    throw_code(env, "ERR_DEFLATE_INTERNAL", "Node-API call failed: napi_get_cb_info");
+    return 0;
+  }
+  if (argc < 2) { throw_code(env, "ERR_MISSING_ARGS", usage); return 0; }
+  if (!get_bytes(env, argv[0], "input", in, in_n) || !get_bytes(env, argv[1], "output", out, out_n)) return 0;
   if (argc > 2) {
     napi_valuetype t;
-    CHECK(napi_typeof(env, argv[2], &t));
-    if (t == napi_boolean) CHECK(napi_get_value_bool(env, argv[2], &exact));
+    if (napi_typeof(env, argv[2], &t) != napi_ok || (t == napi_boolean && napi_get_value_bool(env, argv[2], flag) != napi_ok)) {
+      throw_code(env, "ERR_DEFLATE_INTERNAL", "Node-API call failed: reading the third argument");
+      return 0;
+    }
   }
+  return 1;
+}
+
+static napi_value js_inflate(napi_env env, napi_callback_info info) {
+  unsigned char *in, *out;
+  size_t in_n, out_n;
+  bool exact;
+  if (!io_args(env, info, "inflate(input, output[, exact]) needs input and output", &in, &in_n, &out, &out_n, &exact)) return NULL;
   codec_state *s = state(env);
   if (!s) return throw_code(env, "ERR_DEFLATE_INTERNAL", "codec state missing");
   if (!s->decompressor) s->decompressor = libdeflate_alloc_decompressor();
@@ -366,19 +379,10 @@ static napi_value js_predict(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_huffman(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 2) return throw_code(env, "ERR_MISSING_ARGS", "huffman(input, output[, rle]) needs input and output");
   unsigned char *in, *out;
   size_t in_n, out_n;
-  if (!get_bytes(env, argv[0], "input", &in, &in_n) || !get_bytes(env, argv[1], "output", &out, &out_n)) return NULL;
-  bool rle = false;
-  if (argc > 2) {
-    napi_valuetype t;
-    CHECK(napi_typeof(env, argv[2], &t));
-    if (t == napi_boolean) CHECK(napi_get_value_bool(env, argv[2], &rle));
-  }
+  bool rle;
+  if (!io_args(env, info, "huffman(input, output[, rle]) needs input and output", &in, &in_n, &out, &out_n, &rle)) return NULL;
   static unsigned char empty[1];
   size_t n = huffman_zlib(in_n ? in : empty, in_n, out, out_n, rle ? 1 : 0);
   if (n == 0) {

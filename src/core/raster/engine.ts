@@ -5,7 +5,7 @@ import type { RunOptions, ToolRunResult, OutputRef } from './types';
 import type { ArgsOf, ArgValue, BuiltinTool, ToolParamSpec, ToolParams, ToolContext, ZonesArg } from './tools/types';
 // Vector readers and the CRS code (proj4) load when an argument or a file needs them, not at start-up.
 const vectorFormats = () => require('./vector/formats') as typeof import('./vector/formats');
-const isVectorPath = (p: string) => vectorFormats().VECTOR_FILE.test(p);
+const isVectorPath = (p: string) => vectorFormats().isVectorPath(p);
 const crsModule = () => require('./crs/crs') as typeof import('./crs/crs');
 import type { DataItem } from '../retrieval/types';
 import { TOOL_LOADERS } from './tools/lazy-registry';

@@ -110,14 +110,9 @@ export async function readLightImage(fd: number, fileSize: number): Promise<{ im
     };
     // The same checks as the geotiff.js path runs (entry count, field types, every value inside the file).
     const entries = await scanFirstIfd(source, true, big, first, fileSize);
-    const n = big ? Number(readAt(fd, first, 8).readBigUInt64LE(0)) : readAt(fd, first, 2).readUInt16LE(0);
-    const entrySize = big ? 20 : 12, inline = big ? 8 : 4;
-    const table = readAt(fd, first + (big ? 8 : 2), n * entrySize);
+    // Each entry's type, count and where its values are (inside the entry when they fit) come from that scan.
     const values = new Map<number, Value>();
-    for (let i = 0; i < n; i++) {
-      const o = i * entrySize;
-      const tag = table.readUInt16LE(o), type = table.readUInt16LE(o + 2);
-      const count = big ? Number(table.readBigUInt64LE(o + 4)) : table.readUInt32LE(o + 4);
+    for (const [tag, { type, count, valueAt }] of entries) {
       const size = SIZE[type];
       if (!size) {
         // Rationals and anything else: geotiff.js's representation is not reproduced here.
@@ -126,12 +121,7 @@ export async function readLightImage(fd: number, fileSize: number): Promise<{ im
       }
       const bytes = size * count;
       if (bytes > MAX_VALUE_BYTES) return null;
-      let raw: Buffer;
-      if (bytes <= inline) raw = table.subarray(o + (big ? 12 : 8), o + (big ? 12 : 8) + bytes);
-      else {
-        const off = big ? Number(table.readBigUInt64LE(o + 12)) : table.readUInt32LE(o + 8);
-        raw = readAt(fd, off, bytes);
-      }
+      const raw = readAt(fd, valueAt, bytes);
       const v = decode(raw, type, count);
       if (v === undefined) return null;
       values.set(tag, typeof v !== 'string' && count === 1 && !ARRAY_TAGS.has(tag) ? (v as ArrayLike<number>)[0] : v);

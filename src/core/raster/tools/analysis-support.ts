@@ -105,8 +105,8 @@ export function whereOf(w: number, h: number, hit: (i: number) => boolean, valid
 
 /** Per-pixel-row areas (m²) of a dataset's grid. */
 export function rowAreas(ds: RasterDataset, tool: string): Float64Array {
-  if (!ds.geo.geographic) { requireMapGrid(ds, tool); return groundRowAreas(ds); }
-  return rowPixelAreas(gt(ds, tool), ds.height, ds.geo.geographic);
+  const g = gt(ds, tool);
+  return ds.geo.geographic ? rowPixelAreas(g, ds.height, true) : groundRowAreas(ds);
 }
 
 /** Human area: ha below 100 km², else km². */

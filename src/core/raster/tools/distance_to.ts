@@ -4,7 +4,6 @@ import { defineTool } from './types';
 import { columnPassStrip, rowPassStrip } from '../algorithms/distance';
 import { pixelSizeMetres } from '../algorithms/area';
 import { resolveRoles, closeResolved, outPath, gt, checkAbort, WhereCounter } from './analysis-support';
-import { requireMapGrid } from './common';
 import { groundPixelSize } from './ground-area';
 import { openRaster, RasterDataset } from '../io/dataset';
 import { GeoTiffWriter } from '../io/writer';
@@ -100,7 +99,8 @@ export const distanceToTool = defineTool({
     // Strips are the output's tile rows: the second pass writes them bottom-up.
     const step = Math.max(16, Math.ceil(Math.min(stripRowsFor(ds), 1024) / 16) * 16);
     const nStrips = Math.ceil(h / step);
-    const px = ds.geo.geographic ? pixelSizeMetres(gt(ds, 'distance_to'), w, h, true) : (requireMapGrid(ds, 'distance_to'), groundPixelSize(ds, true));
+    const g = gt(ds, 'distance_to');
+    const px = ds.geo.geographic ? pixelSizeMetres(g, w, h, true) : groundPixelSize(ds, true);
     let wr: GeoTiffWriter | undefined;
     let targets = 0;
     // Statistics in raster order from the float32 values as they are written (no read-back of the output).

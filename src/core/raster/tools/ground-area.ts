@@ -21,17 +21,21 @@ function isUtm(epsg: number | undefined): boolean {
 
 type ToLonLat = (x: number, y: number) => [number, number];
 
-/** Ground area (m²) of pixel (x, y): its two edge vectors from the corner, in local metres on the ellipsoid. */
-function pixelGroundArea(toLonLat: ToLonLat, g: readonly number[], x: number, y: number): number {
+/** The two edge vectors of pixel (x, y) from its corner, in local metres on the ellipsoid: [ex, ey] along the row, [fx, fy] down the column. */
+function pixelEdges(toLonLat: ToLonLat, g: readonly number[], x: number, y: number): [number, number, number, number] {
   const at = (px: number, py: number) => toLonLat(g[0] + px * g[1] + py * g[2], g[3] + px * g[4] + py * g[5]);
   const p0 = at(x, y), p1 = at(x + 1, y), p3 = at(x, y + 1);
   const lat = ((p0[1] + p3[1]) / 2) * RAD;
   const s = Math.sin(lat);
-  const n = A / Math.sqrt(1 - E2 * s * s);
+  const n = (A / Math.sqrt(1 - E2 * s * s)) * Math.cos(lat);
   const m = (A * (1 - E2)) / Math.pow(1 - E2 * s * s, 1.5);
   const dLon = (a: number, b: number) => ((((b - a) % 360) + 540) % 360) - 180;
-  const ex = dLon(p0[0], p1[0]) * RAD * n * Math.cos(lat), ey = (p1[1] - p0[1]) * RAD * m;
-  const fx = dLon(p0[0], p3[0]) * RAD * n * Math.cos(lat), fy = (p3[1] - p0[1]) * RAD * m;
+  return [dLon(p0[0], p1[0]) * RAD * n, (p1[1] - p0[1]) * RAD * m, dLon(p0[0], p3[0]) * RAD * n, (p3[1] - p0[1]) * RAD * m];
+}
+
+/** Ground area (m²) of pixel (x, y). */
+function pixelGroundArea(toLonLat: ToLonLat, g: readonly number[], x: number, y: number): number {
+  const [ex, ey, fx, fy] = pixelEdges(toLonLat, g, x, y);
   return Math.abs(ex * fy - ey * fx);
 }
 
@@ -42,6 +46,23 @@ export function linearUnitMetres(ds: RasterDataset): number {
   const { keyValue } = require('../crs/geokeys') as typeof import('../crs/geokeys');
   const u = keyValue(keys, 3076);
   return u === 9002 ? 0.3048 : u === 9003 ? 1200 / 3937 : 1;
+}
+
+/**
+ * Map → lon/lat for a projected grid; 'none' when the file names no CRS (map units are all there is),
+ * 'unusable' for a CRS proj4 cannot use (an EPSG code outside GeoWeave's table), where the linear unit
+ * key still says whether a map unit is a foot.
+ */
+function lonLatOf(ds: RasterDataset): ToLonLat | 'none' | 'unusable' {
+  const { crsOfGeo, transformer, LONLAT } = require('../crs/crs') as typeof import('../crs/crs');
+  try {
+    const crs = crsOfGeo(ds.geo, ds.source);
+    if (!crs) return 'none';
+    const t = transformer(crs, LONLAT);
+    return (x, y) => t.forward(x, y);
+  } catch {
+    return 'unusable';
+  }
 }
 
 const rowCache = new WeakMap<RasterDataset, Float64Array>();
@@ -56,16 +77,9 @@ export function groundRowAreas(ds: RasterDataset): Float64Array {
   const out = new Float64Array(h).fill(mapArea);
   rowCache.set(ds, out);
   if (isUtm(ds.geo.epsg)) return out;
-  const { crsOfGeo, transformer, LONLAT } = require('../crs/crs') as typeof import('../crs/crs');
-  let toLonLat: ToLonLat;
-  try {
-    const crs = crsOfGeo(ds.geo, ds.source);
-    if (!crs) return out;
-    const t = transformer(crs, LONLAT);
-    toLonLat = (x, y) => t.forward(x, y);
-  } catch {
-    // A CRS proj4 cannot use (an EPSG code outside GeoWeave's table): its linear unit key still
-    // says whether a map unit is a foot.
+  const toLonLat = lonLatOf(ds);
+  if (toLonLat === 'none') return out;
+  if (toLonLat === 'unusable') {
     const unit = linearUnitMetres(ds);
     if (unit !== 1) out.fill(mapArea * unit * unit);
     return out;
@@ -107,30 +121,15 @@ export function groundPixelSize(ds: RasterDataset, units: boolean): { x: number;
   const g = ds.geo.geoTransform;
   const map = { x: Math.hypot(g[1], g[4]), y: Math.hypot(g[2], g[5]) };
   if (isUtm(ds.geo.epsg)) return map;
-  const { crsOfGeo, transformer, LONLAT } = require('../crs/crs') as typeof import('../crs/crs');
-  let toLonLat: ToLonLat;
-  try {
-    const crs = crsOfGeo(ds.geo, ds.source);
-    if (!crs) return map;
-    const t = transformer(crs, LONLAT);
-    toLonLat = (x, y) => t.forward(x, y);
-  } catch {
-    const u = units ? linearUnitMetres(ds) : 1;
-    return { x: map.x * u, y: map.y * u };
-  }
-  const cx = Math.floor(ds.width / 2), cy = Math.floor(ds.height / 2);
-  const at = (px: number, py: number) => toLonLat(g[0] + px * g[1] + py * g[2], g[3] + px * g[4] + py * g[5]);
-  const p0 = at(cx, cy), p1 = at(cx + 1, cy), p3 = at(cx, cy + 1);
-  const lat = ((p0[1] + p3[1]) / 2) * RAD;
-  const s = Math.sin(lat);
-  const n = (A / Math.sqrt(1 - E2 * s * s)) * Math.cos(lat);
-  const m = (A * (1 - E2)) / Math.pow(1 - E2 * s * s, 1.5);
-  const len = (p: [number, number]) => Math.hypot(((((p[0] - p0[0]) % 360) + 540) % 360 - 180) * RAD * n, (p[1] - p0[1]) * RAD * m);
-  const ground = { x: len(p1), y: len(p3) };
-  if (!Number.isFinite(ground.x) || !Number.isFinite(ground.y)) return map;
+  const toLonLat = lonLatOf(ds);
+  if (toLonLat === 'none') return map;
   const unit = linearUnitMetres(ds);
-  const stretched = Math.abs(ground.x / (map.x * unit) - 1) > TOLERANCE || Math.abs(ground.y / (map.y * unit) - 1) > TOLERANCE;
   const per = units ? 1 : unit;
+  if (toLonLat === 'unusable') return { x: (map.x * unit) / per, y: (map.y * unit) / per };
+  const [ex, ey, fx, fy] = pixelEdges(toLonLat, g, Math.floor(ds.width / 2), Math.floor(ds.height / 2));
+  const ground = { x: Math.hypot(ex, ey), y: Math.hypot(fx, fy) };
+  if (!Number.isFinite(ground.x) || !Number.isFinite(ground.y)) return map;
+  const stretched = Math.abs(ground.x / (map.x * unit) - 1) > TOLERANCE || Math.abs(ground.y / (map.y * unit) - 1) > TOLERANCE;
   if (!stretched) return { x: (map.x * unit) / per, y: (map.y * unit) / per };
   return { x: ground.x / per, y: ground.y / per, note: `pixel size on the ground ${ground.x.toFixed(2)} x ${ground.y.toFixed(2)} m at the centre (the projection's map size is ${map.x} x ${map.y})` };
 }

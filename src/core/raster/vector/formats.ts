@@ -5,10 +5,15 @@
 
 /** Extensions read as vector layers (".json" only where a vector argument is expected). */
 export const VECTOR_FILE = /\.(geojson|json|shp|gpkg|kml|kmz)(#[^#]*)?$/i;
-/** Vector files counted as data in a folder (plain .json files are mostly not geodata). */
-export const VECTOR_DATA = /\.(geojson|shp|gpkg|kml|kmz)$/i;
-/** The same, as a VS Code glob alternation. */
+/** Vector files counted as data in a folder, by extension (plain .json files are mostly not geodata). */
 export const VECTOR_GLOB_EXTENSIONS = ['geojson', 'shp', 'gpkg', 'kml', 'kmz'];
+/** The same as a pattern. */
+export const VECTOR_DATA = new RegExp(`\\.(${VECTOR_GLOB_EXTENSIONS.join('|')})$`, 'i');
+
+/** True when `p` names a vector file GeoWeave reads (by extension). */
+export function isVectorPath(p: string): boolean {
+  return VECTOR_FILE.test(p);
+}
 
 /** Vector formats analysts have that GeoWeave does not read, with what they are called. */
 const UNREAD: [RegExp, string][] = [

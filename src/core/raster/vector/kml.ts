@@ -18,7 +18,6 @@ export function readKml(file: string): VectorLayer {
   const errors: string[] = [];
   let doc: unknown;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
     const { DOMParser } = require('@xmldom/xmldom') as typeof import('@xmldom/xmldom');
     doc = new DOMParser({ onError: (level: string, msg: string) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(text, 'text/xml');
   } catch (e) {
@@ -27,7 +26,6 @@ export function readKml(file: string): VectorLayer {
   if (errors.length || !doc) throw new VectorError(`${file}: not readable KML (${(errors[0] ?? 'empty document').split('\n')[0].slice(0, 200)})`);
   const root = (doc as { documentElement?: { localName?: string } }).documentElement;
   if (root?.localName !== 'kml') throw new VectorError(`${file}: not KML (the root element is <${root?.localName ?? '?'}>, not <kml>)`);
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
   const { kml } = require('@tmcw/togeojson') as typeof import('@tmcw/togeojson');
   const fc = kml(doc as Parameters<typeof kml>[0]);
   for (const f of fc.features) {

@@ -5,14 +5,7 @@ import { readShapefile } from './shapefile';
 import { readGeoPackage } from './geopackage';
 import { readKml } from './kml';
 import { VectorError, VectorLayer } from './types';
-import { VECTOR_FILE, unreadVectorFormat } from './formats';
-
-export { VECTOR_FILE };
-
-/** True when `p` names a vector file GeoWeave reads (by extension). */
-export function isVectorPath(p: string): boolean {
-  return VECTOR_FILE.test(p);
-}
+import { unreadVectorFormat } from './formats';
 
 /** Splits "layers.gpkg#fields" into the file and the layer name. */
 export function splitLayer(p: string): { file: string; layer?: string } {
