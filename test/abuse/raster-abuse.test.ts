@@ -55,6 +55,8 @@ mk('cint16.tif', gdal.GDT_CInt16, 1, [], ramp)
 mk('i8.tif', gdal.GDT_Byte, 1, T16 + ['PIXELTYPE=SIGNEDBYTE', 'COMPRESS=DEFLATE', 'PREDICTOR=2'], lambda b: ramp(b) % 200 - 100)
 mk('i16_pixel3.tif', gdal.GDT_Int16, 3, T16 + ['COMPRESS=LZW', 'PREDICTOR=2'], lambda b: ramp(b) - 50)
 mk('u32_be.tif', gdal.GDT_UInt32, 1, ['ENDIANNESS=BIG', 'COMPRESS=DEFLATE', 'BLOCKYSIZE=3'], lambda b: ramp(b) * 100000)
+# Big-endian with a block per row: offsets beyond geotiff.js's first fetch (read by block-table.ts).
+mk('u16_be_rows.tif', gdal.GDT_UInt16, 3, ['ENDIANNESS=BIG', 'COMPRESS=DEFLATE', 'BLOCKYSIZE=1', 'INTERLEAVE=BAND'], ramp)
 mk('i32.tif', gdal.GDT_Int32, 2, T16 + ['INTERLEAVE=BAND'], lambda b: ramp(b) * -3)
 mk('u64.tif', gdal.GDT_UInt64, 1, T16 + ['COMPRESS=LZW', 'PREDICTOR=2', 'ENDIANNESS=BIG'], lambda b: ramp(b) * 10**12)
 mk('f64.tif', gdal.GDT_Float64, 1, ['COMPRESS=DEFLATE', 'PREDICTOR=3'], lambda b: ramp(b) / 3.0)
