@@ -209,6 +209,29 @@ print(json.dumps({"over": float((a - b).max()), "off": float((np.abs(a - b) > 0.
   assert.match(dd.summary, /mean distance to the nearest mask pixel is \d/);
 });
 
+test('masks say what their 1s and 0s mean (GDAL reads the UTF-8 labels back); morphology keeps them; area_by_class names the classes', { skip }, async () => {
+  const n = await runTool('ndvi', { image: 's2_scene.tif' }, { outDir: out('lab'), cwd: cwd() });
+  const t = await runTool('threshold', { image: Object.values(n.outputs)[0].path, op: 'ge', value: 0.3 }, { outDir: out('lab'), cwd: cwd() });
+  const mask = t.outputs.mask.path;
+  const m = await runTool('morphology', { image: mask, op: 'open' }, { outDir: out('lab'), cwd: cwd() });
+  const desc = (p: string) => pyJson(`
+import sys, json
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1]); print(json.dumps(ds.GetRasterBand(1).GetDescription()))
+`, p);
+  assert.equal(desc(mask), 'mask: 0=ndvi < 0.3;1=ndvi ≥ 0.3', 'the ≥ survives as UTF-8, not as a Latin-1 "e"');
+  assert.equal(desc(m.outputs.mask.path), 'mask (open radius 1): 0=ndvi < 0.3;1=ndvi ≥ 0.3');
+  const a = await runTool('area_by_class', { image: m.outputs.mask.path }, { outDir: out('lab'), cwd: cwd() });
+  const table = a.stats.table as { class: number; pixels: number; label: string }[];
+  assert.deepEqual(table.map((r) => [r.class, r.label]), [[0, 'ndvi < 0.3'], [1, 'ndvi ≥ 0.3']]);
+  const counts = pyJson(READ + `
+a, nd = read(sys.argv[1]); v = a[a != nd]
+print(json.dumps([int((v == 0).sum()), int((v == 1).sum())]))
+`, m.outputs.mask.path);
+  assert.deepEqual(table.map((r) => r.pixels), counts);
+  assert.match(a.summary, /ndvi ≥ 0\.3 \(1\) [\d.]+ (ha|km²)/);
+});
+
 test('change_difference, change_vector_analysis and time_series_trend match numpy; grid mismatches name both files', { skip }, async () => {
   const c = await runTool('change_difference', { before: 'urban_2018.tif', after: 'urban_2024.tif', band: 'red', threshold: 300 }, { outDir: out('chg'), cwd: cwd() });
   const r = pyJson(READ + `

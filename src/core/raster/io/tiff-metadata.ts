@@ -45,7 +45,7 @@ export async function addGdalMetadata(file: string, items: Record<string, string
       let raw: Buffer;
       if (size <= 4) raw = e.subarray(8, 8 + size);
       else { raw = Buffer.alloc(size); await fh.read(raw, 0, size, u32(e, 8)); }
-      existing = raw.toString('latin1').replace(/\0+$/, '');
+      existing = raw.toString('utf8').replace(/\0+$/, '');
     }
     const xml = Buffer.from(`${mergeItems(existing, items)}\0`, 'utf8');
     const { size: end } = await fh.stat();

@@ -248,7 +248,7 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
         items += `  <Item name="OFFSET" sample="${i}" role="offset">${of[i] ?? 0}</Item>\n  <Item name="SCALE" sample="${i}" role="scale">${sc[i] ?? 1}</Item>\n`;
       }
     }
-    entries.push({ tag: 42112, type: 2, values: Buffer.from(`<GDALMetadata>\n${items}</GDALMetadata>\0`, 'latin1') });
+    entries.push({ tag: 42112, type: 2, values: Buffer.from(`<GDALMetadata>\n${items}</GDALMetadata>\0`, 'utf8') });
   }
   if (nodata !== null) entries.push({ tag: 42113, type: 2, values: Buffer.from(fmtNodata(nodata) + '\0', 'latin1') });
   entries.sort((a, b) => a.tag - b.tag);

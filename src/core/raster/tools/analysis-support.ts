@@ -144,6 +144,17 @@ export function labelsDescription(prefix: string, labels: Record<number, string>
   return `${prefix}: ${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(';')}`;
 }
 
+/**
+ * A mask's band description: what its 1s and 0s mean ("mask: 0=ndvi ≥ 0.3;1=ndvi < 0.3"), so that
+ * area_by_class, the legend and the data scan (the word "mask") read it back from the file alone.
+ */
+export function maskDescription(prefix: string, labels: MaskLabels): string {
+  return labelsDescription(prefix, { 0: labels.no, 1: labels.yes });
+}
+
+/** What a mask's 1 (yes) and 0 (no) stand for. */
+export interface MaskLabels { yes: string; no: string }
+
 export function sig(v: number, digits = 3): number {
   return Number.isFinite(v) ? Number(v.toPrecision(digits)) : v;
 }

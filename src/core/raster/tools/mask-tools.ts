@@ -9,26 +9,27 @@ import { renderQuicklook, QuicklookKind } from '../quicklook';
 import { DEFAULT_FLOAT_NODATA } from '../io/writer';
 import { assertSameGrid, inputStem, isStriped, outPath, projectedPixelArea, rasterOutput } from './common';
 import { describeContinuous, describeMask } from './summary';
+import { maskDescription, type MaskLabels } from './analysis-support';
 import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 
 const MASK_NODATA = 255;
 
 async function pixelTool(ctx: ToolContext, ds: RasterDataset, inputs: InputRef[], kernel: KernelSpec, o: {
-  name: string; output: string; mask: boolean; bands?: number; descriptions?: string[];
+  name: string; output: string; mask: boolean; bands?: number; descriptions?: string[]; maskLabels?: MaskLabels;
 }): Promise<{ run: PixelRunResult; out: string; ql: string }> {
   const out = outPath(ctx, o.name);
   const run = await runPixels({
     inputs, kernel, width: ds.width, height: ds.height, geo: ds.geo, outPath: out,
     outDtype: o.mask ? 'uint8' : 'float32', outBands: o.bands ?? 1, nodata: o.mask ? MASK_NODATA : DEFAULT_FLOAT_NODATA,
-    descriptions: o.descriptions ?? [o.output], signal: ctx.signal, progress: (f) => ctx.progress(f * 0.95),
+    descriptions: o.descriptions ?? [o.maskLabels ? maskDescription(o.output, o.maskLabels) : o.output], signal: ctx.signal, progress: (f) => ctx.progress(f * 0.95),
     rowAffinity: isStriped(ds),
   });
   const ql = outPath(ctx, o.name, 'png');
   const kind: QuicklookKind = o.mask ? 'mask' : 'continuous';
   await renderQuicklook(ql, run.preview.data, run.preview.w, run.preview.h, {
     kind, title: `${o.name.toUpperCase()} ${inputStem(ctx.args)}`,
-    labels: o.mask ? { 0: 'NO', 1: 'YES' } : undefined,
+    labels: o.mask ? { 0: o.maskLabels?.no ?? 'NO', 1: o.maskLabels?.yes ?? 'YES' } : undefined,
   });
   ctx.progress(1);
   return { run, out, ql };
@@ -62,6 +63,8 @@ export const bandMathTool = defineTool({
 });
 
 const OPS: Record<string, string> = { gt: '>', ge: '≥', lt: '<', le: '≤', eq: '=', ne: '≠' };
+/** The comparison a mask's 0s stand for. */
+const NOT: Record<string, string> = { gt: 'le', ge: 'lt', lt: 'ge', le: 'gt', eq: 'ne', ne: 'eq' };
 
 export const thresholdTool = defineTool({
   id: 'threshold',
@@ -76,9 +79,10 @@ export const thresholdTool = defineTool({
     try {
       const b = r.band;
       const { op, value } = ctx.args;
+      const named = b.dataset.bandDescriptions[b.band - 1] ?? `band ${b.band}`;
+      const what = `${named} ${OPS[op]} ${value}`;
       const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band, scale: b.scale, offset: b.offset }],
-        { type: 'threshold', op, value }, { name: 'threshold', output: `band ${b.band} ${op} ${value}`, mask: true });
-      const what = `${b.dataset.bandDescriptions[b.band - 1] ?? `band ${b.band}`} ${OPS[op]} ${value}`;
+        { type: 'threshold', op, value }, { name: 'threshold', output: 'mask', mask: true, maskLabels: { yes: what, no: `${named} ${OPS[NOT[op]]} ${value}` } });
       const d = describeMask(run.stats, what, projectedPixelArea(b.dataset));
       return { tool: 'threshold', outputs: { mask: rasterOutput(out, ['mask'], what) }, stats: d.stats, summary: d.summary, quicklook: ql };
     } finally { await closeResolved(r); }
@@ -103,7 +107,7 @@ export const cloudMaskTool = defineTool({
         throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
       }
       const kernel: KernelSpec = sensor === 'sentinel2_l2a' ? { type: 'scl', classes: [3, 8, 9, 10] } : { type: 'qabits', bits: [1, 2, 3, 4] };
-      const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud_mask', mask: true });
+      const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud mask', mask: true, maskLabels: { yes: 'cloud, shadow or cirrus', no: 'clear' } });
       const d = describeMask(run.stats, sensor === 'sentinel2_l2a' ? 'cloud, cloud shadow or cirrus (SCL 3, 8, 9, 10)' : 'cloud, shadow or cirrus (QA_PIXEL bits 1-4)',
         projectedPixelArea(b.dataset));
       d.stats.sensor = sensor; d.stats.qa_band = b.band;

@@ -1,7 +1,7 @@
 /** morphology: binary open/close/dilate/erode of a mask with a disc, streamed in strips with a halo of rows. */
 import { defineTool } from './types';
 import { morphologyStrip, morphologyHalo, MASK_NODATA, MorphOp } from '../algorithms/morphology';
-import { resolveRoles, closeResolved, outPath, rowAreas, areaText, checkAbort, WhereCounter } from './analysis-support';
+import { resolveRoles, closeResolved, outPath, rowAreas, areaText, checkAbort, WhereCounter, labelsFromDescription, maskDescription } from './analysis-support';
 import { RowSink, QuicklookSampler, stripRowsFor, readByteMask } from './strip-support';
 import { pct } from '../stats';
 
@@ -27,7 +27,11 @@ export const morphologyTool = defineTool({
       const where = new WhereCounter(w, h);
       const ql = new QuicklookSampler(w, h);
       let before = 0, after = 0, added = 0, removed = 0, m2 = 0;
-      sink = await RowSink.create(outPath(ctx, 'morphology', 'mask', 'tif'), ds, 'uint8', MASK_NODATA, `mask: ${op} radius ${radius}`);
+      // The cleaned mask means what its input meant ("ndvi < 0.3"): keep the labels for area_by_class and the legend.
+      const inLabels = labelsFromDescription(ds.bandDescriptions[R.band.band - 1]);
+      const desc = inLabels?.[0] !== undefined && inLabels[1] !== undefined
+        ? maskDescription(`mask (${op} radius ${radius})`, { yes: inLabels[1], no: inLabels[0] }) : `mask: ${op} radius ${radius}`;
+      sink = await RowSink.create(outPath(ctx, 'morphology', 'mask', 'tif'), ds, 'uint8', MASK_NODATA, desc);
       for (let y0 = 0; y0 < h; y0 += step) {
         checkAbort(ctx.signal);
         const rows = Math.min(step, h - y0);
@@ -49,7 +53,7 @@ export const morphologyTool = defineTool({
       }
       const file = await sink.finish();
       sink = undefined;
-      const png = await ql.render(outPath(ctx, 'morphology', 'mask', 'png'), { kind: 'mask', title: `${op} r=${radius}` });
+      const png = await ql.render(outPath(ctx, 'morphology', 'mask', 'png'), { kind: 'mask', title: `${op} r=${radius}`, ...(inLabels?.[0] !== undefined && inLabels[1] !== undefined ? { labels: { 0: inLabels[0], 1: inLabels[1] } } : {}) });
       const change = added >= removed
         ? `added ${added} pixels (${before ? pct(added / before) : 'n/a'} of the original mask)`
         : `removed ${removed} pixels (${pct(removed / Math.max(before, 1))} of the original mask)`;

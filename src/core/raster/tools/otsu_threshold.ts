@@ -2,7 +2,7 @@
 import { defineTool } from './types';
 import { MASK_NODATA } from '../algorithms/morphology';
 import {
-  resolveRoles, closeResolved, streamStrips, streamedOtsu, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview,
+  resolveRoles, closeResolved, streamStrips, streamedOtsu, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview, maskDescription,
 } from './analysis-support';
 import { pct } from '../stats';
 
@@ -25,7 +25,9 @@ export const otsuThresholdTool = defineTool({
       let valid = 0, above = 0, sumHi = 0, sumLo = 0, m2 = 0;
       const where = new WhereCounter(w, h);
       const preview = new Preview(w, h);
-      const desc = `mask: value > ${sig(o.threshold, 6)} (Otsu)`;
+      const named = ds.bandDescriptions[b.band - 1] ?? `band ${b.band}`;
+      const labels = { yes: `${named} > ${sig(o.threshold, 6)}`, no: `${named} ≤ ${sig(o.threshold, 6)}` };
+      const desc = maskDescription('mask (Otsu)', labels);
       const file = outPath(ctx, 'otsu_threshold', 'mask', 'tif');
       await streamStrips(ctx, ds, [b], [{ path: file, dtype: 'uint8', nodata: MASK_NODATA, description: desc }], ([data], y0, rows) => {
         const mask = new Uint8Array(data.length);
@@ -39,7 +41,7 @@ export const otsuThresholdTool = defineTool({
         preview.add(mask, y0, rows, MASK_NODATA);
         return [mask];
       });
-      const png = await quicklook(outPath(ctx, 'otsu_threshold', 'mask', 'png'), preview.data, preview.pw, preview.ph, { kind: 'mask', title: `Otsu mask (> ${sig(o.threshold)})` });
+      const png = await quicklook(outPath(ctx, 'otsu_threshold', 'mask', 'png'), preview.data, preview.pw, preview.ph, { kind: 'mask', title: `Otsu mask (> ${sig(o.threshold)})`, labels: { 0: labels.no, 1: labels.yes } });
       const meanHi = above ? sumHi / above : NaN, meanLo = valid - above ? sumLo / (valid - above) : NaN;
       return {
         tool: 'otsu_threshold',

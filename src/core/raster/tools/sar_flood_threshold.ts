@@ -7,7 +7,7 @@
 import { defineTool } from './types';
 import { MASK_NODATA } from '../algorithms/morphology';
 import {
-  resolveRoles, closeResolved, streamStrips, streamedOtsu, scanStrips, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview,
+  resolveRoles, closeResolved, streamStrips, streamedOtsu, scanStrips, outPath, quicklook, rowAreas, areaText, sig, WhereCounter, Preview, maskDescription,
 } from './analysis-support';
 import { pct } from '../stats';
 
@@ -60,7 +60,8 @@ export const sarFloodThresholdTool = defineTool({
       let n = 0, water = 0, m2 = 0, sumW = 0, sumL = 0;
       const where = new WhereCounter(w, h);
       const preview = new Preview(w, h);
-      const desc = `water mask: backscatter < ${sig(threshold, 6)} dB (${method === 'otsu' ? 'Otsu' : 'given'})`;
+      const labels = { yes: `water (backscatter < ${sig(threshold, 6)} dB)`, no: 'not water' };
+      const desc = maskDescription(`water mask (${method === 'otsu' ? 'Otsu' : 'given'} threshold)`, labels);
       const file = outPath(ctx, 'sar_flood_threshold', 'mask', 'tif');
       await streamStrips(ctx, ds, [b], [{ path: file, dtype: 'uint8', nodata: MASK_NODATA, description: desc }], ([a], y0, rows) => {
         const db = toDb(a, u);
@@ -76,7 +77,7 @@ export const sarFloodThresholdTool = defineTool({
         return [mask];
       });
       if (n === 0) throw new Error(`argument "image": ${ds.source} band ${b.band} has no valid backscatter values`);
-      const png = await quicklook(outPath(ctx, 'sar_flood_threshold', 'mask', 'png'), preview.data, preview.pw, preview.ph, { kind: 'mask', title: `Water (< ${sig(threshold)} dB)` });
+      const png = await quicklook(outPath(ctx, 'sar_flood_threshold', 'mask', 'png'), preview.data, preview.pw, preview.ph, { kind: 'mask', title: `Water (< ${sig(threshold)} dB)`, labels: { 0: labels.no, 1: labels.yes } });
       const meanW = water ? sumW / water : NaN, meanL = n - water ? sumL / (n - water) : NaN;
       const how = method === 'otsu' ? `Otsu's threshold ${sig(threshold)} dB` : `the threshold ${sig(threshold)} dB`;
       return {
