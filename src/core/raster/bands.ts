@@ -1,9 +1,11 @@
 /** Band-role resolution: explicit arguments, band descriptions, sensor presets, or {role: path} mappings. */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openRaster, RasterDataset } from './io/dataset';
 import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
 import { SENSORS, Sensor, SENSOR_NAMES, presetLayout, presetMismatch, roleForSensor } from './sensor-presets';
 import type { RasterArg } from './tools/types';
+import { bandFileOf, productInFolder, sentinel2Offset, siblingBandFiles } from './band-files';
 
 export { SENSORS } from './sensor-presets';
 export type { Sensor } from './sensor-presets';
@@ -65,7 +67,7 @@ function c2l2FromName(ds: RasterDataset, band: number, role: string): Sensor | u
 }
 
 /** Physical scale/offset a preset (or a C2 L2 band name) implies for a role when the file itself declares none. */
-function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset, band: number): { scale: number; offset: number; how: string } | undefined {
+function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset, band: number, s2?: { offset: number; why: string }): { scale: number; offset: number; how: string } | undefined {
   if (ds.scales[band - 1] !== 1 || ds.offsets[band - 1] !== 0) return undefined;
   const named = sensor ? undefined : c2l2FromName(ds, band, role);
   sensor = sensor ?? named;
@@ -75,8 +77,66 @@ function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset
     if (REFLECTANCE_ROLES.has(role)) return { scale: 0.0000275, offset: -0.2, how: `Landsat C2 L2 reflectance DN×0.0000275−0.2${why}` };
     if (role === 'thermal') return { scale: 0.00341802, offset: 149.0, how: `Landsat C2 L2 ST DN×0.00341802+149 K${why}` };
   }
-  if ((sensor === 'sentinel2_l2a' || sensor === 'sentinel2_l1c') && REFLECTANCE_ROLES.has(role)) return { scale: 0.0001, offset: 0, how: `${SENSOR_NAMES[sensor]} reflectance DN/10000` };
+  if ((sensor === 'sentinel2_l2a' || sensor === 'sentinel2_l1c') && REFLECTANCE_ROLES.has(role)) {
+    // Baseline 04.00 (25 Jan 2022) added 1000 to every DN; NDVI and the other ratios are not
+    // invariant to an offset, so it must come off before the ratio (REFERENCE: apply offsets).
+    const off = s2;
+    if (off?.offset) return { scale: 0.0001, offset: off.offset * 0.0001, how: `${SENSOR_NAMES[sensor]} reflectance (DN − 1000)/10000, ${off.why}` };
+    return { scale: 0.0001, offset: 0, how: `${SENSOR_NAMES[sensor]} reflectance DN/10000${off ? `, ${off.why}` : ' (no baseline or sensing date in the file name: no offset assumed; products since 25 Jan 2022 store DN + 1000)'}` };
+  }
   return undefined;
+}
+
+/**
+ * The Sentinel-2 add-offset a file's name implies, checked against its values: with the offset stored,
+ * valid DNs sit at 1000 and above (reflectance 0); harmonised exports (Earth Engine's
+ * S2_SR_HARMONIZED, for one) have it removed already though their names carry a 2022+ date.
+ */
+async function sentinel2OffsetChecked(ds: RasterDataset, band: number): Promise<{ offset: number; why: string } | undefined> {
+  const off = sentinel2Offset(ds.source);
+  if (!off?.offset) return off;
+  const w = Math.min(256, ds.width), h = Math.min(256, ds.height);
+  const a = await ds.readWindow(band, Math.floor((ds.width - w) / 2), Math.floor((ds.height - h) / 2), w, h);
+  let valid = 0, below = 0;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    if (v !== v || v === 0) continue;
+    valid++;
+    if (v < 1000) below++;
+  }
+  if (valid && below / valid > 0.01) {
+    return { offset: 0, why: `${off.why.replace(/: BOA_ADD_OFFSET −1000$/, '')} implies an offset of −1000, but ${(100 * below / valid).toFixed(0)}% of sampled DNs are below 1000: read as harmonised (offset already removed), DN/10000` };
+  }
+  return off;
+}
+
+/** The sensor a uint16 single-band file's name implies (…_SR_B4.TIF, …_B04_10m.tif), for its scaling. */
+function sensorFromFileName(ds: RasterDataset, role: string): Sensor | undefined {
+  if (ds.dtype !== 'uint16' || ds.bandCount !== 1) return undefined;
+  const b = bandFileOf(ds.source);
+  return b && b.role === role ? b.sensor : undefined;
+}
+
+/**
+ * `image` as the files of one product: a folder an analyst downloaded, or one band file of a product
+ * delivered a file per band when `roles` needs bands it does not hold (the others are taken from beside
+ * it). Anything else is returned as given.
+ */
+async function asProductFiles(image: RasterArg, roles: string[], open: (p: string) => Promise<RasterDataset>): Promise<RasterArg> {
+  if (typeof image !== 'string' || /^[a-z][a-z0-9+.-]*:\/\//i.test(image)) return image;
+  let st: fs.Stats | undefined;
+  try { st = fs.statSync(image); } catch { return image; }
+  if (st.isDirectory()) return productInFolder(image);
+  const me = bandFileOf(image);
+  if (!me || roles.every((r) => r === me.role || r === 'band')) return image;
+  // A stack that happens to be named like a band file is read as the stack it is.
+  if ((await open(image)).bandCount !== 1) return image;
+  const files = siblingBandFiles(image);
+  const missing = roles.filter((r) => !files[r]);
+  if (missing.length) {
+    throw new Error(`argument "image": ${path.basename(image)} is band ${me.token} (${me.role}) of a ${SENSOR_NAMES[me.sensor]} product delivered a file per band, and ${path.dirname(image)} has no file of that product for ${missing.join(', ')}; put the band files together, or give them as --arg image='{"${me.role}": "…", "${missing[0]}": "…"}'`);
+  }
+  return Object.fromEntries(roles.map((r) => [r, files[r]]));
 }
 
 function parseSensor(v: unknown): Sensor | undefined {
@@ -189,7 +249,9 @@ export async function resolveBands(
   };
   const out: Record<string, ResolvedBand> = {};
   const checked = new Set<RasterDataset>();
+  const picks: { role: string; ds: RasterDataset; pick: { band: number; how: string }; as: Sensor | undefined }[] = [];
   try {
+    image = await asProductFiles(image, roles, open);
     for (const role of roles) {
       let ds: RasterDataset;
       let pick: { band: number; how: string };
@@ -212,7 +274,20 @@ export async function resolveBands(
           throw e instanceof BandRoleError ? await withGuess(e, ds, roles, args) : e;
         }
       }
-      const ps = presetScale(sensor, role, ds, pick.band);
+      picks.push({ role, ds, pick, as: sensor ?? (typeof image === 'object' ? sensorFromFileName(ds, role) : undefined) });
+    }
+    // One Sentinel-2 offset for all the bands of a run: NDVI from one band with the offset taken off
+    // and one without would be wrong everywhere. The darkest band decides (see sentinel2OffsetChecked).
+    const s2Bands = picks.filter((p) => (p.as === 'sentinel2_l2a' || p.as === 'sentinel2_l1c') && REFLECTANCE_ROLES.has(p.role)
+      && p.ds.scales[p.pick.band - 1] === 1 && p.ds.offsets[p.pick.band - 1] === 0);
+    let s2: { offset: number; why: string } | undefined;
+    for (const p of s2Bands) {
+      const d = await sentinel2OffsetChecked(p.ds, p.pick.band);
+      if (!s2 || (d && !d.offset)) s2 = d;
+      if (d && !d.offset) break;
+    }
+    for (const { role, ds, pick, as } of picks) {
+      const ps = presetScale(as, role, ds, pick.band, s2);
       out[role] = { dataset: ds, band: pick.band, how: pick.how + (ps ? `; ${ps.how}` : ''), ...(ps ? { scale: ps.scale, offset: ps.offset } : {}) };
     }
     return out;

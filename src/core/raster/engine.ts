@@ -217,6 +217,7 @@ export function coerceArg(tool: string, name: string, spec: ToolParamSpec, value
  * defaults. The result is what the tool's `ctx.args` is typed as (`ArgsOf` its params).
  */
 export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, cwd: string): ArgsOf<ToolParams> {
+  args = bandFilesAsImage(tool, args ?? {});
   const out: Record<string, ArgValue> = {};
   const known = Object.keys(tool.params);
   for (const [given, v] of Object.entries(args ?? {})) {
@@ -237,6 +238,25 @@ export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, c
     else if (spec.required) throw new ToolArgumentError(`${tool.id}: missing required argument "${k}" (${spec.kind}${spec.description ? `: ${spec.description}` : ''}); pass --arg ${k}=...`);
   }
   return out;
+}
+
+/**
+ * `--arg red=B04.tif --arg nir=B08.tif`: band files given under their roles, the way a product that
+ * comes a file per band is named, are the {role: path} mapping of the tool's `image`.
+ */
+function bandFilesAsImage(tool: BuiltinTool, args: Record<string, unknown>): Record<string, unknown> {
+  const isFile = (v: unknown) => typeof v === 'string' && (/\.(tiff?|vrt)$/i.test(v.trim()) || /^https?:\/\//i.test(v.trim()));
+  const files = Object.entries(args).filter(([k, v]) => tool.params[k]?.kind === 'band' && BAND_ROLES.includes(k) && isFile(v));
+  const image = tool.params.image;
+  if (!files.length || !image || image.kind !== 'raster' || image.single) return args;
+  const given = args.image ?? args.raster ?? args.input;
+  if (given !== undefined && given !== '' && typeof given !== 'object') {
+    throw new ToolArgumentError(`${tool.id}: ${files.map(([k]) => `"${k}"`).join(' and ')} ${files.length > 1 ? 'are files' : 'is a file'} and "image" is ${shortJson(given)}; give either one image with band numbers (--arg ${files[0][0]}=3) or every band as a file (--arg red=B04.tif --arg nir=B08.tif)`);
+  }
+  const map: Record<string, unknown> = { ...(given && typeof given === 'object' ? given as Record<string, unknown> : {}) };
+  for (const [k, v] of files) map[k] = (v as string).trim();
+  const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !files.some(([f]) => f === k) && !['image', 'raster', 'input'].includes(k)));
+  return { ...rest, image: map };
 }
 
 function quicklookKind(o: OutputRef): QuicklookKind {

@@ -1,0 +1,125 @@
+/**
+ * Products delivered as one GeoTIFF per band, the way analysts download them: a Landsat Collection 2
+ * scene from EarthExplorer (LC09_L2SP_…_SR_B4.TIF, …_SR_B5.TIF, …_QA_PIXEL.TIF), a Sentinel-2 granule
+ * (T33UUP_20240612T100031_B04_10m.tif, …_B08_10m.tif, …_SCL_20m.tif) or its COGs (B04.tif, B08.tif).
+ * The band's role comes from its file name; the other bands of the same product are the files
+ * beside it whose names differ only in the band token. Pure (file names in, names out) except
+ * `siblingBandFiles`, which lists one folder.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Sensor } from './sensor-presets';
+
+export interface BandFile {
+  /** The product the file belongs to: its name with the band token cut out (lower case). */
+  product: string;
+  /** The band token as written in the name ("B04", "SR_B4", "QA_PIXEL"). */
+  token: string;
+  role: string;
+  sensor: Sensor;
+}
+
+const S2_ROLES: Record<string, string> = {
+  B01: 'coastal', B02: 'blue', B03: 'green', B04: 'red', B05: 'rededge', B08: 'nir', B11: 'swir1', B12: 'swir2', SCL: 'qa',
+};
+const L89_ROLES: Record<string, string> = {
+  SR_B1: 'coastal', SR_B2: 'blue', SR_B3: 'green', SR_B4: 'red', SR_B5: 'nir', SR_B6: 'swir1', SR_B7: 'swir2', ST_B10: 'thermal', QA_PIXEL: 'qa',
+};
+const L457_ROLES: Record<string, string> = {
+  SR_B1: 'blue', SR_B2: 'green', SR_B3: 'red', SR_B4: 'nir', SR_B5: 'swir1', SR_B7: 'swir2', ST_B6: 'thermal', QA_PIXEL: 'qa',
+};
+
+/** Landsat C2 L2 band file: LC08_/LC09_/LE07_/LT05_/LT04_ … _SR_B4.TIF (the prefix says which sensor names the bands). */
+const LANDSAT = /^(L[COTE]0[4-9])_.*_(SR_B[1-7]|ST_B10|ST_B6|QA_PIXEL)\.tiff?$/i;
+/** Sentinel-2 band file: …_B04_10m.tif, …_B04.tif, B04.tif (JP2 converted to GeoTIFF, or COGs). */
+const SENTINEL2 = /^(?:(.*?)[_-])?(B0[1-9]|B1[0-2]|B8A|SCL)(?:[_-](10|20|60)m)?\.tiff?$/i;
+
+/** The band a file holds, from its name; undefined for names that say nothing. */
+export function bandFileOf(file: string): BandFile | undefined {
+  const name = path.basename(file);
+  const l = LANDSAT.exec(name);
+  if (l) {
+    const token = l[2].toUpperCase();
+    const l89 = /^LC0[89]$/i.test(l[1]);
+    const role = (l89 ? L89_ROLES : L457_ROLES)[token];
+    if (!role) return undefined;
+    return { product: name.slice(0, l.index + name.toUpperCase().lastIndexOf(token)).toLowerCase(), token, role, sensor: l89 ? 'landsat89_c2l2' : 'landsat457_c2l2' };
+  }
+  const s = SENTINEL2.exec(name);
+  if (s) {
+    const token = s[2].toUpperCase();
+    const role = S2_ROLES[token];
+    if (!role) return undefined;
+    // L1C granules have no SCL and no "_10m" suffix in their band names; L2A has both.
+    const l2a = !!s[3] || token === 'SCL' || /MSIL2A|_L2A/i.test(file);
+    return { product: (s[1] ?? '').toLowerCase(), token, role, sensor: l2a ? 'sentinel2_l2a' : 'sentinel2_l1c' };
+  }
+  return undefined;
+}
+
+/**
+ * The files of the same product beside `file`, by role: `file`'s own folder, names that parse to the
+ * same product and sensor. The 10 m band is preferred over 20 m and 60 m copies of the same band.
+ */
+export function siblingBandFiles(file: string): Record<string, string> {
+  const me = bandFileOf(file);
+  if (!me) return {};
+  const dir = path.dirname(file);
+  let names: string[];
+  try { names = fs.readdirSync(dir); } catch { return {}; }
+  const out: Record<string, string> = {};
+  const res: Record<string, number> = {};
+  for (const n of names.sort()) {
+    const b = bandFileOf(n);
+    if (!b || b.product !== me.product || b.sensor !== me.sensor) continue;
+    const r = Number(/(10|20|60)m\.tiff?$/i.exec(n)?.[1] ?? 10);
+    if (out[b.role] === undefined || r < res[b.role]) { out[b.role] = path.join(dir, n); res[b.role] = r; }
+  }
+  return out;
+}
+
+/**
+ * The one product in a folder, by role, or an error naming what the folder holds: `image` may be the
+ * folder an analyst downloaded (a Landsat scene, a Sentinel-2 granule's IMG_DATA).
+ */
+export function productInFolder(dir: string): Record<string, string> {
+  let names: string[];
+  try { names = fs.readdirSync(dir).sort(); } catch (e) { throw new Error(`cannot list ${dir}: ${(e as Error).message}`); }
+  const products = new Map<string, string>();
+  for (const n of names) {
+    const b = bandFileOf(n);
+    if (b && !products.has(`${b.sensor} ${b.product}`)) products.set(`${b.sensor} ${b.product}`, n);
+  }
+  if (products.size === 0) {
+    throw new Error(`${dir} is a folder with no band files GeoWeave recognises (Landsat C2 …_SR_B4.TIF, Sentinel-2 …_B04_10m.tif); give a raster file, or a {"red": "…", "nir": "…"} mapping`);
+  }
+  if (products.size > 1) {
+    throw new Error(`${dir} holds band files of ${products.size} products (${[...products.values()].slice(0, 3).join(', ')}${products.size > 3 ? ', …' : ''}); give one of its files, and GeoWeave takes the other bands of that product from beside it`);
+  }
+  return siblingBandFiles(path.join(dir, [...products.values()][0]));
+}
+
+/** Sentinel-2 products of processing baseline 04.00 and later (from 25 January 2022) store DN + 1000. */
+const S2_OFFSET_FROM = '20220125';
+
+/**
+ * The BOA/radiometric add-offset of a Sentinel-2 file in DN (−1000 or 0) and why, from what its name
+ * says: the processing baseline ("_N0509_") when present, else the sensing date (T33UUP_20240612T…).
+ * Undefined when the name says neither.
+ */
+export function sentinel2Offset(file: string): { offset: number; why: string } | undefined {
+  const name = path.basename(file);
+  const full = file.replace(/\\/g, '/');
+  const nb = /_N(\d{2})(\d{2})_/.exec(full);
+  if (nb) {
+    const v = Number(nb[1]);
+    return v >= 4 ? { offset: -1000, why: `processing baseline ${nb[1]}.${nb[2]} (≥ 04.00): BOA_ADD_OFFSET −1000` } : { offset: 0, why: `processing baseline ${nb[1]}.${nb[2]} (< 04.00): no offset` };
+  }
+  const d = /(?:^|[_/])(20\d{6})T\d{6}/.exec(name) ?? /(?:^|[_/])(20\d{6})T\d{6}/.exec(full);
+  if (d) {
+    return d[1] >= S2_OFFSET_FROM
+      ? { offset: -1000, why: `sensed ${d[1]}, after baseline 04.00 began (25 Jan 2022): BOA_ADD_OFFSET −1000` }
+      : { offset: 0, why: `sensed ${d[1]}, before baseline 04.00 (25 Jan 2022): no offset` };
+  }
+  return undefined;
+}

@@ -1,0 +1,113 @@
+/** Products delivered a file per band (Landsat C2 from EarthExplorer, Sentinel-2 granules and COGs), against numpy over GDAL-read arrays. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
+import { runTool } from '../../src/core/raster/engine';
+import { bandFileOf, sentinel2Offset } from '../../src/core/raster/band-files';
+import { gdalSkip, pyJson, PY_READ_BAND } from '../helpers/raster-gdal';
+
+const skip = gdalSkip('numpy/GDAL comparisons');
+let dir = '';
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bandfiles-'));
+  await writeSampleWorkspace(dir);
+});
+after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+
+/** Writes band `b` of `src` to `dst` as a single-band uint16 GeoTIFF, plus `add` DN, without its description. */
+function split(src: string, b: number, dst: string, add = 0): void {
+  fs.mkdirSync(path.dirname(dst), { recursive: true });
+  pyJson(`
+import sys, json, numpy as np
+from osgeo import gdal
+s = gdal.Open(sys.argv[1]); a = s.GetRasterBand(int(sys.argv[2])).ReadAsArray().astype(np.int64)
+nd = s.GetRasterBand(int(sys.argv[2])).GetNoDataValue()
+v = np.where(a == 0, 0, a + int(sys.argv[4])).astype(np.uint16)
+d = gdal.GetDriverByName('GTiff').Create(sys.argv[3], s.RasterXSize, s.RasterYSize, 1, gdal.GDT_UInt16, ['TILED=YES', 'COMPRESS=DEFLATE'])
+d.SetGeoTransform(s.GetGeoTransform()); d.SetProjection(s.GetProjection()); d.GetRasterBand(1).WriteArray(v)
+if nd is not None: d.GetRasterBand(1).SetNoDataValue(nd)
+d = None
+print(json.dumps(True))
+`, src, String(b), dst, String(add));
+}
+
+const NDVI = PY_READ_BAND + `
+red, nd = read(sys.argv[1]); nir, _ = read(sys.argv[2]); out, ond = read(sys.argv[3])
+s, o = float(sys.argv[4]), float(sys.argv[5])
+r = red.astype(np.float64) * s + o; n = nir.astype(np.float64) * s + o
+ok = (red != 0) & (nir != 0) & (out != ond)
+ref = (n - r) / (n + r)
+print(json.dumps({"max": float(np.abs(ref[ok] - out[ok]).max()), "n": int(ok.sum())}))
+`;
+
+test('band file names: Landsat C2 (8/9 and 4-7 numbering), Sentinel-2 granules and COGs; the S2 offset from baseline or date', () => {
+  assert.deepEqual(bandFileOf('LC09_L2SP_123032_20240612_20240613_02_T1_SR_B5.TIF'), { product: 'lc09_l2sp_123032_20240612_20240613_02_t1_', token: 'SR_B5', role: 'nir', sensor: 'landsat89_c2l2' });
+  assert.equal(bandFileOf('LE07_L2SP_123032_20020612_20200916_02_T1_SR_B4.TIF')?.role, 'nir', 'band 4 is NIR on Landsat 4-7');
+  assert.equal(bandFileOf('LE07_L2SP_123032_20020612_20200916_02_T1_ST_B6.TIF')?.role, 'thermal');
+  assert.equal(bandFileOf('T33UUP_20240612T100031_B04_10m.tif')?.role, 'red');
+  assert.equal(bandFileOf('T33UUP_20240612T100031_B04_10m.tif')?.sensor, 'sentinel2_l2a');
+  assert.equal(bandFileOf('B08.tif')?.role, 'nir');
+  assert.equal(bandFileOf('T33UUP_20240612T100031_SCL_20m.tif')?.role, 'qa');
+  assert.equal(bandFileOf('dem_B04_final.tif'), undefined);
+  assert.equal(bandFileOf('s2_scene.tif'), undefined);
+  assert.equal(sentinel2Offset('S2B_MSIL2A_20210612T100031_N0500_R122_T33UUP_20230101T000000.SAFE/T33UUP_20210612T100031_B04_10m.tif')?.offset, -1000, 'the baseline wins over the date (reprocessed collection)');
+  assert.equal(sentinel2Offset('S2A_MSIL2A_20210612T100031_N0300_R122_T33UUP/B04.tif')?.offset, 0);
+  assert.equal(sentinel2Offset('T33UUP_20211231T100031_B04_10m.tif')?.offset, 0);
+  assert.equal(sentinel2Offset('T33UUP_20220612T100031_B04_10m.tif')?.offset, -1000);
+  assert.equal(sentinel2Offset('B04.tif'), undefined);
+});
+
+test('Landsat C2 L2 delivered a file per band: NDVI from one band file, the folder, or red=/nir= files, scaled as C2 (numpy)', { skip }, async () => {
+  const src = path.join(dir, 'thermal_landsat.tif');
+  const scene = path.join(dir, 'LC09_L2SP_123032_20240612_20240613_02_T1');
+  const stem = path.join(scene, 'LC09_L2SP_123032_20240612_20240613_02_T1_');
+  split(src, 4, `${stem}SR_B4.TIF`);
+  split(src, 5, `${stem}SR_B5.TIF`);
+  split(src, 3, `${stem}SR_B3.TIF`);
+  const runs = [
+    await runTool('ndvi', { image: `${stem}SR_B4.TIF` }, { outDir: path.join(dir, 'o', 'one'), cwd: dir }),
+    await runTool('ndvi', { image: scene }, { outDir: path.join(dir, 'o', 'folder'), cwd: dir }),
+    await runTool('ndvi', { red: `${stem}SR_B4.TIF`, nir: `${stem}SR_B5.TIF` }, { outDir: path.join(dir, 'o', 'args'), cwd: dir }),
+  ];
+  for (const r of runs) {
+    const out = Object.values(r.outputs)[0].path;
+    const d = pyJson(NDVI, `${stem}SR_B4.TIF`, `${stem}SR_B5.TIF`, out, '0.0000275', '-0.2');
+    assert.ok(d.n > 1000 && d.max < 1e-5, `NDVI equals numpy with C2 scaling (max diff ${d.max} over ${d.n} pixels)`);
+    const bands = r.stats.bands as Record<string, { file: string; how: string }>;
+    assert.match(bands.nir.file, /_SR_B5\.TIF$/);
+    assert.match(bands.nir.how, /Landsat C2 L2 reflectance/);
+  }
+  // A scene folder with a missing band says which file it looked for.
+  fs.rmSync(`${stem}SR_B5.TIF`);
+  await assert.rejects(runTool('ndvi', { image: `${stem}SR_B4.TIF` }, { outDir: path.join(dir, 'o', 'x'), cwd: dir }),
+    /SR_B4 \(red\) of a Landsat 8\/9 .*no file of that product for nir/);
+  // Files under a role and an image at once are refused with what to do.
+  await assert.rejects(runTool('ndvi', { image: src, red: `${stem}SR_B4.TIF` }, { outDir: path.join(dir, 'o', 'y'), cwd: dir }),
+    /give either one image with band numbers .* or every band as a file/);
+});
+
+test('Sentinel-2 band files: the BOA offset comes off for baseline 04.00 data and stays on for harmonised exports (numpy)', { skip }, async () => {
+  const src = path.join(dir, 's2_scene.tif');
+  // s2_scene.tif holds blue, green, red, rededge, nir, ...: red is band 3, NIR band 5.
+  const withOffset = path.join(dir, 'GRANULE', 'IMG_DATA', 'R10m');
+  split(src, 3, path.join(withOffset, 'T50TMK_20240612T030539_B04_10m.tif'), 1000);
+  split(src, 5, path.join(withOffset, 'T50TMK_20240612T030539_B08_10m.tif'), 1000);
+  const a = await runTool('ndvi', { image: withOffset }, { outDir: path.join(dir, 'o', 's2a'), cwd: dir });
+  const d1 = pyJson(NDVI, path.join(withOffset, 'T50TMK_20240612T030539_B04_10m.tif'), path.join(withOffset, 'T50TMK_20240612T030539_B08_10m.tif'),
+    Object.values(a.outputs)[0].path, '0.0001', '-0.1');
+  assert.ok(d1.n > 1000 && d1.max < 1e-5, `NDVI of (DN − 1000)/10000 equals numpy (max diff ${d1.max})`);
+  assert.match((a.stats.bands as Record<string, { how: string }>).red.how, /\(DN − 1000\)\/10000, sensed 20240612/);
+  // The same names on data without the offset (an Earth Engine harmonised export): DN/10000, and said so.
+  const harmonised = path.join(dir, 'gee');
+  split(src, 3, path.join(harmonised, 'T50TMK_20240612T030539_B04.tif'));
+  split(src, 5, path.join(harmonised, 'T50TMK_20240612T030539_B08.tif'));
+  const b = await runTool('ndvi', { image: path.join(harmonised, 'T50TMK_20240612T030539_B08.tif') }, { outDir: path.join(dir, 'o', 's2b'), cwd: dir });
+  const d2 = pyJson(NDVI, path.join(harmonised, 'T50TMK_20240612T030539_B04.tif'), path.join(harmonised, 'T50TMK_20240612T030539_B08.tif'),
+    Object.values(b.outputs)[0].path, '0.0001', '0');
+  assert.ok(d2.n > 1000 && d2.max < 1e-5, `NDVI of DN/10000 equals numpy (max diff ${d2.max})`);
+  assert.match((b.stats.bands as Record<string, { how: string }>).red.how, /read as harmonised/);
+});
