@@ -10,6 +10,7 @@ import { describeVector } from '../core/data/vector';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
+import { withBandProducts } from '../core/data/band-products';
 
 const DATA_GLOB = `**/*.{tif,tiff,TIF,TIFF,vrt,${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
@@ -58,6 +59,7 @@ export class WorkspaceData implements vscode.Disposable {
       if (item) files.push(item);
     }
     const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
+    files.splice(0, files.length, ...withBandProducts(files));
     files.sort((a, b) => roleCount(b) - roleCount(a) || a.path.localeCompare(b.path));
     return { items: [...outputs, ...files] };
   }

@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import type { DataContext, DataItem } from '../../src/core/retrieval/types';
 import { executability, namedInTask } from '../../src/core/retrieval/executability';
@@ -223,4 +224,31 @@ test('an input that reads values is not ready on a scene when the task asks for 
   assert.equal(ask(zonal, 'mean value per district of the scene', [s2, district]).ready, true);
   // Tools that work on the whole scene (clipping it before NDVI) are not held back.
   assert.equal(ask(clip, 'clip the scene to the districts, then NDVI', [s2, district]).ready, true);
+});
+
+test('readiness: a Landsat scene delivered a file per band is one scene; NDVI is ready on its folder, not on one band file', needGdal(), async () => {
+  const dir = tmpDir('gw-bandproduct-');
+  try {
+    await writeSampleWorkspace(dir);
+    const scene = 'LC09_L2SP_123032_20240612_20240613_02_T1';
+    fs.mkdirSync(path.join(dir, scene));
+    for (const b of [3, 4, 5]) {
+      const r = spawnSync('gdal_translate', ['-q', '-b', String(b), path.join(dir, 'thermal_landsat.tif'), path.join(dir, scene, `${scene}_SR_B${b}.TIF`)], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+    }
+    const data = await scanDataFolder(dir);
+    const product = data.items.find((i) => i.product);
+    assert.ok(product, 'the band files form a product item');
+    assert.equal(product.path, scene, 'the folder holds only this product: the item is the folder');
+    assert.deepEqual(product.product?.files, Object.fromEntries([['green', 3], ['red', 4], ['nir', 5]].map(([r, b]) => [r, path.join(scene, `${scene}_SR_B${b}.TIF`)])));
+    const r = executability(manifest('ndvi'), { items: data.items.filter((i) => i.path !== 's2_scene.tif' && i.path !== 'thermal_landsat.tif'), task: 'NDVI of the Landsat scene' });
+    assert.equal(r.ready, true, r.notes.join('; '));
+    assert.deepEqual(r.args, { image: scene }, 'no band numbers: each band is its own file');
+    assert.match(r.notes.join('; '), /found in LC09_L2SP_123032_20240612_20240613_02_T1 .*files SR_B4, SR_B5/);
+    // A tool that takes one raster file is not offered the folder.
+    const c = executability(manifest('raster_stats'), { items: [product] });
+    assert.equal(c.ready, false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

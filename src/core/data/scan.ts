@@ -7,6 +7,7 @@ import type { DataContext, DataItem } from '../retrieval/types';
 import { describeRaster } from '../raster/engine';
 import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
+import { withBandProducts } from './band-products';
 
 const RASTER = /\.(tif|tiff|vrt)$/i;
 const VECTOR = VECTOR_DATA;
@@ -57,5 +58,5 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
       }
     }
   }
-  return { items: orderDataItems(items) };
+  return { items: orderDataItems(withBandProducts(items)) };
 }

@@ -57,6 +57,8 @@ export function canFeed(item: DataItem, p: ToolParam): { ok: boolean; bands: Rec
   const want = p.type === 'array' ? 'raster' : p.type;
   if (want !== item.type) return { ok: false, bands };
   const roles = p.bands ?? [];
+  // A product delivered a file per band is read by its bands (ndvi's red + nir), not as one file.
+  if (item.product && !roles.some((r) => SPECTRAL.has(r))) return { ok: false, bands };
   if (!roles.length) return { ok: true, bands };
   const product = roles.filter((r) => PRODUCT_ROLES.has(r));
   const other = roles.filter((r) => !PRODUCT_ROLES.has(r));
@@ -281,9 +283,13 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     const spectral = roles.filter((r) => SPECTRAL.has(r));
     if (spectral.length) {
       // One line per input naming every role it needs: "needs red, NIR — found in s2_scene.tif bands 3, 5".
-      for (const r of spectral) if (pick.bands[r] !== undefined && paramNames.has(r) && args[r] === undefined) args[r] = pick.bands[r];
+      const product = pick.item.product;
+      // A product's bands are files, each its own band 1: the path alone says where every band is.
+      if (!product) for (const r of spectral) if (pick.bands[r] !== undefined && paramNames.has(r) && args[r] === undefined) args[r] = pick.bands[r];
       const found = spectral.map((r) => pick.bands[r]).filter((b): b is number => b !== undefined);
-      const where = found.length === spectral.length ? ` ${found.length > 1 ? 'bands' : 'band'} ${found.join(', ')}` : '';
+      const where = product
+        ? ` files ${spectral.map((r) => pick.item.bands?.find((b) => b.role === r)?.description).filter(Boolean).join(', ')}`
+        : found.length === spectral.length ? ` ${found.length > 1 ? 'bands' : 'band'} ${found.join(', ')}` : '';
       notes.push(`needs ${spectral.map(roleLabel).join(', ')} — ${pick.guessed ? 'guessed in' : 'found in'} ${name}${where}`);
       if (pick.guessed) {
         const g = pick.item.guess!;

@@ -21,6 +21,9 @@ export interface DataItem {
   guess?: { sensor: string; label: string; bands: Record<string, number>; why: string };
   /** Set for outputs of earlier steps: which step produced it. */
   producedBy?: string;
+  /** A product delivered a file per band (a Landsat scene folder, a Sentinel-2 granule): each band
+   *  is band 1 of its own file, so readiness passes the item's path and no band numbers. */
+  product?: { sensor: string; files: Record<string, string> };
 }
 
 /** What data is at hand: used for executability. */
