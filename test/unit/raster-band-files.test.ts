@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
 import { runTool } from '../../src/core/raster/engine';
-import { bandFileOf, sentinel2Offset } from '../../src/core/raster/band-files';
+import { bandFileOf, sentinel2Offset, siblingBandFiles } from '../../src/core/raster/band-files';
 import { gdalSkip, pyJson, PY_READ_BAND } from '../helpers/raster-gdal';
 
 const skip = gdalSkip('numpy/GDAL comparisons');
@@ -59,6 +59,27 @@ test('band file names: Landsat C2 (8/9 and 4-7 numbering), Sentinel-2 granules a
   assert.equal(sentinel2Offset('T33UUP_20211231T100031_B04_10m.tif')?.offset, 0);
   assert.equal(sentinel2Offset('T33UUP_20220612T100031_B04_10m.tif')?.offset, -1000);
   assert.equal(sentinel2Offset('B04.tif'), undefined);
+});
+
+test('a SAFE granule: the finest resolution that holds every band a tool needs (NDVI at 10 m, NDMI from R20m B8A + B11)', () => {
+  const g = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-safe-'));
+  try {
+    const files = { R10m: ['B02', 'B03', 'B04', 'B08'], R20m: ['B02', 'B03', 'B04', 'B05', 'B8A', 'B11', 'B12', 'SCL'], R60m: ['B01', 'B8A', 'B11'] };
+    for (const [d, bands] of Object.entries(files)) {
+      fs.mkdirSync(path.join(g, d));
+      for (const b of bands) fs.writeFileSync(path.join(g, d, `T33UUP_20240612T100031_${b}_${d.slice(1)}.tif`), '');
+    }
+    const from = path.join(g, 'R10m', 'T33UUP_20240612T100031_B04_10m.tif');
+    const base = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, path.relative(g, v)]));
+    const ndvi = base(siblingBandFiles(from, ['red', 'nir']));
+    assert.equal(ndvi.red, path.join('R10m', 'T33UUP_20240612T100031_B04_10m.tif'));
+    assert.equal(ndvi.nir, path.join('R10m', 'T33UUP_20240612T100031_B08_10m.tif'));
+    const ndmi = base(siblingBandFiles(from, ['nir', 'swir1']));
+    assert.equal(ndmi.nir, path.join('R20m', 'T33UUP_20240612T100031_B8A_20m.tif'));
+    assert.equal(ndmi.swir1, path.join('R20m', 'T33UUP_20240612T100031_B11_20m.tif'));
+  } finally {
+    fs.rmSync(g, { recursive: true, force: true });
+  }
 });
 
 test('Landsat C2 L2 delivered a file per band: NDVI from one band file, the folder, or red=/nir= files, scaled as C2 (numpy)', { skip }, async () => {

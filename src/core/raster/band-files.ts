@@ -20,7 +20,7 @@ export interface BandFile {
 }
 
 const S2_ROLES: Record<string, string> = {
-  B01: 'coastal', B02: 'blue', B03: 'green', B04: 'red', B05: 'rededge', B08: 'nir', B11: 'swir1', B12: 'swir2', SCL: 'qa',
+  B01: 'coastal', B02: 'blue', B03: 'green', B04: 'red', B05: 'rededge', B08: 'nir', B8A: 'nir', B11: 'swir1', B12: 'swir2', SCL: 'qa',
 };
 const L89_ROLES: Record<string, string> = {
   SR_B1: 'coastal', SR_B2: 'blue', SR_B3: 'green', SR_B4: 'red', SR_B5: 'nir', SR_B6: 'swir1', SR_B7: 'swir2', ST_B10: 'thermal', QA_PIXEL: 'qa',
@@ -58,24 +58,42 @@ export function bandFileOf(file: string): BandFile | undefined {
 }
 
 /**
- * The files of the same product beside `file`, by role: `file`'s own folder, names that parse to the
- * same product and sensor. The 10 m band is preferred over 20 m and 60 m copies of the same band.
+ * The files of the same product beside `file`, by role: `file`'s own folder (and a SAFE granule's
+ * R10m/R20m/R60m folders), names that parse to the same product and sensor. When `roles` are given,
+ * the finest resolution that has all of them wins (NDMI from R20m's B8A and B11, not from a 10 m NIR
+ * and a 20 m SWIR that do not share a grid); otherwise each role's finest file.
  */
-export function siblingBandFiles(file: string): Record<string, string> {
+export function siblingBandFiles(file: string, roles?: string[]): Record<string, string> {
   const me = bandFileOf(file);
   if (!me) return {};
   const dir = path.dirname(file);
-  let names: string[];
-  try { names = fs.readdirSync(dir); } catch { return {}; }
-  const out: Record<string, string> = {};
-  const res: Record<string, number> = {};
-  for (const n of names.sort()) {
-    const b = bandFileOf(n);
-    if (!b || b.product !== me.product || b.sensor !== me.sensor) continue;
-    const r = Number(/(10|20|60)m\.tiff?$/i.exec(n)?.[1] ?? 10);
-    if (out[b.role] === undefined || r < res[b.role]) { out[b.role] = path.join(dir, n); res[b.role] = r; }
+  const dirs = /^R(10|20|60)m$/.test(path.basename(dir)) ? ['R10m', 'R20m', 'R60m'].map((d) => path.join(path.dirname(dir), d)) : [dir];
+  const found: { role: string; file: string; res: number; rank: number }[] = [];
+  for (const d of dirs) {
+    let names: string[];
+    try { names = fs.readdirSync(d); } catch { continue; }
+    for (const n of names.sort()) {
+      const b = bandFileOf(n);
+      if (!b || b.product !== me.product || b.sensor !== me.sensor) continue;
+      found.push({ role: b.role, file: path.join(d, n), res: Number(/(10|20|60)m\.tiff?$/i.exec(n)?.[1] ?? 10), rank: b.token === 'B8A' ? 1 : 0 });
+    }
   }
-  return out;
+  const best = (cands: typeof found) => {
+    const out: Record<string, string> = {};
+    const key: Record<string, number> = {};
+    for (const f of cands) {
+      const k = f.res * 10 + f.rank;
+      if (key[f.role] === undefined || k < key[f.role]) { out[f.role] = f.file; key[f.role] = k; }
+    }
+    return out;
+  };
+  if (roles?.length) {
+    for (const res of [10, 20, 60]) {
+      const at = best(found.filter((f) => f.res === res));
+      if (roles.every((r) => at[r])) return { ...best(found), ...at };
+    }
+  }
+  return best(found);
 }
 
 /**

@@ -131,7 +131,7 @@ async function asProductFiles(image: RasterArg, roles: string[], open: (p: strin
   if (!me || roles.every((r) => r === me.role || r === 'band')) return image;
   // A stack that happens to be named like a band file is read as the stack it is.
   if ((await open(image)).bandCount !== 1) return image;
-  const files = siblingBandFiles(image);
+  const files = siblingBandFiles(image, roles.filter((r) => r !== 'band'));
   const missing = roles.filter((r) => !files[r]);
   if (missing.length) {
     throw new Error(`argument "image": ${path.basename(image)} is band ${me.token} (${me.role}) of a ${SENSOR_NAMES[me.sensor]} product delivered a file per band, and ${path.dirname(image)} has no file of that product for ${missing.join(', ')}; put the band files together, or give them as --arg image='{"${me.role}": "…", "${missing[0]}": "…"}'`);
