@@ -42,6 +42,21 @@ test('argument abuse: paths, planted links, option-like values, prototype keys, 
   fs.symlinkSync(real, path.join(ws, 'link-out.tif'));
   const oddNames = ['-rf.tif', '--help.tif', 'a b.tif', 'new\nline.tif', 'quote"s.tif', "it's.tif", '影像.tif', '%2e%2e%2fetc.tif', '..tif', `${'x'.repeat(240)}.tif`, `${'影'.repeat(80)}.tif`];
   for (const n of oddNames) fs.copyFileSync(img, path.join(ws, n));
+  // Products delivered a file per band (section 6): an intact Landsat scene, and one of odd band files.
+  const scene = path.join(ws, 'LC09_L2SP_123032_20240612_20240613_02_T1');
+  fs.mkdirSync(scene);
+  const stem = (b: string) => path.join(scene, `LC09_L2SP_123032_20240612_20240613_02_T1_${b}.TIF`);
+  await writeRaster(stem('SR_B4'), { width: 32, height: 24, bands: 1, dtype: 'uint16', geo: GEO, nodata: 0, blockSize: 16 }, [Uint16Array.from({ length: 32 * 24 }, (_, i) => 8000 + (i % 32) * 10)]);
+  await writeRaster(stem('SR_B5'), { width: 32, height: 24, bands: 1, dtype: 'uint16', geo: GEO, nodata: 0, blockSize: 16 }, [Uint16Array.from({ length: 32 * 24 }, (_, i) => 15000 + (i % 24) * 40)]);
+  const odd = path.join(ws, 'odd_scene');
+  fs.mkdirSync(odd);
+  const oddStem = (b: string) => path.join(odd, `LC08_L2SP_001002_20240101_20240102_02_T1_${b}.TIF`);
+  fs.symlinkSync(real, oddStem('SR_B4'));
+  spawnSync('mkfifo', [oddStem('SR_B5')]);
+  fs.writeFileSync(oddStem('SR_B3'), 'not a tiff');
+  fs.symlinkSync('/dev/zero', oddStem('SR_B6'));
+  fs.copyFileSync(stem('SR_B4'), path.join(odd, 'LE07_L2SP_001002_20020101_20200102_02_T1_SR_B3.TIF'));
+  fs.copyFileSync(img, path.join(ws, 'B04.tif'));
   const wsBefore = fingerprint(ws);
 
   const tally = new Tally();
@@ -191,6 +206,26 @@ test('argument abuse: paths, planted links, option-like values, prototype keys, 
       ['sensor with NUL', 'ndvi', { image: 'img.tif', sensor: 'sentinel2_l2a\0' }, '"sensor"'],
     ];
     for (const [label, t, args, name] of typed) await tool('types', label, t, args, [name, 'img.tif', 'mask.tif']);
+
+    // 6. Products delivered a file per band: band files that are links out, FIFOs, not TIFFs or from
+    // two products; band files under their roles with hostile paths. Intact products must run.
+    const okRun = await tool('band files', 'intact Landsat folder', 'ndvi', { image: scene }, []);
+    if (okRun.status !== 'ok') tally.add('band files', 'intact Landsat folder gives a result', 'crashed', okRun.message);
+    await tool('band files', 'intact: one band file, the other beside it', 'ndvi', { image: stem('SR_B4') }, []);
+    await tool('band files', 'intact: red= and nir= files', 'ndvi', { red: stem('SR_B4'), nir: stem('SR_B5') }, []);
+    const bandTrials: [string, string, Record<string, unknown>, string[]][] = [
+      ['folder of two products', 'ndvi', { image: odd }, ['odd_scene', '2 products']],
+      ['band file whose NIR sibling is a FIFO', 'ndvi', { image: oddStem('SR_B4') }, ['SR_B5']],
+      ['NIR sibling not a TIFF', 'ndmi', { image: oddStem('SR_B5') }, ['SR_B']],
+      ['SWIR sibling a link to /dev/zero', 'ndmi', { image: stem('SR_B5') }, ['swir1']],
+      ['red= outside, nir= a FIFO', 'ndvi', { red: '../outside/real.tif', nir: 'fifo.tif' }, ['fifo.tif']],
+      ['red= a directory', 'ndvi', { red: 'dir.tif', nir: stem('SR_B5') }, ['dir.tif']],
+      ['red= a link loop', 'ndvi', { red: 'loop1.tif', nir: stem('SR_B5') }, ['loop1.tif']],
+      ['red= file and image= file', 'ndvi', { image: 'img.tif', red: stem('SR_B4') }, ['"red"', '"image"']],
+      ['red= an http URL that is not there', 'ndvi', { red: 'http://127.0.0.1:9/B04.tif', nir: stem('SR_B5') }, ['127.0.0.1']],
+      ['a file named B04.tif that is a stack', 'ndvi', { image: 'B04.tif' }, ['nir', 'B04.tif']],
+    ];
+    for (const [label, t, args, names] of bandTrials) await tool('band files', label, t, args, names);
   } finally {
     runner.close();
     console.log(tally.summary());

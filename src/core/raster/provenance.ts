@@ -114,6 +114,9 @@ const hashCache = new Map<string, string>();
  */
 export async function sha256File(file: string, signal?: AbortSignal): Promise<{ sha256: string; size: number; mtime: string }> {
   const st = await fs.promises.stat(file);
+  // Opening a FIFO or a device waits for a writer that never comes, in one of libuv's four pool
+  // threads; four such inputs and every later file operation of the process hangs.
+  if (!st.isFile()) throw new Error('not a regular file');
   const key = statKey(file, st);
   const mtime = st.mtime.toISOString();
   const cached = hashCache.get(key) ?? cachedHash(key);
