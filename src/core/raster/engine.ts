@@ -13,7 +13,7 @@ import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
 import { expandGlobs } from './arg-globs';
-import { renderQuicklook, takePalette, QuicklookKind } from './quicklook';
+import { renderQuicklook, takePalette, QuicklookKind, ownLegend } from './quicklook';
 import { describeInputs, inputPaths, boundedArgs, builtinManifestVersion, geoweaveVersion, provenanceItems, type RunProvenance } from './provenance';
 import { addGdalMetadata } from './io/tiff-metadata';
 import { writeFileAtomic } from './io/atomic-file';
@@ -291,12 +291,17 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
       if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
       const ql = o.path.replace(/\.tiff?$/i, '.png');
       stagedPngs.push(ql);
-      if (result.quicklook === ql || fs.existsSync(ql)) { result.quicklook ??= ql; continue; }
+      const own = result.quicklook === ql || fs.existsSync(ql);
       throwIfAborted(signal);
       const ds = await openRaster(o.path);
       try {
-        const p = await readPreview(ds, 1, 768, signal);
-        await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path) });
+        // An output that kept its input's colour table or category names (a clip of a land-cover map) is
+        // drawn with them, also over the quicklook the tool made with a generic colour map.
+        const legend = ownLegend(ds);
+        if (!own || legend.colorTable || (legend.categoryNames && quicklookKind(o) === 'class')) {
+          const p = await readPreview(ds, 1, 768, signal);
+          await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path), ...legend });
+        }
       } finally { await ds.close(); }
       result.quicklook ??= ql;
     }
