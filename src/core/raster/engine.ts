@@ -320,6 +320,7 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
     for (const o of Object.values(result.outputs)) {
       if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
       await addGdalMetadata(o.path, items);
+      if (fs.existsSync(`${o.path}.aux.xml`)) o.sidecar = `${o.path}.aux.xml`;
       const palette = takePalette(o.path.replace(/\.tiff?$/i, '.png'));
       if (palette) {
         o.style = o.path.replace(/\.tiff?$/i, '.qml');
