@@ -12,10 +12,10 @@ import { parsePamCategoryNames, colorTableFromColorMap, usedValues } from '../..
 import { renderQuicklook, takePalette, ownLegend } from '../../src/core/raster/quicklook';
 import { readPreview } from '../../src/core/raster/tools/common';
 import { qmlStyle } from '../../src/core/results/qml';
-import { MapData } from '../../src/core/results/map-data';
+import { MapData, tableClasses } from '../../src/core/results/map-data';
 import { runTool } from '../../src/core/raster/engine';
 import { resultView } from '../../src/core/results/view-model';
-import { patchEntry } from '../helpers/tiff-patch';
+import { patchEntry, ifdEntries } from '../helpers/tiff-patch';
 import { gdalSkip, pyJson, tmpDir } from '../helpers/raster-gdal';
 
 const skip = gdalSkip('colour table tests', ['gdalinfo']);
@@ -130,6 +130,20 @@ test('the colour table equals GDAL\'s GetColorTable() (8-bit light reader and ge
   }
 });
 
+test('a ColorMap of 16-bit values that are not multiples of 257 scales to 8 bits as GDAL does', { skip }, async () => {
+  const b = fs.readFileSync(path.join(dir, 'wc8.tif'));
+  const e = ifdEntries(b).find((x) => x.tag === 320)!;
+  const odd = [0, 255, 256, 511, 65535, 1000, 12345, 40000, 257, 65534];
+  for (let k = 0; k < 768; k++) b.writeUInt16LE(odd[k % odd.length], e.value + 2 * k);
+  const f = path.join(dir, 'odd_cm.tif');
+  fs.writeFileSync(f, b);
+  const g = gdalTable(f);
+  const ds = await openRaster(f);
+  try {
+    for (let v = 0; v < 256; v++) assert.deepEqual(Array.from(ds.colorTable!.rgb.subarray(3 * v, 3 * v + 3)), g.entries[v], `entry ${v}`);
+  } finally { await ds.close(); }
+});
+
 test('quicklook: pixels of a class are its table colour, nodata transparent; the legend is the classes present, by name; the .qml has the entries', { skip }, async () => {
   const ds = await openRaster(path.join(dir, 'wc8.tif'));
   const png = path.join(dir, 'ql', 'wc8.png');
@@ -196,6 +210,14 @@ test('map: a palette layer is a class layer in its table colours, named, nodata 
     assert.deepEqual(listed.map((c) => [c.value, c.label]), WORLDCOVER.map((c) => [c[0], c[1]]));
     for (const [v, , rgb] of WORLDCOVER) assert.equal(info.classes!.find((c) => c.value === v)!.color, '#' + rgb.map((x) => x.toString(16).padStart(2, '0')).join(''));
     assert.ok(!info.classes!.some((c) => c.value === 0), 'nodata has no class');
+    // Classes not seen in the overview: coloured, not in the legend.
+    const ds = await openRaster(path.join(dir, 'wc8.tif'));
+    try {
+      const cls = tableClasses(ds.colorTable!, [10, 20], ds.categoryNames![0], undefined, 0);
+      assert.deepEqual(cls.filter((c) => !c.unlisted).map((c) => c.label), ['Tree cover', 'Shrubland']);
+      assert.deepEqual(cls.filter((c) => c.unlisted).map((c) => c.value), WORLDCOVER.slice(2).map((c) => c[0]));
+      assert.equal(cls.find((c) => c.value === 80)!.label, 'Permanent water bodies');
+    } finally { await ds.close(); }
   } finally { await map.dispose(); }
 });
 
@@ -210,6 +232,7 @@ test('clip_bbox, resample (nearest) and reproject keep the colour table and name
   for (const [tool, args] of runs) {
     const r = await runTool(tool, args, { cwd: dir, outDir: path.join(dir, `out_${tool}`) });
     const out = Object.values(r.outputs)[0];
+    assert.equal(out.sidecar, `${out.path}.aux.xml`, `${tool}: the names' sidecar is reported`);
     const got = gdalTable(out.path);
     assert.equal(got.count, 256, `${tool}: GDAL sees a colour table`);
     assert.deepEqual(got.entries, want.entries, `${tool}: same entries`);
@@ -218,6 +241,12 @@ test('clip_bbox, resample (nearest) and reproject keep the colour table and name
     const qml = fs.readFileSync(out.style!, 'utf8');
     assert.match(qml, /paletteEntry value="10" color="#006400" alpha="255" label="Tree cover"/, `${tool}: qml`);
   }
+  // A later output of the same name without names replaces the sidecar too (no stale category names).
+  const again = await runTool('clip_bbox', { image: path.join(dir, 'c16.tif'), bbox: [500500, 4398500, 502500, 4399800] }, { cwd: dir, outDir: path.join(dir, 'out_clip_bbox') });
+  const clipped = Object.values(again.outputs)[0];
+  assert.equal(clipped.sidecar, undefined);
+  assert.ok(!fs.existsSync(`${clipped.path}.aux.xml`), 'the earlier clip\'s .aux.xml is gone');
+  assert.equal(gdalTable(clipped.path).count, 65536);
   // Averaging makes new values: no table.
   const avg = await runTool('resample', { image: input, factor: 2, method: 'average' }, { cwd: dir, outDir: path.join(dir, 'out_avg') });
   assert.equal(gdalTable(Object.values(avg.outputs)[0].path).count, 0);

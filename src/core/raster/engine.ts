@@ -328,6 +328,11 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
       }
     }
     throwIfAborted(signal);
+    // A sidecar left by an earlier output of the same name would lend its category names to this one:
+    // replacing a GeoTIFF replaces its .aux.xml, as GDAL's GTiff driver deletes it with the file.
+    for (const o of Object.values(result.outputs)) {
+      if (o.type === 'raster' && !o.sidecar) await fs.promises.rm(path.join(outDir, `${path.basename(o.path)}.aux.xml`), { force: true }).catch(() => undefined);
+    }
     await staging.commit();
     return { ...remapPaths(result, staging.dir, outDir), provenance };
   } catch (e) {
