@@ -159,7 +159,14 @@ export class MapData {
     let classes: MapClass[] | undefined;
     if (table) {
       kind = 'class';
-      classes = tableClasses(table, values ?? [], names, labels, ds.nodata);
+      // More than 64 classes in view (a 16-bit product): the legend still lists those present, up to 256.
+      let present = values;
+      if (!present) {
+        const seen = new Set<number>();
+        for (const v of z0[0]) if (v === v && seen.size < 256) seen.add(v);
+        present = [...seen].sort((a, b) => a - b);
+      }
+      classes = tableClasses(table, present, names, labels, ds.nodata);
     } else if (names && !labels) {
       // Category names of a raster without a colour table label its classes (the field schemes colour them).
       const named = names.map((n, v) => [String(v), n] as [string, string]).filter(([k, n]) => n && (values?.includes(Number(k)) ?? true)).slice(0, 256);
