@@ -15,6 +15,7 @@ import { qmlStyle } from '../../src/core/results/qml';
 import { MapData, tableClasses } from '../../src/core/results/map-data';
 import { runTool } from '../../src/core/raster/engine';
 import { resultView } from '../../src/core/results/view-model';
+import { styleProcessRaster } from '../../src/core/notebook/process-style';
 import { patchEntry, ifdEntries } from '../helpers/tiff-patch';
 import { gdalSkip, pyJson, tmpDir } from '../helpers/raster-gdal';
 
@@ -177,6 +178,18 @@ test('quicklook: pixels of a class are its table colour, nodata transparent; the
     assert.ok(!qml.includes('paletteEntry value="0"'), 'no entry for nodata');
     assert.match(qml, /rasterrenderer type="paletted"/);
   } finally { await ds.close(); }
+});
+
+test('a process tool\'s palette output (styleProcessRaster) is styled in its table with category names', { skip }, async () => {
+  const f = path.join(dir, 'proc', 'wc8.tif');
+  fs.mkdirSync(path.dirname(f), { recursive: true });
+  fs.copyFileSync(path.join(dir, 'wc8.tif'), f);
+  fs.copyFileSync(path.join(dir, 'wc8.tif.aux.xml'), `${f}.aux.xml`);
+  const st = await styleProcessRaster(f);
+  assert.equal(st!.stats.style, 'paletted');
+  const qml = fs.readFileSync(st!.style, 'utf8');
+  for (const [v, name] of WORLDCOVER) assert.match(qml, new RegExp(`paletteEntry value="${v}" color="#[0-9a-f]{6}" alpha="255" label="${name}"`));
+  assert.equal((qml.match(/<paletteEntry /g) ?? []).length, WORLDCOVER.length);
 });
 
 test('16-bit table: the legend and the map list only the classes present; the .qml only the used entries', { skip }, async () => {

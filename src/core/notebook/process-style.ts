@@ -66,7 +66,9 @@ export async function styleProcessRaster(file: string, signal?: AbortSignal): Pr
         kind, title: path.basename(file), ...ownLegend(ds),
         ...(range ? { range } : {}),
         // Every class of the whole raster gets an entry, also one the preview's pixels miss.
-        ...(kind === 'class' ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
+        // (A palette raster's style lists them among its table's used entries, named by category names.)
+        ...(kind === 'class' && !ds.colorTable ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
+        ...(ds.colorTable && classes ? { present: classes } : {}),
       });
       const palette = takePalette(quicklook);
       if (!palette) return undefined;

@@ -21,6 +21,8 @@ export interface QuicklookOptions {
   categoryNames?: readonly string[] | null;
   /** The band's nodata value: no legend or style entry (it is transparent). */
   nodata?: number | null;
+  /** Values known to be in the whole raster (the preview may miss some): with a colour table, the style lists them too. */
+  present?: readonly number[];
 }
 
 export type RGB = [number, number, number];
@@ -172,7 +174,7 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
   if (table) {
     // The style also colours classes the preview's pixels missed: every used entry of the table.
     const shown = new Set(classes.keys());
-    const extra = usedValues(table, shown, opts.categoryNames, opts.nodata).filter((v) => !shown.has(v)).map((v) => ({ value: v, color: tableColor(table, v)!, label: named(v) ?? `class ${num(v)}` }));
+    const extra = usedValues(table, [...shown, ...(opts.present ?? [])], opts.categoryNames, opts.nodata).filter((v) => !shown.has(v)).map((v) => ({ value: v, color: tableColor(table, v)!, label: named(v) ?? `class ${num(v)}` }));
     palette.classes = palette.classes!.filter((c) => c.value !== opts.nodata);
     if (extra.length) palette.extra = extra;
   }
