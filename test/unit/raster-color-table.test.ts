@@ -177,6 +177,11 @@ test('quicklook: pixels of a class are its table colour, nodata transparent; the
     }
     assert.ok(!qml.includes('paletteEntry value="0"'), 'no entry for nodata');
     assert.match(qml, /rasterrenderer type="paletted"/);
+    // The quicklook tool on the input draws it the same way, whatever its colormap argument.
+    const q = await runTool('quicklook', { image: path.join(dir, 'wc8.tif'), colormap: 'continuous' }, { cwd: dir, outDir: path.join(dir, 'out_ql') });
+    const shot = pngPixels(q.quicklook!);
+    const qx = Math.floor((shot.w - 300) / 2);
+    for (let k = 0; k < WORLDCOVER.length; k++) assert.deepEqual(shot.px(qx + Math.floor(((k + 0.5) * 300) / WORLDCOVER.length), 16 + 100), [...WORLDCOVER[k][2], 255]);
   } finally { await ds.close(); }
 });
 

@@ -87,13 +87,13 @@ export interface BlockWindow {
   exact: boolean;
 }
 
-/** Serializable metadata plus block layout of a local TIFF (see RasterDataset.describe). */
+/** Serializable metadata plus block layout of a local TIFF (see RasterDataset.describe). Workers only read
+ *  pixels: the colour table (192 KB for 16 bits) and category names are not sent to them. */
 export interface DatasetDescriptor {
   source: string; width: number; height: number; bandCount: number;
   blockWidth: number; blockHeight: number; dtype: DType; geo: GeoInfo; nodata: number | null;
   bandDescriptions: (string | null)[]; scales: number[]; offsets: number[];
   layout: RawLayout;
-  colorTable?: ColorTable; categoryNames?: CategoryNames;
 }
 
 /** Largest raster side and pixel count GeoWeave opens (strips span the width; outputs have one tile per 512×512). */
@@ -180,7 +180,6 @@ class TiffDataset implements RasterDataset {
       source: this.source, width: this.width, height: this.height, bandCount: this.bandCount,
       blockWidth: this.blockWidth, blockHeight: this.blockHeight, dtype: this.dtype, geo: this.geo, nodata: this.nodata,
       bandDescriptions: this.bandDescriptions, scales: this.scales, offsets: this.offsets, layout: this.layout,
-      ...(this.colorTable ? { colorTable: this.colorTable } : {}), ...(this.categoryNames ? { categoryNames: this.categoryNames } : {}),
     };
   }
 
@@ -189,7 +188,6 @@ class TiffDataset implements RasterDataset {
     Object.assign(this, {
       width: d.width, height: d.height, bandCount: d.bandCount, blockWidth: d.blockWidth, blockHeight: d.blockHeight,
       dtype: d.dtype, geo: d.geo, nodata: d.nodata, bandDescriptions: d.bandDescriptions, scales: d.scales, offsets: d.offsets,
-      colorTable: d.colorTable, categoryNames: d.categoryNames,
     });
     this.planar = d.layout.planar; this.little = true; this.tiled = d.layout.tiled;
     this.bytes = d.layout.bytes;
