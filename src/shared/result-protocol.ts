@@ -48,7 +48,11 @@ export interface SeriesView { title: string; x: string[]; y: number[]; unit?: st
 /** How a raster layer is coloured. `rgb`: three bands as a natural-colour composite. */
 export type LayerKind = 'index' | 'diverging' | 'class' | 'mask' | 'continuous' | 'hillshade' | 'rgb';
 
-export interface MapClass { value: number; label: string; color: string }
+export interface MapClass {
+  value: number; label: string; color: string;
+  /** Coloured on the map but not in the legend: a colour table's class not seen in the overview. */
+  unlisted?: boolean;
+}
 
 /** One raster layer of the map: an input or an output of the cell. */
 export interface MapLayerSpec {
@@ -175,8 +179,11 @@ export interface LayerInfo {
   bandStats: { p2: number; p98: number; min: number; max: number }[];
   /** Distinct values (up to 64) of the first band, for class legends. */
   values?: number[];
-  /** `code=label` pairs read from the band description. */
+  /** `code=label` pairs read from the band description (or the file's category names). */
   labels?: Record<string, string>;
+  /** Class colours from the file's own colour table (a palette TIFF), category names as labels; the
+   *  renderer draws a `class` layer with these instead of a field scheme. */
+  classes?: MapClass[];
   /** Whether a downsampled overview serves the outer zoom levels. */
   overview: boolean;
   /** The bands to draw and how (for `auto` layers the host's choice, else those asked for). */

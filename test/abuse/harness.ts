@@ -22,7 +22,7 @@ export interface TrialResult {
   status: 'ok' | 'error' | 'died' | 'timeout';
   message?: string;
   errorName?: string;
-  result?: { outputs?: Record<string, { path: string; style?: string }>; quicklook?: string; summary?: string; stats?: Record<string, unknown> };
+  result?: { outputs?: Record<string, { path: string; style?: string; sidecar?: string }>; quicklook?: string; summary?: string; stats?: Record<string, unknown> };
   /** Peak resident memory of the child so far, MB. */
   rssMB?: number;
   ms: number;
@@ -126,6 +126,8 @@ export interface Expect {
   tempRoots?: string[];
   /** True when the trial must fail (a success is then a crash: the hostile input was not noticed). */
   mustFail?: boolean;
+  /** True when the trial must succeed (an intact raster beside a hostile sidecar: the sidecar is ignored, not fatal). */
+  mustSucceed?: boolean;
   /** Checks a successful result; returns a problem ("escape: ..." for an escape) or null. */
   check?: (r: TrialResult) => string | null;
 }
@@ -151,6 +153,7 @@ export function judge(tally: Tally, area: string, input: string, r: TrialResult,
   if (r.status === 'error') {
     const msg = r.message ?? '';
     if (added().length) return add('partial', `failed but left ${added().slice(0, 3).join(', ')}: ${msg.slice(0, 200)}`);
+    if (x.mustSucceed) return add('crashed', `failed on an intact raster: ${msg.slice(0, 300)}`);
     if (INTERNAL.test(`${r.errorName === 'Error' ? '' : r.errorName ?? ''}${msg}`) || INTERNAL.test(msg)) return add('crashed', `internal error: ${msg.slice(0, 300)}`);
     if (x.names.length && !x.names.some((n) => msg.includes(n))) return add('crashed', `error names none of ${x.names.join(' | ')}: ${msg.slice(0, 300)}`);
     return add('handled');
@@ -161,6 +164,7 @@ export function judge(tally: Tally, area: string, input: string, r: TrialResult,
     for (const o of Object.values(r.result?.outputs ?? {})) {
       want.add(path.relative(x.outDir, o.path));
       if (o.style) want.add(path.relative(x.outDir, o.style));
+      if (o.sidecar) want.add(path.relative(x.outDir, o.sidecar));
     }
     if (r.result?.quicklook) want.add(path.relative(x.outDir, r.result.quicklook));
     const extra = added().filter((f) => !want.has(f));

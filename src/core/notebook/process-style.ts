@@ -9,7 +9,7 @@
 import * as path from 'path';
 import { openRaster } from '../raster/io/dataset';
 import { StatsAccumulator } from '../raster/stats';
-import { renderQuicklook, renderRgbQuicklook, takePalette, type QuicklookKind, type RgbChannel } from '../raster/quicklook';
+import { renderQuicklook, renderRgbQuicklook, takePalette, ownLegend, type QuicklookKind, type RgbChannel } from '../raster/quicklook';
 import { readPreview, throwIfAborted } from '../raster/tools/common';
 import { qmlMultiband, qmlStyle } from '../results/qml';
 import { roleFromDescription } from '../raster/bands';
@@ -63,10 +63,12 @@ export async function styleProcessRaster(file: string, signal?: AbortSignal): Pr
       const p = await readPreview(ds, 1, 768, signal);
       const range: [number, number] | undefined = !classes && st.percentiles ? [st.percentiles.p2, st.percentiles.p98] : undefined;
       await renderQuicklook(quicklook, p.data, p.w, p.h, {
-        kind, title: path.basename(file),
+        kind, title: path.basename(file), ...ownLegend(ds),
         ...(range ? { range } : {}),
         // Every class of the whole raster gets an entry, also one the preview's pixels miss.
-        ...(kind === 'class' ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
+        // (A palette raster's style lists them among its table's used entries, named by category names.)
+        ...(kind === 'class' && !ds.colorTable ? { labels: Object.fromEntries(classes!.map((v) => [v, String(v)])) } : {}),
+        ...(ds.colorTable && classes ? { present: classes } : {}),
       });
       const palette = takePalette(quicklook);
       if (!palette) return undefined;
@@ -76,7 +78,7 @@ export async function styleProcessRaster(file: string, signal?: AbortSignal): Pr
       stats: {
         band: 1, min: st.min, max: st.max, mean: st.mean, std: st.std, valid_pixels: st.valid, nodata_pixels: st.nodata,
         ...(st.percentiles ? { p2: st.percentiles.p2, p98: st.percentiles.p98 } : {}),
-        ...(classes && !rgb ? { classes } : {}), style: rgb ? 'multiband' : kind === 'continuous' ? 'pseudocolor' : 'paletted',
+        ...(classes && !rgb ? { classes } : {}), style: rgb ? 'multiband' : kind === 'continuous' && !ds.colorTable ? 'pseudocolor' : 'paletted',
         ...(rgb ? { rgb: rgb.channels.map((c) => ({ band: c.band, min: c.min, max: c.max })) } : {}),
       },
       quicklook, style,

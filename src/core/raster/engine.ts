@@ -13,7 +13,7 @@ import { openRaster, isRemote, RasterDataset } from './io/dataset';
 import { guessSensor, sampleBands } from './sensor-guess';
 import { aliasOf, closestName } from './arg-aliases';
 import { expandGlobs } from './arg-globs';
-import { renderQuicklook, takePalette, QuicklookKind } from './quicklook';
+import { renderQuicklook, takePalette, QuicklookKind, ownLegend } from './quicklook';
 import { describeInputs, inputPaths, boundedArgs, builtinManifestVersion, geoweaveVersion, provenanceItems, type RunProvenance } from './provenance';
 import { addGdalMetadata } from './io/tiff-metadata';
 import { writeFileAtomic } from './io/atomic-file';
@@ -311,12 +311,17 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
       if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
       const ql = o.path.replace(/\.tiff?$/i, '.png');
       stagedPngs.push(ql);
-      if (result.quicklook === ql || fs.existsSync(ql)) { result.quicklook ??= ql; continue; }
+      const own = result.quicklook === ql || fs.existsSync(ql);
       throwIfAborted(signal);
       const ds = await openRaster(o.path);
       try {
-        const p = await readPreview(ds, 1, 768, signal);
-        await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path) });
+        // An output that kept its input's colour table or category names (a clip of a land-cover map) is
+        // drawn with them, also over the quicklook the tool made with a generic colour map.
+        const legend = ownLegend(ds);
+        if (!own || legend.colorTable || (legend.categoryNames && quicklookKind(o) === 'class')) {
+          const p = await readPreview(ds, 1, 768, signal);
+          await renderQuicklook(ql, p.data, p.w, p.h, { kind: quicklookKind(o), title: path.basename(o.path), ...legend });
+        }
       } finally { await ds.close(); }
       result.quicklook ??= ql;
     }
@@ -335,6 +340,7 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
     for (const o of Object.values(result.outputs)) {
       if (o.type !== 'raster' || !/\.tiff?$/i.test(o.path)) continue;
       await addGdalMetadata(o.path, items);
+      if (fs.existsSync(`${o.path}.aux.xml`)) o.sidecar = `${o.path}.aux.xml`;
       const palette = takePalette(o.path.replace(/\.tiff?$/i, '.png'));
       if (palette) {
         o.style = o.path.replace(/\.tiff?$/i, '.qml');
@@ -342,6 +348,11 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
       }
     }
     throwIfAborted(signal);
+    // A sidecar left by an earlier output of the same name would lend its category names to this one:
+    // replacing a GeoTIFF replaces its .aux.xml, as GDAL's GTiff driver deletes it with the file.
+    for (const o of Object.values(result.outputs)) {
+      if (o.type === 'raster' && !o.sidecar) await fs.promises.rm(path.join(outDir, `${path.basename(o.path)}.aux.xml`), { force: true }).catch(() => undefined);
+    }
     await staging.commit();
     return { ...remapPaths(result, staging.dir, outDir), provenance };
   } catch (e) {

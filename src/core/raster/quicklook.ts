@@ -6,9 +6,24 @@ import { drawText, textWidth } from './render/font';
 import { num, sortFloat32 } from './stats';
 import { writeFileAtomic } from './io/atomic-file';
 import { classColors, parseHex } from '../results/palettes';
+import { type ColorTable, tableColor, usedValues } from './io/color-table';
 
 export type QuicklookKind = 'index' | 'diverging' | 'class' | 'mask' | 'continuous' | 'hillshade';
-export interface QuicklookOptions { kind: QuicklookKind; labels?: Record<number, string>; title?: string; unit?: string; range?: [number, number] }
+export interface QuicklookOptions {
+  kind: QuicklookKind; labels?: Record<number, string>; title?: string; unit?: string; range?: [number, number];
+  /**
+   * The raster's own colour table (a palette TIFF): the image is drawn as classes in its colours
+   * whatever `kind` says, the legend lists the classes present, named from `categoryNames` (else
+   * `labels`, else the value), and the palette handed to the `.qml` also has the table's other used entries.
+   */
+  colorTable?: ColorTable;
+  /** Category names of the band (index = value), from the PAM sidecar. */
+  categoryNames?: readonly string[] | null;
+  /** The band's nodata value: no legend or style entry (it is transparent). */
+  nodata?: number | null;
+  /** Values known to be in the whole raster (the preview may miss some): with a colour table, the style lists them too. */
+  present?: readonly number[];
+}
 
 export type RGB = [number, number, number];
 const RAMPS: Record<string, RGB[]> = {
@@ -56,12 +71,23 @@ function usableRange(r: [number, number]): [number, number] {
   return [lo, hi];
 }
 
+/** The legend a raster brings itself for `band`: its colour table (band 1 of a palette TIFF), its category
+ *  names and nodata, as QuicklookOptions; {} when it has neither table nor names. */
+export function ownLegend(ds: { bandCount: number; nodata: number | null; colorTable?: ColorTable; categoryNames?: (string[] | null)[] }, band = 1): Pick<QuicklookOptions, 'colorTable' | 'categoryNames' | 'nodata'> {
+  const names = ds.categoryNames?.[band - 1];
+  const table = band === 1 && ds.bandCount === 1 ? ds.colorTable : undefined;
+  if (!table && !names) return {};
+  return { ...(table ? { colorTable: table } : {}), ...(names ? { categoryNames: names } : {}), nodata: ds.nodata };
+}
+
 /** Renders `data` (w×h, NaN = transparent) to a PNG with a legend; writes via temp file + rename. */
 export async function renderQuicklook(outPath: string, data: Float32Array, width: number, height: number, opts: QuicklookOptions): Promise<QuicklookPalette> {
   const maxSide = 768;
   const f = Math.max(width / maxSide, height / maxSide, 1);
   const iw = Math.max(1, Math.round(width / f)), ih = Math.max(1, Math.round(height / f));
-  const kind = opts.kind;
+  const table = opts.colorTable;
+  const kind: QuicklookKind = table ? 'class' : opts.kind;
+  const named = (v: number): string | undefined => (Number.isInteger(v) && v >= 0 ? opts.categoryNames?.[v] || undefined : undefined) ?? opts.labels?.[v];
   let range: [number, number];
   if (opts.range) range = opts.range;
   else if (kind === 'index') range = [-1, 1];
@@ -75,7 +101,7 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
     if (kind === 'mask') return v ? [220, 50, 32] : [70, 70, 70];
     if (kind === 'class') {
       let c = classes.get(v);
-      if (!c) { c = CLASS_COLORS[classes.size % CLASS_COLORS.length]; classes.set(v, c); }
+      if (!c) { c = (table && tableColor(table, v)) || CLASS_COLORS[classes.size % CLASS_COLORS.length]; classes.set(v, c); }
       return c;
     }
     return ramp(RAMPS[kind], (v - range[0]) / (range[1] - range[0]));
@@ -85,10 +111,11 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
     const seen = new Set<number>();
     const step = Math.max(1, Math.floor(data.length / 500_000));
     for (let i = 0; i < data.length && seen.size < 64; i += step) if (data[i] === data[i]) seen.add(data[i]);
-    for (const k of Object.keys(opts.labels ?? {})) seen.add(Number(k));
+    // With a colour table the legend is the classes present (a 16-bit table has 65536 entries).
+    if (!table) for (const k of Object.keys(opts.labels ?? {})) seen.add(Number(k));
     const sorted = [...seen].sort((a, b) => a - b);
     // Labelled classes in their field's colours (burn severity, land cover, change), as on the map.
-    if (opts.labels) for (const c of classColors(sorted, Object.fromEntries(Object.entries(opts.labels).map(([k, v]) => [k, String(v)])))) classes.set(c.value, parseHex(c.color));
+    if (opts.labels && !table) for (const c of classColors(sorted, Object.fromEntries(Object.entries(opts.labels).map(([k, v]) => [k, String(v)])))) classes.set(c.value, parseHex(c.color));
     sorted.forEach((v) => colorOf(v));
   }
 
@@ -115,7 +142,7 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
         const o = ((y0 + yy) * cw + lx + xx) * 4;
         if (o + 3 < rgba.length) { rgba[o] = c[0]; rgba[o + 1] = c[1]; rgba[o + 2] = c[2]; rgba[o + 3] = 255; }
       }
-      const label = opts.labels?.[v] ?? (kind === 'mask' ? (v ? 'MASK' : 'OTHER') : `CLASS ${num(v)}`);
+      const label = named(v) ?? (kind === 'mask' ? (v ? 'MASK' : 'OTHER') : `CLASS ${num(v)}`);
       drawText(rgba, cw, ch, lx + 16, y0 + 1, `${label}`.slice(0, 22), [20, 20, 20]);
     });
   } else if (!RAMPS[kind]) {
@@ -140,9 +167,17 @@ export async function renderQuicklook(outPath: string, data: Float32Array, width
   const png = encodePng(rgba, cw, ch);
   await fs.promises.mkdir(path.dirname(outPath), { recursive: true });
   await writeFileAtomic(outPath, png);
+  const entry = (v: number) => ({ value: v, color: colorOf(v), label: named(v) ?? (kind === 'mask' ? (v ? 'mask' : 'other') : `class ${num(v)}`) });
   const palette: QuicklookPalette = kind === 'class' || kind === 'mask'
-    ? { kind, range, classes: (kind === 'mask' ? [0, 1] : [...classes.keys()]).map((v) => ({ value: v, color: colorOf(v), label: opts.labels?.[v] ?? (kind === 'mask' ? (v ? 'mask' : 'other') : `class ${num(v)}`) })) }
+    ? { kind, range, classes: (kind === 'mask' ? [0, 1] : [...classes.keys()]).map(entry) }
     : { kind, range, stops: RAMPS[kind] };
+  if (table) {
+    // The style also colours classes the preview's pixels missed: every used entry of the table.
+    const shown = new Set(classes.keys());
+    const extra = usedValues(table, [...shown, ...(opts.present ?? [])], opts.categoryNames, opts.nodata).filter((v) => !shown.has(v)).map((v) => ({ value: v, color: tableColor(table, v)!, label: named(v) ?? `class ${num(v)}` }));
+    palette.classes = palette.classes!.filter((c) => c.value !== opts.nodata);
+    if (extra.length) palette.extra = extra;
+  }
   rememberPalette(outPath, palette);
   return palette;
 }
@@ -205,6 +240,8 @@ export interface QuicklookPalette {
   range: [number, number];
   stops?: RGB[];
   classes?: { value: number; color: RGB; label: string }[];
+  /** Classes of the raster's colour table not in the quicklook (missed by its pixels): the `.qml` lists them too. */
+  extra?: { value: number; color: RGB; label: string }[];
 }
 
 /** Palettes of the quicklooks written lately, by PNG path: the engine writes a QGIS style with the same colours. */

@@ -9,6 +9,8 @@ export interface OutputRef {
   description?: string;
   /** The QGIS style (.qml) written beside a raster output, in its quicklook's colours. */
   style?: string;
+  /** The GDAL PAM sidecar (`<file>.aux.xml`) beside a raster output that kept its input's category names. */
+  sidecar?: string;
 }
 
 export interface ToolRunResult {

@@ -13,9 +13,10 @@ import { createHash } from 'node:crypto';
 import { openRaster, type RasterDataset } from '../raster/io/dataset';
 import { roleFromDescription } from '../raster/bands';
 import { insideScope } from '../notebook/references';
-import type { LayerInfo, LayerKind, LayerRef } from '../../shared/result-protocol';
+import type { LayerInfo, LayerKind, LayerRef, MapClass } from '../../shared/result-protocol';
+import { type ColorTable, tableColor, usedValues } from '../raster/io/color-table';
 import { TILE_SIZE, maxZoomFor } from '../../shared/result-protocol';
-import { labelsFromText, valueStats } from './palettes';
+import { hex, labelsFromText, valueStats } from './palettes';
 import { projectionOf } from './crs';
 import { crsOfGeo } from '../raster/crs/crs';
 import { throwIfAborted } from '../raster/tools/common';
@@ -133,7 +134,7 @@ export class MapData {
     let bands = ref.bands.filter((b) => b >= 1 && b <= ds.bandCount);
     if (!bands.length) bands = [1];
     let kind: LayerKind | undefined;
-    const labels = labelsFromText(ds.bandDescriptions[bands[0] - 1]);
+    let labels = labelsFromText(ds.bandDescriptions[bands[0] - 1]);
     if (ref.auto) {
       const roles = ds.bandDescriptions.map((d) => roleFromDescription(d));
       const rgb = ['red', 'green', 'blue'].map((r) => roles.indexOf(r) + 1);
@@ -152,6 +153,25 @@ export class MapData {
     }
     if (distinct.size && distinct.size <= 64) values = [...distinct].sort((a, b) => a - b);
     if (labels) values = [...new Set([...(values ?? []), ...Object.keys(labels).map(Number).filter((v) => values?.includes(v) ?? true)])].sort((a, b) => a - b);
+    // A palette TIFF (land cover, classifications) is drawn in its own colours with its category names.
+    const table = bands.length === 1 && bands[0] === 1 ? ds.colorTable : undefined;
+    const names = ds.categoryNames?.[bands[0] - 1] ?? undefined;
+    let classes: MapClass[] | undefined;
+    if (table) {
+      kind = 'class';
+      // More than 64 classes in view (a 16-bit product): the legend still lists those present, up to 256.
+      let present = values;
+      if (!present) {
+        const seen = new Set<number>();
+        for (const v of z0[0]) if (v === v && seen.size < 256) seen.add(v);
+        present = [...seen].sort((a, b) => a - b);
+      }
+      classes = tableClasses(table, present, names, labels, ds.nodata);
+    } else if (names && !labels) {
+      // Category names of a raster without a colour table label its classes (the field schemes colour them).
+      const named = names.map((n, v) => [String(v), n] as [string, string]).filter(([k, n]) => n && (values?.includes(Number(k)) ?? true)).slice(0, 256);
+      if (named.length) labels = Object.fromEntries(named);
+    }
     if (ref.auto && !kind) {
       if (values && values.length <= 2 && values.every((v) => v === 0 || v === 1)) kind = 'mask';
       else if (labels || (values && values.length <= 16 && /u?int8/.test(ds.dtype))) kind = 'class';
@@ -167,7 +187,7 @@ export class MapData {
       path: ref.path, exists: true, width: ds.width, height: ds.height, bandCount: ds.bandCount, geoTransform: [...ds.geo.geoTransform],
       ...(epsg ? { epsg } : {}), ...(projection ? { projection } : {}),
       geographic: ds.geo.geographic || epsg === 4326, maxZoom, bandStats, ...(values ? { values } : {}), ...(labels ? { labels } : {}),
-      overview: !!ov, bands, ...(kind ? { kind } : {}),
+      overview: !!ov, bands, ...(kind ? { kind } : {}), ...(classes ? { classes } : {}),
     };
   }
 
@@ -228,6 +248,20 @@ export class MapData {
     this.open.clear();
     await Promise.all(all.map((p) => p.then((o) => o.ds.close()).catch(() => undefined)));
   }
+}
+
+/**
+ * The map classes of a colour table: the values `present` (the legend) in the table's colours, named
+ * by category names, else band-description labels, else the value; then the table's other used
+ * entries (see usedValues) as `unlisted` classes, so a class the overview missed is still drawn in its
+ * colour when zoomed in. The nodata value has no class (transparent). At most `limit` classes.
+ */
+export function tableClasses(table: ColorTable, present: number[], names?: readonly string[] | null, labels?: Record<string, string>, nodata?: number | null, limit = 4096): MapClass[] {
+  const shown = new Set(present.filter((v) => tableColor(table, v) && v !== nodata));
+  const label = (v: number) => names?.[v] || labels?.[String(v)] || `class ${v}`;
+  return usedValues(table, shown, names, nodata, limit).map((v) => ({
+    value: v, label: label(v), color: hex(tableColor(table, v)!), ...(shown.has(v) ? {} : { unlisted: true }),
+  }));
 }
 
 /** Float32 samples as base64 (little-endian, as every platform VS Code runs on). */

@@ -67,7 +67,8 @@ export function qmlMultiband(rgb: [CompositeChannel, CompositeChannel, Composite
 }
 
 
-/** The QML document for a one-band raster coloured as `palette` says. */
+/** The QML document for a one-band raster coloured as `palette` says (a colour table's other used
+ *  entries, `palette.extra`, are listed with the quicklook's classes, in value order). */
 export function qmlStyle(palette: QuicklookPalette): string {
   const head = HEAD, tail = TAIL;
   let body: string[];
@@ -76,7 +77,7 @@ export function qmlStyle(palette: QuicklookPalette): string {
       `    <rasterrenderer type="paletted" band="1" opacity="1" alphaBand="-1" nodataColor="">`,
       `      <rasterTransparency/>`,
       `      <colorPalette>`,
-      ...palette.classes.map((c) => `        <paletteEntry value="${num(c.value)}" color="${hex(c.color)}" alpha="255" label="${attr(c.label)}"/>`),
+      ...[...palette.classes, ...(palette.extra ?? [])].sort((a, b) => a.value - b.value).map((c) => `        <paletteEntry value="${num(c.value)}" color="${hex(c.color)}" alpha="255" label="${attr(c.label)}"/>`),
       `      </colorPalette>`,
       `    </rasterrenderer>`,
     ];

@@ -127,8 +127,9 @@ export function tablesOf(stats: Record<string, unknown>, unit?: string): TableVi
     // One area unit is enough: hectares when present.
     if (keys.includes('ha')) keys = keys.filter((k) => k !== 'm2' && k !== 'km2');
     if (keys.includes('area_ha')) keys = keys.filter((k) => k !== 'm2');
-    // Paths of inputs are in the card, not in every row.
-    keys = keys.filter((k) => !(k === 'image' || k === 'file'));
+    // Paths of inputs are in the card, not in every row; a class's own colour is its swatch.
+    const ownColors = keys.includes('color') && rows.every((r) => r.color === undefined || (typeof r.color === 'string' && /^#[0-9a-f]{6}$/i.test(r.color)));
+    keys = keys.filter((k) => !(k === 'image' || k === 'file' || (ownColors && k === 'color')));
     const codeKey = ['code', 'class', 'value'].find((k) => keys.includes(k) && rows.every((r) => typeof r[k] === 'number'));
     const labelKey = keys.includes('label') && rows.some((r) => typeof r.label === 'string' && r.label) ? 'label' : undefined;
     // A labelled class reads by its label first; an internal code next to it says nothing more.
@@ -153,7 +154,7 @@ export function tablesOf(stats: Record<string, unknown>, unit?: string): TableVi
       const labels: Record<string, string> = {};
       for (const r of rows) if (labelKey && typeof r[labelKey] === 'string') labels[String(r[codeKey])] = r[labelKey] as string;
       const colors = new Map(classColors(rows.map((r) => r[codeKey] as number), labels).map((c) => [c.value, c.color]));
-      table.swatches = sorted.map((r) => colors.get(r[codeKey] as number) ?? null);
+      table.swatches = sorted.map((r) => (ownColors && typeof r.color === 'string' ? r.color : colors.get(r[codeKey] as number) ?? null));
     }
     out.push(table);
   }

@@ -129,7 +129,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     let range: [number, number] = s.range ? [...s.range] as [number, number] : st.p2 < st.p98 ? [st.p2, st.p98] : [st.min, st.max + 1e-9];
     // Differences are centred on zero: no change is the middle of the ramp.
     if (kind === 'diverging' && !s.range) { const m = Math.max(Math.abs(range[0]), Math.abs(range[1])) || 1; range = [-m, m]; }
-    const classes = kind === 'class' || kind === 'mask' ? s.classes ?? classColors(info.values ?? [], info.labels ?? {}, kind) : undefined;
+    const classes = kind === 'class' || kind === 'mask' ? s.classes ?? info.classes ?? classColors(info.values ?? [], info.labels ?? {}, kind) : undefined;
     const px = Math.abs(info.geoTransform[1]), py = Math.abs(info.geoTransform[5]);
     const resolutions: number[] = [];
     for (let z = 0; z <= info.maxZoom; z++) resolutions.push(Math.max(px, py) * 2 ** (info.maxZoom - z));
@@ -275,6 +275,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     if (r.kind === 'class' || r.kind === 'mask') {
       const list = el('ul', 'gw-classes');
       for (const c of r.classes ?? []) {
+        if (c.unlisted) continue;
         const li = el('li');
         const sw = el('span', 'gw-swatch');
         sw.style.background = c.color;

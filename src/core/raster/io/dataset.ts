@@ -13,6 +13,7 @@ import { readLightImage } from './light-ifd';
 import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
+import { ColorTable, CategoryNames, PHOTOMETRIC_PALETTE, TAG_COLORMAP, colorTableFromColorMap, readCategoryNames } from './color-table';
 
 export type { DType } from './samples';
 
@@ -31,6 +32,16 @@ export interface RasterDataset {
   source: string; width: number; height: number; bandCount: number;
   blockWidth: number; blockHeight: number; dtype: DType; geo: GeoInfo; nodata: number | null;
   bandDescriptions: (string | null)[]; scales: number[]; offsets: number[];
+  /**
+   * The colour table of a one-band palette TIFF (PhotometricInterpretation 3 + ColorMap), 8-bit RGB as
+   * GDAL's GetColorTable() gives it; absent otherwise (also when the ColorMap does not fit the samples:
+   * then `warnings` says so, as GDAL ignores such a tag).
+   */
+  colorTable?: ColorTable;
+  /** Category names per band from the GDAL PAM sidecar `<file>.aux.xml` (local files; index = value). */
+  categoryNames?: CategoryNames;
+  /** Things about the file a reader should know that did not stop it opening (an ignored ColorMap or sidecar). */
+  warnings?: string[];
   /** One band window as float32, scale/offset applied, nodata (and NaN) → NaN. band is 1-based. */
   readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
@@ -76,7 +87,8 @@ export interface BlockWindow {
   exact: boolean;
 }
 
-/** Serializable metadata plus block layout of a local TIFF (see RasterDataset.describe). */
+/** Serializable metadata plus block layout of a local TIFF (see RasterDataset.describe). Workers only read
+ *  pixels: the colour table (192 KB for 16 bits) and category names are not sent to them. */
 export interface DatasetDescriptor {
   source: string; width: number; height: number; bandCount: number;
   blockWidth: number; blockHeight: number; dtype: DType; geo: GeoInfo; nodata: number | null;
@@ -129,6 +141,7 @@ class TiffDataset implements RasterDataset {
   source: string; width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 0;
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
+  colorTable?: ColorTable; categoryNames?: CategoryNames; warnings?: string[];
   private tiff: any; private image: any; private decoder!: DecoderLike;
   private planar = 1; private bytes = 1; private little = true;
   private sample!: SampleType;
@@ -151,6 +164,15 @@ class TiffDataset implements RasterDataset {
   private url?: string;
 
   constructor(source: string, url?: string) { this.source = source; this.url = url; }
+
+  private warn(message: string): void { (this.warnings ??= []).push(message); }
+
+  /** Category names from the PAM sidecar of a local file (a broken one is ignored with a warning). */
+  readSidecar(): void {
+    if (this.url) return;
+    const names = readCategoryNames(this.source, this.bandCount, (m) => this.warn(m));
+    if (names) this.categoryNames = names;
+  }
 
   describe(): DatasetDescriptor | null {
     if (!this.layout) return null;
@@ -246,6 +268,7 @@ class TiffDataset implements RasterDataset {
   private async describeImage(image: any, entries: Map<number, IfdEntryInfo>, fd: number, fileSize: number | undefined, light: boolean): Promise<boolean> {
     const fdir = image.fileDirectory;
     const name = this.source;
+    this.colorTable = undefined; this.warnings = undefined;
     this.width = image.getWidth(); this.height = image.getHeight();
     this.bandCount = image.getSamplesPerPixel();
     this.blockWidth = image.getTileWidth(); this.blockHeight = image.getTileHeight();
@@ -275,6 +298,16 @@ class TiffDataset implements RasterDataset {
     const photometric = Number((await fdir.loadValue('PhotometricInterpretation')) ?? 1);
     const compression = Number((await fdir.loadValue('Compression')) ?? 1);
     if (photometric === 6 && compression !== 7) throw new Error('YCbCr samples without JPEG compression are not supported; convert with gdal_translate -co PHOTOMETRIC=RGB');
+    if (photometric === PHOTOMETRIC_PALETTE && entries.has(TAG_COLORMAP)) {
+      // The count is checked before the values are loaded (scanFirstIfd has bounded them by the file).
+      const have = entries.get(TAG_COLORMAP)!.count;
+      const need = Number.isInteger(bits) && bits >= 1 && bits <= 16 ? 3 * 2 ** bits : -1;
+      const t = have === need
+        ? colorTableFromColorMap((await fdir.loadValue('ColorMap')) as ArrayLike<number> | undefined, Number(bits), Number(image.getSampleFormat(0)), this.bandCount)
+        : colorTableFromColorMap({ length: have } as ArrayLike<number>, Number(bits), Number(image.getSampleFormat(0)), this.bandCount);
+      if (typeof t === 'string') this.warn(`${name}: ${t}; the colour table is ignored`);
+      else this.colorTable = t;
+    }
     // Every block needs an offset and a byte count: a short array would leave blocks undefined.
     const across = Math.ceil(this.width / this.blockWidth), down = Math.ceil(this.height / this.blockHeight);
     const blocks = across * down * (this.planar === 2 ? this.bandCount : 1);
@@ -669,6 +702,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   }
   const ds = isRemote(src) ? new TiffDataset(redactUrl(src), src) : new TiffDataset(source);
   await ds.init(opts.signal);
+  ds.readSidecar();
   return ds;
 }
 

@@ -16,7 +16,7 @@ export const TAG_NAMES: Record<number, string> = {
   273: 'StripOffsets', 277: 'SamplesPerPixel', 278: 'RowsPerStrip', 279: 'StripByteCounts', 284: 'PlanarConfiguration',
   317: 'Predictor', 322: 'TileWidth', 323: 'TileLength', 324: 'TileOffsets', 325: 'TileByteCounts', 338: 'ExtraSamples',
   339: 'SampleFormat', 33550: 'ModelPixelScale', 33922: 'ModelTiepoint', 34264: 'ModelTransformation',
-  34735: 'GeoKeyDirectory', 34736: 'GeoDoubleParams', 34737: 'GeoAsciiParams', 42112: 'GDAL_METADATA', 42113: 'GDAL_NODATA',
+  320: 'ColorMap', 34735: 'GeoKeyDirectory', 34736: 'GeoDoubleParams', 34737: 'GeoAsciiParams', 42112: 'GDAL_METADATA', 42113: 'GDAL_NODATA',
 };
 
 export function tagName(tag: number): string { return TAG_NAMES[tag] ?? `tag ${tag}`; }

@@ -4,8 +4,9 @@ import * as path from 'node:path';
 import type { GeoInfo } from './dataset';
 import { encodeTile, stripToTile, toTile, predictorFor, OUT_BYTES, OUT_FORMAT, DEFAULT_ZLEVEL } from './encode';
 import { escapeXml } from './geoinfo';
-import { openTempExclusive } from './atomic-file';
+import { openTempExclusive, writeFileAtomic } from './atomic-file';
 import { asPixelIsArea } from '../crs/geokeys';
+import { ColorTable, colorMapValues, PHOTOMETRIC_PALETTE, TAG_COLORMAP } from './color-table';
 
 export interface WriteSpec { width: number; height: number; bands: number; dtype: 'float32' | 'uint8' | 'uint16' | 'int16' | 'int32'; geo: GeoInfo; nodata?: number | null; descriptions?: string[]; blockSize?: number;
   /** Optional per-band scale/offset written to GDAL_METADATA (so copies of scaled data keep their meaning). */
@@ -14,7 +15,15 @@ export interface WriteSpec { width: number; height: number; bands: number; dtype
    * Pixel-interleaved (PlanarConfiguration 1, GDAL's default for several bands): one tile holds every band,
    * written with writeEncoded(bx, by, 0, encodeTile(…, bands)). Integer types only.
    */
-  interleaved?: boolean; }
+  interleaved?: boolean;
+  /**
+   * A colour table for a one-band uint8/uint16 output of class values copied 1:1 from a palette input
+   * (clip, nearest resample or warp): written as PhotometricInterpretation 3 + ColorMap, so gdalinfo and
+   * QGIS show the input's Color Table. Ignored for other outputs (a table of the wrong size included).
+   */
+  colorTable?: ColorTable;
+  /** Category names of band 1 (index = value), written to the GDAL PAM sidecar `<file>.aux.xml` as GDAL does. */
+  categoryNames?: string[] | null; }
 
 /** Float outputs get this nodata when the spec leaves it undefined (NaN must map to something GDAL tools agree on). */
 export const DEFAULT_FLOAT_NODATA = -9999;
@@ -167,6 +176,8 @@ export class GeoTiffWriter {
       await this.fh.close();
       this.done = true;
       await fs.promises.rename(this.tmpPath, this.path);
+      const names = this.spec.categoryNames;
+      if (names && this.spec.bands === 1 && names.some((n) => n)) await writeFileAtomic(`${this.path}.aux.xml`, pamCategoryNames(names));
     } catch (e) {
       await this.abort();
       throw e;
@@ -208,6 +219,18 @@ function geoKeyTags(geo: GeoInfo): Entry[] {
   return out;
 }
 
+/** Whether `spec` gets its colour table written (one band, an unsigned type of the table's size). */
+export function writesColorTable(spec: WriteSpec): boolean {
+  const t = spec.colorTable;
+  return !!t && spec.bands === 1 && ((spec.dtype === 'uint8' && t.count === 256) || (spec.dtype === 'uint16' && t.count === 65536)) && t.rgb.length === 3 * t.count;
+}
+
+/** A GDAL PAM document with band 1's category names, every entry as read (what GDAL writes for SetCategoryNames on a GeoTIFF). */
+export function pamCategoryNames(names: readonly string[]): string {
+  const items = names.map((n) => (n ? `      <Category>${escapeXml(n)}</Category>` : '      <Category />')).join('\n');
+  return `<PAMDataset>\n  <PAMRasterBand band="1">\n    <CategoryNames>\n${items}\n    </CategoryNames>\n  </PAMRasterBand>\n</PAMDataset>\n`;
+}
+
 function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: number[], nodata: number | null, ifdAt: number): Buffer {
   const n = spec.bands;
   const gt = spec.geo.geoTransform;
@@ -216,7 +239,7 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
     { tag: 257, type: 4, values: [spec.height] },
     { tag: 258, type: 3, values: new Array(n).fill(OUT_BYTES[spec.dtype] * 8) },
     { tag: 259, type: 3, values: [8] },
-    { tag: 262, type: 3, values: [1] },
+    { tag: 262, type: 3, values: [writesColorTable(spec) ? PHOTOMETRIC_PALETTE : 1] },
     { tag: 277, type: 3, values: [n] },
     { tag: 284, type: 3, values: [n > 1 && !spec.interleaved ? 2 : 1] },
     { tag: 317, type: 3, values: [predictorFor(spec.dtype)] },
@@ -225,6 +248,7 @@ function buildIfd(spec: WriteSpec, tile: number, offsets: number[], counts: numb
     { tag: 324, type: 4, values: offsets },
     { tag: 325, type: 4, values: counts },
   ];
+  if (writesColorTable(spec)) entries.push({ tag: TAG_COLORMAP, type: 3, values: Array.from(colorMapValues(spec.colorTable!)) });
   if (n > 1) entries.push({ tag: 338, type: 3, values: new Array(n - 1).fill(0) });
   entries.push({ tag: 339, type: 3, values: new Array(n).fill(OUT_FORMAT[spec.dtype]) });
   const gcps = spec.geo.ungeoreferenced?.gcps;

@@ -5,6 +5,8 @@ import { readResolved } from '../bands';
 import { resolveRoles, closeResolved, outPath, writeCsv, rowAreas, areaText, labelsFromDescription, checkAbort } from './analysis-support';
 import { whereText } from '../stats';
 import { pixelArea } from './common';
+import { tableColor } from '../io/color-table';
+import { hex } from '../../results/palettes';
 
 const MAX_CLASSES = 1000;
 const STRIP = 256;
@@ -48,7 +50,14 @@ export const areaByClassTool = defineTool({
         }
         ctx.progress(Math.min(1, (y0 + rows) / h));
       }
-      const labels = labelsFromDescription(ds.bandDescriptions[b.band - 1]);
+      // Class names: the band description's code=label pairs, else the file's category names (PAM sidecar).
+      const names = ds.categoryNames?.[b.band - 1];
+      const palette = b.band === 1 ? ds.colorTable : undefined;
+      let labels = labelsFromDescription(ds.bandDescriptions[b.band - 1]);
+      if (!labels && names) {
+        const named = [...acc.keys()].filter((v) => Number.isInteger(v) && v >= 0 && names[v]).map((v) => [v, names[v]] as [number, string]);
+        if (named.length) labels = Object.fromEntries(named);
+      }
       const entries = [...acc.values()].sort((a, c) => a.value - c.value);
       const totalM2 = entries.reduce((s, e) => s + e.m2, 0);
       const table = entries.map((e) => ({
@@ -59,6 +68,8 @@ export const areaByClassTool = defineTool({
         km2: Number((e.m2 / 1e6).toFixed(7)),
         percent: totalM2 ? Number(((100 * e.m2) / totalM2).toFixed(4)) : 0,
         ...(labels ? { label: labels[e.value] ?? '' } : {}),
+        // The file's own colour of the class (its colour table), for the table's swatches.
+        ...(palette && tableColor(palette, e.value) ? { color: hex(tableColor(palette, e.value)!) } : {}),
       }));
       const columns = ['class', 'pixels', 'm2', 'ha', 'km2', 'percent', ...(labels ? ['label'] : [])];
       const file = writeCsv(outPath(ctx, 'area_by_class', 'table', 'csv'), columns, table);
@@ -72,6 +83,8 @@ export const areaByClassTool = defineTool({
         outputs: { table: { path: file, type: 'table', description: `area per class of ${ds.source}` } },
         stats: {
           table, total_m2: totalM2, total_ha: totalM2 / 1e4, classes: table.length,
+          // An ignored colour table or category-name sidecar, named (the numbers do not depend on them).
+          ...(ds.warnings?.length ? { warnings: ds.warnings } : {}),
           pixel_area: ds.geo.geographic ? 'WGS84 ellipsoid, per row by latitude' : rowA[0] !== pixelArea(ds) ? `m² on the ground, per row (the map area of a pixel is ${pixelArea(ds)} CRS units²)` : `${rowA[0]} m² (projected)`,
         },
         summary: table.length === 0

@@ -11,7 +11,7 @@ import { readVectorLayer } from '../vector/read';
 import { layerOnRaster } from '../vector/to-raster';
 import { num } from '../stats';
 import { outPath, rasterOutput, requireMapGrid, projectedPixelArea } from './common';
-import { writableType, writeStrips } from './spatial-tools';
+import { classLegend, writableType, writeStrips } from './spatial-tools';
 import { defineTool } from './types';
 
 export const clipToVectorTool = defineTool({
@@ -62,6 +62,7 @@ export const clipToVectorTool = defineTool({
       const spec: WriteSpec = {
         width: W, height: H, bands: ds.bandCount, dtype, geo, nodata,
         descriptions: ds.bandDescriptions.map((d) => d ?? ''), scales: ds.scales, offsets: ds.offsets,
+        ...classLegend(ds, dtype),
       };
       let inside = 0;
       let maskY = -1, mask = new Uint8Array(0);

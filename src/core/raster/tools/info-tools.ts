@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { openRaster, RasterDataset } from '../io/dataset';
 import { resolveBands, closeResolved } from '../bands';
 import { StatsAccumulator, num, pct, whereText } from '../stats';
-import { renderQuicklook, QuicklookKind } from '../quicklook';
+import { renderQuicklook, QuicklookKind, ownLegend } from '../quicklook';
 import { inputStem, outPath, readPreview, throwIfAborted, projectedPixelArea } from './common';
 import { describeContinuous } from './summary';
 import { roleFromDescription, landsatFromNames } from '../bands';
@@ -122,7 +122,8 @@ export const quicklookTool = defineTool({
         else kind = 'continuous';
       }
       const out = outPath(ctx, `quicklook_b${b.band}`, 'png');
-      await renderQuicklook(out, p.data, p.w, p.h, { kind, title: `${inputStem(ctx.args)} ${ds.bandDescriptions[b.band - 1] ?? `band ${b.band}`}` });
+      // A palette TIFF is drawn in its own colour table (and named classes), whatever the colormap.
+      await renderQuicklook(out, p.data, p.w, p.h, { kind, title: `${inputStem(ctx.args)} ${ds.bandDescriptions[b.band - 1] ?? `band ${b.band}`}`, ...ownLegend(ds, b.band) });
       const acc = new StatsAccumulator(p.w, p.h); acc.add(p.data, 0, 0, p.w, p.h);
       const st = acc.result();
       const where = st.grid.mean.map((m, i) => ({ m, i })).filter((c) => c.m !== null) as { m: number; i: number }[];

@@ -126,7 +126,19 @@ function baseSpec(ds: RasterDataset, width: number, height: number, geo: GeoInfo
   return {
     width, height, bands: ds.bandCount, dtype, geo, nodata: ds.nodata,
     descriptions: ds.bandDescriptions.map((d) => d ?? ''), scales: ds.scales, offsets: ds.offsets,
+    ...classLegend(ds, dtype),
   };
+}
+
+/**
+ * The colour table and category names an output keeps when its pixels are the input's values copied
+ * (clip, nearest resample and warp) into the same type: a WorldCover clip still shows its colours and
+ * class names in gdalinfo and QGIS. Averaged or interpolated outputs get neither.
+ */
+export function classLegend(ds: RasterDataset, dtype: WriteSpec['dtype']): Pick<WriteSpec, 'colorTable' | 'categoryNames'> {
+  if (ds.bandCount !== 1 || dtype !== ds.dtype) return {};
+  const names = ds.categoryNames?.[0];
+  return { ...(ds.colorTable ? { colorTable: ds.colorTable } : {}), ...(names ? { categoryNames: names } : {}) };
 }
 
 export const clipBboxTool = defineTool({
@@ -229,7 +241,7 @@ export const resampleTool = defineTool({
       // nearest and average: the strip pipeline (workers, stats and quicklook taken while writing).
       const avg = method === 'average';
       const spec = baseSpec(ds, W, H, geo, avg ? 'float32' : writableType(ds.dtype));
-      if (avg) { spec.scales = undefined; spec.offsets = undefined; spec.nodata = -9999; }
+      if (avg) { spec.scales = undefined; spec.offsets = undefined; spec.nodata = -9999; spec.colorTable = undefined; spec.categoryNames = undefined; }
       const out = outPath(ctx, 'resampled');
       const { stats, ql } = await copyStrips(ctx, ds, out, spec, { type: 'resample', method: avg ? 'average' : 'nearest', fx, fy }, 'resampled');
       const r = stats.result();

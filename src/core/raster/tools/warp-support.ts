@@ -13,7 +13,7 @@ import { geoKeysToProj4 } from '../crs/geokeys';
 import { KERNEL_RADIUS, WarpMethod, averageFootprints, kernelScale, warpPoints, SourceWindow, SeparableKernel, separableRow } from '../algorithms/warp';
 import { StatsAccumulator } from '../stats';
 // spatial-tools imports this module too (resample): both names are used only at call time.
-import { writableType, writeStrips } from './spatial-tools';
+import { classLegend, writableType, writeStrips } from './spatial-tools';
 import type { ToolContext } from './types';
 
 /** The grid a warp writes: size, geotransform, and the georeferencing written with it. */
@@ -232,6 +232,7 @@ export async function warpRaster(ctx: ToolContext, src: RasterDataset, dst: Targ
   const spec: WriteSpec = {
     width: dst.width, height: dst.height, bands: src.bandCount, dtype: continuous ? 'float32' : writableType(src.dtype), geo: dst.geo,
     nodata: src.nodata ?? (continuous || writableType(src.dtype) === 'float32' ? -9999 : null), descriptions: src.bandDescriptions.map((d) => d ?? ''), scales: src.scales, offsets: src.offsets,
+    ...(continuous ? {} : classLegend(src, writableType(src.dtype))),
   };
   const W = dst.width;
   const northUp = (g: readonly number[]) => g[2] === 0 && g[4] === 0;
