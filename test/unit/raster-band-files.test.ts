@@ -102,6 +102,16 @@ test('Landsat C2 L2 delivered a file per band: NDVI from one band file, the fold
     assert.match(bands.nir.file, /_SR_B5\.TIF$/);
     assert.match(bands.nir.how, /Landsat C2 L2 reflectance/);
   }
+  // The QA band as its own file is read as QA_PIXEL by its name: cloud, shadow, cirrus and dilated-cloud bits 1-4 (numpy).
+  split(src, 9, `${stem}QA_PIXEL.TIF`);
+  const cm = await runTool('cloud_mask', { image: `${stem}QA_PIXEL.TIF` }, { outDir: path.join(dir, 'o', 'qa'), cwd: dir });
+  const q = pyJson(PY_READ_BAND + `
+qa, _ = read(sys.argv[1]); m, mnd = read(sys.argv[2])
+ok = m != mnd
+ref = ((qa.astype(np.int64) >> 1) & 0b1111) != 0
+print(json.dumps({"diff": int((ref[ok] != (m[ok] == 1)).sum()), "n": int(ok.sum()), "set": int((m[ok] == 1).sum())}))
+`, `${stem}QA_PIXEL.TIF`, cm.outputs.mask.path);
+  assert.ok(q.n > 1000 && q.set > 0 && q.diff === 0, `cloud mask equals the QA bits (${q.diff} of ${q.n} differ, ${q.set} set)`);
   // A scene folder with a missing band says which file it looked for.
   fs.rmSync(`${stem}SR_B5.TIF`);
   await assert.rejects(runTool('ndvi', { image: `${stem}SR_B4.TIF` }, { outDir: path.join(dir, 'o', 'x'), cwd: dir }),

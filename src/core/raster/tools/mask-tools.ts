@@ -10,6 +10,7 @@ import { DEFAULT_FLOAT_NODATA } from '../io/writer';
 import { assertSameGrid, inputStem, isStriped, outPath, projectedPixelArea, rasterOutput } from './common';
 import { describeContinuous, describeMask } from './summary';
 import { maskDescription, type MaskLabels } from './analysis-support';
+import { bandFileOf } from '../band-files';
 import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 
@@ -102,7 +103,11 @@ export const cloudMaskTool = defineTool({
       const b = r.qa;
       const desc = (b.dataset.bandDescriptions[b.band - 1] ?? '').toLowerCase();
       let sensor: string | undefined = ctx.args.sensor;
-      if (!sensor) sensor = desc.includes('scl') ? 'sentinel2_l2a' : desc.includes('qa_pixel') ? 'landsat89_c2l2' : undefined;
+      // A QA band delivered as its own file says what it is by its name (…_SCL_20m.tif, …_QA_PIXEL.TIF).
+      const named = b.dataset.bandCount === 1 ? bandFileOf(b.dataset.source) : undefined;
+      if (!sensor) sensor = desc.includes('scl') ? 'sentinel2_l2a' : desc.includes('qa_pixel') ? 'landsat89_c2l2' : named?.role === 'qa' ? named.sensor : undefined;
+      // Landsat 4-7 QA_PIXEL has the same cloud, shadow and dilated-cloud bits (bit 2, cirrus, stays 0).
+      if (sensor === 'landsat457_c2l2') sensor = 'landsat89_c2l2';
       if (sensor !== 'sentinel2_l2a' && sensor !== 'landsat89_c2l2') {
         throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
       }
