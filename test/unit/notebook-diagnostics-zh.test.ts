@@ -48,8 +48,8 @@ test('Chinese diagnostics: a scene without band descriptions, the guess and the 
   const l7 = { path: 'landsat/L7_ETMs.tif', type: 'raster' as const, bands: [1, 2, 3, 4, 5, 6].map((index) => ({ index })),
     guess: { sensor: 'landsat7_etm', label: 'Landsat 7 ETM+ or 4-5 TM (bands 1-5 and 7)', bands: { blue: 1, green: 2, red: 3, nir: 4, swir1: 5, swir2: 6 }, why: '6 bands of UInt8, values 18–148' } };
   const [p] = diagnose('ndvi\nimage: landsat/L7_ETMs.tif', zh({ data: [l7] }));
-  assert.equal(p.message, 'L7_ETMs.tif 没有波段描述：在单元格中加上 `red: 3`、`nir: 4`（推测：看起来像 Landsat 7 ETM+ or 4-5 TM (bands 1-5 and 7)，6 个 UInt8 波段，数值 18–148），或加上一行 `sensor: …`');
-  assert.equal(p.fix?.title, '加上 `red: 3`、`nir: 4`（按 Landsat 7 ETM+ or 4-5 TM (bands 1-5 and 7) 推测的波段）');
+  assert.equal(p.message, 'L7_ETMs.tif 没有波段描述：在单元格中加上 `red: 3`、`nir: 4`（推测：看起来像 Landsat 7 ETM+ 或 Landsat 4-5 TM，6 个 UInt8 波段，数值 18–148），或加上一行 `sensor: …`');
+  assert.equal(p.fix?.title, '加上 `red: 3`、`nir: 4`（按 Landsat 7 ETM+ 或 Landsat 4-5 TM 推测的波段）');
   assert.deepEqual(p.fix?.edits, [{ line: 1, start: 26, end: 26, text: '\nred: 3\nnir: 4' }]);
   const unguessed = { ...l7, guess: undefined, bands: [{ index: 1, description: 'B1' }, { index: 2, description: 'B2' }] };
   assert.deepEqual(messages('ndvi\nimage: landsat/L7_ETMs.tif', zh({ data: [unguessed] })),

@@ -8,7 +8,7 @@ import { isChineseText } from '../../src/core/results/summary-language';
 function bandRoleError(guessed: Record<string, number>): Error {
   const e = Object.assign(new Error('missing band role "nir"'), {
     name: 'BandRoleError', role: 'nir', file: '/ws/L7_ETMs.tif', bandCount: 6, undescribed: true, guessed,
-    guess: Object.keys(guessed).length ? { label: 'Landsat 7 ETM+', why: '6 uint8 bands' } : undefined,
+    guess: Object.keys(guessed).length ? { sensor: 'landsat7_etm', label: 'Landsat 7 ETM+ or 4-5 TM (bands 1-5 and 7)', why: '6 bands of UInt8, values 18–148', bands: guessed } : undefined,
   });
   return e;
 }
@@ -19,6 +19,7 @@ test('a missing band role reads in Chinese with the same lines to add', () => {
   assert.match(en, /^missing band role "nir" in L7_ETMs\.tif/);
   assert.ok(isChineseText(zh), zh);
   assert.match(zh, /^L7_ETMs\.tif 缺少波段角色 "nir"（6 个波段，均无描述）：请在单元格中加上 `nir: 4`、`red: 3` 这几行。推测：该文件看起来像 Landsat 7 ETM\+/);
+  assert.doesNotMatch(zh, /bands of|values |or 4-5/, 'the guessed sensor and what it rests on read in Chinese too');
   assert.match(cellErrorMessage(bandRoleError({}), 'zh'), /请在单元格中加一行 `nir: <波段序号>`/);
 });
 

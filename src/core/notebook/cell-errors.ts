@@ -5,6 +5,7 @@ import type { BandRoleError } from '../raster/bands';
 import { SENSOR_PRESETS as SENSORS } from './vocabulary';
 import type { SummaryLanguage } from '../results/summary-language';
 import { kindWord } from './language-words';
+import { guessLabel, whyZh } from './diagnostic-words';
 
 /** By name rather than `instanceof`: this module stays free of the raster engine (geotiff), which
  *  the extension loads only when a cell runs. */
@@ -33,7 +34,7 @@ function bandRoleMessageZh(e: BandRoleError): string {
   const lines = guessed.map(([r, b]) => `\`${r}: ${b}\``).join('、');
   const which = guessed.map(([r, b]) => `${roleName(r)} 是第 ${b} 波段`).join('，');
   return `${file} 缺少波段角色 "${e.role}"（${what}）：请在单元格中加上 ${lines} 这几行。` +
-    `推测：该文件看起来像 ${e.guess.label}（${e.guess.why}），其中 ${which}；${sensors}。`;
+    `推测：该文件看起来像 ${guessLabel(e.guess, 'zh')}（${whyZh(e.guess.why)}），其中 ${which}；${sensors}。`;
 }
 
 function bandRoleMessage(e: BandRoleError): string {

@@ -31,8 +31,24 @@ export interface DiagnosticWords {
 const code = (l: string) => `\`${l}\``;
 
 /** What a sensor guess rests on (raster/sensor-guess.ts: "6 bands of UInt8, values 18–148"). */
-function whyZh(why: string): string {
+export function whyZh(why: string): string {
   return why.replace(/^(\d+) bands? of (\S+), values (.+)$/, '$1 个 $2 波段，数值 $3');
+}
+
+/** A guessed sensor's label in Chinese, by its id (sensor-guess.ts labels them in English). */
+const GUESS_ZH: Record<string, string> = {
+  rgb: 'RGB 照片（红、绿、蓝）',
+  naip: 'NAIP（红、绿、蓝、近红外）',
+  planetscope_4b: 'PlanetScope 四波段（蓝、绿、红、近红外）',
+  landsat7_etm: 'Landsat 7 ETM+ 或 Landsat 4-5 TM',
+  landsat89_oli: 'Landsat 8-9 OLI（SR_B1-SR_B7）',
+  sentinel2_10_20m: 'Sentinel-2 的 10 m 和 20 m 波段（B2-B8A、B11、B12）',
+  sentinel2_l2a: 'Sentinel-2 L2A（B1-B12）',
+};
+
+/** The label of a sensor guess in the language of the message. */
+export function guessLabel(g: { sensor: string; label: string }, lang: SummaryLanguage | undefined): string {
+  return lang === 'zh' ? GUESS_ZH[g.sensor] ?? g.label : g.label;
 }
 
 export const DIAGNOSTIC_WORDS: Record<SummaryLanguage, DiagnosticWords> = {

@@ -4,7 +4,7 @@ import type { ToolManifest } from '../manifests/types';
 import type { SummaryLanguage } from '../results/summary-language';
 import { displayName, toolDescription } from '../manifests/display';
 import { argDetail, EDITOR_WORDS, kindWord } from './language-words';
-import { DIAGNOSTIC_WORDS, type DiagnosticWords } from './diagnostic-words';
+import { DIAGNOSTIC_WORDS, guessLabel, type DiagnosticWords } from './diagnostic-words';
 import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
 import type { DataItem } from '../retrieval/types';
@@ -241,7 +241,7 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
   if (missing.length) {
     out.push({ ...h.toolRange, severity: 'warning', message: d.missing(missing) });
   }
-  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data, d));
+  if (manifest && catalog.data?.length) out.push(...undescribedBands(source, manifest, layout, names, catalog.data, d, catalog.lang));
   return out;
 }
 
@@ -249,7 +249,7 @@ export function diagnose(source: string, catalog: LanguageCatalog): CellProblem[
  * A scene whose bands carry no descriptions cannot tell the tool where NIR is: say which lines to add
  * (`nir: 4`), from the sensor its band count, data type and values suggest, and offer to add them.
  */
-function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[], d: DiagnosticWords): CellProblem[] {
+function undescribedBands(source: string, manifest: ToolManifest, layout: ReturnType<typeof parseToolCell>['layout'], names: string[], data: DataItem[], d: DiagnosticWords, lang: SummaryLanguage | undefined): CellProblem[] {
   const out: CellProblem[] = [];
   const lines = source.split(/\r?\n/);
   const written = new Set(layout.args.map((a) => aliasOf(a.name, names) ?? a.name));
@@ -273,8 +273,8 @@ function undescribedBands(source: string, manifest: ToolManifest, layout: Return
       const at = { line: arg.nameRange.line, start: (lines[arg.nameRange.line] ?? '').length, end: (lines[arg.nameRange.line] ?? '').length };
       out.push({
         ...arg.valueRange, severity: 'warning',
-        message: d.addGuessed(base ?? file, what, add, g.label, g.why),
-        fix: { title: d.addGuessedTitle(add, g.label), edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
+        message: d.addGuessed(base ?? file, what, add, guessLabel(g, lang), g.why),
+        fix: { title: d.addGuessedTitle(add, guessLabel(g, lang)), edits: [{ ...at, text: add.map((l) => `\n${indent}${l}`).join('') }] },
       });
     } else {
       out.push({ ...arg.valueRange, severity: 'warning', message: d.addLines(base ?? file, what, absent) });
