@@ -59,6 +59,7 @@ test('band file names: Landsat C2 (8/9 and 4-7 numbering), Sentinel-2 granules a
   assert.equal(sentinel2Offset('T33UUP_20211231T100031_B04_10m.tif')?.offset, 0);
   assert.equal(sentinel2Offset('T33UUP_20220612T100031_B04_10m.tif')?.offset, -1000);
   assert.equal(sentinel2Offset('B04.tif'), undefined);
+  assert.equal(sentinel2Offset('S2B_33UUP_20240612_0_L2A/B04.tif')?.offset, -1000, 'an Earth Search item folder');
 });
 
 test('a SAFE granule: the finest resolution that holds every band a tool needs (NDVI at 10 m, NDMI from R20m B8A + B11)', () => {

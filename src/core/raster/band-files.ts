@@ -133,7 +133,8 @@ export function sentinel2Offset(file: string): { offset: number; why: string } |
     const v = Number(nb[1]);
     return v >= 4 ? { offset: -1000, why: `processing baseline ${nb[1]}.${nb[2]} (≥ 04.00): BOA_ADD_OFFSET −1000` } : { offset: 0, why: `processing baseline ${nb[1]}.${nb[2]} (< 04.00): no offset` };
   }
-  const d = /(?:^|[_/])(20\d{6})T\d{6}/.exec(name) ?? /(?:^|[_/])(20\d{6})T\d{6}/.exec(full);
+  // A granule's sensing time (…_20240612T100031_…), or an Earth Search item id (S2B_33UUP_20240612_0_L2A).
+  const d = /(?:^|[_/])(20\d{6})T\d{6}/.exec(name) ?? /(?:^|[_/])(20\d{6})T\d{6}/.exec(full) ?? /S2[ABC]_\d{2}[A-Z]{3}_(20\d{6})_\d+_L[12][AC]/.exec(full);
   if (d) {
     return d[1] >= S2_OFFSET_FROM
       ? { offset: -1000, why: `sensed ${d[1]}, after baseline 04.00 began (25 Jan 2022): BOA_ADD_OFFSET −1000` }
