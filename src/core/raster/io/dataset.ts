@@ -51,12 +51,20 @@ export interface RasterDataset {
    * Raw samples of every band over a window, pixel-interleaved (w × h × bandCount, bands inside each pixel),
    * copied row by row out of the decoded blocks; only for pixelInterleaved files.
    */
-  readInterleaved?(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray>;
+  readInterleaved?(x: number, y: number, w: number, h: number, signal?: AbortSignal, opts?: { into?: TypedArray; keepFromY?: number }): Promise<TypedArray>;
   /**
    * Sets the tile cache to `tiles` decoded blocks (at least 2), dropping the oldest: for readers that go
    * down the raster once in full-width strips, where only the current strip (and a halo row) is ever hit.
    */
   fitTileCache?(tiles: number): void;
+  /**
+   * Strip readers going down the raster: bands of a window (raw, or float32 as readWindow) into the caller's
+   * arrays. Blocks from tile row floor(keepFromY / blockHeight) on are cached (the next window reads them
+   * again); the others are decoded into one reused buffer and copied at once (no block kept, no allocation).
+   */
+  readWindowsInto?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, outs: TypedArray[], keepFromY: number, signal?: AbortSignal): Promise<void>;
+  /** Decoded blocks held in the tile cache now, and their bytes (for GEOWEAVE_MEMTRACE). */
+  tileCacheUse?(): { tiles: number; bytes: number };
   /** The decoded block holding the whole window, for kernels that read samples in place (no copy); null when the window spans blocks. */
   blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
   /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
@@ -319,16 +327,26 @@ class TiffDataset implements RasterDataset {
 
   get pixelInterleaved(): boolean { return this.planar === 1 && this.bandCount > 1; }
 
-  async readInterleaved(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+  /**
+   * `opts.into`: the caller's array (w × h × bandCount samples of the band type) instead of a new one;
+   * `opts.keepFromY`: as readWindowsInto (only the blocks the next window reads again are cached).
+   */
+  async readInterleaved(x: number, y: number, w: number, h: number, signal?: AbortSignal, opts: { into?: TypedArray; keepFromY?: number } = {}): Promise<TypedArray> {
     if (!this.pixelInterleaved) throw new RasterError(`${this.source}: bands are not stored pixel-interleaved`);
     this.check(1, x, y, w, h);
     const S = this.bandCount, tw = this.blockWidth, th = this.blockHeight;
-    const out = new CTORS[this.dtype](w * h * S);
+    const out = this.samplesBuffer(w * h * S, opts.into);
     const jobs: Promise<void>[] = [];
+    const stream = opts.keepFromY === undefined ? undefined : this.streamedBlocks(opts.keepFromY);
+    const block = (tx: number, ty: number, copy: (d: TypedArray) => void): Promise<void> => {
+      if (!stream) return this.tile(tx, ty, 0, signal).then(copy);
+      // Fetched (or decoded into the shared scratch) and copied in one synchronous step.
+      return Promise.resolve().then(() => { const d = stream(tx, ty, 0); return d instanceof Promise ? d.then(copy) : copy(d); });
+    };
     for (let ty = Math.floor(y / th); ty <= Math.floor((y + h - 1) / th); ty++) {
       for (let tx = Math.floor(x / tw); tx <= Math.floor((x + w - 1) / tw); tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        jobs.push(this.tile(tx, ty, 0, signal).then((data) => {
+        jobs.push(block(tx, ty, (data) => {
           const rowsInData = Math.floor(data.length / (tw * S));
           const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
           const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
@@ -443,6 +461,37 @@ class TiffDataset implements RasterDataset {
       return hit ?? this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
     });
     return out;
+  }
+
+  /**
+   * Block source for strip readers: a cached block when there is one; else a block of tile row ≥ keepFromY's is
+   * decoded into a new array and cached (the next window reads it again), any other into the shared scratch
+   * (the caller copies it before the next block is fetched). Undefined where blocks are not decoded directly.
+   */
+  private streamedBlocks(keepFromY: number): ((tx: number, ty: number, sample: number) => TypedArray | Promise<TypedArray>) | undefined {
+    const raw = this.raw;
+    if (!raw || this.sample.packed || this.sample.half || this.sample.bits === 64) return undefined;
+    const stride = this.planar === 1 ? this.bandCount : 1;
+    const need = this.blockWidth * this.blockHeight * stride * this.bytes;
+    if (this.stripScratch.length < need) this.stripScratch = new Uint8Array(need);
+    const keepTy = Number.isFinite(keepFromY) ? Math.floor(keepFromY / this.blockHeight) : Infinity;
+    return (tx, ty, sample) => {
+      const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
+      const hit = this.cache.get(key);
+      if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
+      if (ty < keepTy) return this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
+      const data = this.toSamples(raw.read(tx, ty, sample), true);
+      this.cache.set(key, Promise.resolve(data));
+      while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+      return data;
+    };
+  }
+
+  async readWindowsInto(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, outs: TypedArray[], keepFromY: number, signal?: AbortSignal): Promise<void> {
+    outs.forEach((o, k) => {
+      if (o.length !== w * h || !(raw ? o instanceof CTORS[this.dtype] : o instanceof Float32Array)) throw new RasterError(`${this.source}: window buffer ${k + 1} does not fit a ${w}x${h} ${raw ? this.dtype : 'float32'} window`);
+    });
+    await this.copyWindow(bands, x, y, w, h, outs, bands.map((b) => (raw ? null : this.conversion(b))), signal, this.streamedBlocks(keepFromY));
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
@@ -565,6 +614,11 @@ class TiffDataset implements RasterDataset {
     const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
     const cap = Math.max(2, Math.floor(MAX_CACHE_BYTES / Math.max(1, tileBytes)));
     this.cacheLimit = Math.max(this.cacheLimit, Math.min(cap, tiles));
+  }
+
+  tileCacheUse(): { tiles: number; bytes: number } {
+    const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
+    return { tiles: this.cache.size, bytes: this.cache.size * tileBytes };
   }
 
   fitTileCache(tiles: number): void {
