@@ -151,6 +151,9 @@ class TiffDataset implements RasterDataset {
   private blocks: BlockTable | null = null;
   /** Decoded block reused by readStripRaw. */
   private stripScratch = new Uint8Array(0);
+  /** Cached blocks the strip readers decoded (their bytes recyclable once evicted), and buffers free for reuse. */
+  private streamed = new Map<string, { bytes: Uint8Array; data: TypedArray }>();
+  private recycled: Uint8Array[] = [];
   private layout: RawLayout | null = null;
   /** fd opened by initFromDescriptor (no geotiff.js object to close it). */
   private ownFd = -1;
@@ -413,15 +416,24 @@ class TiffDataset implements RasterDataset {
   private tile(tx: number, ty: number, sample: number, signal?: AbortSignal): Promise<TypedArray> {
     const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
     const hit = this.cache.get(key);
-    if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
+    // A block handed out here may be held by the caller: it is never recycled.
+    if (hit) { this.cache.delete(key); this.cache.set(key, hit); this.streamed.delete(key); return hit; }
     const raw = this.raw;
     const p = raw
       ? new Promise<TypedArray>((resolve) => resolve(this.toSamples(raw.read(tx, ty, this.planar === 1 ? 0 : sample), true)))
       : this.decodeBlock(tx, ty, this.planar === 1 ? 0 : sample, signal);
     p.catch(() => this.cache.delete(key));
     this.cache.set(key, p);
-    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+    while (this.cache.size > this.cacheLimit) this.evictOldest();
     return p;
+  }
+
+  /** Drops the least recently used block; one the strip readers decoded goes to `retired` for reuse. */
+  private evictOldest(): void {
+    const key = this.cache.keys().next().value as string;
+    this.cache.delete(key);
+    const st = this.streamed.get(key);
+    if (st) { this.streamed.delete(key); if (this.recycled.length < 64) this.recycled.push(st.bytes); }
   }
 
   private check(band: number, x: number, y: number, w: number, h: number): void {
@@ -475,14 +487,25 @@ class TiffDataset implements RasterDataset {
     const need = this.blockWidth * this.blockHeight * stride * this.bytes;
     if (this.stripScratch.length < need) this.stripScratch = new Uint8Array(need);
     const keepTy = Number.isFinite(keepFromY) ? Math.floor(keepFromY / this.blockHeight) : Infinity;
+    // Blocks decoded here are handed out synchronously (hits too), so the caller has copied each before the
+    // next is fetched: once evicted, their buffers are decoded into again instead of allocating (and leaving
+    // garbage for the GC) per block.
     return (tx, ty, sample) => {
       const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
       const hit = this.cache.get(key);
-      if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
+      if (hit) {
+        this.cache.delete(key); this.cache.set(key, hit);
+        return this.streamed.get(key)?.data ?? hit;
+      }
       if (ty < keepTy) return this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
-      const data = this.toSamples(raw.read(tx, ty, sample), true);
+      let into = this.recycled.pop();
+      if (into && into.length < need) into = undefined;
+      const bytes = raw.read(tx, ty, sample, into);
+      const data = this.toSamples(bytes, true);
       this.cache.set(key, Promise.resolve(data));
-      while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+      // Recyclable only when the block's samples are the bytes themselves (a view, not a converted copy).
+      if (data.buffer === bytes.buffer) this.streamed.set(key, { bytes: into && bytes.buffer === into.buffer ? into : bytes, data });
+      while (this.cache.size > this.cacheLimit) this.evictOldest();
       return data;
     };
   }
@@ -623,13 +646,13 @@ class TiffDataset implements RasterDataset {
 
   fitTileCache(tiles: number): void {
     this.cacheLimit = Math.max(2, Math.floor(tiles));
-    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+    while (this.cache.size > this.cacheLimit) this.evictOldest();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.cache.clear();
+    this.cache.clear(); this.streamed.clear(); this.recycled = [];
     this.raw = null;
     if (this.ownFd >= 0) { try { fs.closeSync(this.ownFd); } catch { /* already closed */ } this.ownFd = -1; }
     try { await this.tiff?.close?.(); } catch { /* already closed */ }
