@@ -12,7 +12,7 @@ import { StatsAccumulator, StatsState } from '../stats';
 import { addTallies, StripKernelSpec, Tallies } from './strip-kernels';
 import { runStripJob, statsIgnore, StripJobSpec, StripResult } from './strip-job';
 import { DatasetCache, InputRef } from './tile-job';
-import { chooseWorkers } from './workers';
+import { chooseWorkers, reportWorkers } from './workers';
 import { memLine, MemPeaks, traceMemory } from './mem-trace';
 
 export interface StripRunSpec {
@@ -111,6 +111,7 @@ export async function runStrips(spec: StripRunSpec): Promise<StripRunResult> {
     throw e;
   }
   count('workers', n);
+  reportWorkers(n);
   const peaks = stopTrace();
   if (peaks) {
     process.stderr.write(`${memLine(`main (${n} workers)`, peaks)}\n`);
