@@ -6,6 +6,9 @@
  * to S s, default 5, for other processes to leave the CPU), `--profile` (one more GeoWeave run per tool with
  * GEOWEAVE_PROFILE=1: CPU by stage and tile decodes against the input's tile count), `--codec-ab` (a third
  * contestant in the same rounds: GeoWeave with GEOWEAVE_DEFLATE=zlib, i.e. without the libdeflate addon).
+ * The workers column is the worker-thread count of GeoWeave's raster run (0 = inline; GEOWEAVE_WORKERS=N pins
+ * it for the children). GEOWEAVE_MEMTRACE=1 on a single run prints each thread's peak heap, ArrayBuffer and
+ * tile-cache bytes of a strip run.
  *
  * `--ndvi`: the NDVI detail instead (GeoWeave, gdal_calc.py, GDAL+numpy; `--runs` default 5, `--quiet-wait`
  * default 20, `--profile`, `--codecs` output DEFLATE options: size and time, `--codecs-only`,
@@ -265,17 +268,17 @@ async function toolsTable(argv: string[]): Promise<void> {
       }
       rows.push(row);
       const z = zlib ? ` (GeoWeave zlib: CPU ${(zlib.cpu / gdal.cpu).toFixed(2)}, wall ${(zlib.wall / gdal.wall).toFixed(2)})` : '';
-      process.stderr.write(`  → CPU ratio ${(gw.cpu / gdal.cpu).toFixed(2)}, wall ratio ${(gw.wall / gdal.wall).toFixed(2)}${z}; ${row.agree}\n`);
+      process.stderr.write(`  → workers ${gw.workers || '-'}, CPU ratio ${(gw.cpu / gdal.cpu).toFixed(2)}, wall ratio ${(gw.wall / gdal.wall).toFixed(2)}${z}; ${row.agree}\n`);
     }
   }
   console.log('');
-  console.log(`${pad('tool', 19)}${pad('size', 7)}${pad('vs', 36)}${lpad('CPU GW', 8)}${lpad('CPU ref', 9)}${lpad('CPU ×', 7)}${lpad('wall GW', 9)}${lpad('wall ref', 10)}${lpad('wall ×', 8)}${lpad('RSS GW', 9)}${lpad('RSS ref', 9)}${lpad('RSS ×', 7)}${lpad('size ×', 8)}  outputs`);
+  console.log(`${pad('tool', 19)}${pad('size', 7)}${pad('vs', 36)}${lpad('workers', 8)}${lpad('CPU GW', 8)}${lpad('CPU ref', 9)}${lpad('CPU ×', 7)}${lpad('wall GW', 9)}${lpad('wall ref', 10)}${lpad('wall ×', 8)}${lpad('RSS GW', 9)}${lpad('RSS ref', 9)}${lpad('RSS ×', 7)}${lpad('size ×', 8)}  outputs`);
   for (const r of rows) {
     const f = (v: number) => v.toFixed(2);
-    console.log(`${pad(r.tool, 19)}${pad(String(r.size), 7)}${pad(r.counterpart, 36)}${lpad(f(r.gw.cpu), 8)}${lpad(f(r.gdal.cpu), 9)}${lpad(f(r.gw.cpu / r.gdal.cpu), 7)}${lpad(f(r.gw.wall), 9)}${lpad(f(r.gdal.wall), 10)}${lpad(f(r.gw.wall / r.gdal.wall), 8)}`
+    console.log(`${pad(r.tool, 19)}${pad(String(r.size), 7)}${pad(r.counterpart, 36)}${lpad(r.gw.workers || '-', 8)}${lpad(f(r.gw.cpu), 8)}${lpad(f(r.gdal.cpu), 9)}${lpad(f(r.gw.cpu / r.gdal.cpu), 7)}${lpad(f(r.gw.wall), 9)}${lpad(f(r.gdal.wall), 10)}${lpad(f(r.gw.wall / r.gdal.wall), 8)}`
       + `${lpad(r.gw.rssMB.toFixed(0), 9)}${lpad(r.gdal.rssMB.toFixed(0), 9)}${lpad(f(r.gw.rssMB / r.gdal.rssMB), 7)}${lpad(Number.isNaN(r.gwMB / r.gdalMB) ? '-' : f(r.gwMB / r.gdalMB), 8)}  ${r.agree}`);
   }
-  console.log('(CPU and wall in s, RSS in MB; × = GeoWeave / reference; size × = output file size ratio)');
+  console.log('(CPU and wall in s, RSS in MB; × = GeoWeave / reference; size × = output file size ratio; workers = worker threads of GeoWeave\'s raster run(s), 0 = inline, a/b = runs differed, - = not a pooled raster run; GEOWEAVE_WORKERS pins it)');
   if (ab) {
     console.log('\nSame rounds, GeoWeave with GEOWEAVE_DEFLATE=zlib (Node\'s zlib, no addon):');
     console.log(`${pad('tool', 15)}${pad('size', 7)}${lpad('CPU zlib', 10)}${lpad('CPU ×ref', 10)}${lpad('wall ×ref', 11)}${lpad('addon/zlib CPU', 16)}`);

@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 
-export interface Measure { wall: number; rssMB: number; cpu: number; others: number; stdout: string }
-export interface Summary { wall: number; minWall: number; rssMB: number; cpu: number; others: number; runs: number; stdout: string }
+export interface Measure { wall: number; rssMB: number; cpu: number; others: number; stdout: string; workers: string }
+/** `workers`: the worker threads GeoWeave's raster runs used ('2', '0' inline, '0+2' for two runs, '2/0' when runs differed; '' when none reported). */
+export interface Summary { wall: number; minWall: number; rssMB: number; cpu: number; others: number; runs: number; stdout: string; workers: string }
 
 /** Busy and total CPU ticks of the whole machine so far (from /proc/stat), or null. */
 function cpuTicks(): { busy: number; total: number } | null {
@@ -25,7 +26,7 @@ export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = pr
   return new Promise((resolve, reject) => {
     const c0 = cpuTicks();
     const t0 = process.hrtime.bigint();
-    const p = spawn('/usr/bin/time', ['-v', cmd, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn('/usr/bin/time', ['-v', cmd, ...args], { env: { ...env, GEOWEAVE_REPORT_WORKERS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '', out = '';
     p.stdout.on('data', (d) => { if (out.length < (4 << 20)) out += d; });
     p.stderr.on('data', (d) => { err += d; });
@@ -37,7 +38,9 @@ export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = pr
       const u = /User time \(seconds\): ([\d.]+)/.exec(err), sy = /System time \(seconds\): ([\d.]+)/.exec(err);
       const cpu = (u ? Number(u[1]) : 0) + (sy ? Number(sy[1]) : 0);
       const others = c0 && c1 && c1.total > c0.total ? Math.max(0, ((c1.busy - c0.busy) / TICK - cpu) / ((c1.total - c0.total) / TICK)) : NaN;
-      resolve({ wall, rssMB: m ? Number(m[1]) / 1024 : NaN, cpu, others, stdout: out });
+      // GEOWEAVE_REPORT_WORKERS=1 (set below): one line per raster run with its worker count.
+      const workers = [...err.matchAll(/\[geoweave workers\] (\d+)/g)].map((x) => x[1]).join('+');
+      resolve({ wall, rssMB: m ? Number(m[1]) / 1024 : NaN, cpu, others, stdout: out, workers });
     });
   });
 }
@@ -68,7 +71,7 @@ function summarize(ms: Measure[]): Summary {
   return {
     wall: median(ms.map((x) => x.wall)), minWall: Math.min(...ms.map((x) => x.wall)),
     rssMB: median(ms.map((x) => x.rssMB)), cpu: median(ms.map((x) => x.cpu)), others: median(ms.map((x) => x.others)), runs: ms.length,
-    stdout: ms[ms.length - 1].stdout,
+    stdout: ms[ms.length - 1].stdout, workers: [...new Set(ms.map((x) => x.workers))].join('/'),
   };
 }
 

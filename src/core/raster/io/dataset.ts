@@ -62,12 +62,20 @@ export interface RasterDataset {
    * Raw samples of every band over a window, pixel-interleaved (w × h × bandCount, bands inside each pixel),
    * copied row by row out of the decoded blocks; only for pixelInterleaved files.
    */
-  readInterleaved?(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray>;
+  readInterleaved?(x: number, y: number, w: number, h: number, signal?: AbortSignal, opts?: { into?: TypedArray; keepFromY?: number }): Promise<TypedArray>;
   /**
    * Sets the tile cache to `tiles` decoded blocks (at least 2), dropping the oldest: for readers that go
    * down the raster once in full-width strips, where only the current strip (and a halo row) is ever hit.
    */
   fitTileCache?(tiles: number): void;
+  /**
+   * Strip readers going down the raster: bands of a window (raw, or float32 as readWindow) into the caller's
+   * arrays. Blocks from tile row floor(keepFromY / blockHeight) on are cached (the next window reads them
+   * again); the others are decoded into one reused buffer and copied at once (no block kept, no allocation).
+   */
+  readWindowsInto?(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, outs: TypedArray[], keepFromY: number, signal?: AbortSignal): Promise<void>;
+  /** Decoded blocks held in the tile cache now, and their bytes (for GEOWEAVE_MEMTRACE). */
+  tileCacheUse?(): { tiles: number; bytes: number };
   /** The decoded block holding the whole window, for kernels that read samples in place (no copy); null when the window spans blocks. */
   blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
   /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
@@ -156,6 +164,9 @@ class TiffDataset implements RasterDataset {
   private blocks: BlockTable | null = null;
   /** Decoded block reused by readStripRaw. */
   private stripScratch = new Uint8Array(0);
+  /** Cached blocks the strip readers decoded (their bytes recyclable once evicted), and buffers free for reuse. */
+  private streamed = new Map<string, { bytes: Uint8Array; data: TypedArray }>();
+  private recycled: Uint8Array[] = [];
   private layout: RawLayout | null = null;
   /** fd opened by initFromDescriptor (no geotiff.js object to close it). */
   private ownFd = -1;
@@ -352,16 +363,26 @@ class TiffDataset implements RasterDataset {
 
   get pixelInterleaved(): boolean { return this.planar === 1 && this.bandCount > 1; }
 
-  async readInterleaved(x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+  /**
+   * `opts.into`: the caller's array (w × h × bandCount samples of the band type) instead of a new one;
+   * `opts.keepFromY`: as readWindowsInto (only the blocks the next window reads again are cached).
+   */
+  async readInterleaved(x: number, y: number, w: number, h: number, signal?: AbortSignal, opts: { into?: TypedArray; keepFromY?: number } = {}): Promise<TypedArray> {
     if (!this.pixelInterleaved) throw new RasterError(`${this.source}: bands are not stored pixel-interleaved`);
     this.check(1, x, y, w, h);
     const S = this.bandCount, tw = this.blockWidth, th = this.blockHeight;
-    const out = new CTORS[this.dtype](w * h * S);
+    const out = this.samplesBuffer(w * h * S, opts.into);
     const jobs: Promise<void>[] = [];
+    const stream = opts.keepFromY === undefined ? undefined : this.streamedBlocks(opts.keepFromY);
+    const block = (tx: number, ty: number, copy: (d: TypedArray) => void): Promise<void> => {
+      if (!stream) return this.tile(tx, ty, 0, signal).then(copy);
+      // Fetched (or decoded into the shared scratch) and copied in one synchronous step.
+      return Promise.resolve().then(() => { const d = stream(tx, ty, 0); return d instanceof Promise ? d.then(copy) : copy(d); });
+    };
     for (let ty = Math.floor(y / th); ty <= Math.floor((y + h - 1) / th); ty++) {
       for (let tx = Math.floor(x / tw); tx <= Math.floor((x + w - 1) / tw); tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        jobs.push(this.tile(tx, ty, 0, signal).then((data) => {
+        jobs.push(block(tx, ty, (data) => {
           const rowsInData = Math.floor(data.length / (tw * S));
           const gx0 = Math.max(x, tx * tw), gx1 = Math.min(x + w, (tx + 1) * tw, this.width);
           const gy0 = Math.max(y, ty * th), gy1 = Math.min(y + h, (ty + 1) * th, this.height);
@@ -428,15 +449,24 @@ class TiffDataset implements RasterDataset {
   private tile(tx: number, ty: number, sample: number, signal?: AbortSignal): Promise<TypedArray> {
     const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
     const hit = this.cache.get(key);
-    if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
+    // A block handed out here may be held by the caller: it is never recycled.
+    if (hit) { this.cache.delete(key); this.cache.set(key, hit); this.streamed.delete(key); return hit; }
     const raw = this.raw;
     const p = raw
       ? new Promise<TypedArray>((resolve) => resolve(this.toSamples(raw.read(tx, ty, this.planar === 1 ? 0 : sample), true)))
       : this.decodeBlock(tx, ty, this.planar === 1 ? 0 : sample, signal);
     p.catch(() => this.cache.delete(key));
     this.cache.set(key, p);
-    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+    while (this.cache.size > this.cacheLimit) this.evictOldest();
     return p;
+  }
+
+  /** Drops the least recently used block; one the strip readers decoded goes to `retired` for reuse. */
+  private evictOldest(): void {
+    const key = this.cache.keys().next().value as string;
+    this.cache.delete(key);
+    const st = this.streamed.get(key);
+    if (st) { this.streamed.delete(key); if (this.recycled.length < 64) this.recycled.push(st.bytes); }
   }
 
   private check(band: number, x: number, y: number, w: number, h: number): void {
@@ -476,6 +506,48 @@ class TiffDataset implements RasterDataset {
       return hit ?? this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
     });
     return out;
+  }
+
+  /**
+   * Block source for strip readers: a cached block when there is one; else a block of tile row ≥ keepFromY's is
+   * decoded into a new array and cached (the next window reads it again), any other into the shared scratch
+   * (the caller copies it before the next block is fetched). Undefined where blocks are not decoded directly.
+   */
+  private streamedBlocks(keepFromY: number): ((tx: number, ty: number, sample: number) => TypedArray | Promise<TypedArray>) | undefined {
+    const raw = this.raw;
+    if (!raw || this.sample.packed || this.sample.half || this.sample.bits === 64) return undefined;
+    const stride = this.planar === 1 ? this.bandCount : 1;
+    const need = this.blockWidth * this.blockHeight * stride * this.bytes;
+    if (this.stripScratch.length < need) this.stripScratch = new Uint8Array(need);
+    const keepTy = Number.isFinite(keepFromY) ? Math.floor(keepFromY / this.blockHeight) : Infinity;
+    // Blocks decoded here are handed out synchronously (hits too), so the caller has copied each before the
+    // next is fetched: once evicted, their buffers are decoded into again instead of allocating (and leaving
+    // garbage for the GC) per block.
+    return (tx, ty, sample) => {
+      const key = this.planar === 1 ? `${tx},${ty}` : `${sample},${tx},${ty}`;
+      const hit = this.cache.get(key);
+      if (hit) {
+        this.cache.delete(key); this.cache.set(key, hit);
+        return this.streamed.get(key)?.data ?? hit;
+      }
+      if (ty < keepTy) return this.toSamples(raw.read(tx, ty, sample, this.stripScratch), true);
+      let into = this.recycled.pop();
+      if (into && into.length < need) into = undefined;
+      const bytes = raw.read(tx, ty, sample, into);
+      const data = this.toSamples(bytes, true);
+      this.cache.set(key, Promise.resolve(data));
+      // Recyclable only when the block's samples are the bytes themselves (a view, not a converted copy).
+      if (data.buffer === bytes.buffer) this.streamed.set(key, { bytes: into && bytes.buffer === into.buffer ? into : bytes, data });
+      while (this.cache.size > this.cacheLimit) this.evictOldest();
+      return data;
+    };
+  }
+
+  async readWindowsInto(bands: number[], x: number, y: number, w: number, h: number, raw: boolean, outs: TypedArray[], keepFromY: number, signal?: AbortSignal): Promise<void> {
+    outs.forEach((o, k) => {
+      if (o.length !== w * h || !(raw ? o instanceof CTORS[this.dtype] : o instanceof Float32Array)) throw new RasterError(`${this.source}: window buffer ${k + 1} does not fit a ${w}x${h} ${raw ? this.dtype : 'float32'} window`);
+    });
+    await this.copyWindow(bands, x, y, w, h, outs, bands.map((b) => (raw ? null : this.conversion(b))), signal, this.streamedBlocks(keepFromY));
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
@@ -600,15 +672,20 @@ class TiffDataset implements RasterDataset {
     this.cacheLimit = Math.max(this.cacheLimit, Math.min(cap, tiles));
   }
 
+  tileCacheUse(): { tiles: number; bytes: number } {
+    const tileBytes = this.blockWidth * this.blockHeight * this.bytes * (this.planar === 1 ? this.bandCount : 1);
+    return { tiles: this.cache.size, bytes: this.cache.size * tileBytes };
+  }
+
   fitTileCache(tiles: number): void {
     this.cacheLimit = Math.max(2, Math.floor(tiles));
-    while (this.cache.size > this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
+    while (this.cache.size > this.cacheLimit) this.evictOldest();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.cache.clear();
+    this.cache.clear(); this.streamed.clear(); this.recycled = [];
     this.raw = null;
     if (this.ownFd >= 0) { try { fs.closeSync(this.ownFd); } catch { /* already closed */ } this.ownFd = -1; }
     try { await this.tiff?.close?.(); } catch { /* already closed */ }

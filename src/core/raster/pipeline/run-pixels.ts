@@ -9,7 +9,7 @@ import { count, mergeStageTotals, tick, tock } from '../io/stage-times';
 import { StatsAccumulator, StatsState } from '../stats';
 import { KernelSpec } from './kernels';
 import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
-import { chooseWorkers } from './workers';
+import { chooseWorkers, reportWorkers } from './workers';
 
 export interface PixelRunSpec {
   inputs: InputRef[];
@@ -97,6 +97,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
   }
   for (const st of stages) mergeStageTotals(st);
   count('workers', nWorkers);
+  reportWorkers(nWorkers);
   return { stats, preview: { data: preview, w: pw, h: ph } };
 }
 

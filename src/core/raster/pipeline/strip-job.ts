@@ -5,7 +5,7 @@ import type { StatsAccumulator } from '../stats';
 import type { DatasetCache, InputRef, PreviewPiece } from './tile-job';
 import { inputWindow, runStripKernel, StripKernelSpec, Tallies } from './strip-kernels';
 import type { DatasetDescriptor, RasterDataset } from '../io/dataset';
-import type { TypedArray } from '../io/samples';
+import { CTORS, type TypedArray } from '../io/samples';
 
 export interface StripJobSpec {
   inputs: InputRef[];
@@ -26,29 +26,83 @@ export interface StripJobSpec {
 
 export interface StripResult { by: number; encoded: Uint8Array[][]; preview: PreviewPiece | null; tallies: Tallies | null }
 
-/** Reads `refs` over one window: bands of the same file together (each tile decoded once), input scaling applied to floats. */
-async function readInputs(refs: InputRef[], cache: DatasetCache, x: number, y: number, w: number, h: number, raw: boolean, tileRows: number, signal?: AbortSignal): Promise<ArrayLike<number>[]> {
+/**
+ * Tile rows of the window [y, y + h) that the next window reads again beyond the rows it carries over
+ * (`nextNew`: its first row not in this window; Infinity when there is none), times the blocks of a tile row.
+ */
+function sharedTiles(ds: RasterDataset, x: number, y: number, w: number, h: number, nextNew: number, bands: number): number {
+  if (!Number.isFinite(nextNew)) return 0;
+  const across = Math.floor((x + w - 1) / ds.blockWidth) - Math.floor(x / ds.blockWidth) + 1;
+  const rows = Math.max(0, Math.floor((y + h - 1) / ds.blockHeight) - Math.floor(nextNew / ds.blockHeight) + 1);
+  return across * rows * (ds.pixelInterleaved || ds.bandCount === 1 ? 1 : bands);
+}
+
+/**
+ * The rows [y, y + h) of the reused window arrays of `source` (slots `${prefix}0..`) that the last window read
+ * from it already holds, moved to the top: the overlap of consecutive windows of a halo kernel is not read again.
+ */
+function carryRows(cache: DatasetCache, source: string, key: string, prefix: string, slots: number, x: number, y: number, w: number, h: number, ctor: { new (n: number): TypedArray }): number {
+  const prev = cache.windows.get(source);
+  cache.windows.delete(source);
+  if (!prev || prev.key !== key || prev.x !== x || prev.w !== w || !(prev.y < y && y < prev.y + prev.h && y + h >= prev.y + prev.h)) return 0;
+  const carry = prev.y + prev.h - y;
+  for (let k = 0; k < slots; k++) cache.array(`${prefix}${k}`, ctor, prev.h * w).copyWithin(0, (y - prev.y) * w, prev.h * w);
+  return carry;
+}
+
+/**
+ * Reads `refs` over one window into the thread's reused arrays: bands of the same file together (each tile
+ * decoded once), rows the previous window already read carried over, only the blocks the next window needs
+ * again kept in the tile cache; input scaling applied to floats. The arrays are valid until the next strip.
+ */
+async function readInputs(refs: InputRef[], cache: DatasetCache, x: number, y: number, w: number, h: number, raw: boolean, tileRows: number, nextNew: number, signal?: AbortSignal): Promise<ArrayLike<number>[]> {
   const out: ArrayLike<number>[] = new Array(refs.length);
   const bySource = new Map<string, number[]>();
   refs.forEach((r, i) => { const l = bySource.get(r.source) ?? []; l.push(i); bySource.set(r.source, l); });
   await Promise.all([...bySource.entries()].map(async ([source, idx]) => {
     const ds: RasterDataset = await cache.get(source);
-    // Working set: the window's tiles of every band plus one more tile row (the next strip's halo or overlap).
-    const across = Math.floor((x + w - 1) / ds.blockWidth) - Math.floor(x / ds.blockWidth) + 1;
-    ds.reserveTiles?.(across * tileRows);
     const bands = idx.map((i) => refs[i].band);
-    const arrays = ds.readWindows ? await ds.readWindows(bands, x, y, w, h, raw, signal)
-      : await Promise.all(bands.map((b) => (raw ? ds.readWindowRaw(b, x, y, w, h, signal) : ds.readWindow(b, x, y, w, h, signal))));
+    let arrays: ArrayLike<number>[];
+    let carry = 0;
+    if (ds.readWindowsInto) {
+      const need = sharedTiles(ds, x, y, w, h, nextNew, bands.length);
+      ds.reserveTiles?.(need);
+      const ctor = (raw ? CTORS[ds.dtype] : Float32Array) as { new (n: number): TypedArray };
+      const key = `${raw ? 'raw' : 'f32'}:${bands.join(',')}:${idx.map((i) => `${refs[i].scale ?? 1}/${refs[i].offset ?? 0}`).join(',')}`;
+      const prefix = `in:${source}:`;
+      carry = carryRows(cache, source, key, prefix, bands.length, x, y, w, h, ctor);
+      const bufs = bands.map((_, k) => cache.array(`${prefix}${k}`, ctor, w * h, carry * w));
+      if (carry < h) await ds.readWindowsInto(bands, x, y + carry, w, h - carry, raw, bufs.map((b) => b.subarray(carry * w)), nextNew, signal);
+      cache.windows.set(source, { key, x, y, w, h });
+      ds.fitTileCache?.(need);
+      arrays = bufs;
+    } else {
+      // Working set: the window's tiles of every band plus one more tile row (the next strip's halo or overlap).
+      const across = Math.floor((x + w - 1) / ds.blockWidth) - Math.floor(x / ds.blockWidth) + 1;
+      ds.reserveTiles?.(across * tileRows);
+      arrays = ds.readWindows ? await ds.readWindows(bands, x, y, w, h, raw, signal)
+        : await Promise.all(bands.map((b) => (raw ? ds.readWindowRaw(b, x, y, w, h, signal) : ds.readWindow(b, x, y, w, h, signal))));
+    }
     idx.forEach((i, k) => {
       const a = arrays[k], r = refs[i];
       if (!raw && r.scale !== undefined && (r.scale !== 1 || (r.offset ?? 0) !== 0)) {
+        // Carried rows were scaled when they were read.
         const s = r.scale, o = r.offset ?? 0, f = a as Float32Array;
-        for (let j = 0; j < f.length; j++) f[j] = f[j] * s + o;
+        for (let j = carry * w; j < f.length; j++) f[j] = f[j] * s + o;
       }
       out[i] = a;
     });
   }));
   return out;
+}
+
+/** First row of the window of the strip after `by` that `win` does not hold (Infinity after the last strip). */
+function nextNewRow(spec: StripJobSpec, by: number, win: { y: number; h: number }): number {
+  const y1 = (by + 1) * spec.tile;
+  if (y1 >= spec.height) return Infinity;
+  if (spec.interleaved) { const k = spec.kernel as { r0: number }; return k.r0 + y1; }
+  const next = inputWindow(spec.kernel, y1, Math.min(spec.tile, spec.height - y1), spec.inWidth, spec.inHeight, spec.width);
+  return Math.max(next.y, win.y + win.h);
 }
 
 /** Computes and encodes output tile row `by`; band 1's stored values go into `stats`. */
@@ -62,9 +116,9 @@ export async function runStripJob(spec: StripJobSpec, by: number, cache: Dataset
   // the window is read raw (half or a quarter of the bytes of a float32 copy, no conversion).
   if (!win.raw && spec.kernel.type === 'resample' && spec.kernel.method === 'average' && rawIsExact(first, spec.inputs)) win.raw = true;
   const tileRows = Math.floor((win.y + win.h - 1) / first.blockHeight) - Math.floor(win.y / first.blockHeight) + 1;
-  const ins = await readInputs(spec.inputs, cache, win.x, win.y, win.w, win.h, win.raw, tileRows, signal);
+  const ins = await readInputs(spec.inputs, cache, win.x, win.y, win.w, win.h, win.raw, tileRows, nextNewRow(spec, by, win), signal);
   t = tock('window', t);
-  const { outs, tallies } = runStripKernel(spec.kernel, ins, win, y0, rows, w, spec.height);
+  const { outs, tallies } = runStripKernel(spec.kernel, ins, win, y0, rows, w, spec.height, (slot, ctor, n) => cache.array(`out:${slot}`, ctor, n));
   t = tock('compute', t);
   const nd = spec.nodata;
   const band1 = outs[0];
@@ -72,7 +126,9 @@ export async function runStripJob(spec: StripJobSpec, by: number, cache: Dataset
     // As the values are stored: float32 (integer samples are exact), nodata ignored.
     // 16-bit samples are exact as they are (no float copy); others are copied with the typed-array constructor
     // (Float32Array.from went through the iterator protocol: ~60 ms per 6 Mpx of a clip's band 1).
-    const f = band1 instanceof Float32Array || band1 instanceof Uint16Array || band1 instanceof Int16Array ? band1 : new Float32Array(band1 as ArrayLike<number>);
+    let f: ArrayLike<number>;
+    if (band1 instanceof Float32Array || band1 instanceof Uint16Array || band1 instanceof Int16Array) f = band1;
+    else { const c = cache.array('stats', Float32Array, w * rows); c.set(band1 as ArrayLike<number>); f = c; }
     stats.add(f, 0, y0, w, rows);
   }
   const preview = spec.previewStep ? previewPiece(band1, y0, w, rows, spec.previewStep, nd) : null;
@@ -103,12 +159,15 @@ async function runInterleavedClip(spec: StripJobSpec, by: number, y0: number, ro
   let t = tick();
   const ds = await cache.get(spec.inputs[0].source);
   if (!ds.readInterleaved || !ds.pixelInterleaved || ds.bandCount !== S) throw new Error(`${ds.source}: not a pixel-interleaved ${S}-band input`);
-  const across = Math.floor((k.c0 + w - 1) / ds.blockWidth) - Math.floor(k.c0 / ds.blockWidth) + 1;
-  const tileRows = Math.floor((k.r0 + y0 + rows - 1) / ds.blockHeight) - Math.floor((k.r0 + y0) / ds.blockHeight) + 1;
-  ds.reserveTiles?.(across * tileRows);
-  const data = await ds.readInterleaved(k.c0, k.r0 + y0, w, rows, signal);
+  // Strips do not overlap: only the tile row the next strip starts in is kept, the others are decoded into a scratch.
+  const nextNew = nextNewRow(spec, by, { y: k.r0 + y0, h: rows });
+  const need = sharedTiles(ds, k.c0, k.r0 + y0, w, rows, nextNew, S);
+  ds.reserveTiles?.(need);
+  const ctor = CTORS[ds.dtype] as { new (n: number): TypedArray };
+  const data = await ds.readInterleaved(k.c0, k.r0 + y0, w, rows, signal, { into: cache.array('interleaved', ctor, w * rows * S), keepFromY: nextNew });
+  ds.fitTileCache?.(need);
   t = tock('window', t);
-  const band1 = firstSample(data, S, w * rows);
+  const band1 = firstSample(data, S, w * rows, cache.array('band1', ctor, w * rows));
   if (stats) stats.add(band1 instanceof Uint16Array || band1 instanceof Int16Array ? band1 : new Float32Array(band1), 0, y0, w, rows);
   const preview = spec.previewStep ? previewPiece(band1, y0, w, rows, spec.previewStep, spec.nodata) : null;
   t = tock('stats', t);
@@ -122,8 +181,8 @@ async function runInterleavedClip(spec: StripJobSpec, by: number, y0: number, ro
 }
 
 /** The first of every `stride` samples (band 1 of a pixel-interleaved strip), in the strip's own type. */
-function firstSample<T extends TypedArray>(data: T, stride: number, n: number): T {
-  const out = new (data.constructor as { new (n: number): T })(n);
+function firstSample<T extends TypedArray>(data: T, stride: number, n: number, into?: T): T {
+  const out = into && into.length === n ? into : new (data.constructor as { new (n: number): T })(n);
   if (data instanceof Uint16Array) {
     const o = out as unknown as Uint16Array;
     for (let i = 0, j = 0; i < n; i++, j += stride) o[i] = data[j];

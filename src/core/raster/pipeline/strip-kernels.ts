@@ -37,30 +37,38 @@ export function inputWindow(k: StripKernelSpec, y0: number, rows: number, inW: n
 /** Kernel output for one strip: `outs[b]` is band b's w×rows values (NaN or the nodata value where none). */
 export interface StripOutput { outs: ArrayLike<number>[]; tallies: Tallies | null }
 
-/** Computes output rows y0..y0+rows-1 (w = output width, H = output height) from the input window's bands. */
-export function runStripKernel(k: StripKernelSpec, ins: ArrayLike<number>[], win: InputWindow, y0: number, rows: number, w: number, H: number): StripOutput {
+/** An array for a kernel output (slot: which one): new, or a thread's reused one (contents undefined). */
+export type OutAlloc = <T extends Float32Array | Float64Array | Uint8Array>(slot: string, ctor: { new (n: number): T }, n: number) => T;
+
+const fresh: OutAlloc = (_slot, ctor, n) => new ctor(n);
+
+/**
+ * Computes output rows y0..y0+rows-1 (w = output width, H = output height) from the input window's bands;
+ * output arrays come from `alloc` (a strip's outputs are encoded before the next strip reuses them).
+ */
+export function runStripKernel(k: StripKernelSpec, ins: ArrayLike<number>[], win: InputWindow, y0: number, rows: number, w: number, H: number, alloc: OutAlloc = fresh): StripOutput {
   switch (k.type) {
     // Terrain kernels write the strip's rows straight into its output (NaN where no full 3×3 window).
     case 'slope': {
-      const s = new Float32Array(rows * w).fill(NaN);
+      const s = alloc('slope', Float32Array, rows * w).fill(NaN);
       slopeInto(f32(ins[0]), grid(k, win), k.z, s, { y0: win.top, y1: win.top + rows });
       let steep = 0, flat = 0;
       for (let i = 0; i < s.length; i++) { const v = s[i]; if (v > 25) steep++; else if (v < 2) flat++; }
       return { outs: [s], tallies: { steep, flat } };
     }
     case 'aspect': {
-      const a = new Float32Array(rows * w).fill(NaN);
+      const a = alloc('aspect', Float32Array, rows * w).fill(NaN);
       aspectInto(f32(ins[0]), grid(k, win), a, { y0: win.top, y1: win.top + rows });
       return { outs: [a], tallies: aspectTallies(a, y0, rows, w, H) };
     }
     case 'hillshade': {
-      const b = new Uint8Array(rows * w);
+      const b = alloc('hillshade', Uint8Array, rows * w).fill(0);
       hillshadeBytesInto(f32(ins[0]), grid(k, win), { azimuth: k.azimuth, altitude: k.altitude, zFactor: k.z }, b, { y0: win.top, y1: win.top + rows });
       return hillshadeTallies(b, y0, rows, w, H);
     }
-    case 'reclassify': return reclassifyStrip(k, ins[0], y0, rows, w, H);
+    case 'reclassify': return reclassifyStrip(k, ins[0], y0, rows, w, H, alloc);
     case 'clip': return { outs: ins, tallies: null };
-    case 'resample': return { outs: ins.map((src) => resampleBand(k, src, win, y0, rows, w)), tallies: null };
+    case 'resample': return { outs: ins.map((src, b) => resampleBand(k, src, win, y0, rows, w, (ctor, n) => alloc(`resample${b}`, ctor, n))), tallies: null };
   }
 }
 
@@ -127,8 +135,9 @@ function hillshadeTallies(out: Uint8Array, y0: number, rows: number, w: number, 
   return { outs: [out], tallies: { valid, dark, sum, hits, totals } };
 }
 
-function reclassifyStrip(k: Extract<StripKernelSpec, { type: 'reclassify' }>, data: ArrayLike<number>, y0: number, rows: number, w: number, H: number): StripOutput {
-  const classes = new Uint8Array(rows * w);
+function reclassifyStrip(k: Extract<StripKernelSpec, { type: 'reclassify' }>, data: ArrayLike<number>, y0: number, rows: number, w: number, H: number, alloc: OutAlloc): StripOutput {
+  // 0 (nodata) where a pixel is NaN.
+  const classes = alloc('reclassify', Uint8Array, rows * w).fill(0);
   const n = k.scheme.classes.length;
   const lowers = Float64Array.from(k.scheme.classes, (c) => c.lower), uppers = Float64Array.from(k.scheme.classes, (c) => c.upper);
   const lastUpper = uppers[n - 1];
@@ -167,11 +176,13 @@ function reclassifyStrip(k: Extract<StripKernelSpec, { type: 'reclassify' }>, da
   return { outs: [classes], tallies: { valid, pix, m2, cells, validCells } };
 }
 
-function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: ArrayLike<number>, win: InputWindow, oy0: number, oh: number, W: number): Float64Array | Float32Array {
+function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: ArrayLike<number>, win: InputWindow, oy0: number, oh: number, W: number,
+  alloc: <T extends Float32Array | Float64Array>(ctor: { new (n: number): T }, n: number) => T = (ctor, n) => new ctor(n)): Float64Array | Float32Array {
   const { fx, fy } = k;
   const inW = win.w, sy0 = win.y, sy1 = win.y + win.h;
   if (k.method === 'nearest') {
-    const res = new Float64Array(W * oh);
+    // Every pixel is written.
+    const res = alloc(Float64Array, W * oh);
     for (let y = 0; y < oh; y++) {
       const sy = Math.min(sy1 - 1, Math.floor((oy0 + y + 0.5) * fy)) - sy0;
       for (let x = 0; x < W; x++) res[y * W + x] = src[sy * inW + Math.min(inW - 1, Math.floor((x + 0.5) * fx))];
@@ -179,7 +190,7 @@ function resampleBand(k: Extract<StripKernelSpec, { type: 'resample' }>, src: Ar
     return res;
   }
   // The average goes to a float32 output: computed in double, stored as float32 (as the writer would).
-  const res = new Float32Array(W * oh);
+  const res = alloc(Float32Array, W * oh);
   if (fx === 2 && fy === 2 && inW >= 2 * W) {
     if (src instanceof Float32Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }
     if (src instanceof Uint16Array) { averageBy2(src, inW, sy0, sy1, oy0, oh, W, res); return res; }

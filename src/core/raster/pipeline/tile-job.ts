@@ -3,6 +3,7 @@ import { DatasetDescriptor, openDescribed, openRaster, RasterDataset } from '../
 import { encodeTile, toTile, OutDType } from '../io/encode';
 import { tick, tock } from '../io/stage-times';
 import type { StatsAccumulator } from '../stats';
+import type { TypedArray } from '../io/samples';
 import { applyKernel, fusedKernel, fusedThreshold, isFusable, KernelSpec } from './kernels';
 
 /** One input band; scale/offset come from sensor presets (on top of the file's own). */
@@ -24,9 +25,28 @@ export interface PreviewPiece { px0: number; py0: number; pw: number; ph: number
 
 export interface TileResult { tx: number; ty: number; encoded: Uint8Array[]; w: number; h: number; preview: PreviewPiece | null }
 
-/** Per-thread cache of open datasets (each worker opens the files itself). */
+/** The last window read from a source by a strip run (its rows stay in the pooled arrays for the next window). */
+export interface LastWindow { key: string; x: number; y: number; w: number; h: number }
+
+/**
+ * Per-thread cache of open datasets (each worker opens the files itself), and the strip runs' reused arrays:
+ * one per slot (an input band's window, a kernel output), grown when too small, never shared by two strips at
+ * once (a thread computes one strip at a time).
+ */
 export class DatasetCache {
   private open = new Map<string, Promise<RasterDataset>>();
+  private settled: RasterDataset[] = [];
+  private arrays = new Map<string, TypedArray>();
+  readonly windows = new Map<string, LastWindow>();
+  /** `n` elements of slot's reused array (a new one when it is missing, too small or of another type; `keep` elements are copied over). */
+  array<T extends TypedArray>(slot: string, ctor: { new (n: number): T }, n: number, keep = 0): T {
+    const cur = this.arrays.get(slot);
+    if (cur instanceof ctor && cur.length >= n) return (cur.length === n ? cur : cur.subarray(0, n)) as T;
+    const a = new ctor(n);
+    if (keep && cur instanceof ctor) a.set(cur.subarray(0, keep) as never);
+    this.arrays.set(slot, a);
+    return a;
+  }
   constructor(private described: Record<string, DatasetDescriptor> = {}) {}
   get(source: string): Promise<RasterDataset> {
     let p = this.open.get(source);
@@ -34,10 +54,18 @@ export class DatasetCache {
       const d = this.described[source];
       p = d ? new Promise<RasterDataset>((resolve) => resolve(openDescribed(d))) : openRaster(source);
       this.open.set(source, p);
+      p.then((ds) => { this.settled.push(ds); }, () => undefined);
     }
     return p;
   }
+  /** Bytes of decoded blocks cached by the datasets opened so far (for GEOWEAVE_MEMTRACE). */
+  cachedBytes(): number {
+    let n = 0;
+    for (const d of this.settled) n += d.tileCacheUse?.().bytes ?? 0;
+    return n;
+  }
   async closeAll(): Promise<void> {
+    this.settled = []; this.arrays.clear(); this.windows.clear();
     const all = [...this.open.values()]; this.open.clear();
     await Promise.all(all.map((p) => p.then((d) => d.close()).catch(() => undefined)));
   }

@@ -23,3 +23,8 @@ export function chooseWorkers(pixels: number, requested?: number): number {
   if (free < 1.5) return 0;
   return Math.max(1, Math.min(8, n, Math.round(free)));
 }
+
+/** With GEOWEAVE_REPORT_WORKERS=1, one stderr line per raster run with the worker count it used (the bench shows it). */
+export function reportWorkers(n: number): void {
+  if (process.env.GEOWEAVE_REPORT_WORKERS === '1') process.stderr.write(`[geoweave workers] ${n}\n`);
+}
