@@ -71,6 +71,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
   };
 
   let nWorkers = chooseWorkers(spec.width * spec.height, spec.workers);
+  if (spec.workers === undefined && inlineBelow(spec.kernel) > spec.width * spec.height) nWorkers = 0;
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);
   const stages: Record<string, number>[] = [];
@@ -174,4 +175,15 @@ async function runWithWorkers(job: TileJobSpec, statsIgnore: number | null, tile
     await Promise.all(workers.map((w) => w.terminate().catch(() => undefined)));
   }
   return states;
+}
+
+/**
+ * Output pixels below which a kernel runs inline even with free cores (GEOWEAVE_WORKERS included; an
+ * explicit `workers` wins). One-band comparisons spend their time in inflate and deflate, which two
+ * workers split no better than one thread: threshold at 5000² on an idle 2-core machine ran 0.71×
+ * gdal_calc's wall with two workers and 0.72× inline, at 1.07× its CPU against 0.73× (at 10000² the
+ * workers pay: wall 0.41× against 0.60×). Bench: bench/raster/perf-2026-12-02f.txt.
+ */
+export function inlineBelow(k: KernelSpec): number {
+  return k.type === 'threshold' || k.type === 'scl' || k.type === 'qabits' ? 40_000_000 : 0;
 }
