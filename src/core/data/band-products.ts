@@ -26,7 +26,7 @@ export function withBandProducts(items: DataItem[]): DataItem[] {
     if (!g.files.some((f) => f.role === b.role)) g.files.push({ item, role: b.role, token: b.token });
   }
   const products: DataItem[] = [];
-  for (const [key, g] of groups) {
+  for (const g of groups.values()) {
     if (g.files.length < 2) continue;
     const first = g.files[0].item;
     const alone = perDir.get(g.dir)!.size === 1 && g.dir !== '.' && g.dir !== '';
@@ -41,7 +41,6 @@ export function withBandProducts(items: DataItem[]): DataItem[] {
       ...(first.lonLat ? { lonLat: first.lonLat } : {}),
       ...(first.grid ? { grid: first.grid } : {}),
     });
-    void key;
   }
   return products.length ? [...products, ...items] : items;
 }
