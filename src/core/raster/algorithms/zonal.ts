@@ -98,29 +98,76 @@ export function rasterizeRows(p: PreparedPolygon, w: number, y0: number, y1: num
  */
 export function rasterizeRowSpans(p: PreparedPolygon, w: number, y0: number, y1: number, span: (y: number, a: number, b: number) => void): void {
   const { segs } = p;
-  const xs: number[] = [];
+  const { order, first } = edgeTable(p);
+  // Crossings in a typed array: its numeric sort is several times faster than Array#sort with a
+  // comparator, which matters for rings whose edges cross a row many times.
+  let xs = new Float64Array(64);
+  let nx = 0;
   const spans: number[] = [];
-  for (let y = Math.max(y0, p.yStart); y <= Math.min(y1 - 1, p.yEnd); y++) {
+  // Active edges: those whose rows began at or above y (an edge table, so a ring of 500 000 vertices
+  // costs its crossings, not rows × edges); an edge leaves once its last row is passed.
+  const active: number[] = [];
+  const yFrom = Math.max(y0, p.yStart);
+  let next = 0;
+  while (next < order.length && first[order[next]] < yFrom) {
+    const e = order[next++];
+    if (last(segs, e) >= yFrom) active.push(e);
+  }
+  for (let y = yFrom; y <= Math.min(y1 - 1, p.yEnd); y++) {
     const cy = y + 0.5;
-    xs.length = 0;
+    nx = 0;
     spans.length = 0;
-    for (let s = 0; s < segs.length; s += 4) {
+    while (next < order.length && first[order[next]] <= y) active.push(order[next++]);
+    let keep = 0;
+    for (let i = 0; i < active.length; i++) {
+      const e = active[i];
+      if (last(segs, e) < y) continue;
+      active[keep++] = e;
+      const s = e * 4;
       const sy0 = segs[s + 1], sy1 = segs[s + 3];
       if ((sy0 <= cy && cy < sy1) || (sy1 <= cy && cy < sy0)) {
         const sx0 = segs[s], sx1 = segs[s + 2];
-        xs.push(sx0 + (cy - sy0) * (sx1 - sx0) / (sy1 - sy0));
+        if (nx === xs.length) { const grown = new Float64Array(xs.length * 2); grown.set(xs); xs = grown; }
+        xs[nx++] = sx0 + (cy - sy0) * (sx1 - sx0) / (sy1 - sy0);
       } else if (sy0 === cy && sy1 === cy) {
         // A right-to-left horizontal edge on this row of centres (preparePolygon keeps only those)
         // is filled on its own, as GDAL does.
         spans.push(Math.floor(Math.min(segs[s], segs[s + 2]) + 0.5), Math.floor(Math.max(segs[s], segs[s + 2]) + 0.5) - 1);
       }
     }
-    xs.sort((a, b) => a - b);
+    active.length = keep;
+    const sorted = xs.subarray(0, nx).sort();
     // A pixel is inside when its centre lies in (xs[k], xs[k+1]]: GDAL's rasterizer rounds each
     // crossing with floor(x + 0.5), so a centre exactly on a left edge is out, on a right edge in.
-    for (let k = 0; k + 1 < xs.length; k += 2) spans.push(Math.floor(xs[k] + 0.5), Math.floor(xs[k + 1] + 0.5) - 1);
+    for (let k = 0; k + 1 < nx; k += 2) spans.push(Math.floor(sorted[k] + 0.5), Math.floor(sorted[k + 1] + 0.5) - 1);
     visitSpans(spans, w, y, span);
   }
+}
+
+/** The first row whose centre an edge can meet (rows y with y + 0.5 in [min y, max y]). */
+function firstRow(segs: Float64Array, e: number): number {
+  return Math.ceil(Math.min(segs[e * 4 + 1], segs[e * 4 + 3]) - 0.5);
+}
+
+/** The last such row. */
+function last(segs: Float64Array, e: number): number {
+  return Math.floor(Math.max(segs[e * 4 + 1], segs[e * 4 + 3]) - 0.5);
+}
+
+const EDGE_TABLES = new WeakMap<PreparedPolygon, { order: Int32Array; first: Int32Array }>();
+
+/** Edges sorted by their first row, built once per prepared polygon (strips reuse it). */
+function edgeTable(p: PreparedPolygon): { order: Int32Array; first: Int32Array } {
+  let t = EDGE_TABLES.get(p);
+  if (!t) {
+    const n = p.segs.length / 4;
+    const first = new Int32Array(n);
+    for (let e = 0; e < n; e++) first[e] = Math.max(-2147483648, Math.min(2147483647, firstRow(p.segs, e)));
+    const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => first[a] - first[b] || a - b);
+    t = { order, first };
+    EDGE_TABLES.set(p, t);
+  }
+  return t;
 }
 
 /** Visits the union of the row's spans [a, b] (pairs in `spans`) as runs, each pixel once, clipped to 0..w-1. */
@@ -131,8 +178,14 @@ function visitSpans(spans: number[], w: number, y: number, span: (y: number, a: 
     return;
   }
   const order: number[] = [];
-  for (let i = 0; i < spans.length; i += 2) if (spans[i] <= spans[i + 1]) order.push(i);
-  order.sort((i, j) => spans[i] - spans[j]);
+  let inOrder = true;
+  for (let i = 0; i < spans.length; i += 2) {
+    if (spans[i] > spans[i + 1]) continue;
+    if (order.length && spans[order[order.length - 1]] > spans[i]) inOrder = false;
+    order.push(i);
+  }
+  // The crossings' spans come sorted; only a horizontal edge's span (pushed first) can be out of order.
+  if (!inOrder) order.sort((i, j) => spans[i] - spans[j]);
   let next = 0;
   for (const i of order) {
     const a = Math.max(next, spans[i], 0), b = Math.min(spans[i + 1], w - 1);
