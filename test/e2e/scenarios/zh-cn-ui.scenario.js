@@ -107,7 +107,16 @@ module.exports = {
       // 2. Reload: the workbench and the extension host now start in zh-cn.
       await page.reload({ waitUntil: 'domcontentloaded' });
       await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
-      await until('the explorer after the reload', async () => (await page.$$eval('.explorer-folders-view .monaco-list-row', (rows) => rows.map((r) => r.textContent))).some((x) => x.includes('s2_scene.tif')), 90000);
+      // The reload restores whichever side bar view was open (the GeoWeave panel, often): bring the
+      // explorer forward if its rows are not there after a while, as a person would (Ctrl+Shift+E).
+      const reloaded = Date.now();
+      let explorerKey = false;
+      await until('the explorer after the reload', async () => {
+        const rows = await page.$$eval('.explorer-folders-view .monaco-list-row', (r) => r.map((x) => x.textContent)).catch(() => []);
+        if (rows.some((x) => x.includes('s2_scene.tif'))) return true;
+        if (!explorerKey && Date.now() - reloaded > 20000) { explorerKey = true; await page.keyboard.press('Control+Shift+E').catch(() => undefined); }
+        return false;
+      }, 150000);
       await page.waitForTimeout(3000);
       // The pack's own translation shows VS Code resolved zh-cn (not GeoWeave's doing).
       await typeInPalette(page, 'zzzqqq');
