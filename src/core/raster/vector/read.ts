@@ -14,6 +14,23 @@ export function splitLayer(p: string): { file: string; layer?: string } {
 }
 
 export function readVectorLayer(p: string): VectorLayer {
+  return finiteOnly(readByType(p));
+}
+
+/**
+ * Refuses a layer with a NaN or infinite coordinate, naming the feature: such a vertex (a damaged .shp,
+ * a bit-flipped WKB) makes every crossing test false, so the zone would silently cover nothing.
+ */
+function finiteOnly(layer: VectorLayer): VectorLayer {
+  for (const f of layer.features) {
+    const bad = (x: number, y: number) => !Number.isFinite(x) || !Number.isFinite(y);
+    const hit = f.polygons.some((poly) => poly.some((ring) => ring.some(([x, y]) => bad(x, y)))) || (f.points ?? []).some(([x, y]) => bad(x, y));
+    if (hit) throw new VectorError(`${layer.file}: feature ${f.id} of layer ${layer.layer} has a coordinate that is not a finite number (NaN or infinite); the file is damaged — repair or drop that feature (e.g. ogr2ogr -skipfailures, or QGIS "Fix geometries")`);
+  }
+  return layer;
+}
+
+function readByType(p: string): VectorLayer {
   const { file, layer } = splitLayer(p);
   let st: fs.Stats;
   try { st = fs.statSync(file); } catch { throw new VectorError(`${file}: file not found`); }

@@ -10,12 +10,22 @@ const SHAPE_NAMES: Record<number, string> = {
   18: 'MultiPointZ', 21: 'PointM', 23: 'PolyLineM', 25: 'PolygonM', 28: 'MultiPointM', 31: 'MultiPatch',
 };
 
-/** The sidecar `ext` of `shp` (any case), or undefined. */
+/** Largest .prj or .cpg read: a CRS definition or an encoding name is a few kilobytes at most. */
+const SMALL_SIDECAR_BYTES = 1 << 20;
+
+/**
+ * The sidecar `ext` of `shp` (any case), or undefined. Only a regular file counts: reading a FIFO or a
+ * device named `fields.prj` would block the process for good (a blocked read cannot even be cancelled).
+ */
 function sidecar(shp: string, ext: string): string | undefined {
   const dir = path.dirname(shp), stem = path.basename(shp).replace(/\.shp$/i, '');
   for (const e of [ext, ext.toUpperCase()]) {
     const p = path.join(dir, `${stem}.${e}`);
-    if (fs.existsSync(p)) return p;
+    let st: fs.Stats;
+    try { st = fs.statSync(p); } catch { continue; }
+    if (!st.isFile()) throw new VectorError(`${shp}: its ${path.basename(p)} is not a regular file (a folder, FIFO or device); move it away or replace it with the real .${ext}`);
+    if ((ext === 'prj' || ext === 'cpg') && st.size > SMALL_SIDECAR_BYTES) throw new VectorError(`${shp}: its ${path.basename(p)} is ${st.size} bytes, far more than a .${ext} holds; replace it with the real one`);
+    return p;
   }
   return undefined;
 }
@@ -65,6 +75,12 @@ function readDbf(file: string, encoding: BufferEncoding): Record<string, unknown
   const b = fs.readFileSync(file);
   if (b.length < 32) throw new VectorError(`${file}: not a dBase file (${b.length} bytes)`);
   const n = b.readUInt32LE(4), headerLen = b.readUInt16LE(8), recLen = b.readUInt16LE(10);
+  // The header's count is checked against the bytes there are before any row is made: a record length of
+  // 0 with a count of four billion would otherwise build rows until the heap runs out.
+  if (headerLen < 33 || headerLen > b.length) throw new VectorError(`${file}: not a dBase file (header length ${headerLen} of a ${b.length}-byte file)`);
+  if (recLen < 1) throw new VectorError(`${file}: its header gives a record length of 0; the .dbf is damaged (rebuild it, e.g. with ogr2ogr)`);
+  const holds = Math.floor((b.length - headerLen) / recLen);
+  if (n > holds) throw new VectorError(`${file}: its header counts ${n} records but the file holds ${holds}; the .dbf is truncated or damaged`);
   const fields: { name: string; type: string; len: number; dec: number; at: number }[] = [];
   let at = 1;
   for (let o = 32; o + 32 <= headerLen && b[o] !== 0x0d; o += 32) {
