@@ -75,6 +75,8 @@ const GPKG_EDITS: [string, string, { mustRun?: boolean }?][] = [
   ['no feature table', `DELETE FROM gpkg_geometry_columns;`],
   ['two point layers, no polygons', `CREATE TABLE pts (fid INTEGER PRIMARY KEY, geom BLOB); INSERT INTO gpkg_geometry_columns VALUES ('pts', 'geom', 'POINT', 4326, 0, 0); UPDATE gpkg_geometry_columns SET geometry_type_name = 'POINT';`],
   ['empty polygons (all NULL geometry)', `UPDATE fields SET geom = NULL;`],
+  // Read in place, a WAL database gets -wal and -shm files beside it that a read-only reader cannot remove.
+  ['in WAL mode, as QGIS leaves a file it edited (nothing may appear beside it)', `PRAGMA journal_mode=WAL;`, { mustRun: true }],
   ['a feature table of 300 000 rows', `${ENDLESS.replace('SELECT x + 1 FROM c', 'SELECT x + 1 FROM c WHERE x < 300000')} INSERT INTO fields (name, area, geom) SELECT 'r', x, NULL FROM c;`, { mustRun: true }],
 ];
 

@@ -278,13 +278,43 @@ test('clip_bbox in lon/lat over a raster whose CRS has no EPSG code covers the b
   assert.equal(gdalinfoJson(r.outputs.clipped.path).coordinateSystem.wkt, gdalinfoJson(path.join(dir, 'laea.tif')).coordinateSystem.wkt);
 });
 
+test('a GeoPackage in WAL mode (as QGIS leaves one it edits) is read without leaving -wal/-shm files, and saved edits still in its -wal are seen', { skip }, () => {
+  const wal = path.join(dir, 'wal');
+  fs.mkdirSync(wal, { recursive: true });
+  fs.copyFileSync(path.join(dir, 'communes.gpkg'), path.join(wal, 'c.gpkg'));
+  // Switch to WAL and close: the header says WAL, no -wal file is left.
+  execFileSync('/usr/bin/python3', ['-c', "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()", path.join(wal, 'c.gpkg')]);
+  assert.equal(fs.readFileSync(path.join(wal, 'c.gpkg'))[18], 2);
+  const before = fs.readdirSync(wal).sort();
+  const n = readVectorLayer(path.join(wal, 'c.gpkg')).features.length;
+  assert.ok(n > 0);
+  assert.deepEqual(fs.readdirSync(wal).sort(), before, 'reading left files beside the GeoPackage');
+  // A writer that keeps the file open (QGIS with the layer in edit): its saved row is in the -wal only.
+  // The snapshot is taken while it is open, and it exits without the checkpoint a clean close would do.
+  const snap = path.join(wal, 'snap');
+  fs.mkdirSync(snap, { recursive: true });
+  execFileSync('/usr/bin/python3', ['-c', String.raw`
+import sqlite3, sys, shutil, os
+src, snap = sys.argv[1], sys.argv[2]
+c = sqlite3.connect(src); c.execute('PRAGMA wal_autocheckpoint=0')
+for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall(): c.execute('DROP TRIGGER "%s"' % t)
+c.commit()
+c.execute('PRAGMA wal_checkpoint(TRUNCATE)')
+c.execute('INSERT INTO communes (geom) SELECT geom FROM communes LIMIT 1'); c.commit()
+shutil.copy(src, snap + '/c.gpkg'); shutil.copy(src + '-wal', snap + '/c.gpkg-wal')
+os._exit(0)
+`, path.join(wal, 'c.gpkg'), snap]);
+  assert.ok(fs.statSync(path.join(snap, 'c.gpkg-wal')).size > 0);
+  assert.equal(readVectorLayer(path.join(snap, 'c.gpkg')).features.length, n + 1, 'the row saved in the -wal was not seen');
+});
+
 test('hostile vector files are refused naming the file: truncated .shp, a .gpkg that is no SQLite, mismatched .dbf', { skip }, async () => {
   const full = fs.readFileSync(path.join(dir, 'communes_3035.shp'));
   for (const f of ['cut.shp', 'cut.dbf', 'cut.prj', 'cut.shx']) fs.copyFileSync(path.join(dir, `communes_3035.${f.split('.')[1]}`), path.join(dir, f));
   fs.writeFileSync(path.join(dir, 'cut.shp'), full.subarray(0, full.length - 40));
   await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'cut.shp' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "zones": .*cut\.shp: record 3 runs past the end of the file \(the \.shp is truncated\)/);
   fs.writeFileSync(path.join(dir, 'fake.gpkg'), 'not a database at all, just text that is long enough '.repeat(20));
-  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'fake.gpkg' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "zones": .*fake\.gpkg: not a GeoPackage \(no gpkg_geometry_columns table: file is not a database\)/);
+  await assert.rejects(runTool('zonal_stats', { image: 'vals_utm.tif', zones: 'fake.gpkg' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "zones": .*fake\.gpkg: not a GeoPackage \(file is not a database\)/);
   fs.copyFileSync(path.join(dir, 'communes_3035.shp'), path.join(dir, 'two.shp'));
   fs.writeFileSync(path.join(dir, 'two.dbf'), fs.readFileSync(path.join(dir, 'points.dbf')).subarray(0, 0x61));
   await assert.rejects(runTool('clip_to_vector', { image: 'vals_utm.tif', cutline: 'two.shp' }, { outDir: path.join(dir, 'o'), cwd: dir }), /argument "cutline": .*two\.(shp|dbf)/);

@@ -1,4 +1,5 @@
 /** GeoPackage reader (SQLite through better-sqlite3): one feature table, its attributes, geometries and CRS. */
+import * as fs from 'node:fs';
 import { parseCrs, crsFromEpsg, Crs, CrsError } from '../crs/crs';
 import { epsgDefinition } from '../crs/epsg';
 import { parseWkb } from './wkb';
@@ -7,8 +8,36 @@ import { VectorError, VectorFeature, VectorLayer } from './types';
 interface Statement { all(...params: unknown[]): any[]; get(...params: unknown[]): any; iterate(...params: unknown[]): IterableIterator<any> }
 interface Database { prepare(sql: string): Statement; close(): void }
 
+/** Largest GeoPackage read as a copy in memory (see openDb); larger ones are opened in place. */
+const IN_MEMORY_BELOW = 256 << 20;
+
+/**
+ * A write-ahead-log GeoPackage (QGIS switches files it edits to WAL) opened in place, even read-only,
+ * makes SQLite create `-wal` and `-shm` files beside it that a read-only connection cannot remove: a
+ * zonal statistics run would leave two files in the analyst's data folder. When no `-wal` file exists
+ * the main file holds everything committed, so it is read from a copy in memory (marked as a rollback
+ * journal database, which deserialisation requires) and nothing is created beside it. A `-wal` file
+ * that exists may hold saved edits not yet checkpointed; then only SQLite's own reading sees them.
+ */
+function walCopy(file: string): Buffer | undefined {
+  let st: fs.Stats;
+  try { st = fs.statSync(file); } catch { return undefined; }
+  if (!st.isFile() || st.size < 100 || st.size > IN_MEMORY_BELOW || fs.existsSync(`${file}-wal`)) return undefined;
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(20);
+    fs.readSync(fd, head, 0, 20, 0);
+    if (head.toString('latin1', 0, 15) !== 'SQLite format 3' || (head[18] !== 2 && head[19] !== 2)) return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+  const b = fs.readFileSync(file);
+  b[18] = 1; b[19] = 1;
+  return b;
+}
+
 function openDb(file: string): Database {
-  let Ctor: new (f: string, o: object) => Database;
+  let Ctor: new (f: string | Buffer, o: object) => Database;
   try {
     // eslint-disable-next-line @typescript-eslint/no-var-requires
     Ctor = require('better-sqlite3');
@@ -16,7 +45,8 @@ function openDb(file: string): Database {
     throw new VectorError(`${file}: GeoPackage support needs the better-sqlite3 module, which did not load (${(e as Error).message}); convert the layer with ogr2ogr -f GeoJSON out.geojson ${file}`);
   }
   try {
-    return new Ctor(file, { readonly: true, fileMustExist: true });
+    const copy = walCopy(file);
+    return copy ? new Ctor(copy, { readonly: true }) : new Ctor(file, { readonly: true, fileMustExist: true });
   } catch (e) {
     throw new VectorError(`${file}: not a readable GeoPackage (${(e as Error).message})`);
   }
