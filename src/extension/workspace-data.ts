@@ -68,7 +68,10 @@ export class WorkspaceData implements vscode.Disposable {
   private async describe(rel: string, dir: string | undefined, type: 'raster' | 'vector'): Promise<DataItem | undefined> {
     const abs = dir ? path.resolve(dir, rel) : rel;
     try {
-      const mtime = fs.statSync(abs).mtimeMs;
+      const st = fs.statSync(abs);
+      // A FIFO or device named like data would block the extension host on its first read.
+      if (!st.isFile()) return undefined;
+      const mtime = st.mtimeMs;
       const hit = this.described.get(abs);
       if (hit && hit.mtime === mtime) return hit.item;
       let item: DataItem;

@@ -157,6 +157,25 @@ test('the data scan describes real-data-like files: a guessed Landsat 7 layout, 
   assert.ok(ctx.items.find((i) => i.path === 'fields.geojson')?.lonLat);
 });
 
+test('the data scan skips FIFOs named like data (a read of one would block for good) and keeps links to real files', async () => {
+  const d = tmpDir('gw-scan-fifo-');
+  for (const name of ['fields.geojson', 'scene.tif', 'zones.gpkg', 'zones.shp']) {
+    if (spawnSync('mkfifo', [path.join(d, name)]).status !== 0) return; // no mkfifo here: nothing to check
+  }
+  fs.writeFileSync(path.join(d, 'real.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [6.1, 49.6] } }] }));
+  fs.symlinkSync(path.join(d, 'real.geojson'), path.join(d, 'link.geojson'));
+  // In a child with a time bound: a regression blocks the event loop, where no test timeout could fire.
+  const code = `const { scanDataFolder } = require(${JSON.stringify(path.join(__dirname, '../../src/core/data/scan.js'))});
+const { describeVector } = require(${JSON.stringify(path.join(__dirname, '../../src/core/data/vector.js'))});
+scanDataFolder(process.argv[1]).then((ctx) => console.log(JSON.stringify({ paths: ctx.items.map((i) => i.path).sort(),
+  direct: ['fields.geojson', 'zones.gpkg'].map((f) => describeVector(f, process.argv[1])) })));`;
+  const r = spawnSync(process.execPath, ['-e', code, d], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(r.signal, null, 'the scan blocked on a FIFO');
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.paths, ['link.geojson', 'real.geojson']);
+  assert.deepEqual(out.direct, [{ path: 'fields.geojson', type: 'vector' }, { path: 'zones.gpkg', type: 'vector' }]);
+});
+
 test('forward readiness on real-data-like files: the named scene, CRS/overlap and grid problems with their reasons', needGdal(), async () => {
   const data = await scanDataFolder(dir);
   const ndvi = (await gw!.forwardCandidates('Compute NDVI for the Landsat scene L7_ETMs.tif', { k: 5, data })).candidates.find((c) => c.id === 'ndvi')!;

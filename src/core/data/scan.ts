@@ -28,13 +28,23 @@ export function listDataFiles(dir: string, maxDepth = 3): string[] {
       const child = rel ? path.join(rel, e.name) : e.name;
       if (e.isDirectory()) {
         if (depth < maxDepth && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(child, depth + 1);
-      } else if (RASTER.test(e.name) || VECTOR.test(e.name) || TABLE.test(e.name)) {
+      } else if ((RASTER.test(e.name) || VECTOR.test(e.name) || TABLE.test(e.name)) && regularFile(path.join(dir, child), e)) {
         found.push(child);
       }
     }
   };
   walk('', 0);
   return found.sort();
+}
+
+/**
+ * A regular file, or a link to one. A FIFO or device named `scene.tif` would block the first read of it
+ * for good (a blocked read cannot be cancelled), and a scan runs while the analyst waits for the panel.
+ */
+function regularFile(p: string, e: fs.Dirent): boolean {
+  if (e.isFile()) return true;
+  if (!e.isSymbolicLink()) return false;
+  try { return fs.statSync(p).isFile(); } catch { return false; }
 }
 
 /** Rasters with the most band roles first: retrieval resolves arguments from the first item

@@ -43,7 +43,8 @@ export function geojsonBox(doc: unknown): [number, number, number, number] | und
 /** CRS and extent of a Shapefile or GeoPackage layer (read whole: these files are small next to rasters). */
 function describeLayer(item: DataItem, file: string): DataItem {
   try {
-    if (fs.statSync(splitLayer(file).file).size > MAX_BYTES) return item;
+    const st = fs.statSync(splitLayer(file).file);
+    if (!st.isFile() || st.size > MAX_BYTES) return item;
     const layer = readVectorLayer(file);
     if (layer.crs) item.crs = layer.crs.epsg !== undefined ? `EPSG:${layer.crs.epsg}` : layer.crs.label;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -68,7 +69,8 @@ export function describeVector(rel: string, cwd?: string): DataItem {
   if (!/\.(geo)?json$/i.test(rel)) return item;
   const file = cwd ? path.resolve(cwd, rel) : rel;
   try {
-    if (fs.statSync(file).size > MAX_BYTES) return item;
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_BYTES) return item;
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
     const epsg = geojsonEpsg(doc);
     item.crs = `EPSG:${epsg}`;
