@@ -21,7 +21,7 @@ test('the builtin catalog is found from the compiled output and loads without er
 test('an invalid manifest is reported with file and JSON path and skipped; the rest load', () => {
   const dir = copyCatalog();
   const bad = path.join(dir, 'bad_tool.json');
-  writeJson(bad, { id: 'bad_tool', description: 'broken', inputs: [{ name: 'image', type: 'rasterish' }] });
+  writeJson(bad, { id: 'bad_tool', description: 'broken', inputs: [{ name: 'image', type: 42 }] });
   const noDesc = path.join(dir, 'no_desc.json');
   writeJson(noDesc, { id: 'no_desc' });
   fs.writeFileSync(path.join(dir, 'garbage.json'), '{ not json');

@@ -7,6 +7,7 @@ import { contentHash } from './canonical';
 import { strayTagTranslations, withoutDisplayFields } from './display';
 import { builtinManifestDir } from './package-root';
 import { checkWorkflow, createValidator } from './validate';
+import { readForeignFields } from './foreign-fields';
 
 export interface LoadOptions {
   /** Defaults to `tool-manifests/` of the package. */
@@ -64,8 +65,10 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
     const budget = folderBudget(folder, problems);
     for (const file of jsonFiles(folder.dir, budget)) {
       if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
-      const data = readJson(file, problems, budget);
-      if (data === undefined) continue;
+      const raw = readJson(file, problems, budget);
+      if (raw === undefined) continue;
+      // Builtin manifests are ours exactly; a team's own are read in their words first (foreign-fields.ts).
+      const data = folder.source === 'builtin' ? raw : readForeignFields(file, raw, problems);
       const found = validator.validate(file, data);
       if (found.length) {
         problems.push(...found);

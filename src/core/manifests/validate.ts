@@ -10,7 +10,7 @@ const FALLBACK_SCHEMA = {
   type: 'object',
   required: ['id', 'description'],
   properties: {
-    id: { type: 'string', pattern: '^[a-z0-9_.-]+$' },
+    id: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.:-]*$' },
     name: { type: 'string' },
     description: { type: 'string', minLength: 1 },
     tags: { type: 'array', items: { type: 'string' } },

@@ -99,7 +99,8 @@ function commandArgs(manifest: ToolManifest, args: Record<string, unknown>, cwd:
 function freshName(outDir: string, id: string, ext: string): string {
   const stamp = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
   for (let k = 1; ; k++) {
-    const name = `${id}_${stamp}${k > 1 ? `_${k}` : ''}${ext}`;
+    // A team's id may hold a ':' (QGIS-style "native:buffer"), which no Windows file name may.
+    const name = `${id.replace(/[^A-Za-z0-9_.-]/g, '_')}_${stamp}${k > 1 ? `_${k}` : ''}${ext}`;
     if (!fs.existsSync(path.join(outDir, name))) return name;
   }
 }

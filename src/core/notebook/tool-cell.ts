@@ -4,7 +4,7 @@
 import type { ArgValue, CellProblem, ParsedToolCell, ToolCall, ToolCellLayout } from './types';
 import { parseValue, printValue, setOwn, ValueSyntaxError } from './cell-value';
 
-const HEADER = /^([A-Za-z_][A-Za-z0-9_.-]*)(?:\s+as\s+([A-Za-z_][A-Za-z0-9_-]*))?\s*$/;
+const HEADER = /^([A-Za-z_][A-Za-z0-9_.:-]*)(?:\s+as\s+([A-Za-z_][A-Za-z0-9_-]*))?\s*$/;
 const ARG = /^([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)$/;
 
 export function parseToolCell(text: string): ParsedToolCell {

@@ -1,0 +1,76 @@
+/**
+ * A team's own manifests in its own words, read as ours before validation. Catalogs written for other
+ * systems name parameter types as their language or platform does ("GeoTIFF", "float", "raster[]",
+ * "FeatureCollection"), mark parameters `optional`, and name them as labels ("Input Zones"). Rejecting
+ * such a manifest outright left a team's catalog empty, so retrieval had nothing to rank; each of these
+ * is now read as what it means, with a warning that names the file and field. Ids are left as they are:
+ * they are what the team's flows and notebooks refer to.
+ */
+import type { ManifestProblem } from './types';
+
+const TYPES = new Set(['raster', 'vector', 'table', 'number', 'string', 'boolean', 'array', 'object']);
+/** Parameter fields of our schema; anything else on a parameter is another system's. */
+const PARAM_FIELDS = new Set(['name', 'type', 'description', 'description_zh', 'required', 'default', 'values', 'bands', 'unit', 'enum']);
+const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** Our type for another system's type name, or undefined when the name says nothing we can place. */
+export function typeFromForeign(t: string): string | undefined {
+  const s = t.trim().toLowerCase();
+  if (TYPES.has(s)) return s;
+  // A list of things first: "raster[]", "list<raster>", "ImageCollection", "multiple layers".
+  if (/\[\s*\]$|^(list|array|sequence|set|tuple)\b|^(list|array)\s*[<[(]|image\s*collection|raster\s*collection|stack|series|multiple|\bmany\b|s\]$/.test(s)) return 'array';
+  if (/raster|image|\btiff?\b|geotiff|\bcog\b|\bgrid\b|\bdem\b|\bdsm\b|\bdtm\b|scene|\bbands?\b|coverage|mosaic|ndarray|xarray|dataarray/.test(s)) return 'raster';
+  if (/vector|geometry|polygon|point|line|feature|shape|\bshp\b|geojson|gpkg|geopackage|\bkml\b|\blayer\b|\bwkt\b|geodataframe|bbox|aoi|extent|envelope/.test(s)) return 'vector';
+  if (/table|\bcsv\b|dataframe|spreadsheet|\bxlsx?\b|parquet|records/.test(s)) return 'table';
+  if (/^(int|integer|float|double|decimal|real|number|numeric|long|short|uint|u?int\d+|float\d+)$|^(int|float|double)\b/.test(s)) return 'number';
+  if (/^bool(ean)?$|^flag$|^switch$/.test(s)) return 'boolean';
+  if (/^(dict|map|mapping|object|json|struct|record|hash)$/.test(s)) return 'object';
+  if (/^(str|string|text|char|varchar|path|file|filename|filepath|url|uri|date|datetime|time|crs|srs|epsg|enum|choice|select|expression|formula|field|column)$|^(str|string|text)\b/.test(s)) return 'string';
+  return undefined;
+}
+
+/**
+ * The manifest with its parameters read as ours, and a warning for each change. Not a manifest (not an
+ * object, no parameter lists) comes back unchanged for the validator to judge.
+ */
+export function readForeignFields(file: string, data: unknown, problems: ManifestProblem[]): unknown {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
+  const m = { ...(data as Record<string, unknown>) };
+  const runs = m.runner !== undefined;
+  for (const list of ['inputs', 'outputs'] as const) {
+    if (!Array.isArray(m[list])) continue;
+    m[list] = (m[list] as unknown[]).map((p, i) => readParam(file, `/${list}/${i}`, p, runs, problems));
+  }
+  return m;
+}
+
+function readParam(file: string, at: string, p: unknown, runs: boolean, problems: ManifestProblem[]): unknown {
+  if (!p || typeof p !== 'object' || Array.isArray(p)) return p;
+  const q: Record<string, unknown> = {};
+  const src = p as Record<string, unknown>;
+  const warn = (path: string, message: string) => problems.push({ file, path: `${at}${path}`, severity: 'warning', message });
+  const dropped: string[] = [];
+  for (const [k, v] of Object.entries(src)) {
+    if (PARAM_FIELDS.has(k)) q[k] = v;
+    else if (k === 'optional' && typeof v === 'boolean' && src.required === undefined) q.required = !v;
+    else if (/^(help|doc|desc|summary|label|title)$/i.test(k) && typeof v === 'string' && typeof src.description !== 'string') q.description = v;
+    else if (/^default_?value$/i.test(k) && src.default === undefined) q.default = v;
+    else dropped.push(k);
+  }
+  if (dropped.length) warn('', `parameter fields GeoWeave does not use, ignored: ${dropped.join(', ')}`);
+  if (q.type === undefined) {
+    q.type = 'string';
+    warn('/type', 'no type given; read as "string" (give raster, vector, table, number, string, boolean, array or object)');
+  } else if (typeof q.type === 'string' && !TYPES.has(q.type)) {
+    const t = typeFromForeign(q.type);
+    warn('/type', t ? `type "${q.type}" read as "${t}"` : `type "${q.type}" is not one GeoWeave knows; read as "string" (give raster, vector, table, number, string, boolean, array or object)`);
+    q.type = t ?? 'string';
+  }
+  // A tool with a runner gets its arguments by these names on its command line: renaming would break it.
+  if (!runs && typeof q.name === 'string' && !NAME.test(q.name)) {
+    const name = q.name.trim().replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(?=[0-9-])/, '_').toLowerCase() || 'arg';
+    warn('/name', `parameter name "${q.name}" read as "${name}" (names are letters, digits, _ and -, starting with a letter)`);
+    q.name = name;
+  }
+  return q;
+}

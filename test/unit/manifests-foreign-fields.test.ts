@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'path';
+import { loadCatalog } from '../../src/core/manifests/load';
+import { typeFromForeign } from '../../src/core/manifests/foreign-fields';
+import { parseToolCell } from '../../src/core/notebook/tool-cell';
+import { GeoWeave } from '../../src/core/geoweave';
+import { builtinCatalog, tmpDir, writeJson } from '../fixtures/helpers';
+
+test('type names of other systems are read as ours; names that say nothing placeable give undefined', () => {
+  const cases: [string, string | undefined][] = [
+    ['GeoTIFF', 'raster'], ['Image', 'raster'], ['COG', 'raster'], ['xarray.DataArray', 'raster'], ['DEM', 'raster'],
+    ['raster[]', 'array'], ['list<raster>', 'array'], ['ImageCollection', 'array'], ['multiple layers', 'array'],
+    ['FeatureCollection', 'vector'], ['Polygon', 'vector'], ['vector layer', 'vector'], ['GeoDataFrame', 'vector'], ['bbox', 'vector'],
+    ['CSV', 'table'], ['pandas.DataFrame', 'table'],
+    ['float', 'number'], ['Integer', 'number'], ['double', 'number'], ['uint8', 'number'],
+    ['bool', 'boolean'], ['dict', 'object'], ['json', 'object'],
+    ['str', 'string'], ['date', 'string'], ['CRS', 'string'], ['path', 'string'],
+    ['raster', 'raster'], ['whatsit', undefined],
+  ];
+  for (const [t, want] of cases) assert.equal(typeFromForeign(t), want, t);
+});
+
+test("a team's manifests in its own words load, with a warning naming each field read differently", () => {
+  const dir = tmpDir('gw-foreign-');
+  writeJson(path.join(dir, 'zonal.json'), {
+    id: 'native:zonalstatisticsfb', name: 'Zonal statistics', description: 'Statistics of a raster within each polygon of a vector layer.',
+    inputs: [{ name: 'INPUT Raster', type: 'GeoTIFF', optional: false, format: 'tif' }, { name: 'zones', type: 'FeatureCollection', help: 'The polygons.' }, { name: 'stats' }],
+  });
+  writeJson(path.join(dir, 'slope.json'), { id: 'Slope', name: 'Slope', description: 'Slope in degrees from a digital elevation model.', inputs: [{ name: 'dem', type: 'raster', optional: true }, { name: 'z', type: 'whatsit' }] });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  const zonal = c.tools.find((t) => t.manifest.id === 'native:zonalstatisticsfb')!.manifest;
+  assert.deepEqual(zonal.inputs, [
+    { name: 'input_raster', type: 'raster', required: true },
+    { name: 'zones', type: 'vector', description: 'The polygons.' },
+    { name: 'stats', type: 'string' },
+  ]);
+  const slope = c.tools.find((t) => t.manifest.id === 'Slope')!.manifest;
+  assert.deepEqual(slope.inputs, [{ name: 'dem', type: 'raster', required: false }, { name: 'z', type: 'string' }]);
+  const said = c.problems.map((p) => `${path.basename(p.file)} ${p.path}: ${p.message}`);
+  for (const want of [
+    /^zonal\.json \/inputs\/0: parameter fields GeoWeave does not use, ignored: format$/,
+    /^zonal\.json \/inputs\/0\/type: type "GeoTIFF" read as "raster"$/,
+    /^zonal\.json \/inputs\/0\/name: parameter name "INPUT Raster" read as "input_raster"/,
+    /^zonal\.json \/inputs\/1\/type: type "FeatureCollection" read as "vector"$/,
+    /^zonal\.json \/inputs\/2\/type: no type given; read as "string"/,
+    /^slope\.json \/inputs\/1\/type: type "whatsit" is not one GeoWeave knows; read as "string"/,
+  ]) assert.ok(said.some((s) => want.test(s)), `${want} not in:\n${said.join('\n')}`);
+});
+
+test('a manifest with a runner keeps its parameter names (its command line uses them): a name with a space is still refused', () => {
+  const dir = tmpDir('gw-foreign-runner-');
+  writeJson(path.join(dir, 'r.json'), { id: 'r_tool', description: 'Runs something.', inputs: [{ name: 'in file', type: 'raster' }], runner: { kind: 'process', command: 'gdalinfo', args: ['{in file}'] } });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.equal(c.tools.length, 0);
+  assert.ok(c.problems.some((p) => p.severity === 'error' && p.path === '/inputs/0/name'));
+});
+
+test('ids as other systems write them (upper case, QGIS "provider:algorithm") are ranked, evaluated and named in tool cells', async () => {
+  const dir = tmpDir('gw-foreign-ids-');
+  writeJson(path.join(dir, 'a.json'), { id: 'native:zonalstatisticsfb', name: 'Zonal statistics', description: 'Mean, sum and count of raster values within each polygon.', inputs: [{ name: 'INPUT', type: 'raster' }, { name: 'ZONES', type: 'vector layer' }] });
+  writeJson(path.join(dir, 'b.json'), { id: 'NDVI', name: 'NDVI', description: 'Normalised difference vegetation index from red and near-infrared bands.', inputs: [{ name: 'image', type: 'Image' }] });
+  writeJson(path.join(dir, 'c.json'), { id: 'gdal:hillshade', name: 'Hillshade', description: 'Shaded relief from an elevation model.', inputs: [{ name: 'INPUT', type: 'DEM' }] });
+  const gw = await GeoWeave.open({ stateDir: tmpDir('gw-foreign-ids-state-'), noBuiltin: true, extraManifestDirs: [dir] });
+  try {
+    const top = (await gw.forwardCandidates('mean vegetation index per field polygon', { k: 3 })).candidates.map((c) => c.id);
+    assert.deepEqual(new Set(top.slice(0, 2)), new Set(['NDVI', 'native:zonalstatisticsfb']), top.join(', '));
+  } finally {
+    await gw.dispose();
+  }
+  const cell = parseToolCell('native:zonalstatisticsfb as z\nINPUT: scene.tif\n');
+  assert.equal(cell.layout.header?.tool, 'native:zonalstatisticsfb');
+  assert.deepEqual(cell.problems.filter((p) => p.severity === 'error'), []);
+});
