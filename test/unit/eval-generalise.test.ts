@@ -58,3 +58,14 @@ test('bare-catalog protocol on a small slice: deterministic files, opaque ids th
   assert.deepEqual(r.transitions.forward, {});
   assert.ok(Array.isArray(shortfalls(r)));
 });
+
+test('task files with steps as other systems log them: "steps"/"trajectory" keys and step objects naming their tool', () => {
+  const tasks = parseTasks([
+    JSON.stringify({ id: 'a', query: 'slope of the dem', steps: [{ tool: 'slope', args: { dem: 'd.tif' } }, { tool_id: 'reclassify' }] }),
+    JSON.stringify({ id: 'b', task: 'ndvi mean per field', trajectory: ['ndvi', { name: 'zonal_stats' }] }),
+    JSON.stringify({ id: 'c', query: 'q', flow: ['ndvi'] }),
+  ].join('\n'), 'flows.jsonl');
+  assert.deepEqual(tasks.map((t) => t.flow), [['slope', 'reclassify'], ['ndvi', 'zonal_stats'], ['ndvi']]);
+  assert.deepEqual(tasks[0].gold, ['slope', 'reclassify']);
+  assert.throws(() => parseTasks(JSON.stringify({ id: 'd', query: 'q', steps: [{ args: {} }] }), 'flows.jsonl'), /flows\.jsonl:1: "steps" must be an array of tool ids \(or of steps \{"tool": id, \.\.\.\}\)/);
+});

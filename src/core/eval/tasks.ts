@@ -12,6 +12,11 @@ export interface EvalTask {
 
 export class TaskFileError extends Error {}
 
+/** Where a task's ordered steps may be: ours first, then names other tools' logs use. */
+const FLOW_KEYS = ['flow', 'tools', 'steps', 'trajectory', 'workflow'];
+/** Where a step object names its tool. */
+const STEP_KEYS = ['tool', 'tool_id', 'toolId', 'id', 'name'];
+
 export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
   const tasks: EvalTask[] = [];
   const ids = new Map<string, number>();
@@ -28,12 +33,16 @@ export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw new TaskFileError(`${file}:${line}: expected an object {"id", "query", "gold", "flow"}`);
     const query = o.query ?? o.task;
     if (typeof query !== 'string' || !query.trim()) throw new TaskFileError(`${file}:${line}: "query" must be a non-empty string`);
+    // Steps as other systems log them are objects ({"tool": "ndvi", "args": {...}}): their tool id is taken.
+    const stepId = (x: unknown): unknown => (x && typeof x === 'object' && !Array.isArray(x) ? STEP_KEYS.map((k) => (x as Record<string, unknown>)[k]).find((v) => typeof v === 'string') : x);
     const strList = (name: string, v: unknown, required: boolean): string[] => {
       if (v === undefined && !required) return [];
-      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new TaskFileError(`${file}:${line}: "${name}" must be an array of tool ids`);
-      return v as string[];
+      const ids = Array.isArray(v) ? v.map(stepId) : v;
+      if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string')) throw new TaskFileError(`${file}:${line}: "${name}" must be an array of tool ids (or of steps {"tool": id, ...})`);
+      return ids as string[];
     };
-    const flow = strList('flow', o.flow ?? o.tools, false);
+    const flowKey = FLOW_KEYS.find((k) => o[k] !== undefined) ?? 'flow';
+    const flow = strList(flowKey, o[flowKey], false);
     const gold = o.gold === undefined ? [...new Set(flow)] : strList('gold', o.gold, true);
     if (!gold.length) throw new TaskFileError(`${file}:${line}: "gold" (or "flow") must name at least one tool`);
     const id = o.id === undefined ? `line${line}` : String(o.id);
