@@ -73,3 +73,17 @@ test('ids as other systems write them (upper case, QGIS "provider:algorithm") ar
   assert.equal(cell.layout.header?.tool, 'native:zonalstatisticsfb');
   assert.deepEqual(cell.problems.filter((p) => p.severity === 'error'), []);
 });
+
+test('a catalog in one file (a list of tools, or {"tools": [...]}) loads each tool; a bad entry is reported by its place and skipped', () => {
+  const dir = tmpDir('gw-foreign-list-');
+  writeJson(path.join(dir, 'catalog.json'), [
+    { id: 'ndvi_v1', name: 'NDVI', description: 'Vegetation index from red and NIR.', inputs: [{ name: 'img', type: 'Image' }] },
+    { id: 'broken', inputs: [] },
+    { id: 'zonal_v1', name: 'Zonal', description: 'Mean per polygon.' },
+  ]);
+  writeJson(path.join(dir, 'more.json'), { team: 'flood', tools: [{ id: 'flood_map', description: 'Flood extent from SAR.' }] });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.tools.map((t) => t.manifest.id).sort(), ['flood_map', 'ndvi_v1', 'zonal_v1']);
+  assert.ok(c.problems.some((p) => p.severity === 'error' && p.file.endsWith('catalog.json') && p.path === '/1/description'), JSON.stringify(c.problems));
+  assert.ok(c.problems.some((p) => p.severity === 'warning' && p.path === '/0/inputs/0/type' && /"Image" read as "raster"/.test(p.message)));
+});

@@ -33,13 +33,13 @@ export function typeFromForeign(t: string): string | undefined {
  * The manifest with its parameters read as ours, and a warning for each change. Not a manifest (not an
  * object, no parameter lists) comes back unchanged for the validator to judge.
  */
-export function readForeignFields(file: string, data: unknown, problems: ManifestProblem[]): unknown {
+export function readForeignFields(file: string, data: unknown, problems: ManifestProblem[], at = ''): unknown {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
   const m = { ...(data as Record<string, unknown>) };
   const runs = m.runner !== undefined;
   for (const list of ['inputs', 'outputs'] as const) {
     if (!Array.isArray(m[list])) continue;
-    m[list] = (m[list] as unknown[]).map((p, i) => readParam(file, `/${list}/${i}`, p, runs, problems));
+    m[list] = (m[list] as unknown[]).map((p, i) => readParam(file, `${at}/${list}/${i}`, p, runs, problems));
   }
   return m;
 }

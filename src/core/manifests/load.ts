@@ -67,46 +67,49 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
       const raw = readJson(file, problems, budget);
       if (raw === undefined) continue;
-      // Builtin manifests are ours exactly; a team's own are read in their words first (foreign-fields.ts).
-      const data = folder.source === 'builtin' ? raw : readForeignFields(file, raw, problems);
-      const found = validator.validate(file, data);
-      if (found.length) {
-        problems.push(...found);
-        continue;
+      // A team's catalog may be one file listing its tools ([...] or {"tools": [...]}); each is read as a manifest.
+      for (const [where, one] of folder.source === 'builtin' ? [['', raw] as [string, unknown]] : catalogEntries(file, raw, problems)) {
+        // Builtin manifests are ours exactly; a team's own are read in their words first (foreign-fields.ts).
+        const data = folder.source === 'builtin' ? one : readForeignFields(file, one, problems, where);
+        const found = validator.validate(file, data);
+        if (found.length) {
+          problems.push(...found.map((p) => ({ ...p, path: `${where}${p.path}` })));
+          continue;
+        }
+        let manifest = data as ToolManifest;
+        if (RESERVED_IDS.has(manifest.id)) {
+          problems.push({ file, path: '/id', severity: 'error', message: `/id "${manifest.id}" is reserved; give the tool another id` });
+          continue;
+        }
+        if (Array.isArray(manifest.examples) && manifest.examples.length > MAX_EXAMPLES) {
+          problems.push({ file, path: '/examples', severity: 'warning', message: `${manifest.id} has ${manifest.examples.length} examples; only the first ${MAX_EXAMPLES} are indexed` });
+          manifest = { ...manifest, examples: manifest.examples.slice(0, MAX_EXAMPLES) };
+        }
+        // A kind retrieval does not know says nothing: dropped, with a warning naming it.
+        if (manifest.delivers) {
+          const delivers = manifest.delivers;
+          const unknown = delivers.filter((k) => !isDeliverableKind(k));
+          unknown.forEach((k) => problems.push({ file, path: `/delivers/${delivers.indexOf(k)}`, severity: 'warning', message: `${manifest.id}: unknown deliverable "${k}" (known: ${Object.keys(DELIVERABLE_KINDS).join(', ')}); ignored` }));
+          if (unknown.length) manifest = { ...manifest, delivers: delivers.filter(isDeliverableKind) };
+        }
+        // A Chinese tag for no tag would never show: reported, and harmless (display only).
+        for (const k of strayTagTranslations(manifest)) problems.push({ file, path: `/tags_zh/${k}`, severity: 'warning', message: `${manifest.id}: tags_zh has "${k}", which is not one of its tags; it is never shown` });
+        const previous = byId.get(manifest.id);
+        if (previous && folder.source === 'workspace' && previous.source !== 'workspace') {
+          // A cloned repository must not swap a builtin tool (or its command line) for its own.
+          problems.push({
+            file, path: '/id', severity: 'error',
+            message: `workspace manifest ${file} uses the id "${manifest.id}" of the ${previous.source} tool in ${previous.file}; it is ignored (a workspace cannot replace a ${previous.source} tool${manifest.runner?.type === 'process' ? ` or run "${manifest.runner.command}" in its place` : ''}): give it another id`,
+          });
+          continue;
+        }
+        if (previous) {
+          problems.push({ file, path: '/id', severity: 'warning', message: `duplicate tool id "${manifest.id}" in ${file} and ${previous.file}; using ${file}` });
+        }
+        // The hash fingerprints what the index embeds and the fusion was fitted on: a Chinese display
+        // name is not part of it (see display.ts), so adding one re-embeds nothing.
+        byId.set(manifest.id, { manifest, file, source: folder.source, hash: contentHash(withoutDisplayFields(manifest)) });
       }
-      let manifest = data as ToolManifest;
-      if (RESERVED_IDS.has(manifest.id)) {
-        problems.push({ file, path: '/id', severity: 'error', message: `/id "${manifest.id}" is reserved; give the tool another id` });
-        continue;
-      }
-      if (Array.isArray(manifest.examples) && manifest.examples.length > MAX_EXAMPLES) {
-        problems.push({ file, path: '/examples', severity: 'warning', message: `${manifest.id} has ${manifest.examples.length} examples; only the first ${MAX_EXAMPLES} are indexed` });
-        manifest = { ...manifest, examples: manifest.examples.slice(0, MAX_EXAMPLES) };
-      }
-      // A kind retrieval does not know says nothing: dropped, with a warning naming it.
-      if (manifest.delivers) {
-        const delivers = manifest.delivers;
-        const unknown = delivers.filter((k) => !isDeliverableKind(k));
-        unknown.forEach((k) => problems.push({ file, path: `/delivers/${delivers.indexOf(k)}`, severity: 'warning', message: `${manifest.id}: unknown deliverable "${k}" (known: ${Object.keys(DELIVERABLE_KINDS).join(', ')}); ignored` }));
-        if (unknown.length) manifest = { ...manifest, delivers: delivers.filter(isDeliverableKind) };
-      }
-      // A Chinese tag for no tag would never show: reported, and harmless (display only).
-      for (const k of strayTagTranslations(manifest)) problems.push({ file, path: `/tags_zh/${k}`, severity: 'warning', message: `${manifest.id}: tags_zh has "${k}", which is not one of its tags; it is never shown` });
-      const previous = byId.get(manifest.id);
-      if (previous && folder.source === 'workspace' && previous.source !== 'workspace') {
-        // A cloned repository must not swap a builtin tool (or its command line) for its own.
-        problems.push({
-          file, path: '/id', severity: 'error',
-          message: `workspace manifest ${file} uses the id "${manifest.id}" of the ${previous.source} tool in ${previous.file}; it is ignored (a workspace cannot replace a ${previous.source} tool${manifest.runner?.type === 'process' ? ` or run "${manifest.runner.command}" in its place` : ''}): give it another id`,
-        });
-        continue;
-      }
-      if (previous) {
-        problems.push({ file, path: '/id', severity: 'warning', message: `duplicate tool id "${manifest.id}" in ${file} and ${previous.file}; using ${file}` });
-      }
-      // The hash fingerprints what the index embeds and the fusion was fitted on: a Chinese display
-      // name is not part of it (see display.ts), so adding one re-embeds nothing.
-      byId.set(manifest.id, { manifest, file, source: folder.source, hash: contentHash(withoutDisplayFields(manifest)) });
     }
     const wdir = path.join(folder.dir, 'workflows');
     if (fs.existsSync(wdir)) {
@@ -163,6 +166,16 @@ function overBudget(b: Budget, what: string): void {
   if (b.warned) return;
   b.warned = true;
   b.problems.push({ file: b.folder, path: '', severity: 'warning', message: `${b.folder}: ${what}; the rest of the folder is not read` });
+}
+
+/** The manifests in one file: the file itself, or each entry of a list of tools (JSON pointer, manifest). */
+function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[]): [string, unknown][] {
+  const o = raw as Record<string, unknown> | null;
+  const [list, at] = Array.isArray(raw) ? [raw, ''] : o && typeof o === 'object' && o.id === undefined && Array.isArray(o.tools) ? [o.tools as unknown[], '/tools'] : [undefined, ''];
+  if (!list) return [['', raw]];
+  // The same cap as on files: a list must not bring in more tools than a folder of files could.
+  if (list.length > MAX_FOLDER_FILES) problems.push({ file, path: at, severity: 'warning', message: `lists ${list.length} tools; only the first ${MAX_FOLDER_FILES} are read` });
+  return list.slice(0, MAX_FOLDER_FILES).map((m, i) => [`${at}/${i}`, m]);
 }
 
 function jsonFiles(dir: string, budget: Budget): string[] {
