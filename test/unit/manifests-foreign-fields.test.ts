@@ -87,3 +87,30 @@ test('a catalog in one file (a list of tools, or {"tools": [...]}) loads each to
   assert.ok(c.problems.some((p) => p.severity === 'error' && p.file.endsWith('catalog.json') && p.path === '/1/description'), JSON.stringify(c.problems));
   assert.ok(c.problems.some((p) => p.severity === 'warning' && p.path === '/0/inputs/0/type' && /"Image" read as "raster"/.test(p.message)));
 });
+
+test('an OGC API - Processes description (as pygeoapi serves it) loads as a manifest: inputs by name, types from schema and media type', () => {
+  const dir = tmpDir('gw-foreign-ogc-');
+  writeJson(path.join(dir, 'flood.json'), {
+    id: 'flood-extent', title: 'Flood extent', description: 'Maps open water from a Sentinel-1 backscatter image by thresholding.', version: '0.2.0',
+    keywords: ['flood', 'SAR'], jobControlOptions: ['async-execute'],
+    inputs: {
+      image: { title: 'Backscatter', schema: { type: 'string', contentMediaType: 'image/tiff; application=geotiff' }, minOccurs: 1 },
+      aoi: { title: 'Area of interest', schema: { $ref: 'https://geojson.org/schema/Polygon.json' }, minOccurs: 0 },
+      threshold_db: { description: 'Threshold in dB', schema: { type: 'number', default: -18 } },
+      method: { schema: { type: 'string', enum: ['otsu', 'fixed'] } },
+    },
+    outputs: { mask: { title: 'Water mask', schema: { type: 'string', contentMediaType: 'image/tiff; application=geotiff' } } },
+  });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  const m = c.tools[0].manifest;
+  assert.equal(m.name, 'Flood extent');
+  assert.deepEqual(m.tags, ['flood', 'SAR']);
+  assert.deepEqual(m.inputs, [
+    { name: 'image', description: 'Backscatter', type: 'raster', required: true },
+    { name: 'aoi', description: 'Area of interest', type: 'vector', required: false },
+    { name: 'threshold_db', description: 'Threshold in dB', type: 'number', default: -18 },
+    { name: 'method', type: 'string', enum: ['otsu', 'fixed'] },
+  ]);
+  assert.deepEqual(m.outputs, [{ name: 'mask', description: 'Water mask', type: 'raster' }]);
+});

@@ -37,11 +37,44 @@ export function readForeignFields(file: string, data: unknown, problems: Manifes
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
   const m = { ...(data as Record<string, unknown>) };
   const runs = m.runner !== undefined;
+  // OGC API - Processes (pygeoapi and others) describe a process by `title`, and its inputs and outputs
+  // as an object keyed by name with a JSON schema each.
+  if (m.name === undefined && typeof m.title === 'string') m.name = m.title;
+  if (m.tags === undefined && Array.isArray(m.keywords) && m.keywords.every((k) => typeof k === 'string')) m.tags = m.keywords;
+  if (m.description === undefined && typeof m.title === 'string') {
+    m.description = m.title;
+    problems.push({ file, path: `${at}/description`, severity: 'warning', message: 'no description; the title is used (retrieval has little to go on: add a sentence on what the tool does)' });
+  }
   for (const list of ['inputs', 'outputs'] as const) {
+    const v = m[list];
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      m[list] = Object.entries(v as Record<string, unknown>).map(([name, spec]) => ({ name, ...fromOgcParam(spec) }));
+    }
     if (!Array.isArray(m[list])) continue;
     m[list] = (m[list] as unknown[]).map((p, i) => readParam(file, `${at}/${list}/${i}`, p, runs, problems));
   }
   return m;
+}
+
+/** An OGC API - Processes input/output description ({title, description, schema, minOccurs}) as our parameter fields. */
+function fromOgcParam(spec: unknown): Record<string, unknown> {
+  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return {};
+  const o = spec as Record<string, unknown>;
+  const sc = (o.schema && typeof o.schema === 'object' && !Array.isArray(o.schema) ? o.schema : {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const text = typeof o.description === 'string' ? o.description : typeof o.title === 'string' ? o.title : undefined;
+  if (text) out.description = text;
+  // The media type says what a JSON type cannot: a GeoTIFF or a GeoJSON travels as a string or an object.
+  const media = JSON.stringify([sc.contentMediaType, sc.format, sc.$ref, (sc.oneOf as unknown[] | undefined)?.map((x) => (x as Record<string, unknown>)?.contentMediaType ?? (x as Record<string, unknown>)?.format ?? (x as Record<string, unknown>)?.$ref)]).toLowerCase();
+  if (/tiff|image\/|netcdf|zarr|jp2|raster/.test(media)) out.type = 'raster';
+  else if (/geo\+json|geojson|geopackage|shapefile|kml|gml|vector|feature/.test(media)) out.type = 'vector';
+  else if (/csv|spreadsheet/.test(media)) out.type = 'table';
+  else if (typeof sc.type === 'string') out.type = sc.type === 'integer' ? 'number' : sc.type;
+  else if (typeof o.type === 'string') out.type = o.type;
+  if (typeof o.minOccurs === 'number') out.required = o.minOccurs > 0;
+  if (sc.default !== undefined) out.default = sc.default;
+  if (Array.isArray(sc.enum) && sc.enum.length && sc.enum.every((x) => typeof x === 'string')) out.enum = sc.enum;
+  return out;
 }
 
 function readParam(file: string, at: string, p: unknown, runs: boolean, problems: ManifestProblem[]): unknown {
