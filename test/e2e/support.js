@@ -378,8 +378,26 @@ async function pointInResult(found, selector, fx, fy) {
   return { x: box.x + r.left + r.width * fx, y: box.y + r.top + r.height * fy };
 }
 
+/**
+ * The pixels of page region `clip` as the screen shows them: { width, height, data } with data RGBA
+ * row by row. The screenshot is decoded by a canvas in `frame` (any frame of the page will do).
+ */
+async function screenPixels(page, frame, clip) {
+  const png = await page.screenshot({ clip });
+  return frame.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    return { width: c.width, height: c.height, data: [...ctx.getImageData(0, 0, c.width, c.height).data] };
+  }, png.toString('base64'));
+}
+
 module.exports = {
-  resultFrame, inResult, revealInResult, pointInResult,
+  resultFrame, inResult, revealInResult, pointInResult, screenPixels,
   ROOT, log, until, openSession, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
   cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog,
 };

@@ -9,11 +9,13 @@ import { runTool } from '../../src/core/raster/engine';
 import { needGdal, py, tmpDir } from '../helpers/raster-gdal';
 import { makeS2 } from '../helpers/raster-fixtures';
 
-/** A static file server on 127.0.0.1 that honours single Range requests and counts bytes sent. */
+/** A static server of one file on 127.0.0.1 that honours single Range requests and counts bytes sent. */
 function serve(file: string): Promise<{ url: string; stats: { ranged: number; full: number; bytes: number }; close: () => Promise<void> }> {
   const stats = { ranged: 0, full: 0, bytes: 0 };
   const size = fs.statSync(file).size;
   const server = http.createServer((req, res) => {
+    // Any other path is not there (the reader asks for the PAM sidecar `<file>.aux.xml` too).
+    if (new URL(req.url ?? '/', 'http://x').pathname !== `/${path.basename(file)}`) { res.writeHead(404); res.end(); return; }
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     if (req.method === 'HEAD') { res.writeHead(200, { 'Content-Length': size, 'Accept-Ranges': 'bytes' }); res.end(); return; }
     if (range) {

@@ -28,7 +28,7 @@ import type BaseLayer from 'ol/layer/Base';
 import proj4 from 'proj4';
 import type { HostMessage, LayerInfo, LayerKind, LayerRef, MapClass, MapLayerSpec, MapSpec, MapVectorSpec, RendererMessage } from '../../shared/result-protocol';
 import { TILE_SIZE } from '../../shared/result-protocol';
-import { classColors, colorize, colorizeRgb, RAMPS, hex, rampColor } from '../../core/results/palettes';
+import { classColors, colorize, colorizeRgb, RAMPS, hex } from '../../core/results/palettes';
 import { geojsonEpsg, projectionOf } from '../../core/results/crs';
 import { el, formatNumber } from './dom';
 import { fill, resultStrings, term, type ResultStrings } from '../../shared/result-strings';
@@ -292,7 +292,9 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     }
     const stops = RAMPS[r.kind as keyof typeof RAMPS] ?? RAMPS.continuous;
     const bar = el('div', 'gw-colorbar');
-    bar.style.background = `linear-gradient(to right, ${Array.from({ length: 9 }, (_, i) => hex(rampColor(stops, i / 8))).join(', ')})`;
+    // The ramp's own stops at their own places: CSS then interpolates between them exactly as the
+    // tiles are coloured (rampColor), where samples at other places would cut the ramp's corners.
+    bar.style.background = `linear-gradient(to right, ${stops.map((c, i) => `${hex(c)} ${Number(((100 * i) / (stops.length - 1)).toFixed(4))}%`).join(', ')})`;
     const labels = el('div', 'gw-colorbar-labels');
     const lo = el('span', 'gw-lo'), hi = el('span', 'gw-hi');
     labels.append(lo, el('span', 'gw-unit', r.spec.unit ?? ''), hi);

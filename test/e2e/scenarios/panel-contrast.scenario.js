@@ -3,50 +3,9 @@
 // guess), suggestions, the memory timeline and opened score details on screen.
 'use strict';
 const path = require('path');
+const { textContrasts } = require('../contrast');
 
 const THEMES = ['Default Light Modern', 'Default Dark Modern', 'Default High Contrast', 'Default High Contrast Light'];
-
-/** In the webview: [{ text, ratio, fg, bg }] for every visible text of the panel. */
-function measure() {
-  const parse = (c) => {
-    const m = /rgba?\(([^)]+)\)/.exec(c);
-    if (!m) return null;
-    const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
-    return { r, g, b, a };
-  };
-  const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a), b: top.b * top.a + under.b * (1 - top.a), a: 1 });
-  const lum = ({ r, g, b }) => {
-    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
-  const css = getComputedStyle(document.documentElement);
-  const base = parse(css.getPropertyValue('--vscode-sideBar-background').trim().replace(/^#(..)(..)(..)(..)?$/, (_, r, g, b, a) => `rgba(${parseInt(r, 16)},${parseInt(g, 16)},${parseInt(b, 16)},${a ? parseInt(a, 16) / 255 : 1})`))
-    ?? parse(getComputedStyle(document.body).backgroundColor) ?? { r: 255, g: 255, b: 255, a: 1 };
-  const background = (el) => {
-    const layers = [];
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
-      const c = parse(getComputedStyle(e).backgroundColor);
-      if (c && c.a > 0) layers.push(c);
-      if (c && c.a >= 1) break;
-    }
-    let bg = base.a >= 1 ? base : { ...base, a: 1 };
-    for (const l of layers.reverse()) bg = over(l, bg);
-    return bg;
-  };
-  const out = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent.trim()).join(' ');
-    if (!own || el.closest('[aria-hidden="true"], .sr-only, [hidden]') || !el.checkVisibility()) continue;
-    // Disabled controls are exempt from WCAG contrast (1.4.3); nothing else is.
-    if (el.closest('button:disabled')) continue;
-    const style = getComputedStyle(el);
-    const bg = background(el);
-    const fg = over({ ...parse(style.color), a: parse(style.color).a * Number(style.opacity) }, bg);
-    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
-    out.push({ text: own.slice(0, 40), cls: el.className, ratio: Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100, fg: style.color, bg: `rgb(${Math.round(bg.r)},${Math.round(bg.g)},${Math.round(bg.b)})` });
-  }
-  return out;
-}
 
 module.exports = {
   name: 'panel contrast: every text ≥ 4.5:1 in light, dark and high-contrast themes',
@@ -69,7 +28,7 @@ module.exports = {
       await page.waitForTimeout(800);
       // Open every score explanation so its text is measured too.
       await panel.evaluate(() => document.querySelectorAll('details.why').forEach((d) => { d.open = true; }));
-      const found = await panel.evaluate(measure);
+      const found = await panel.evaluate(textContrasts, { bases: ['--vscode-sideBar-background'] });
       const bad = found.filter((f) => f.ratio < 4.5);
       const min = found.reduce((m, f) => (f.ratio < m.ratio ? f : m), { ratio: Infinity });
       lines.push(`${theme}: ${found.length} texts, lowest ${min.ratio}:1 ("${min.text}")`);

@@ -5,27 +5,18 @@
 'use strict';
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { screenPixels } = require('../support');
 
 const CELLS = ['dnbr as burn\npre: fire_pre.tif\npost: fire_post.tif', 'burn_severity as severity\nimage: $burn.dnbr'];
 const THEMES = ['Default Light Modern', 'Default Dark Modern', 'Default High Contrast'];
 
-/** Mean colour of a small square around page point p, from a screenshot decoded in `frame`. */
+/** Mean colour of a small square around page point p, as the screen shows it. */
 async function colourAt(page, frame, p) {
-  const png = await page.screenshot({ clip: { x: Math.round(p.x) - 3, y: Math.round(p.y) - 3, width: 7, height: 7 } });
-  return frame.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const ctx = c.getContext('2d');
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    const m = [0, 0, 0];
-    for (let i = 0; i < d.length; i += 4) { m[0] += d[i]; m[1] += d[i + 1]; m[2] += d[i + 2]; }
-    const n = d.length / 4;
-    return m.map((v) => Math.round(v / n));
-  }, png.toString('base64'));
+  const { data: d } = await screenPixels(page, frame, { x: Math.round(p.x) - 3, y: Math.round(p.y) - 3, width: 7, height: 7 });
+  const m = [0, 0, 0];
+  for (let i = 0; i < d.length; i += 4) { m[0] += d[i]; m[1] += d[i + 1]; m[2] += d[i + 2]; }
+  const n = d.length / 4;
+  return m.map((v) => Math.round(v / n));
 }
 
 const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);

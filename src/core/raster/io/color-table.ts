@@ -145,18 +145,32 @@ export function parsePamCategoryNames(xml: string, bands: number): CategoryNames
   return found ? out : undefined;
 }
 
+/** The warning for a sidecar past MAX_PAM_BYTES (`size` in bytes, when known). */
+export function pamTooLarge(aux: string, size?: number): string {
+  return `${aux}: ${size === undefined ? 'more than' : `${size} bytes is more than`} the ${MAX_PAM_BYTES >> 20} MB read for category names; they are ignored`;
+}
+
+/**
+ * Category names from the text of the PAM sidecar `aux` (its name in messages), local or remote
+ * alike: a document that is not PAM XML is ignored with a warning naming it, since the raster
+ * itself is fine (GDAL also opens it with a warning).
+ */
+export function categoryNamesFromPam(aux: string, xml: string, bands: number, warn: (message: string) => void): CategoryNames | undefined {
+  try { return parsePamCategoryNames(xml, bands); } catch (e) { warn(`${aux}: ${(e as Error).message}; category names are ignored`); return undefined; }
+}
+
 /**
  * Category names from `<tiff>.aux.xml` beside a local raster: undefined without the file or without
- * names. A sidecar that is too large, unreadable or not PAM XML is ignored with a warning naming it
- * (the raster itself is fine, and GDAL also opens it with a warning): `warn` receives the message.
+ * names. A sidecar that is too large, unreadable or not PAM XML is ignored with a warning naming it:
+ * `warn` receives the message.
  */
 export function readCategoryNames(tiff: string, bands: number, warn: (message: string) => void): CategoryNames | undefined {
   const aux = `${tiff}.aux.xml`;
   let st: fs.Stats;
   try { st = fs.statSync(aux); } catch { return undefined; }
   if (!st.isFile()) return undefined;
-  if (st.size > MAX_PAM_BYTES) { warn(`${aux}: ${st.size} bytes is more than the ${MAX_PAM_BYTES >> 20} MB read for category names; they are ignored`); return undefined; }
+  if (st.size > MAX_PAM_BYTES) { warn(pamTooLarge(aux, st.size)); return undefined; }
   let xml: string;
   try { xml = fs.readFileSync(aux, 'utf8'); } catch (e) { warn(`${aux}: cannot read it (${(e as Error).message}); category names are ignored`); return undefined; }
-  try { return parsePamCategoryNames(xml, bands); } catch (e) { warn(`${aux}: ${(e as Error).message}; category names are ignored`); return undefined; }
+  return categoryNamesFromPam(aux, xml, bands, warn);
 }

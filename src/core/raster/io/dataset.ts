@@ -6,6 +6,7 @@ import { readGeoInfo, parseGdalMetadata } from './geoinfo';
 import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
 // The HTTP client (node:http, node:https) loads for remote rasters only.
 const httpClient = () => require('./http-client') as typeof import('./http-client');
+const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remote-sidecar');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
@@ -13,7 +14,7 @@ import { readLightImage } from './light-ifd';
 import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
-import { ColorTable, CategoryNames, PHOTOMETRIC_PALETTE, TAG_COLORMAP, colorTableFromColorMap, readCategoryNames } from './color-table';
+import { ColorTable, CategoryNames, PHOTOMETRIC_PALETTE, TAG_COLORMAP, colorTableFromColorMap, categoryNamesFromPam, readCategoryNames } from './color-table';
 
 export type { DType } from './samples';
 
@@ -38,7 +39,7 @@ export interface RasterDataset {
    * then `warnings` says so, as GDAL ignores such a tag).
    */
   colorTable?: ColorTable;
-  /** Category names per band from the GDAL PAM sidecar `<file>.aux.xml` (local files; index = value). */
+  /** Category names per band from the GDAL PAM sidecar `<file>.aux.xml` (beside a file or a URL; index = value). */
   categoryNames?: CategoryNames;
   /** Things about the file a reader should know that did not stop it opening (an ignored ColorMap or sidecar). */
   warnings?: string[];
@@ -178,10 +179,16 @@ class TiffDataset implements RasterDataset {
 
   private warn(message: string): void { (this.warnings ??= []).push(message); }
 
-  /** Category names from the PAM sidecar of a local file (a broken one is ignored with a warning). */
-  readSidecar(): void {
-    if (this.url) return;
-    const names = readCategoryNames(this.source, this.bandCount, (m) => this.warn(m));
+  /** Category names from the PAM sidecar, beside a local file or fetched beside a URL (a broken one
+   *  is ignored with a warning naming it; a remote one that is not there, silently). */
+  async readSidecar(signal?: AbortSignal): Promise<void> {
+    const warn = (m: string) => this.warn(m);
+    let names: CategoryNames | undefined;
+    if (!this.url) names = readCategoryNames(this.source, this.bandCount, warn);
+    else {
+      const pam = await remoteSidecar().fetchSidecar(this.url, warn, signal);
+      if (pam) names = categoryNamesFromPam(pam.name, pam.text, this.bandCount, warn);
+    }
     if (names) this.categoryNames = names;
   }
 
@@ -779,7 +786,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   }
   const ds = isRemote(src) ? new TiffDataset(redactUrl(src), src) : new TiffDataset(source);
   await ds.init(opts.signal);
-  ds.readSidecar();
+  try { await ds.readSidecar(opts.signal); } catch (e) { await ds.close().catch(() => undefined); throw e; }
   return ds;
 }
 

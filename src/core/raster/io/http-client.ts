@@ -73,6 +73,13 @@ export class HttpError extends Error {
   }
 }
 
+/** A whole-document GET whose body is larger than the caller reads (`request`'s `maxBytes`). */
+export class HttpTooLargeError extends HttpError {
+  constructor(message: string, readonly maxBytes: number, status?: number) {
+    super(message, false, status);
+  }
+}
+
 /** Connection errors worth another attempt: the peer dropped or reset the connection. */
 const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ECONNABORTED']);
 /** Without a Range header (geotiff always sends one) a body is still bounded. */
@@ -109,10 +116,11 @@ export class HttpRangeClient {
     this.display = redactUrl(url);
   }
 
-  async request({ headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<RangeResponse> {
+  /** A GET of the URL; `maxBytes` bounds a body asked for without a Range header (HttpTooLargeError past it). */
+  async request({ headers = {}, signal, maxBytes = MAX_BODY_BYTES }: { headers?: Record<string, string>; signal?: AbortSignal; maxBytes?: number } = {}): Promise<RangeResponse> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.follow(headers, signal);
+        return await this.follow(headers, maxBytes, signal);
       } catch (e) {
         if (!(e instanceof HttpError) || !e.retryable || attempt >= this.opts.retries || signal?.aborted) {
           if (e instanceof HttpError && attempt > 0) e.message += ` (after ${attempt + 1} attempts)`;
@@ -124,10 +132,10 @@ export class HttpRangeClient {
     }
   }
 
-  private async follow(headers: Record<string, string>, signal?: AbortSignal): Promise<RangeResponse> {
+  private async follow(headers: Record<string, string>, maxBytes: number, signal?: AbortSignal): Promise<RangeResponse> {
     let url = this.current;
     for (let hop = 0; ; hop++) {
-      const r = await this.once(url, headers, signal);
+      const r = await this.once(url, headers, maxBytes, signal);
       if ('response' in r) return r.response;
       if (hop >= this.opts.maxRedirects) throw new HttpError(`${this.display} redirects more than ${this.opts.maxRedirects} times (last to ${redactUrl(r.redirect.href)})`, false);
       // Range reads repeat many times: a permanent move is remembered.
@@ -136,7 +144,7 @@ export class HttpRangeClient {
     }
   }
 
-  private once(url: URL, headers: Record<string, string>, signal?: AbortSignal): Promise<Hop> {
+  private once(url: URL, headers: Record<string, string>, maxBytes: number, signal?: AbortSignal): Promise<Hop> {
     const o = this.opts;
     const shown = redactUrl(url.href);
     const want = rangeOf(headers);
@@ -186,7 +194,7 @@ export class HttpRangeClient {
           const after = Number(res.headers['retry-after']);
           return finish(new HttpError(`HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} from ${shown}`, retryable, status, Number.isFinite(after) ? after * 1000 : undefined));
         }
-        let limit = MAX_BODY_BYTES;
+        let limit = maxBytes;
         if (want) {
           if (status !== 206) return finish(new HttpError(`${shown} ignores range requests (HTTP ${status} to one); remote rasters are read with range requests only`, false, status));
           const cr = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(String(res.headers['content-range'] ?? '').trim());
@@ -198,12 +206,13 @@ export class HttpRangeClient {
           limit = end - start + 1;
         }
         const declared = Number(res.headers['content-length']);
-        if (Number.isFinite(declared) && declared > limit) return finish(new HttpError(`${shown} announces ${declared} bytes for a range of ${limit}`, false, status));
+        const tooLarge = (size?: number) => new HttpTooLargeError(size === undefined ? `${shown} sends more than the ${limit} bytes read` : `${shown} has ${size} bytes, more than the ${limit} read`, limit, status);
+        if (Number.isFinite(declared) && declared > limit) return finish(want ? new HttpError(`${shown} announces ${declared} bytes for a range of ${limit}`, false, status) : tooLarge(declared));
         const chunks: Buffer[] = [];
         let received = 0;
         res.on('data', (c: Buffer) => {
           received += c.length;
-          if (received > limit) finish(new HttpError(`${shown} sent more than the ${limit} bytes asked for`, false, status));
+          if (received > limit) finish(want ? new HttpError(`${shown} sent more than the ${limit} bytes asked for`, false, status) : tooLarge());
           else chunks.push(c);
         });
         res.on('error', (e) => finish(connectionError(e, shown)));
