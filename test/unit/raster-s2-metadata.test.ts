@@ -74,11 +74,12 @@ test('MTD parsing: band_id is ESA\'s 0-based order with B8A at 8, from the produ
   const bad: [string, RegExp][] = [
     [mtdL2A((i) => (i === 3 ? 'minus thousand' : '-1000')), /BOA_ADD_OFFSET band_id="3" is "minus thousand", not a number/],
     [mtdL2A(() => ''), /not a number/],
-    [mtdL2A(() => '-1e300'), /outside ±10000/],
+    [mtdL2A(() => '-1e300'), /outside −10000\.\.0/],
+    [mtdL2A(() => '5000'), /is 5000, outside −10000\.\.0/],
     [mtdL2A(() => '-1000').replace('>10000<', '>0<'), /BOA_QUANTIFICATION_VALUE "0" is not a positive number/],
-    [mtdL2A(() => '-1000').slice(0, 900), /not readable XML/],
-    ['', /not readable XML/],
-    ['{"json": "not xml"}', /not readable XML/],
+    [mtdL2A(() => '-1000').slice(0, 900), /not well-formed XML/],
+    ['', /not well-formed XML/],
+    ['{"json": "not xml"}', /not well-formed XML/],
   ];
   for (const [xml, re] of bad) {
     warns.length = 0;
@@ -166,7 +167,7 @@ test('a SAFE whose band names carry no baseline or date: MTD_MSIL2A.xml gives th
   assert.match(hows(b).red.how, /\(DN − 1000\)\/10000, sensed 20240612/);
   const warnings = b.stats.warnings as string[];
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /safe2\/product\.SAFE\/MTD_MSIL2A\.xml: not readable XML .*the file name decides/);
+  assert.match(warnings[0], /safe2\/product\.SAFE\/MTD_MSIL2A\.xml: not well-formed XML.*the file name decides/);
 });
 
 test('a STAC item beside B04.tif/B08.tif: its raster:bands scale and offset (numpy); a harmonised re-export under the old item: the values decide', { skip }, async () => {

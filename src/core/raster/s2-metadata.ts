@@ -23,8 +23,11 @@ export interface S2Scaling {
   level?: 'L2A' | 'L1C';
 }
 
-/** Real MTD files are ~50-60 KB and STAC items ~20-40 KB; anything far larger is not one. */
-const MAX_MTD_BYTES = 4 << 20;
+/**
+ * Real MTD files are ~50-60 KB and STAC items ~20-40 KB; anything far larger is not one. The XML
+ * parser takes about a second per MB, so the MTD cap also bounds the time a hostile one costs.
+ */
+const MAX_MTD_BYTES = 1 << 20;
 const MAX_ITEM_BYTES = 4 << 20;
 /** JSON files looked at in one band folder (a download folder may hold many unrelated ones). */
 const MAX_JSON_FILES = 64;
@@ -72,7 +75,8 @@ export function safeMetadataFile(file: string): string | undefined {
     if (root) {
       for (const n of ['MTD_MSIL2A.xml', 'MTD_MSIL1C.xml']) {
         const p = path.join(root, n);
-        try { if (fs.statSync(p).isFile()) return p; } catch { /* not this one */ }
+        // Anything by that name counts: one that is not a regular file is then refused with a warning.
+        try { fs.statSync(p); return p; } catch { /* not this one */ }
       }
     }
     if (parent === dir) break;
@@ -102,10 +106,12 @@ export function parseSafeMtd(xml: string, label: string, token: string | undefin
   }
   const root = doc?.documentElement?.localName ?? '';
   if (errors.length || !doc || !root) {
-    warn(`${label}: not readable XML (${(errors[0] ?? 'empty document').split('\n')[0].slice(0, 160)}); its offsets are ignored, the file name decides`);
+    // Where, not what: the parser quotes tag and entity names, and a planted link can make any file the "MTD".
+    const at = /line:(\d+),col:(\d+)/.exec(errors.join(' '));
+    warn(`${label}: not well-formed XML${at ? ` (line ${at[1]}, column ${at[2]})` : ''}; its offsets are ignored, the file name decides`);
     return undefined;
   }
-  const l2a = /Level-2A/i.test(root) || elements(doc, 'BOA_QUANTIFICATION_VALUE').length > 0;
+  const l2a = /Level-2A/i.test(root) || elements(doc, 'BOA_QUANTIFICATION_VALUE').length > 0 || elements(doc, 'BOA_ADD_OFFSET').length > 0;
   const level = l2a ? 'L2A' : /Level-1C/i.test(root) || elements(doc, 'QUANTIFICATION_VALUE').length > 0 ? 'L1C' : undefined;
   const [offTag, qTag] = l2a ? ['BOA_ADD_OFFSET', 'BOA_QUANTIFICATION_VALUE'] : ['RADIO_ADD_OFFSET', 'QUANTIFICATION_VALUE'];
   const bad = (what: string) => { warn(`${label}: ${what}; its offsets are ignored, the file name decides`); return undefined; };
@@ -130,7 +136,8 @@ export function parseSafeMtd(xml: string, label: string, token: string | undefin
     if (id === null) continue;
     if (!NUMBER.test(o.text)) return bad(`${offTag} band_id="${id.slice(0, 20)}" is "${o.text.trim().slice(0, 40)}", not a number`);
     const v = Number(o.text);
-    if (!Number.isFinite(v) || Math.abs(v) > quant) return bad(`${offTag} band_id="${id.slice(0, 20)}" is ${v}, outside ±${quant}`);
+    // ESA's offsets take DNs down (−1000); a positive one or one past the whole scale is not an offset.
+    if (!Number.isFinite(v) || v > 0 || v < -quant) return bad(`${offTag} band_id="${id.slice(0, 20)}" is ${v}, outside −${quant}..0`);
     offsets.set(id.trim(), v);
   }
   const tail = `${qEl ? `, ${qTag} ${quant}` : ''}${baseline ? `, baseline ${baseline}` : ''}`;
@@ -200,7 +207,9 @@ export function stacScaling(file: string, warn: (message: string) => void): S2Sc
     if (text === undefined) continue;
     let item: unknown;
     try { item = JSON.parse(text); } catch (e) {
-      warn(`${p}: not valid JSON (${(e as Error).message.slice(0, 120)}); ignored as a STAC item`);
+      // V8 quotes the text around the error; only its position is said (the file may be anything).
+      const at = /position (\d+)/.exec((e as Error).message);
+      warn(`${p}: not valid JSON${at ? ` (at character ${at[1]})` : ''}; ignored as a STAC item`);
       continue;
     }
     const s = scalingFromItem(item, me, p, warn);
@@ -231,10 +240,10 @@ export function scalingFromItem(item: unknown, me: string, label: string, warn: 
     if (sc !== undefined || of !== undefined) {
       // A null is a wrong type here, not an absent value.
       const scale = sc === undefined ? 1 : sc, offset = of === undefined ? 0 : of;
-      if (typeof scale === 'number' && typeof offset === 'number' && Number.isFinite(scale) && Number.isFinite(offset) && scale > 0 && scale <= 1 && Math.abs(offset) <= 1) {
+      if (typeof scale === 'number' && typeof offset === 'number' && Number.isFinite(scale) && Number.isFinite(offset) && scale > 0 && scale <= 1 && offset <= 0 && offset >= -1) {
         return { offset: Math.round((offset / scale) * 1e6) / 1e6, scale, why: `STAC item ${name}: scale ${scale} offset ${fmt(offset)}${note}`, source: 'metadata', level };
       }
-      warn(`${label}: raster:bands scale ${JSON.stringify(sc)?.slice(0, 40)} offset ${JSON.stringify(of)?.slice(0, 40)} of ${me} are not a reflectance scale (a number in (0, 1]) and offset (a number within ±1); ignored`);
+      warn(`${label}: raster:bands scale ${JSON.stringify(sc)?.slice(0, 40)} offset ${JSON.stringify(of)?.slice(0, 40)} of ${me} are not a reflectance scale (a number in (0, 1]) and offset (a number in −1..0); ignored`);
     } else if (!Array.isArray(rb)) {
       warn(`${label}: raster:bands of ${me} is not a list; ignored`);
     }
