@@ -24,13 +24,14 @@ export interface S2Scaling {
 }
 
 /**
- * Real MTD files are ~50-60 KB and STAC items ~20-40 KB; anything far larger is not one. The XML
- * parser takes about a second per MB, so the MTD cap also bounds the time a hostile one costs.
+ * Real MTD files and STAC items are tens of KB; anything far larger is not one. The XML parser's
+ * time grows with the document, so the cap also bounds what a hostile one costs (twice per run: a
+ * run reads it for each band). The JSON cap bounds a folder of large unrelated JSON files.
  */
 const MAX_MTD_BYTES = 1 << 20;
-const MAX_ITEM_BYTES = 4 << 20;
+const MAX_ITEM_BYTES = 1 << 20;
 /** JSON files looked at in one band folder (a download folder may hold many unrelated ones). */
-const MAX_JSON_FILES = 64;
+const MAX_JSON_FILES = 32;
 
 /**
  * The 0-based band_id of the MTD offset lists, in ESA's order (Sentinel-2 Products Specification
