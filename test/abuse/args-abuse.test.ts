@@ -57,6 +57,7 @@ test('argument abuse: paths, planted links, option-like values, prototype keys, 
   fs.symlinkSync('/dev/zero', oddStem('SR_B6'));
   fs.copyFileSync(stem('SR_B4'), path.join(odd, 'LE07_L2SP_001002_20020101_20200102_02_T1_SR_B3.TIF'));
   fs.copyFileSync(img, path.join(ws, 'B04.tif'));
+  const s2Meta = await writeHostileS2Metadata(ws, real);
   const wsBefore = fingerprint(ws);
 
   const tally = new Tally();
@@ -226,6 +227,20 @@ test('argument abuse: paths, planted links, option-like values, prototype keys, 
       ['a file named B04.tif that is a stack', 'ndvi', { image: 'B04.tif' }, ['nir', 'B04.tif']],
     ];
     for (const [label, t, args, names] of bandTrials) await tool('band files', label, t, args, names);
+    // Sentinel-2 band files under hostile product metadata (a SAFE's MTD, STAC item JSON): the run must
+    // give its result, say which metadata file it ignored, and quote nothing of a file a link points at.
+    for (const m of s2Meta) {
+      await tool('band files', `S2 metadata: ${m.label}`, 'ndvi', { image: m.band }, [], {
+        mustSucceed: true,
+        check: (r) => {
+          const text = JSON.stringify(r.result ?? {});
+          if (/SECRET-TOKEN/.test(text)) return 'escape: linked file content in the result';
+          const warnings = (r.result?.stats?.warnings ?? []) as string[];
+          if (m.warns && !warnings.some((w) => w.includes(m.warns!))) return `no warning naming ${m.warns}: ${JSON.stringify(warnings).slice(0, 300)}`;
+          return null;
+        },
+      });
+    }
   } finally {
     runner.close();
     console.log(tally.summary());
@@ -238,6 +253,84 @@ test('argument abuse: paths, planted links, option-like values, prototype keys, 
   assert.deepEqual(tally.failures().map((f) => `${f.area}: ${f.outcome}: ${f.input}: ${f.detail}`), []);
   fs.rmSync(root, { recursive: true, force: true });
 });
+
+/**
+ * Sentinel-2 products (B04/B08 band files) whose metadata is hostile, one folder each: STAC item
+ * JSON beside the band files, or a SAFE's MTD_MSIL2A.xml above GRANULE/<id>/IMG_DATA/R10m. `warns`
+ * is the metadata file (or folder) the run's warning must name; none for metadata that is valid.
+ */
+async function writeHostileS2Metadata(ws: string, secret: string): Promise<{ label: string; band: string; warns?: string }[]> {
+  const root = path.join(ws, 's2meta');
+  const w = 32, h = 24;
+  const bandFiles = async (d: string, red: string, nir: string) => {
+    fs.mkdirSync(d, { recursive: true });
+    await writeRaster(path.join(d, red), { width: w, height: h, bands: 1, dtype: 'uint16', geo: GEO, nodata: 0, blockSize: 16 }, [Uint16Array.from({ length: w * h }, (_, i) => 1300 + (i % w) * 10)]);
+    await writeRaster(path.join(d, nir), { width: w, height: h, bands: 1, dtype: 'uint16', geo: GEO, nodata: 0, blockSize: 16 }, [Uint16Array.from({ length: w * h }, (_, i) => 4000 + (i % h) * 40)]);
+  };
+  const href = 'https://sentinel-cogs.s3.us-west-2.amazonaws.com/sentinel-s2-l2a-cogs/50/T/MK/2024/6/S2B_50TMK_20240612_0_L2A';
+  const item = (o: { rb?: unknown; props?: unknown; assets?: unknown } = {}) => ({
+    type: 'Feature', stac_version: '1.0.0', id: 'S2B_50TMK_20240612_0_L2A',
+    properties: o.props ?? { 's2:processing_baseline': '05.10' },
+    assets: o.assets ?? { red: { href: `${href}/B04.tif`, 'raster:bands': o.rb ?? [{ scale: 0.0001, offset: -0.1 }] }, nir: { href: `${href}/B08.tif`, 'raster:bands': o.rb ?? [{ scale: 0.0001, offset: -0.1 }] } },
+  });
+  const out: { label: string; band: string; warns?: string }[] = [];
+  // STAC: what item.json holds (a string as is, anything else as JSON), or a thing made in its place.
+  const stac: [string, unknown | ((file: string) => void), boolean][] = [
+    ['item is a JSON array', [item()], false],
+    ['offset a string', item({ rb: [{ scale: 0.0001, offset: '-0.1' }] }), true],
+    ['offset 1e400 (Infinity)', '{"type":"Feature","stac_version":"1.0.0","assets":{"red":{"href":"B04.tif","raster:bands":[{"scale":0.0001,"offset":1e400}]}}}', true],
+    ['positive offset', item({ rb: [{ scale: 0.0001, offset: 0.5 }] }), true],
+    ['raster:bands an object', item({ rb: { scale: 0.0001, offset: -0.1 } }), true],
+    ['baseline an object', item({ rb: [{}], props: { 's2:processing_baseline': { $gt: 4 } } }), true],
+    ['assets an array', item({ assets: [{ href: 'B04.tif' }] }), false],
+    ['hrefs numbers and 100 KB strings', item({ assets: { red: { href: 4 }, nir: { href: 'x/'.repeat(50_000) + 'B08.tif' } } }), false],
+    ['prototype keys', `{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},${JSON.stringify(item()).slice(1)}`, false],
+    ['truncated', JSON.stringify(item()).slice(0, 90), true],
+    ['5 MB', JSON.stringify({ ...item(), pad: 'x'.repeat(5 << 20) }), true],
+    ['1 MB of nesting (valid JSON, not an item: passed over)', '['.repeat(1 << 19) + ']'.repeat(1 << 19), false],
+    ['a FIFO', (f: string) => spawnSync('mkfifo', [f]), true],
+    ['a link to /dev/zero', (f: string) => fs.symlinkSync('/dev/zero', f), true],
+    ['a link to a secret file outside', (f: string) => fs.symlinkSync(secret, f), true],
+    ['a directory', (f: string) => fs.mkdirSync(f), false],
+  ];
+  for (const [label, what, warns] of stac) {
+    const d = path.join(root, `stac_${out.length}`);
+    await bandFiles(d, 'B04.tif', 'B08.tif');
+    const f = path.join(d, 'item.json');
+    if (typeof what === 'function') what(f); else fs.writeFileSync(f, typeof what === 'string' ? what : JSON.stringify(what));
+    out.push({ label: `STAC item ${label}`, band: path.join(d, 'B04.tif'), ...(warns ? { warns: f } : {}) });
+  }
+  const many = path.join(root, 'stac_many');
+  await bandFiles(many, 'B04.tif', 'B08.tif');
+  for (let i = 0; i < 100; i++) fs.writeFileSync(path.join(many, `${String(i).padStart(3, '0')}.json`), '{}');
+  out.push({ label: 'STAC: 100 JSON files', band: path.join(many, 'B04.tif'), warns: many });
+  // SAFE: MTD_MSIL2A.xml as given.
+  const offsets = (v: string) => `<BOA_ADD_OFFSET_VALUES_LIST>${Array.from({ length: 13 }, (_, i) => `<BOA_ADD_OFFSET band_id="${i}">${v}</BOA_ADD_OFFSET>`).join('')}</BOA_ADD_OFFSET_VALUES_LIST>`;
+  const mtd = (body: string) => `<?xml version="1.0"?><n1:Level-2A_User_Product xmlns:n1="x"><BOA_QUANTIFICATION_VALUE>10000</BOA_QUANTIFICATION_VALUE>${body}</n1:Level-2A_User_Product>`;
+  const safe: [string, string | ((file: string) => void)][] = [
+    ['offsets not numbers', mtd(offsets('minus thousand'))],
+    ['offsets empty', mtd(offsets(''))],
+    ['offsets hexadecimal', mtd(offsets('0x3E8'))],
+    ['offset -1e999', mtd(offsets('-1e999'))],
+    ['quantification 0', mtd(offsets('-1000')).replace('>10000<', '>0<')],
+    ['truncated', mtd(offsets('-1000')).slice(0, 200)],
+    ['billion laughs', `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "${'x'.repeat(100)}">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${'b'.repeat(i + 1)} "${`&${i ? 'b'.repeat(i) : 'a'};`.repeat(10)}">`).join('')}]><r><BOA_ADD_OFFSET band_id="3">&bbbbbbbbb;</BOA_ADD_OFFSET></r>`],
+    ['1.5 MB', mtd(offsets('-1000') + `<pad>${'x'.repeat(1.5 * (1 << 20))}</pad>`)],
+    ['0.9 MB of nesting', '<a>'.repeat(130_000) + '</a>'.repeat(130_000)],
+    ['not XML at all', '{"BOA_ADD_OFFSET": -1000}'],
+    ['a FIFO', (f) => spawnSync('mkfifo', [f])],
+    ['a link to a secret file outside', (f) => fs.symlinkSync(secret, f)],
+  ];
+  for (const [label, what] of safe) {
+    const top = path.join(root, `safe_${out.length}`);
+    const r10 = path.join(top, 'GRANULE', 'L2A_T50TMK_A000001', 'IMG_DATA', 'R10m');
+    await bandFiles(r10, 'T50TMK_B04_10m.tif', 'T50TMK_B08_10m.tif');
+    const f = path.join(top, 'MTD_MSIL2A.xml');
+    if (typeof what === 'function') what(f); else fs.writeFileSync(f, what);
+    out.push({ label: `SAFE MTD ${label}`, band: path.join(r10, 'T50TMK_B04_10m.tif'), warns: f });
+  }
+  return out;
+}
 
 /** The argv the fake command saw: no element may start with "-" unless it is a template option or a number. */
 function argvProblem(marker: string): string | null {

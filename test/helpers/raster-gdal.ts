@@ -119,3 +119,35 @@ def sig(p):
     return [d.ReadRaster().hex(), d.GetGeoTransform(), d.GetProjection(), md, [(b.GetNoDataValue(), b.GetDescription(), b.DataType, b.GetMetadata()) for b in bands]]
 print(json.dumps(sig(sys.argv[1]) == sig(sys.argv[2])))`, a, b) as boolean;
 }
+
+/**
+ * Writes band `b` of `src` to `dst` as a single-band uint16 GeoTIFF without its description, with
+ * `add` DN added to every non-zero DN (a baseline 04.00 Sentinel-2 band) and, when given, GDAL's own
+ * scale/offset metadata on the band.
+ */
+export function splitBand(src: string, b: number, dst: string, add = 0, own?: { scale: number; offset: number }): void {
+  fs.mkdirSync(path.dirname(dst), { recursive: true });
+  pyJson(`
+import sys, json, numpy as np
+from osgeo import gdal
+s = gdal.Open(sys.argv[1]); a = s.GetRasterBand(int(sys.argv[2])).ReadAsArray().astype(np.int64)
+nd = s.GetRasterBand(int(sys.argv[2])).GetNoDataValue()
+v = np.where(a == 0, 0, a + int(sys.argv[4])).astype(np.uint16)
+d = gdal.GetDriverByName('GTiff').Create(sys.argv[3], s.RasterXSize, s.RasterYSize, 1, gdal.GDT_UInt16, ['TILED=YES', 'COMPRESS=DEFLATE'])
+d.SetGeoTransform(s.GetGeoTransform()); d.SetProjection(s.GetProjection()); d.GetRasterBand(1).WriteArray(v)
+if nd is not None: d.GetRasterBand(1).SetNoDataValue(nd)
+if sys.argv[5] != '': d.GetRasterBand(1).SetScale(float(sys.argv[5])); d.GetRasterBand(1).SetOffset(float(sys.argv[6]))
+d = None
+print(json.dumps(True))
+`, src, String(b), dst, String(add), own ? String(own.scale) : '', own ? String(own.offset) : '');
+}
+
+/** Python: NDVI of red `argv[1]`, NIR `argv[2]` as DN × argv[4] + argv[5] against the output `argv[3]`: max |diff| over valid pixels. */
+export const PY_NDVI_SCALED = PY_READ_BAND + `
+red, nd = read(sys.argv[1]); nir, _ = read(sys.argv[2]); out, ond = read(sys.argv[3])
+s, o = float(sys.argv[4]), float(sys.argv[5])
+r = red.astype(np.float64) * s + o; n = nir.astype(np.float64) * s + o
+ok = (red != 0) & (nir != 0) & (out != ond)
+ref = (n - r) / (n + r)
+print(json.dumps({"max": float(np.abs(ref[ok] - out[ok]).max()), "n": int(ok.sum())}))
+`;

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
 import { runTool } from '../../src/core/raster/engine';
 import { bandFileOf, sentinel2Offset, siblingBandFiles } from '../../src/core/raster/band-files';
-import { gdalSkip, pyJson, PY_READ_BAND } from '../helpers/raster-gdal';
+import { gdalSkip, pyJson, PY_READ_BAND, PY_NDVI_SCALED as NDVI, splitBand as split } from '../helpers/raster-gdal';
 
 const skip = gdalSkip('numpy/GDAL comparisons');
 let dir = '';
@@ -17,32 +17,6 @@ before(async () => {
   await writeSampleWorkspace(dir);
 });
 after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
-
-/** Writes band `b` of `src` to `dst` as a single-band uint16 GeoTIFF, plus `add` DN, without its description. */
-function split(src: string, b: number, dst: string, add = 0): void {
-  fs.mkdirSync(path.dirname(dst), { recursive: true });
-  pyJson(`
-import sys, json, numpy as np
-from osgeo import gdal
-s = gdal.Open(sys.argv[1]); a = s.GetRasterBand(int(sys.argv[2])).ReadAsArray().astype(np.int64)
-nd = s.GetRasterBand(int(sys.argv[2])).GetNoDataValue()
-v = np.where(a == 0, 0, a + int(sys.argv[4])).astype(np.uint16)
-d = gdal.GetDriverByName('GTiff').Create(sys.argv[3], s.RasterXSize, s.RasterYSize, 1, gdal.GDT_UInt16, ['TILED=YES', 'COMPRESS=DEFLATE'])
-d.SetGeoTransform(s.GetGeoTransform()); d.SetProjection(s.GetProjection()); d.GetRasterBand(1).WriteArray(v)
-if nd is not None: d.GetRasterBand(1).SetNoDataValue(nd)
-d = None
-print(json.dumps(True))
-`, src, String(b), dst, String(add));
-}
-
-const NDVI = PY_READ_BAND + `
-red, nd = read(sys.argv[1]); nir, _ = read(sys.argv[2]); out, ond = read(sys.argv[3])
-s, o = float(sys.argv[4]), float(sys.argv[5])
-r = red.astype(np.float64) * s + o; n = nir.astype(np.float64) * s + o
-ok = (red != 0) & (nir != 0) & (out != ond)
-ref = (n - r) / (n + r)
-print(json.dumps({"max": float(np.abs(ref[ok] - out[ok]).max()), "n": int(ok.sum())}))
-`;
 
 test('band file names: Landsat C2 (8/9 and 4-7 numbering), Sentinel-2 granules and COGs; the S2 offset from baseline or date', () => {
   assert.deepEqual(bandFileOf('LC09_L2SP_123032_20240612_20240613_02_T1_SR_B5.TIF'), { product: 'lc09_l2sp_123032_20240612_20240613_02_t1_', token: 'SR_B5', role: 'nir', sensor: 'landsat89_c2l2' });

@@ -6,12 +6,17 @@ import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
 import { SENSORS, Sensor, SENSOR_NAMES, presetLayout, presetMismatch, roleForSensor } from './sensor-presets';
 import type { RasterArg } from './tools/types';
 import { bandFileOf, productInFolder, sentinel2Offset, siblingBandFiles } from './band-files';
+import { S2Scaling, sentinel2FromMetadata } from './s2-metadata';
 
 export { SENSORS } from './sensor-presets';
 export type { Sensor } from './sensor-presets';
 
 /** A resolved band; `scale`/`offset` convert readWindow values to physical units (reflectance, kelvin) when a preset says so. */
-export interface ResolvedBand { dataset: RasterDataset; band: number; scale?: number; offset?: number; how?: string }
+export interface ResolvedBand {
+  dataset: RasterDataset; band: number; scale?: number; offset?: number; how?: string;
+  /** Product metadata that was ignored (malformed, too large), named; the run went on without it. */
+  warnings?: string[];
+}
 
 /** Lower-case description aliases per role (codes only where they are unambiguous across sensors). */
 const ALIASES: Record<string, string[]> = {
@@ -67,7 +72,7 @@ function c2l2FromName(ds: RasterDataset, band: number, role: string): Sensor | u
 }
 
 /** Physical scale/offset a preset (or a C2 L2 band name) implies for a role when the file itself declares none. */
-function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset, band: number, s2?: { offset: number; why: string }): { scale: number; offset: number; how: string } | undefined {
+function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset, band: number, s2?: S2Scaling): { scale: number; offset: number; how: string } | undefined {
   if (ds.scales[band - 1] !== 1 || ds.offsets[band - 1] !== 0) return undefined;
   const named = sensor ? undefined : c2l2FromName(ds, band, role);
   sensor = sensor ?? named;
@@ -81,31 +86,45 @@ function presetScale(sensor: Sensor | undefined, role: string, ds: RasterDataset
     // Baseline 04.00 (25 Jan 2022) added 1000 to every DN; NDVI and the other ratios are not
     // invariant to an offset, so it must come off before the ratio (REFERENCE: apply offsets).
     const off = s2;
-    if (off?.offset) return { scale: 0.0001, offset: off.offset * 0.0001, how: `${SENSOR_NAMES[sensor]} reflectance (DN − 1000)/10000, ${off.why}` };
-    return { scale: 0.0001, offset: 0, how: `${SENSOR_NAMES[sensor]} reflectance DN/10000${off ? `, ${off.why}` : ' (no baseline or sensing date in the file name: no offset assumed; products since 25 Jan 2022 store DN + 1000)'}` };
+    const product = off?.level ? `Sentinel-2 ${off.level}` : SENSOR_NAMES[sensor];
+    const scale = off?.scale ?? 0.0001, q = Math.round(1 / scale);
+    if (off?.offset) return { scale, offset: off.offset * scale, how: `${product} reflectance (DN ${off.offset < 0 ? '−' : '+'} ${Math.abs(off.offset)})/${q}, ${off.why}` };
+    return { scale, offset: 0, how: `${product} reflectance DN/${q}${off ? `, ${off.why}` : ' (no product metadata, and no baseline or sensing date in the file name: no offset assumed; products since 25 Jan 2022 store DN + 1000)'}` };
   }
   return undefined;
 }
 
 /**
- * The Sentinel-2 add-offset a file's name implies, checked against its values: with the offset stored,
- * valid DNs sit at 1000 and above (reflectance 0); harmonised exports (Earth Engine's
- * S2_SR_HARMONIZED, for one) have it removed already though their names carry a 2022+ date.
+ * The Sentinel-2 add-offset of a band: from the product's metadata (SAFE MTD, STAC item) when there
+ * is any, else from the file name, then checked against the values. With the offset stored, valid
+ * DNs sit at 1000 and above (reflectance 0) and only negative reflectance (dark water, shadow noise)
+ * falls below; harmonised exports (Earth Engine's S2_SR_HARMONIZED, for one) have it removed already.
+ * A name is weak evidence, so 1% of DNs below 1000 overrules it. Metadata is the product's own word,
+ * but a harmonised re-export can keep the old STAC JSON beside it: it is overruled only when most
+ * sampled DNs are below 1000, which no product storing the offset shows outside open water.
  */
-async function sentinel2OffsetChecked(ds: RasterDataset, band: number): Promise<{ offset: number; why: string } | undefined> {
-  const off = sentinel2Offset(ds.source);
+async function sentinel2OffsetChecked(ds: RasterDataset, band: number, warn: (message: string) => void): Promise<S2Scaling | undefined> {
+  const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(ds.source);
+  const meta = local ? sentinel2FromMetadata(ds.source, bandFileOf(ds.source)?.token, warn) : undefined;
+  const byName = sentinel2Offset(ds.source);
+  const off: S2Scaling | undefined = meta ?? (byName && { ...byName, scale: 0.0001, source: 'name' });
   if (!off?.offset) return off;
   const w = Math.min(256, ds.width), h = Math.min(256, ds.height);
   const a = await ds.readWindow(band, Math.floor((ds.width - w) / 2), Math.floor((ds.height - h) / 2), w, h);
+  const floor = -off.offset;
   let valid = 0, below = 0;
   for (let i = 0; i < a.length; i++) {
     const v = a[i];
     if (v !== v || v === 0) continue;
     valid++;
-    if (v < 1000) below++;
+    if (v < floor) below++;
   }
-  if (valid && below / valid > 0.01) {
-    return { offset: 0, why: `${off.why.replace(/: BOA_ADD_OFFSET −1000$/, '')} implies an offset of −1000, but ${(100 * below / valid).toFixed(0)}% of sampled DNs are below 1000: read as harmonised (offset already removed), DN/10000` };
+  const limit = off.source === 'metadata' ? 0.5 : 0.01;
+  if (valid && below / valid > limit) {
+    const pct = `${(100 * below / valid).toFixed(0)}% of sampled DNs are below ${floor}`;
+    return off.source === 'metadata'
+      ? { ...off, offset: 0, why: `${off.why} says the DNs carry the offset, but ${pct} (negative reflectance): the values decided, read as harmonised (offset already removed)` }
+      : { ...off, offset: 0, why: `${off.why.replace(/: BOA_ADD_OFFSET −1000$/, '')} implies an offset of −1000, but ${pct}: read as harmonised (offset already removed), DN/10000` };
   }
   return off;
 }
@@ -280,15 +299,24 @@ export async function resolveBands(
     // and one without would be wrong everywhere. The darkest band decides (see sentinel2OffsetChecked).
     const s2Bands = picks.filter((p) => (p.as === 'sentinel2_l2a' || p.as === 'sentinel2_l1c') && REFLECTANCE_ROLES.has(p.role)
       && p.ds.scales[p.pick.band - 1] === 1 && p.ds.offsets[p.pick.band - 1] === 0);
-    let s2: { offset: number; why: string } | undefined;
+    let s2: S2Scaling | undefined;
+    const warnings = new Map<RasterDataset, string[]>();
+    const own = new Map<RasterDataset, S2Scaling | undefined>();
     for (const p of s2Bands) {
-      const d = await sentinel2OffsetChecked(p.ds, p.pick.band);
+      const d = await sentinel2OffsetChecked(p.ds, p.pick.band, (m) => { const w = warnings.get(p.ds) ?? []; if (!w.includes(m)) w.push(m); warnings.set(p.ds, w); });
+      own.set(p.ds, d);
       if (!s2 || (d && !d.offset)) s2 = d;
       if (d && !d.offset) break;
     }
     for (const { role, ds, pick, as } of picks) {
-      const ps = presetScale(as, role, ds, pick.band, s2);
-      out[role] = { dataset: ds, band: pick.band, how: pick.how + (ps ? `; ${ps.how}` : ''), ...(ps ? { scale: ps.scale, offset: ps.offset } : {}) };
+      // Each band's own source is named when it agrees with the run's offset; else the band that decided.
+      const mine = own.get(ds);
+      const ps = presetScale(as, role, ds, pick.band, mine && s2 && mine.offset === s2.offset && mine.scale === s2.scale ? mine : s2);
+      // The file's own GDAL scale/offset are applied by readWindow itself (io/dataset.ts); say so.
+      const declared = ds.scales[pick.band - 1] !== 1 || ds.offsets[pick.band - 1] !== 0
+        ? `; the file's own scale ${ds.scales[pick.band - 1]} offset ${ds.offsets[pick.band - 1]} (GDAL_METADATA)` : '';
+      const w = warnings.get(ds);
+      out[role] = { dataset: ds, band: pick.band, how: pick.how + (ps ? `; ${ps.how}` : declared), ...(ps ? { scale: ps.scale, offset: ps.offset } : {}), ...(w?.length ? { warnings: w } : {}) };
     }
     return out;
   } catch (e) {

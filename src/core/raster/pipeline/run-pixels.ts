@@ -70,7 +70,7 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
     spec.progress?.(done / tiles.length);
   };
 
-  let nWorkers = chooseWorkers(spec.width * spec.height, spec.workers);
+  let nWorkers = await chooseWorkers(spec.width * spec.height, spec.workers, inlineBelow(spec.kernel));
   if (spec.workers === undefined && inlineBelow(spec.kernel) > spec.width * spec.height) nWorkers = 0;
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);

@@ -82,7 +82,7 @@ export async function runStrips(spec: StripRunSpec): Promise<StripRunResult> {
     spec.progress?.(++done / strips);
     queued--; queuedBytes -= encodedBytes(r);
   };
-  let n = chooseWorkers(width * height, spec.workers);
+  let n = await chooseWorkers(width * height, spec.workers);
   // GEOWEAVE_WORKERS and free cores give a thread budget; a caller's explicit count is taken as it is.
   if (spec.workers === undefined) n = Math.min(n, workerCap(spec.kernel));
   if (strips < 2 || !fs.existsSync(WORKER_JS)) n = 0;

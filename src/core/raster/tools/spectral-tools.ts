@@ -57,6 +57,9 @@ function makeIndexTool(id: IndexId): BuiltinTool {
         const { stats, summary } = describeContinuous(run.stats, def.name, { low: def.low, high: def.high });
         stats.bands = Object.fromEntries(def.roles.map((r) => [r, { file: resolved[r].dataset.source, band: resolved[r].band, how: resolved[r].how }]));
         if (notes.length) stats.notes = notes;
+        // Product metadata that was ignored, named: the scaling came from the file name instead.
+        const warnings = [...new Set(def.roles.flatMap((r) => resolved[r].warnings ?? []))];
+        if (warnings.length) stats.warnings = warnings;
         const ql = outPath(ctx, id, 'png');
         await renderQuicklook(ql, run.preview.data, run.preview.w, run.preview.h, { kind: 'index', title: `${def.name} ${inputStem(ctx.args)}` });
         ctx.progress(1);
