@@ -21,6 +21,8 @@ interface Doc { id: string; tf: Map<string, number>; len: number }
 export class Bm25Index {
   private docs = new Map<string, Doc>();
   private df = new Map<string, number>();
+  /** Term → the documents holding it: a query visits only those (next-step suggestions run several queries each). */
+  private postings = new Map<string, Doc[]>();
   private totalLen = 0;
 
   constructor(tools: ToolManifest[] = [], readonly k1 = 1.2, readonly b = 0.6) {
@@ -45,8 +47,13 @@ export class Bm25Index {
     for (const e of m.examples ?? []) field(e, FIELD_WEIGHTS.examples);
     field(m.description, FIELD_WEIGHTS.description);
     for (const p of [...(m.inputs ?? []), ...(m.outputs ?? [])]) field([p.description, p.unit].filter(Boolean).join(' '), FIELD_WEIGHTS.io);
-    for (const t of tf.keys()) this.df.set(t, (this.df.get(t) ?? 0) + 1);
-    this.docs.set(m.id, { id: m.id, tf, len });
+    const doc = { id: m.id, tf, len };
+    for (const t of tf.keys()) {
+      this.df.set(t, (this.df.get(t) ?? 0) + 1);
+      const list = this.postings.get(t);
+      if (list) list.push(doc); else this.postings.set(t, [doc]);
+    }
+    this.docs.set(m.id, doc);
     this.totalLen += len;
   }
 
@@ -57,6 +64,8 @@ export class Bm25Index {
       const n = (this.df.get(t) ?? 1) - 1;
       if (n > 0) this.df.set(t, n);
       else this.df.delete(t);
+      const list = this.postings.get(t)?.filter((x) => x !== d);
+      if (list?.length) this.postings.set(t, list); else this.postings.delete(t);
     }
     this.totalLen -= d.len;
     this.docs.delete(id);
@@ -68,20 +77,21 @@ export class Bm25Index {
     const n = this.docs.size;
     if (!n) return [];
     const avg = this.totalLen / n || 1;
-    const hits: LexicalHit[] = [];
-    for (const d of this.docs.values()) {
-      let score = 0;
-      const matched: string[] = [];
-      for (const t of terms) {
-        const f = d.tf.get(t);
-        if (!f) continue;
-        const df = this.df.get(t) ?? 0;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        score += (idf * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / avg));
-        matched.push(t);
+    // Per document, the terms are summed in query order, as a scan of every document would.
+    const acc = new Map<Doc, LexicalHit>();
+    for (const t of terms) {
+      const list = this.postings.get(t);
+      if (!list) continue;
+      const df = this.df.get(t) ?? 0;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (const d of list) {
+        const f = d.tf.get(t)!;
+        const add = (idf * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / avg));
+        const h = acc.get(d);
+        if (h) { h.score += add; h.matched.push(t); } else acc.set(d, { id: d.id, score: add, matched: [t] });
       }
-      if (score > 0) hits.push({ id: d.id, score, matched });
     }
+    const hits = [...acc.values()].filter((h) => h.score > 0);
     hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
     return hits.slice(0, k);
   }
