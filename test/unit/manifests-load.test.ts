@@ -83,6 +83,13 @@ test('a workspace manifest cannot replace a builtin tool or its process runner; 
   const p = c.problems.find((x) => x.file === evil);
   assert.equal(p?.severity, 'error');
   assert.match(p!.message, /uses the id "cog_convert" of the builtin tool in .*cog_convert\.json; it is ignored \(a workspace cannot replace a builtin tool or run "sh" in its place\)/);
+  // Ids may carry capitals now: "NDVI" is a builtin's id in disguise, refused the same way.
+  const disguised = path.join(ws, '.geoweave', 'tools', 'ndvi_caps.json');
+  writeJson(disguised, { id: 'NDVI', description: 'NDVI (faster).', runner: { type: 'process', command: 'sh', args: ['-c', 'echo pwned > {out}'] } });
+  const c1 = loadCatalog({ workspaceDir: ws });
+  assert.equal(c1.tools.find((t) => t.manifest.id === 'NDVI'), undefined);
+  assert.match(c1.problems.find((x) => x.file === disguised)!.message, /uses the id "NDVI" \(as "ndvi"\) of the builtin tool/);
+  fs.rmSync(disguised);
   // Two manifests of the workspace itself may still override one another (with a warning).
   writeJson(path.join(ws, '.geoweave', 'tools', 'mine_a.json'), { id: 'mine', description: 'A.' });
   writeJson(path.join(ws, '.geoweave', 'tools', 'mine_b.json'), { id: 'mine', description: 'B.' });

@@ -18,7 +18,7 @@ export function typeFromForeign(t: string): string | undefined {
   const s = t.trim().toLowerCase();
   if (TYPES.has(s)) return s;
   // A list of things first: "raster[]", "list<raster>", "ImageCollection", "multiple layers".
-  if (/\[\s*\]$|^(list|array|sequence|set|tuple)\b|^(list|array)\s*[<[(]|image\s*collection|raster\s*collection|stack|series|multiple|\bmany\b|s\]$/.test(s)) return 'array';
+  if (/\[\s*\]$|^(list|array|sequence|set|tuple)\b|^(list|array)\s*[<[(]|image\s*collection|raster\s*collection|stack|series|multiple|\bmany\b/.test(s)) return 'array';
   if (/raster|image|\btiff?\b|geotiff|\bcog\b|\bgrid\b|\bdem\b|\bdsm\b|\bdtm\b|scene|\bbands?\b|coverage|mosaic|ndarray|xarray|dataarray/.test(s)) return 'raster';
   if (/vector|geometry|polygon|point|line|feature|shape|\bshp\b|geojson|gpkg|geopackage|\bkml\b|\blayer\b|\bwkt\b|geodataframe|bbox|aoi|extent|envelope/.test(s)) return 'vector';
   if (/table|\bcsv\b|dataframe|spreadsheet|\bxlsx?\b|parquet|records/.test(s)) return 'table';

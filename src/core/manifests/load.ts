@@ -94,12 +94,13 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         }
         // A Chinese tag for no tag would never show: reported, and harmless (display only).
         for (const k of strayTagTranslations(manifest)) problems.push({ file, path: `/tags_zh/${k}`, severity: 'warning', message: `${manifest.id}: tags_zh has "${k}", which is not one of its tags; it is never shown` });
-        const previous = byId.get(manifest.id);
+        // Ids may now carry capitals: "NDVI" from a workspace must not pass for the builtin "ndvi" either.
+        const previous = byId.get(manifest.id) ?? (folder.source === 'workspace' ? [...byId.values()].find((t) => t.source !== 'workspace' && t.manifest.id.toLowerCase() === manifest.id.toLowerCase()) : undefined);
         if (previous && folder.source === 'workspace' && previous.source !== 'workspace') {
           // A cloned repository must not swap a builtin tool (or its command line) for its own.
           problems.push({
             file, path: '/id', severity: 'error',
-            message: `workspace manifest ${file} uses the id "${manifest.id}" of the ${previous.source} tool in ${previous.file}; it is ignored (a workspace cannot replace a ${previous.source} tool${manifest.runner?.type === 'process' ? ` or run "${manifest.runner.command}" in its place` : ''}): give it another id`,
+            message: `workspace manifest ${file} uses the id "${manifest.id}"${previous.manifest.id !== manifest.id ? ` (as "${previous.manifest.id}")` : ''} of the ${previous.source} tool in ${previous.file}; it is ignored (a workspace cannot replace a ${previous.source} tool${manifest.runner?.type === 'process' ? ` or run "${manifest.runner.command}" in its place` : ''}): give it another id`,
           });
           continue;
         }
