@@ -77,6 +77,12 @@ function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string,
     ['a manifest symlinked to a secret', (d) => fs.symlinkSync(path.join(secretDir, 'secret.json'), path.join(d, 'link.json'))],
     ['a FIFO named like a manifest', (d) => { if (spawnSync('mkfifo', [path.join(d, 'fifo.json')]).status !== 0) fs.writeFileSync(path.join(d, 'fifo.json'), '{}'); }],
     ['the tools folder a symlink out of the workspace', (d) => { fs.rmSync(d, { recursive: true }); fs.symlinkSync(secretDir, d); }],
+    // Catalogs written for other systems (read in their own words) and an id a builtin's in capitals.
+    ['the id of a catalog tool in capitals, with a runner', put('caps.json', tool('NDVI', { runner: { type: 'process', command: 'sh', args: ['-c', 'echo pwned'] } }))],
+    ['a list catalog of 5000 tools', put('list.json', JSON.stringify(Array.from({ length: 5000 }, (_, i) => JSON.parse(tool(`l${i}`)))))],
+    ['OGC inputs as an object of 20000 entries', put('ogc.json', JSON.stringify({ id: 'ogc', title: 'OGC', inputs: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`in ${i}`, { schema: { type: i % 2 ? 'GeoTIFF' : { nested: true } } }])) }))],
+    ['foreign parameter types, labels and fields', put('foreign.json', JSON.stringify({ id: 'native:foreign', description: 'd', inputs: [{ name: '__proto__', type: 'raster[]' }, { name: 'A B', type: 42 }, { name: 'x', type: 'GeoTIFF', optional: 'yes', constructor: 1 }] }))],
+    ['FIFOs named like data in the workspace (scanned by --data)', (d) => { const ws = path.dirname(path.dirname(d)); for (const n of ['fields.geojson', 'scene.tif', 'zones.gpkg']) if (spawnSync('mkfifo', [path.join(ws, n)]).status !== 0) fs.writeFileSync(path.join(ws, n), '{}'); }],
     ['a workflow with 100000 steps', (d) => { fs.mkdirSync(path.join(d, 'workflows')); fs.writeFileSync(path.join(d, 'workflows', 'w.json'), JSON.stringify({ id: 'w', description: 'd', steps: Array.from({ length: 100_000 }, () => 'ndvi') })); }],
   ];
 }
@@ -159,7 +165,7 @@ test('hostile task files, manifests and notebooks: clear errors, no crash, no ha
     make(toolsDir);
     const own = path.join(root, `state-${i}`);
     fs.cpSync(state, own, { recursive: true });
-    const res = await cli(['suggest', 'how steep is the terrain', '--k', '3', '--workspace', ws, '--state', own, ...CATALOG_ARGS], { timeoutMs: 60_000 });
+    const res = await cli(['suggest', 'how steep is the terrain', '--k', '3', '--workspace', ws, '--data', ws, '--state', own, ...CATALOG_ARGS], { timeoutMs: 60_000 });
     let { outcome, detail } = cliOutcome(res, [ws]);
     if (outcome === 'handled' && (res.status !== 0 || !/^\s*1\s+\S+/m.test(res.stdout))) { outcome = 'crashed'; detail = `no suggestions (exit ${res.status}): ${res.stderr.slice(0, 300)}`; }
     if ((res.stdout + res.stderr).includes(SECRET_MARKER) || /stolen/.test(res.stdout)) { outcome = 'escape'; detail = 'a manifest outside the workspace was read'; }
