@@ -79,6 +79,11 @@ export class ToolClassifier {
     return out;
   }
 
+  /** Whether the term was seen in a past task. */
+  knowsTerm(term: string): boolean {
+    return this.vocab.has(term);
+  }
+
   /** Whether any of `terms` was seen in a past task (without, `predict` returns only the base rates). */
   knows(terms: string[]): boolean {
     return this.features(terms).length > 0;

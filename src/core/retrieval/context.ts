@@ -67,6 +67,14 @@ export interface Weights {
   cooc: number;
   /** Forward: share of past flows that ran the tool (0..1). */
   popular: number;
+  /**
+   * Forward: the text match of a tool no past flow ran, standing in for the learned parts that
+   * have nothing to say about it (a tool just added to a fitted catalog must not sink below tools
+   * with history merely because it has none).
+   */
+  coldStart: number;
+  /** Forward: keyword match on the task's words no past task used (0..1): what the learned parts cannot speak for. */
+  unseenWords: number;
   /** Backward: n-gram P(next | the last steps), backing off to shorter histories (0..1). */
   ngram: number;
   /** Backward: the n-gram's next steps weighed by how much the task's words favour each tool (P(next | steps) · P(tool | task) / P(tool), normalised, 0..1). */
@@ -127,6 +135,8 @@ export const DEFAULT_WEIGHTS: Weights = {
   classifier: 0,
   cooc: 0,
   popular: 0,
+  coldStart: 0.5,
+  unseenWords: 0.3,
   ngram: 0,
   ngramTask: 0,
   stepModel: 0,

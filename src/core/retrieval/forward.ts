@@ -4,7 +4,7 @@ import type { DataContext, Explanation, ForwardCandidate, ForwardResult, QueryEx
 import type { RetrievalContext, RetrievalMode } from './context';
 import { dot, embedQuery } from './context';
 import { parseQuery, ParsedQuery } from './query';
-import { relevance, Relevance } from './relevance';
+import { relevance, Relevance, LEXICAL_FLOOR } from './relevance';
 import { executability, readinessOf } from './executability';
 import { humanName } from '../index/text';
 import { FORWARD_SIGNALS, ForwardSignal, Parts, mix, zeroParts } from './signals';
@@ -69,6 +69,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   // Base rates are not the task pointing at a tool: with no word seen in a past task, only the text counts.
   const pointed = seq?.flowCount ? pointedTools(rel, ctx.learned.classifier().knows(parsed.terms) ? classified : new Map()) : new Map<string, number>();
   const flows = seq?.flowCount ? ctx.learned.matchedFlows(parsed.terms, pointed, MATCHED_FLOWS) : new Map<string, number>();
+  const unseen = full && seq?.flowCount ? unseenWordMatch(ctx, parsed.terms) : new Map<string, number>();
   // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
   const cooc = new Map<string, number>();
   if (seq) {
@@ -111,6 +112,10 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
       parts.flows = flows.get(id) ?? 0;
       parts.cooc = cooc.get(id) ?? 0;
       parts.popular = seq ? seq.popularity(id) : 0;
+      parts.unseenWords = unseen.get(id) ?? 0;
+      // A tool no past flow ran gets nothing from the learned parts: not evidence against it, only
+      // the absence of evidence. Its text match stands in for them (weight-free, so a fit can weigh it).
+      if (seq?.flowCount && !parts.popular) parts.coldStart = 0.5 * (r.dense + r.lexical);
       if (workflow && workflow.steps.includes(id)) parts.workflow = workflow.score;
       if (opts.data) {
         const ex = executability(m, opts.data);
@@ -126,6 +131,21 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   return { scored, parsed, workflow, pointed };
+}
+
+/**
+ * BM25 over the task's words that no past task used, relative to the task's best BM25 score. The
+ * learned parts know only the words they saw: for "measure how wide the irrigation canals are" after
+ * flows that never named canals, they speak from "measure" alone, while the tool that matches
+ * "canals" is what was asked for. Weight-free, so a fit weighs it (out of fold, rare words are
+ * exactly the ones a fold's flows never saw).
+ */
+export function unseenWordMatch(ctx: RetrievalContext, terms: string[]): Map<string, number> {
+  const clf = ctx.learned.classifier();
+  const novel = [...new Set(terms)].filter((t) => !clf.knowsTerm(t) && ctx.bm25.has(t));
+  if (!novel.length) return new Map();
+  const best = Math.max(LEXICAL_FLOOR, ctx.bm25.search(terms, 1)[0]?.score ?? 0);
+  return new Map(ctx.bm25.search(novel).map((h) => [h.id, Math.min(1, h.score / best)]));
 }
 
 /** How many past flows vote in the `flows` part (and the next step's `flowsAhead`), and how many pointed tools match them. */

@@ -4,7 +4,7 @@ import { embedQuery } from './context';
 
 /** Near the median best dense score of the practice tasks (0.27 soft-pooled; it was 0.42 max-pooled with floor 0.4). */
 const DENSE_FLOOR = 0.25;
-const LEXICAL_FLOOR = 12;
+export const LEXICAL_FLOOR = 12;
 
 export interface Relevance {
   dense: number;

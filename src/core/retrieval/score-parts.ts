@@ -28,6 +28,8 @@ const LABELS: Record<string, string> = {
   classifier: 'task words that predict it',
   cooc: 'runs with the best matches',
   popular: 'in many past flows',
+  coldStart: 'new tool: no past flows yet, text match counts for them',
+  unseenWords: 'matches words no past task used',
   nextGraph: 'tool graph link from the last step',
   transition: 'usually follows the last step',
   nextAffinity: 'task words seen with it',

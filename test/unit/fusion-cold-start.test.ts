@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { GeoWeave } from '../../src/core/geoweave';
+import { builtinCatalog, fixtureCatalog, tmpDir, writeJson } from '../fixtures/helpers';
+import { readFusion } from '../../src/core/fusion/store';
+
+/**
+ * A team adds a tool to a catalog whose fusion was fitted on its flows. No flow ran the new tool
+ * yet, so every learned part is zero for it; those parts have nothing to say about it, which is not
+ * evidence against it. Asked for by what it does, it must come first, before and after the refit.
+ */
+const CANAL = {
+  id: 'canal_width',
+  name: 'Canal width',
+  description: 'Measures the width of irrigation canals along their centre lines from a water mask, in metres.',
+  tags: ['canal', 'irrigation', 'width'],
+  inputs: [{ name: 'water_mask', type: 'raster' }],
+  outputs: [{ name: 'widths', type: 'table' }],
+  examples: ['how wide are the irrigation canals', 'canal width along the network'],
+};
+
+/**
+ * The builtin catalog's fitted weights lean on the learned parts (what similar past tasks ran). Its
+ * practice flows never name canals; "measure how" alone made them vote for area_by_class and
+ * threshold, and the new tool came 2nd to 7th depending on the fit.
+ */
+test('cold start: with the builtin catalog\'s fitted weights, a new workspace tool asked for by what it does comes first', async () => {
+  const dir = tmpDir();
+  writeJson(path.join(dir, 'canal_width.json'), CANAL);
+  const shipped = readFusion(path.join(builtinCatalog, 'fusion.json'));
+  assert.ok(shipped && Object.keys(shipped.weights).length, 'the builtin catalog ships fitted weights');
+  // coldStart 0: a refit of the builtin catalog gives the cold-start part no weight (every practice
+  // tool but one is in a dozen flows or more, so no fold holds a new tool); what keeps the new tool
+  // first here is the keyword match on the words no past task used ("canals"), which a fit weighs.
+  const gw = await GeoWeave.open({ extraManifestDirs: [dir], stateDir: path.join(dir, 'state'), weights: { ...shipped.weights, coldStart: 0 } });
+  try {
+    for (const q of ['measure how wide the irrigation canals are', 'width of the canals in metres']) {
+      const res = await gw.forwardCandidates(q, { k: 5 });
+      assert.equal(res.candidates[0].id, 'canal_width', `${q}: ${res.candidates.map((c) => `${c.id} ${c.score}`).join(', ')}`);
+      assert.ok(res.candidates[0].parts.unseenWords > 0, JSON.stringify(res.candidates[0].parts));
+    }
+    // A task worded like the practice flows still gets what they ran.
+    const burn = await gw.forwardCandidates('how much area burned in the fire, by severity class', { k: 5 });
+    assert.ok(burn.candidates.slice(0, 3).some((c) => c.id === 'dnbr' || c.id === 'burn_severity'), burn.candidates.map((c) => c.id).join(', '));
+  } finally {
+    await gw.dispose();
+  }
+});
+
+test('cold start: a tool added to a fitted catalog, in no past flow, comes first when asked for by what it does', async () => {
+  const dir = tmpDir();
+  const chains = [
+    // Analysts' words ("measure how …") that the learned parts tie to the tools their flows ran.
+    ['measure how much ground the fire burned, in hectares', ['dnbr', 'burn_severity', 'area_by_class']],
+    ['measure how large the vegetated area is', ['ndvi', 'threshold', 'area_by_class']],
+    ['measure how much of the terrain is steep', ['slope', 'threshold', 'area_by_class']],
+    ['how green are the cloud free fields', ['cloud_mask', 'ndvi', 'threshold']],
+    ['measure how green each field is on average', ['ndvi', 'zonal_stats']],
+    ['how wide a spread of vegetation values per parcel', ['evi', 'zonal_stats']],
+  ] as const;
+  const lines = Array.from({ length: 36 }, (_, i) => {
+    const [q, flow] = chains[i % chains.length];
+    return JSON.stringify({ id: `p-${i}`, query: `${q} ${['north', 'south', 'east', 'west', 'valley', 'ridge'][i % 6]} ${i}`, flow });
+  });
+  const practice = path.join(dir, 'practice.jsonl');
+  fs.writeFileSync(practice, lines.join('\n') + '\n');
+  const extra = path.join(dir, 'tools');
+  fs.mkdirSync(extra);
+  writeJson(path.join(extra, 'canal_width.json'), CANAL);
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog, extra], stateDir: path.join(dir, 'state'), practice, rebuildIndex: true, refitOnRebuild: true });
+  try {
+    assert.equal(gw.fusionStatus().source, 'state', 'the fusion was refitted for the catalog with the new tool');
+    const res = await gw.forwardCandidates('measure how wide the irrigation canals are', { k: 5 });
+    const top = res.candidates[0];
+    assert.equal(top.id, 'canal_width', res.candidates.map((c) => `${c.id} ${c.score}`).join(', '));
+    assert.ok(top.parts.coldStart > 0, 'its text match stands in for the learned parts');
+    // A tool the flows ran gets no cold-start credit.
+    const ndvi = await gw.forwardCandidates('greenness of the vegetation', { k: 3 });
+    const n = ndvi.candidates.find((c) => c.id === 'ndvi');
+    assert.ok(n, ndvi.candidates.map((c) => c.id).join(', '));
+    assert.equal(n.parts.coldStart, 0);
+  } finally {
+    await gw.dispose();
+  }
+});
