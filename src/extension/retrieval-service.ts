@@ -207,7 +207,9 @@ function problemRange(p: ManifestProblem): vscode.Range {
   if (key) {
     try {
       const lines = fs.readFileSync(p.file, 'utf8').split('\n');
-      const i = lines.findIndex((l) => l.includes(`"${key}"`));
+      // The key's line: "key" in JSON, key: in YAML.
+      const yamlKey = new RegExp(`^\\s*(- )?["']?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*:`);
+      const i = lines.findIndex((l) => l.includes(`"${key}"`) || yamlKey.test(l));
       if (i >= 0) return new vscode.Range(i, 0, i, lines[i].length);
     } catch {
       // the file may be gone already

@@ -83,6 +83,16 @@ function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string,
     ['OGC inputs as an object of 20000 entries', put('ogc.json', JSON.stringify({ id: 'ogc', title: 'OGC', inputs: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`in ${i}`, { schema: { type: i % 2 ? 'GeoTIFF' : { nested: true } } }])) }))],
     ['foreign parameter types, labels and fields', put('foreign.json', JSON.stringify({ id: 'native:foreign', description: 'd', inputs: [{ name: '__proto__', type: 'raster[]' }, { name: 'A B', type: 42 }, { name: 'x', type: 'GeoTIFF', optional: 'yes', constructor: 1 }] }))],
     ['FIFOs named like data in the workspace (scanned by --data)', (d) => { const ws = path.dirname(path.dirname(d)); for (const n of ['fields.geojson', 'scene.tif', 'zones.gpkg']) if (spawnSync('mkfifo', [path.join(ws, n)]).status !== 0) fs.writeFileSync(path.join(ws, n), '{}'); }],
+    // YAML manifests (read as their JSON form): expansion, depth, tags, keys, odd documents.
+    ['YAML: a billion laughs (aliases of aliases)', put('lol.yaml', `id: lol\ndescription: d\nx:\n${Array.from({ length: 12 }, (_, i) => `  l${i}: &l${i} [${i ? Array(12).fill(`*l${i - 1}`).join(',') : Array(12).fill('"lol"').join(',')}]`).join('\n')}\n`)],
+    ['YAML: 100000 nested flow lists', put('deep.yaml', `id: ydeep\ndescription: d\ntags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)],
+    ['YAML: code and custom tags', put('tags.yml', 'id: !!js/function "function(){}"\ndescription: !<tag:yaml.org,2002:js/undefined> x\nexamples: !!set {a, b}\n')],
+    ['YAML: __proto__ and constructor keys, a merge key', put('proto.yaml', 'base: &b {polluted: true}\n__proto__: {polluted: true}\nconstructor: {prototype: {polluted: true}}\n<<: *b\nid: yproto\ndescription: d\n')],
+    ['YAML: 5000 documents of one tool each', put('many.yaml', Array.from({ length: 5000 }, (_, i) => `id: y${i}\ndescription: d ${i}`).join('\n---\n'))],
+    ['YAML: binary garbage', put('bin.yml', Buffer.from(Array.from({ length: 4096 }, () => r.int(256))))],
+    ['YAML: a 300 KB manifest', put('big.yaml', `id: ybig\ndescription: ${'x'.repeat(300 * 1024)}\n`)],
+    ['YAML: a key given twice, tabs for indentation', put('dup.yaml', 'id: ydup\nid: other\ndescription: d\ninputs:\n\t- name: a\n')],
+    ...truncations(r, 'id: ytrunc\nname: Truncated\ndescription: A tool.\ninputs:\n  - name: image\n    type: raster\n', 3).map(([n, t]) => [`YAML: ${n}`, put('t.yaml', t)] as [string, (d: string) => void]),
     ['a workflow with 100000 steps', (d) => { fs.mkdirSync(path.join(d, 'workflows')); fs.writeFileSync(path.join(d, 'workflows', 'w.json'), JSON.stringify({ id: 'w', description: 'd', steps: Array.from({ length: 100_000 }, () => 'ndvi') })); }],
   ];
 }

@@ -76,13 +76,6 @@ export class Bm25Index {
     return this.df.has(term);
   }
 
-  /** The term's inverse document frequency over the catalog (as search weighs it; rarest when no tool holds it). */
-  idf(term: string): number {
-    const n = this.docs.size;
-    const df = this.df.get(term) ?? 0;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  }
-
   /** Scores every tool that shares a term with the query; best first. */
   search(query: string | string[], k = Infinity): LexicalHit[] {
     const terms = [...new Set(typeof query === 'string' ? analyze(query) : query)];

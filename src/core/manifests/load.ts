@@ -8,6 +8,7 @@ import { strayTagTranslations, withoutDisplayFields } from './display';
 import { builtinManifestDir } from './package-root';
 import { checkWorkflow, createValidator } from './validate';
 import { readForeignFields } from './foreign-fields';
+import { parseYamlManifest } from './yaml';
 
 export interface LoadOptions {
   /** Defaults to `tool-manifests/` of the package. */
@@ -63,9 +64,9 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       continue;
     }
     const budget = folderBudget(folder, problems);
-    for (const file of jsonFiles(folder.dir, budget)) {
+    for (const file of manifestFiles(folder.dir, budget)) {
       if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
-      const raw = readJson(file, problems, budget);
+      const raw = readManifestFile(file, problems, budget);
       if (raw === undefined) continue;
       // A team's catalog may be one file listing its tools ([...] or {"tools": [...]}); each is read as a manifest.
       for (const [where, one] of folder.source === 'builtin' ? [['', raw] as [string, unknown]] : catalogEntries(file, raw, problems)) {
@@ -114,8 +115,8 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
     }
     const wdir = path.join(folder.dir, 'workflows');
     if (fs.existsSync(wdir)) {
-      for (const file of jsonFiles(wdir, budget)) {
-        const data = readJson(file, problems, budget);
+      for (const file of manifestFiles(wdir, budget)) {
+        const data = readManifestFile(file, problems, budget);
         if (data === undefined) continue;
         const { workflow, problems: wp } = checkWorkflow(file, data);
         problems.push(...wp);
@@ -179,9 +180,13 @@ function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[])
   return list.slice(0, MAX_FOLDER_FILES).map((m, i) => [`${at}/${i}`, m]);
 }
 
-function jsonFiles(dir: string, budget: Budget): string[] {
+/** Manifest files: JSON, or YAML as teams often write them. */
+const MANIFEST_FILE = /\.(json|ya?ml)$/i;
+const YAML_FILE = /\.ya?ml$/i;
+
+function manifestFiles(dir: string, budget: Budget): string[] {
   const files = fs.readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.json'))
+    .filter((e) => e.isFile() && MANIFEST_FILE.test(e.name))
     .map((e) => path.join(dir, e.name))
     .sort();
   if (files.length > budget.files) {
@@ -191,7 +196,7 @@ function jsonFiles(dir: string, budget: Budget): string[] {
   return files;
 }
 
-function readJson(file: string, problems: ManifestProblem[], budget: Budget): unknown {
+function readManifestFile(file: string, problems: ManifestProblem[], budget: Budget): unknown {
   try {
     if (budget.files <= 0 || budget.bytes <= 0) {
       overBudget(budget, budget.files <= 0 ? `more than ${MAX_FOLDER_FILES} manifest files` : `more than ${MAX_FOLDER_BYTES >> 20} MB of manifests`);
@@ -205,9 +210,10 @@ function readJson(file: string, problems: ManifestProblem[], budget: Budget): un
     budget.files--;
     budget.bytes -= size;
     // A byte-order mark (Windows editors write one) is not part of the JSON.
-    return JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    const text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    return YAML_FILE.test(file) ? parseYamlManifest(text) : JSON.parse(text);
   } catch (e) {
-    problems.push({ file, path: '', severity: 'error', message: `cannot read JSON: ${(e as Error).message}` });
+    problems.push({ file, path: '', severity: 'error', message: `cannot read ${YAML_FILE.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}` });
     return undefined;
   }
 }
