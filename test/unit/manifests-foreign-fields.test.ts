@@ -6,6 +6,8 @@ import { typeFromForeign } from '../../src/core/manifests/foreign-fields';
 import { parseToolCell } from '../../src/core/notebook/tool-cell';
 import { GeoWeave } from '../../src/core/geoweave';
 import { builtinCatalog, tmpDir, writeJson } from '../fixtures/helpers';
+import { parseTasks, missingIds } from '../../src/core/eval/tasks';
+import { readToolId } from '../../src/core/manifests/tool-id';
 
 test('type names of other systems are read as ours; names that say nothing placeable give undefined', () => {
   const cases: [string, string | undefined][] = [
@@ -72,6 +74,28 @@ test('ids as other systems write them (upper case, QGIS "provider:algorithm") ar
   const cell = parseToolCell('native:zonalstatisticsfb as z\nINPUT: scene.tif\n');
   assert.equal(cell.layout.header?.tool, 'native:zonalstatisticsfb');
   assert.deepEqual(cell.problems.filter((p) => p.severity === 'error'), []);
+});
+
+test('ids with spaces or slashes ("Zonal Statistics", "otb/BandMath") are read by one rule in manifests, their links and flows, so both still meet', () => {
+  assert.equal(readToolId('otb/BandMath'), 'otb_BandMath');
+  assert.equal(readToolId(' Zonal Statistics '), 'Zonal_Statistics');
+  assert.equal(readToolId('grass7:r.slope.aspect'), 'grass7:r.slope.aspect', 'an id already ours is unchanged');
+  assert.equal(readToolId('/usr/bin/gdalwarp'), 'usr_bin_gdalwarp');
+  assert.equal(readToolId('坡度'), '坡度', 'nothing to keep: left for the validator to refuse');
+  const dir = tmpDir('gw-foreign-ids-');
+  writeJson(path.join(dir, 'a.json'), { id: 'Zonal Statistics', description: 'Statistics of a raster within each polygon.', prerequisites: ['otb/BandMath'] });
+  writeJson(path.join(dir, 'b.json'), { id: 'otb/BandMath', description: 'Band arithmetic on a multiband image.', downstream: ['Zonal Statistics'] });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  const ids = c.tools.map((t) => t.manifest.id).sort();
+  assert.deepEqual(ids, ['Zonal_Statistics', 'otb_BandMath']);
+  assert.deepEqual(c.tools.find((t) => t.manifest.id === 'Zonal_Statistics')!.manifest.prerequisites, ['otb_BandMath']);
+  const warn = c.problems.find((p) => p.path === '/id' && p.file.endsWith('b.json'));
+  assert.match(warn?.message ?? '', /"otb\/BandMath" is read as "otb_BandMath"/);
+  const tasks = parseTasks(JSON.stringify({ id: 't', query: 'mean index per field', steps: [{ tool: 'otb/BandMath' }, 'Zonal Statistics'] }));
+  assert.deepEqual(tasks[0].flow, ['otb_BandMath', 'Zonal_Statistics']);
+  assert.deepEqual(missingIds(tasks, (id) => ids.includes(id)), []);
+  assert.equal(parseToolCell('otb_BandMath as b\nexpression: a+b\n').layout.header?.tool, 'otb_BandMath');
 });
 
 test('a catalog in one file (a list of tools, or {"tools": [...]}) loads each tool; a bad entry is reported by its place and skipped', () => {

@@ -1,5 +1,6 @@
 /** Task files (JSONL): {"id", "query", "gold": [tool ids], "flow": [ordered tool ids]}; errors name the line. */
 import * as fs from 'fs';
+import { readToolId } from '../manifests/tool-id';
 
 export interface EvalTask {
   id: string;
@@ -39,7 +40,8 @@ export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
       if (v === undefined && !required) return [];
       const ids = Array.isArray(v) ? v.map(stepId) : v;
       if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string')) throw new TaskFileError(`${file}:${line}: "${name}" must be an array of tool ids (or of steps {"tool": id, ...})`);
-      return ids as string[];
+      // Ids as the catalog reads them ("otb/BandMath" → "otb_BandMath"; ours come back unchanged).
+      return (ids as string[]).map(readToolId);
     };
     const flowKey = FLOW_KEYS.find((k) => o[k] !== undefined) ?? 'flow';
     const flow = strList(flowKey, o[flowKey], false);

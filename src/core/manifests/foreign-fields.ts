@@ -3,10 +3,12 @@
  * systems name parameter types as their language or platform does ("GeoTIFF", "float", "raster[]",
  * "FeatureCollection"), mark parameters `optional`, and name them as labels ("Input Zones"). Rejecting
  * such a manifest outright left a team's catalog empty, so retrieval had nothing to rank; each of these
- * is now read as what it means, with a warning that names the file and field. Ids are left as they are:
- * they are what the team's flows and notebooks refer to.
+ * is now read as what it means, with a warning that names the file and field. Ids are kept as written
+ * where they can be (they are what the team's flows and notebooks refer to); one with spaces or
+ * slashes is read by `readToolId`, which task and flow files apply too.
  */
 import type { ManifestProblem } from './types';
+import { readToolId } from './tool-id';
 
 const TYPES = new Set(['raster', 'vector', 'table', 'number', 'string', 'boolean', 'array', 'object']);
 /** Parameter fields of our schema; anything else on a parameter is another system's. */
@@ -37,6 +39,16 @@ export function readForeignFields(file: string, data: unknown, problems: Manifes
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
   const m = { ...(data as Record<string, unknown>) };
   const runs = m.runner !== undefined;
+  if (typeof m.id === 'string' && readToolId(m.id) !== m.id) {
+    const id = readToolId(m.id);
+    problems.push({ file, path: `${at}/id`, severity: 'warning', message: `id "${m.id}" is read as "${id}" (an id holds letters, digits and _ . : -); flows and task files may name it either way, a tool cell names it "${id}"` });
+    m.id = id;
+  }
+  // Links to other tools by id, read the same way.
+  for (const k of ['prerequisites', 'downstream', 'related'] as const) {
+    const v = m[k];
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) m[k] = (v as string[]).map(readToolId);
+  }
   // OGC API - Processes (pygeoapi and others) describe a process by `title`, and its inputs and outputs
   // as an object keyed by name with a JSON schema each.
   if (m.name === undefined && typeof m.title === 'string') m.name = m.title;
