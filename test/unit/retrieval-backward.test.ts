@@ -359,3 +359,26 @@ test('backward groups: best group first, nothing far below the best suggestion, 
   const best4 = r2.ranked.filter((s) => s.id !== 'ndvi' && s.id !== 'zonal_stats').slice(0, 4).map((s) => s.id);
   assert.deepEqual([...shown2].filter((id) => best4.includes(id)).sort(), [...best4].sort(), `${shown2.join(', ')} vs ${best4.join(', ')}`);
 });
+
+test('backward: a team tool whose output has no description or unit still gets a whole reason (its description says what it gives)', async () => {
+  const dir = tmpDir();
+  const fs = await import('fs');
+  const path = await import('path');
+  fs.writeFileSync(path.join(dir, 'canal_width.json'), JSON.stringify({
+    id: 'canal_width', name: 'Canal width', description: 'Measures the width of irrigation canals from a water mask, in metres.',
+    inputs: [{ name: 'water_mask', type: 'raster', bands: ['mask'] }], outputs: [{ name: 'widths', type: 'table' }],
+  }));
+  const team = await GeoWeave.open({ stateDir: tmpDir(), extraManifestDirs: [dir] });
+  try {
+    const m = createMemory('measure how wide the irrigation canals are');
+    addStep(m, step('mndwi', [{ name: 'index', type: 'raster', path: 'mndwi.tif', roles: ['index'] }]));
+    addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'water.tif', roles: ['mask'] }]));
+    const r = await team.complementarySuggestions(m, { k: 10 });
+    const cw = r.ranked.find((s) => s.id === 'canal_width');
+    assert.ok(cw, r.ranked.map((s) => s.id).join(', '));
+    assert.match(cw.reason, /measures the width of irrigation canals/, cw.reason);
+    assert.doesNotMatch(cw.reason, /(into|—|gives)\s*$/, cw.reason);
+  } finally {
+    await team.dispose();
+  }
+});

@@ -474,7 +474,10 @@ function outputPhrase(o: ToolParam): string {
 /** The output that answers a rationale: numbers to quantify, else the tool's main product. */
 function productFor(m: ToolManifest, r: Rationale): string {
   const o = productOutput(m, r);
-  return clipText(o ? outputPhrase(o) : lowerFirst(firstClause(m.description)));
+  // A bare output (no description or unit, as a team's manifests often have) says nothing: then the
+  // tool's own description does, or at least the output's name ("…turns your mask into " was shown).
+  const phrase = o ? outputPhrase(o).trim() : '';
+  return clipText(phrase || lowerFirst(firstClause(m.description)) || (o ? o.name.replace(/_/g, ' ') : m.id));
 }
 
 /** Mask in, mask out: a cleaning step. */
