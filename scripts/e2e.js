@@ -917,10 +917,19 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     }, 60000);
     const at = top.findIndex((r) => wanted.includes(r.id));
     if (at < 0) throw new Error(`top three are ${top.map((r) => r.id).join(', ')}`);
-    const id = top[at].id;
     await screenshot(page, 'find-tool-results');
-    for (let i = 0; i < at; i++) await page.keyboard.press('Down');
+    // The list may be re-ranked while we move (a refit of the fusion landing, learned runs): move to a
+    // wanted row and confirm it is the focused one before Enter, rather than counting Down presses.
+    const focused = () => page.$eval('.quick-input-widget .quick-input-list .monaco-list-row.focused .label-name', (el) => el.textContent.trim()).catch(() => '');
+    const id = await until('a burn severity tool focused in the list', async () => {
+      const f = await focused();
+      if (wanted.includes(f)) return f;
+      await page.keyboard.press('Down');
+      await page.waitForTimeout(150);
+      return null;
+    }, 15000);
     await page.waitForTimeout(300);
+    if ((await focused()) !== id) throw new Error(`the focused row changed from ${id} to ${await focused()} before Enter`);
     await page.keyboard.press('Enter');
     const first = await until(`a new tool cell for ${id}`, async () => {
       for (const row of await page.$$('.notebook-editor .monaco-list-row.code-cell-row')) {

@@ -33,7 +33,7 @@ const CATALOG: Record<string, string> = {
 
 test('embeddings are deterministic, L2-normalised, of the declared dimension', async () => {
   const e = new BuiltinEmbedder();
-  assert.equal(e.id, 'builtin:v2');
+  assert.equal(e.id, 'builtin:v3');
   const texts = ['NDVI from Sentinel-2', '计算坡度', 'how much area burned?'];
   const a = await e.embed(texts);
   const b = await new BuiltinEmbedder().embed(texts);
@@ -78,6 +78,17 @@ test('concept expansion maps synonyms, abbreviations and Chinese words to the sa
   for (const t of ['how much', 'hectares', 'km²', '面积']) assert.ok(has(t, 'area'), t);
   for (const t of ['k-means', 'kmeans', 'unsupervised']) assert.ok(has(t, 'clustering'), t);
   assert.deepEqual(expandConcepts(tokenize('the and of')), []);
+});
+
+test('the words of application domains meet their catalog\'s words: policyholders and the insured portfolio, biomass and carbon', async () => {
+  const has = (text: string, concept: string): boolean => expandConcepts(tokenize(text)).includes(concept);
+  for (const t of ['policyholders', 'insured value', 'TIV', '保单']) assert.ok(has(t, 'insurance'), t);
+  for (const t of ['aboveground biomass', 'carbon stock', '碳储量']) assert.ok(has(t, 'carbon'), t);
+  for (const t of ['canopy height model', 'LiDAR point cloud', '树高']) assert.ok(has(t, 'lidar'), t);
+  for (const t of ['building footprints', 'homes', '房屋']) assert.ok(has(t, 'buildings'), t);
+  const e = new BuiltinEmbedder();
+  const [q, portfolio, slope] = await e.embed(['How many of our policyholders are flooded?', 'Loads the in-force property portfolio (insured value, occupancy) as of a date.', 'Slope in degrees from a DEM.']);
+  assert.ok(cos(q, portfolio) > cos(q, slope) + 0.1, `${cos(q, portfolio)} vs ${cos(q, slope)}`);
 });
 
 test('Chinese and English synonyms land close; unrelated tasks stay apart', async () => {

@@ -85,3 +85,19 @@ test('cold start: a tool added to a fitted catalog, in no past flow, comes first
     await gw.dispose();
   }
 });
+
+test('a task that names a tool (a rare word of its name or id) says so in the nameMatch part; common name words count little', async () => {
+  const gw = await GeoWeave.open({ stateDir: tmpDir() });
+  try {
+    const res = await gw.forwardCandidates('is NDWI or MNDWI better for this turbid lake?', { k: 10 });
+    const part = (id: string) => res.candidates.find((c) => c.id === id)?.parts.nameMatch;
+    const all = JSON.stringify(res.candidates.map((c) => [c.id, c.parts.nameMatch]));
+    // Both indices are named; their names' words are in several builtin tools' texts, so not at the top of the scale.
+    assert.ok((part('mndwi') ?? 0) > 0.5 && (part('ndwi') ?? 0) > 0.5, all);
+    assert.equal(part('otsu_threshold'), 0, all);
+    const maps = await gw.forwardCandidates('a map of the raster', { k: 10 });
+    for (const c of maps.candidates) assert.ok(c.parts.nameMatch < 0.5, `${c.id}: ${c.parts.nameMatch}`);
+  } finally {
+    await gw.dispose();
+  }
+});

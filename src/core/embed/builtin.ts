@@ -12,7 +12,8 @@ export interface BuiltinEmbedderState {
   df: Record<string, number>;
 }
 
-const ID = 'builtin:v2';
+// v3: the lexicon gained the words of application domains (2026-12-02); indexes and fits of v2 are rebuilt.
+const ID = 'builtin:v3';
 const DIMENSION = 1024;
 const W_TOKEN = 1.0;
 const W_CONCEPT = 1.6;

@@ -286,6 +286,63 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
     'sentinel', 'sentinel 2', 's2', 'landsat', 'landsat 8', 'landsat 9', 'naip', 'planetscope', 'planet',
     'modis', 'satellite', 'multispectral',
   ],
+  // What remote sensing is applied to: the words of teams who bring their own catalogs (insurers,
+  // carbon projects, municipalities, disaster response), written from the domain, not from a test set.
+  insurance: [
+    'insurance', 'insured', 'insurer', 'insurers', 'policyholder', 'policyholders', 'policy holders', 'portfolio',
+    'book of business', 'tiv', 'total insured value', 'sum insured', 'insured value', 'claims', 'claim',
+    'underwriting', 'underwriter', 'reinsurance', 'reinsurer', 'premium', 'deductible', 'deductibles',
+    'cat model', 'catastrophe model', '保险', '保单', '理赔', '承保', '投保',
+  ],
+  damage: [
+    'damage', 'damaged', 'destroyed', 'destruction', 'losses', 'loss estimate', 'economic loss', 'cost',
+    'costs', 'repair cost', 'depth damage', 'damage function', 'damage curve', 'vulnerability curve',
+    'ground up loss', '损失', '损毁', '受灾', '灾损',
+  ],
+  population: [
+    'population', 'people', 'residents', 'inhabitants', 'households', 'census', 'worldpop', 'population density',
+    'demographic', 'demographics', 'affected people', 'persons', '人口', '居民', '常住人口',
+  ],
+  buildings: [
+    'building', 'buildings', 'footprint', 'footprints', 'building footprints', 'house', 'houses', 'homes',
+    'property', 'properties', 'structures', 'dwellings', 'rooftops', 'roofs', '建筑', '建筑物', '房屋', '住宅',
+  ],
+  transport: [
+    'road', 'roads', 'street', 'streets', 'highway', 'highways', 'railway', 'railways', 'rail', 'route', 'routes',
+    'routing', 'accessibility', 'travel time', 'bridge', 'bridges', 'infrastructure', 'osm', 'openstreetmap',
+    'road network', '道路', '公路', '铁路', '交通', '基础设施',
+  ],
+  admin_area: [
+    'district', 'districts', 'county', 'counties', 'municipality', 'municipalities', 'province', 'provinces',
+    'administrative', 'admin boundary', 'admin boundaries', 'administrative boundaries', 'commune', 'parish',
+    'ward', 'wards', 'gadm', 'nuts region', 'area of interest', 'aoi', 'bounding box', 'bbox', '行政区', '行政区划',
+    '乡镇', '街道办',
+  ],
+  geocode: [
+    'geocode', 'geocoding', 'geocoded', 'address', 'addresses', 'postcode', 'postcodes', 'zip code', 'zip codes',
+    'street address', 'street addresses', '地理编码', '地址',
+  ],
+  carbon: [
+    'carbon', 'carbon stock', 'carbon stocks', 'biomass', 'agb', 'above ground biomass', 'aboveground biomass',
+    'emissions', 'co2', 'sequestration', 'sequestered', 'mrv', 'redd', 'carbon credits', 'tonnes of carbon',
+    'allometric', 'allometry', '碳', '碳储量', '生物量', '碳汇', '碳排放',
+  ],
+  lidar: [
+    'lidar', 'point cloud', 'point clouds', 'las', 'laz', 'canopy height', 'chm', 'tree height', 'tree heights',
+    'canopy height model', 'dsm', 'ndsm', 'gedi', 'icesat', '激光雷达', '点云', '树高', '冠层高度',
+  ],
+  weather: [
+    'rainfall', 'rain', 'precipitation', 'gpm', 'imerg', 'chirps', 'era5', 'weather', 'storm total',
+    'accumulated rainfall', 'river gauge', 'gauge', 'gauges', 'discharge', 'streamflow', 'forecast',
+    '降雨', '降水', '降雨量', '径流', '气象',
+  ],
+  coastal_surge: [
+    'storm surge', 'surge', 'sea level', 'sea level rise', 'tide', 'tides', 'tidal', 'coastal flooding',
+    'water level', '风暴潮', '潮位', '海平面',
+  ],
+  water_depth: [
+    'depth', 'water depth', 'flood depth', 'inundation depth', 'how deep', 'deep', '水深', '淹没深度',
+  ],
 };
 
 interface LexiconIndex {

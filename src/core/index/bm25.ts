@@ -76,6 +76,15 @@ export class Bm25Index {
     return this.df.has(term);
   }
 
+  /** The term's inverse document frequency over the catalog, as search weighs it, over its largest (a term one tool holds): 0..1, 0 when no tool does. */
+  rarity(term: string): number {
+    const n = this.docs.size;
+    const df = this.df.get(term) ?? 0;
+    if (!n || !df) return 0;
+    const idf = (d: number) => Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    return idf(df) / idf(1);
+  }
+
   /** Scores every tool that shares a term with the query; best first. */
   search(query: string | string[], k = Infinity): LexicalHit[] {
     const terms = [...new Set(typeof query === 'string' ? analyze(query) : query)];

@@ -75,6 +75,8 @@ export interface Weights {
   coldStart: number;
   /** Forward: keyword match on the task's words no past task used (0..1): what the learned parts cannot speak for. */
   unseenWords: number;
+  /** Forward: the task uses a rare word of the tool's name or id (its rarity in the catalog, 0..1). */
+  nameMatch: number;
   /** Backward: n-gram P(next | the last steps), backing off to shorter histories (0..1). */
   ngram: number;
   /** Backward: the n-gram's next steps weighed by how much the task's words favour each tool (P(next | steps) · P(tool | task) / P(tool), normalised, 0..1). */
@@ -137,6 +139,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   popular: 0,
   coldStart: 0.5,
   unseenWords: 0.3,
+  nameMatch: 0.2,
   ngram: 0,
   ngramTask: 0,
   stepModel: 0,

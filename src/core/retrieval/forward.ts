@@ -70,6 +70,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   const pointed = seq?.flowCount ? pointedTools(rel, ctx.learned.classifier().knows(parsed.terms) ? classified : new Map()) : new Map<string, number>();
   const flows = seq?.flowCount ? ctx.learned.matchedFlows(parsed.terms, pointed, MATCHED_FLOWS) : new Map<string, number>();
   const unseen = full && seq?.flowCount ? unseenWordMatch(ctx, parsed.terms) : new Map<string, number>();
+  const qTerms = new Set(parsed.terms);
   // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
   const cooc = new Map<string, number>();
   if (seq) {
@@ -113,6 +114,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
       parts.cooc = cooc.get(id) ?? 0;
       parts.popular = seq ? seq.popularity(id) : 0;
       parts.unseenWords = unseen.get(id) ?? 0;
+      parts.nameMatch = nameMatch(ctx, m, qTerms);
       // A tool no past flow ran gets nothing from the learned parts: not evidence against it, only
       // the absence of evidence. Its text match stands in for them (weight-free, so a fit can weigh it).
       if (seq?.flowCount && !parts.popular) parts.coldStart = 0.5 * (r.dense + r.lexical);
@@ -146,6 +148,26 @@ export function unseenWordMatch(ctx: RetrievalContext, terms: string[]): Map<str
   if (!novel.length) return new Map();
   const best = Math.max(LEXICAL_FLOOR, ctx.bm25.search(terms, 1)[0]?.score ?? 0);
   return new Map(ctx.bm25.search(novel).map((h) => [h.id, Math.min(1, h.score / best)]));
+}
+
+const nameTermsCache = new WeakMap<ToolManifest, string[]>();
+
+/**
+ * The task names the tool: the rarest word of the tool's name or id that the task uses, by its
+ * rarity in the catalog (0..1). "NDWI or MNDWI" names ndwi_mcfeeters and mndwi_xu outright; the text
+ * parts are relative to the best match, so they cannot say that a match is a name, and in a catalog
+ * of one-sentence manifests a fit weighs them low against what past flows ran. Common words of
+ * names ("map", "flood", "image") count little.
+ */
+export function nameMatch(ctx: RetrievalContext, m: ToolManifest, qTerms: Set<string>): number {
+  let terms = nameTermsCache.get(m);
+  if (!terms) {
+    terms = [...new Set(analyze(`${m.name ?? ''} ${m.id.replace(/[_.:-]+/g, ' ')}`).filter((t) => !t.startsWith(CONCEPT_PREFIX)))];
+    nameTermsCache.set(m, terms);
+  }
+  let best = 0;
+  for (const t of terms) if (qTerms.has(t)) best = Math.max(best, ctx.bm25.rarity(t));
+  return best;
 }
 
 /** How many past flows vote in the `flows` part (and the next step's `flowsAhead`), and how many pointed tools match them. */

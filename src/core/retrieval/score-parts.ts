@@ -30,6 +30,7 @@ const LABELS: Record<string, string> = {
   popular: 'in many past flows',
   coldStart: 'new tool: no past flows yet, text match counts for them',
   unseenWords: 'matches words no past task used',
+  nameMatch: 'the task names it',
   nextGraph: 'tool graph link from the last step',
   transition: 'usually follows the last step',
   nextAffinity: 'task words seen with it',

@@ -7,7 +7,7 @@
 import type { Weights } from './context';
 
 /** Forward (task → tools) parts. */
-export const FORWARD_SIGNALS = ['dense', 'lexical', 'graph', 'learned', 'similarTools', 'neighbours', 'flows', 'classifier', 'cooc', 'popular', 'coldStart', 'unseenWords', 'workflow', 'executability', 'llmHint'] as const;
+export const FORWARD_SIGNALS = ['dense', 'lexical', 'graph', 'learned', 'similarTools', 'neighbours', 'flows', 'classifier', 'cooc', 'popular', 'coldStart', 'unseenWords', 'nameMatch', 'workflow', 'executability', 'llmHint'] as const;
 /** Next-step (result + context → tools) parts. */
 export const NEXT_SIGNALS = ['task', 'query', 'feed', 'nextGraph', 'transition', 'nextAffinity', 'bridge', 'workflowNext', 'done', 'blocked', 'temporal', 'terminal', 'deliver', 'named', 'pick', 'similar', 'ngram', 'ngramTask', 'ahead', 'flowsAhead', 'stepModel'] as const;
 
