@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'fs';
 import * as path from 'path';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { typeFromForeign } from '../../src/core/manifests/foreign-fields';
@@ -85,10 +86,13 @@ test('ids with spaces or slashes ("Zonal Statistics", "otb/BandMath") are read b
   const dir = tmpDir('gw-foreign-ids-');
   writeJson(path.join(dir, 'a.json'), { id: 'Zonal Statistics', description: 'Statistics of a raster within each polygon.', prerequisites: ['otb/BandMath'] });
   writeJson(path.join(dir, 'b.json'), { id: 'otb/BandMath', description: 'Band arithmetic on a multiband image.', downstream: ['Zonal Statistics'] });
+  fs.mkdirSync(path.join(dir, 'workflows'));
+  writeJson(path.join(dir, 'workflows', 'index_per_zone.json'), { id: 'index_per_zone', description: 'An index, then its statistics per zone.', steps: ['otb/BandMath', 'Zonal Statistics'] });
   const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
   assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
   const ids = c.tools.map((t) => t.manifest.id).sort();
   assert.deepEqual(ids, ['Zonal_Statistics', 'otb_BandMath']);
+  assert.deepEqual(c.workflows.find((w) => w.id === 'index_per_zone')?.steps, ['otb_BandMath', 'Zonal_Statistics'], JSON.stringify(c.problems));
   assert.deepEqual(c.tools.find((t) => t.manifest.id === 'Zonal_Statistics')!.manifest.prerequisites, ['otb_BandMath']);
   const warn = c.problems.find((p) => p.path === '/id' && p.file.endsWith('b.json'));
   assert.match(warn?.message ?? '', /"otb\/BandMath" is read as "otb_BandMath"/);

@@ -9,6 +9,7 @@ import { builtinManifestDir } from './package-root';
 import { checkWorkflow, createValidator } from './validate';
 import { readForeignFields } from './foreign-fields';
 import { parseYamlManifest } from './yaml';
+import { readToolId } from './tool-id';
 
 export interface LoadOptions {
   /** Defaults to `tool-manifests/` of the package. */
@@ -121,6 +122,8 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         const { workflow, problems: wp } = checkWorkflow(file, data);
         problems.push(...wp);
         if (!workflow) continue;
+        // A team's template names its tools as its manifests do ("otb/BandMath"): read by the same rule.
+        if (folder.source !== 'builtin') workflow.steps = workflow.steps.map(readToolId);
         const prev = workflowsById.get(workflow.id);
         if (prev) problems.push({ file, path: '/id', severity: 'warning', message: `duplicate workflow id "${workflow.id}" in ${file} and ${prev.file}; using ${file}` });
         workflowsById.set(workflow.id, { w: workflow, file });
