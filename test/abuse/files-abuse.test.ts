@@ -51,6 +51,8 @@ function taskTrials(r: ReturnType<typeof prng>): [string, string | Buffer][] {
     ['duplicate ids', line({ id: 'a', query: 'q', flow: ['ndvi'] }) + '\n' + line({ id: 'a', query: 'q', flow: ['ndvi'] })],
     ['query words that name Object members', line({ query: 'constructor toString __proto__ hasOwnProperty valueOf', flow: ['ndvi', 'threshold'] })],
     ['tool ids that name Object members', line({ query: 'q', flow: ['constructor', '__proto__', 'toString'] })],
+    // Step ids as other systems write them, read by the id rule (manifests/tool-id.ts).
+    ['step ids with slashes, spaces and traversal', line({ query: 'q', flow: ['otb/BandMath', 'Zonal Statistics', '../../etc/passwd', ' ', '///', '坡度'] })],
     ['20000 lines', Array.from({ length: 20_000 }, (_, i) => line({ id: `t${i}`, query: `field ${i}`, flow: ['ndvi', 'threshold'] })).join('\n')],
   ];
 }
@@ -83,6 +85,7 @@ function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string,
     ['OGC inputs as an object of 20000 entries', put('ogc.json', JSON.stringify({ id: 'ogc', title: 'OGC', inputs: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`in ${i}`, { schema: { type: i % 2 ? 'GeoTIFF' : { nested: true } } }])) }))],
     ['foreign parameter types, labels and fields', put('foreign.json', JSON.stringify({ id: 'native:foreign', description: 'd', inputs: [{ name: '__proto__', type: 'raster[]' }, { name: 'A B', type: 42 }, { name: 'x', type: 'GeoTIFF', optional: 'yes', constructor: 1 }] }))],
     ['FIFOs named like data in the workspace (scanned by --data)', (d) => { const ws = path.dirname(path.dirname(d)); for (const n of ['fields.geojson', 'scene.tif', 'zones.gpkg']) if (spawnSync('mkfifo', [path.join(ws, n)]).status !== 0) fs.writeFileSync(path.join(ws, n), '{}'); }],
+    ['ids with slashes, spaces, traversal and nothing usable', (d) => { for (const [i, id] of ['otb/BandMath', 'Zonal Statistics', '../../etc/passwd', '/', ' ', 'a'.repeat(5000) + '/b'].entries()) fs.writeFileSync(path.join(d, `id${i}.json`), tool(id, { prerequisites: [id, '../x'] })); fs.mkdirSync(path.join(d, 'workflows')); fs.writeFileSync(path.join(d, 'workflows', 'w.json'), JSON.stringify({ id: 'w', description: 'd', steps: ['otb/BandMath', '../../etc/passwd', ' '] })); }],
     // YAML manifests (read as their JSON form): expansion, depth, tags, keys, odd documents.
     ['YAML: a billion laughs (aliases of aliases)', put('lol.yaml', `id: lol\ndescription: d\nx:\n${Array.from({ length: 12 }, (_, i) => `  l${i}: &l${i} [${i ? Array(12).fill(`*l${i - 1}`).join(',') : Array(12).fill('"lol"').join(',')}]`).join('\n')}\n`)],
     ['YAML: 100000 nested flow lists', put('deep.yaml', `id: ydeep\ndescription: d\ntags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)],
