@@ -18,6 +18,11 @@ export function analyze(text: string): string[] {
 
 interface Doc { id: string; tf: Map<string, number>; len: number }
 
+/** BM25's inverse document frequency of a term that `df` of `n` documents hold. */
+function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
 export class Bm25Index {
   private docs = new Map<string, Doc>();
   private df = new Map<string, number>();
@@ -80,9 +85,7 @@ export class Bm25Index {
   rarity(term: string): number {
     const n = this.docs.size;
     const df = this.df.get(term) ?? 0;
-    if (!n || !df) return 0;
-    const idf = (d: number) => Math.log(1 + (n - d + 0.5) / (d + 0.5));
-    return idf(df) / idf(1);
+    return n && df ? idf(n, df) / idf(n, 1) : 0;
   }
 
   /** Scores every tool that shares a term with the query; best first. */
@@ -97,10 +100,10 @@ export class Bm25Index {
       const list = this.postings.get(t);
       if (!list) continue;
       const df = this.df.get(t) ?? 0;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const w = idf(n, df);
       for (const d of list) {
         const f = d.tf.get(t)!;
-        const add = (idf * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / avg));
+        const add = (w * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / avg));
         const h = acc.get(d);
         if (h) { h.score += add; h.matched.push(t); } else acc.set(d, { id: d.id, score: add, matched: [t] });
       }

@@ -39,8 +39,8 @@ export function readForeignFields(file: string, data: unknown, problems: Manifes
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
   const m = { ...(data as Record<string, unknown>) };
   const runs = m.runner !== undefined;
-  if (typeof m.id === 'string' && readToolId(m.id) !== m.id) {
-    const id = readToolId(m.id);
+  const id = typeof m.id === 'string' ? readToolId(m.id) : undefined;
+  if (id !== undefined && id !== m.id) {
     problems.push({ file, path: `${at}/id`, severity: 'warning', message: `id "${m.id}" is read as "${id}" (an id holds letters, digits and _ . : -); flows and task files may name it either way, a tool cell names it "${id}"` });
     m.id = id;
   }

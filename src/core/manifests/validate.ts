@@ -4,13 +4,14 @@ import * as path from 'path';
 import Ajv, { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { ManifestProblem, WorkflowTemplate } from './types';
+import { TOOL_ID } from './tool-id';
 
 /** Used only when schema.json cannot be found: the minimum every manifest must satisfy. */
 const FALLBACK_SCHEMA = {
   type: 'object',
   required: ['id', 'description'],
   properties: {
-    id: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9_.:-]*$' },
+    id: { type: 'string', pattern: TOOL_ID.source },
     name: { type: 'string' },
     description: { type: 'string', minLength: 1 },
     tags: { type: 'array', items: { type: 'string' } },
