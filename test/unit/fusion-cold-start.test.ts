@@ -5,6 +5,7 @@ import * as path from 'path';
 import { GeoWeave } from '../../src/core/geoweave';
 import { builtinCatalog, fixtureCatalog, tmpDir, writeJson } from '../fixtures/helpers';
 import { readFusion } from '../../src/core/fusion/store';
+import { memoryFromFlow } from '../../src/core/eval/memory-from-flow';
 
 /**
  * A team adds a tool to a catalog whose fusion was fitted on its flows. No flow ran the new tool
@@ -16,7 +17,7 @@ const CANAL = {
   name: 'Canal width',
   description: 'Measures the width of irrigation canals along their centre lines from a water mask, in metres.',
   tags: ['canal', 'irrigation', 'width'],
-  inputs: [{ name: 'water_mask', type: 'raster' }],
+  inputs: [{ name: 'water_mask', type: 'raster', bands: ['mask'] }],
   outputs: [{ name: 'widths', type: 'table' }],
   examples: ['how wide are the irrigation canals', 'canal width along the network'],
 };
@@ -31,9 +32,11 @@ test('cold start: with the builtin catalog\'s fitted weights, a new workspace to
   writeJson(path.join(dir, 'canal_width.json'), CANAL);
   const shipped = readFusion(path.join(builtinCatalog, 'fusion.json'));
   assert.ok(shipped && Object.keys(shipped.weights).length, 'the builtin catalog ships fitted weights');
-  // coldStart 0: a refit of the builtin catalog gives the cold-start part no weight (every practice
-  // tool but one is in a dozen flows or more, so no fold holds a new tool); what keeps the new tool
-  // first here is the keyword match on the words no past task used ("canals"), which a fit weighs.
+  // The shipped fit gives the new-tool parts weight because its folds hid tools from each other
+  // (every practice tool but one is in a dozen flows or more, so no fold would hold a new tool).
+  assert.ok((shipped.weights.coldStart ?? 0) > 0 && (shipped.weights.coldNext ?? 0) > 0, JSON.stringify(shipped.weights));
+  // coldStart 0 on top: the keyword match on the words no past task used ("canals") keeps the new
+  // tool first on its own.
   const gw = await GeoWeave.open({ extraManifestDirs: [dir], stateDir: path.join(dir, 'state'), weights: { ...shipped.weights, coldStart: 0 } });
   try {
     for (const q of ['measure how wide the irrigation canals are', 'width of the canals in metres']) {
@@ -44,6 +47,38 @@ test('cold start: with the builtin catalog\'s fitted weights, a new workspace to
     // A task worded like the practice flows still gets what they ran.
     const burn = await gw.forwardCandidates('how much area burned in the fire, by severity class', { k: 5 });
     assert.ok(burn.candidates.slice(0, 3).some((c) => c.id === 'dnbr' || c.id === 'burn_severity'), burn.candidates.map((c) => c.id).join(', '));
+  } finally {
+    await gw.dispose();
+  }
+});
+
+/**
+ * What the product does when a team adds a tool: `index build` (or the extension on the manifest's
+ * change) refits the fusion for the catalog with it. The fit's folds hide some tools from each
+ * other's flows, so it weighs the parts that speak for a tool without history.
+ */
+test('cold start: refitted with the new tool in the builtin catalog, it comes first as a next step when the task\'s unseen words name it', async () => {
+  const dir = tmpDir();
+  writeJson(path.join(dir, 'canal_width.json'), CANAL);
+  const gw = await GeoWeave.open({ extraManifestDirs: [dir], stateDir: path.join(dir, 'state') });
+  try {
+    const st = await gw.refitFusion({ force: true });
+    assert.ok(st.report && st.report.newTools.hidden > 0 && st.report.newTools.steps > 0, JSON.stringify(st.report?.newTools));
+    assert.ok(gw.weights.coldNext > 0, `coldNext weight ${gw.weights.coldNext}`);
+    // After a water index and a threshold the practice flows measure area; "canals", a word no
+    // past task used, names the new tool that no flow ran yet.
+    const task = 'measure how wide the irrigation canals are';
+    const next = await gw.complementarySuggestions(memoryFromFlow(gw, task, ['mndwi', 'threshold']), { k: 5 });
+    assert.equal(next.ranked[0].id, 'canal_width', next.ranked.map((c) => `${c.id} ${c.score}`).join(', '));
+    assert.ok(next.ranked[0].parts.coldNext > 0, JSON.stringify(next.ranked[0].parts));
+    // Not before the mask it needs exists: after the index alone the threshold comes first.
+    const early = await gw.complementarySuggestions(memoryFromFlow(gw, task, ['mndwi']), { k: 5 });
+    assert.equal(early.ranked[0].id, 'threshold', early.ranked.map((c) => `${c.id} ${c.score}`).join(', '));
+    assert.equal(early.ranked.find((c) => c.id === 'canal_width')?.parts.coldNext ?? 0, 0);
+    // Worded as the practice flows are, the same steps still lead where they led, and no known tool gets new-tool credit.
+    const area = await gw.complementarySuggestions(memoryFromFlow(gw, 'how many hectares of open water are there', ['mndwi', 'threshold']), { k: 5 });
+    assert.equal(area.ranked[0].id, 'area_by_class', area.ranked.map((c) => `${c.id} ${c.score}`).join(', '));
+    assert.ok(area.ranked.every((c) => !c.parts.coldNext), JSON.stringify(area.ranked.map((c) => [c.id, c.parts.coldNext])));
   } finally {
     await gw.dispose();
   }
@@ -81,6 +116,10 @@ test('cold start: a tool added to a fitted catalog, in no past flow, comes first
     const n = ndvi.candidates.find((c) => c.id === 'ndvi');
     assert.ok(n, ndvi.candidates.map((c) => c.id).join(', '));
     assert.equal(n.parts.coldStart, 0);
+    // A task in the flows' own words still gets what the flows ran next, and a known tool no cold credit.
+    const area = await gw.complementarySuggestions(memoryFromFlow(gw, 'measure how large the vegetated area is', ['ndvi', 'threshold']), { k: 5 });
+    assert.equal(area.ranked[0].id, 'area_by_class', area.ranked.map((c) => `${c.id} ${c.score}`).join(', '));
+    assert.ok(area.ranked.every((c) => !c.parts.coldNext), JSON.stringify(area.ranked.map((c) => [c.id, c.parts.coldNext])));
   } finally {
     await gw.dispose();
   }

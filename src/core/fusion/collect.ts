@@ -40,7 +40,12 @@ function query(items: { id: string; parts: Record<string, number>; score: number
   return { cols, n, relevant: rel, absent: relevant.length - rel.length, order };
 }
 
-export interface FoldOptions { signal?: AbortSignal; onProgress?: (done: number, total: number) => void }
+export interface FoldOptions {
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+  /** Which steps (flow, index of the step predicted) become queries; all by default. */
+  steps?: (t: EvalTask, i: number) => boolean;
+}
 
 /** Lets the event loop run between queries (a fit in the extension host must not freeze it). */
 const breathe = (n: number) => (n % 16 === 0 ? new Promise<void>((r) => setImmediate(r)) : Promise.resolve());
@@ -65,12 +70,15 @@ export async function forwardQueries(ctx: RetrievalContext, folds: EvalTask[][],
 /** Next-step parts of every step (i ≥ 1) of every flow, each scored by its fold's context (tools already run stay candidates: flows may repeat one). */
 export async function nextQueries(ctx: RetrievalContext, folds: EvalTask[][], graphs: IntentionGraph[], weights: Weights, opts: FoldOptions = {}): Promise<FitQuery[]> {
   const out: FitQuery[] = [];
-  const total = folds.reduce((a, f) => a + f.reduce((b, t) => b + Math.max(0, t.flow.length - 1), 0), 0);
+  const keep = opts.steps ?? (() => true);
+  let total = 0;
+  for (const f of folds) for (const t of f) for (let i = 1; i < t.flow.length; i++) if (keep(t, i)) total++;
   const tools = { getTool: (id: string) => ctx.tools.get(id) };
   for (let f = 0; f < folds.length; f++) {
     const c = foldContext(ctx, graphs[f], weights);
     for (const t of folds[f]) {
       for (let i = 1; i < t.flow.length; i++) {
+        if (!keep(t, i)) continue;
         opts.signal?.throwIfAborted();
         const done = t.flow.slice(0, i);
         const { scored } = await nextScored(c, memoryFromFlow(tools, t.query, done), { mode: 'full', k: 30, signal: opts.signal });

@@ -231,6 +231,11 @@ export function fitWeights(kind: FitKind, qs: FitQuery[], prior: number[], opts:
   return { weights, before: fromPrior.before, after: objective(kind, metrics), metrics, metricsBefore: fromPrior.metricsBefore };
 }
 
+/** The metrics of a weighting on some queries (for reports). */
+export function metricsOf(kind: FitKind, qs: FitQuery[], weights: number[]): Record<string, number> {
+  return new Scorer(qs, weights).evaluate(kind, 0, 0);
+}
+
 /** Bootstrap fits averaged into the result (see fitWeights). */
 const BAGS = 8;
 

@@ -204,11 +204,14 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   const pointed = new Map<string, number>();
   // When the task fits a workflow template, its next step after the latest step it contains.
   const wfNext = new Map<string, number>();
+  // The task's words no past task used, matched to tools (the forward part): what speaks for a tool no flow ran yet.
+  const novel = new Map<string, number>();
   const full = mode === 'full';
   if (full) {
     const fwd = await forwardScoredCached(ctx, memory.task, { mode: 'full', signal: opts.signal, expansion: opts.expansion });
     const top = Math.max(1, fwd.scored[0]?.score ?? 1);
     for (const c of fwd.scored.slice(0, Math.max(FORWARD_TASK_POOL, k * 3))) fwdScore.set(c.id, Math.max(0, c.score / top));
+    for (const c of fwd.scored) if (c.parts.unseenWords) novel.set(c.id, c.parts.unseenWords);
     for (const [id, v] of fwd.pointed) pointed.set(id, v);
     if (fwd.workflow) {
       const steps = fwd.workflow.steps;
@@ -309,6 +312,10 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       parts.stepModel = stepModel.get(id) ?? 0;
       parts.ahead = ahead.get(id) ?? 0;
       parts.flowsAhead = flowsAhead.get(id) ?? 0;
+      // A tool no past flow ran gets nothing from the sequence parts (absence of evidence, not
+      // evidence against it): the task's words that no past task used speak for it when they name
+      // it. Its manifest is then the only word on order: not before the product it needs exists.
+      if (fresh && seq && !seq.popularity(id) && !unmet.length) parts.coldNext = novel.get(id) ?? 0;
       score = mix(NEXT_SIGNALS, w, parts);
     } else {
       parts.task = taskRel.get(id)?.base ?? 0;

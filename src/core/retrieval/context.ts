@@ -87,6 +87,12 @@ export interface Weights {
   ahead: number;
   /** Backward: what is still ahead in the past flows that best match the task's words, the tools it points at and the steps done (0..1). */
   flowsAhead: number;
+  /**
+   * Backward: for a tool no past flow ran and not yet run, the keyword match on the task's words no
+   * past task used (as forward `unseenWords`, 0..1). The sequence parts cannot speak for a new tool;
+   * words the past never used that name it can, and they rarely name a tool the flows know.
+   */
+  coldNext: number;
   /** Backward: how many of the most similar past flows vote. */
   similarK: number;
   /** Backward: threshold (eq) when the task names one class of the class map just made. */
@@ -145,6 +151,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   stepModel: 0,
   ahead: 0,
   flowsAhead: 0,
+  coldNext: 0.3,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,

@@ -39,6 +39,7 @@ const LABELS: Record<string, string> = {
   ngramTask: 'follows the last steps in flows like this task',
   ahead: 'still ahead in similar past flows',
   stepModel: 'next-step model',
+  coldNext: 'new tool: no past flows yet, matches words no past task used',
 };
 
 /** Signals that lower a score when present. */
