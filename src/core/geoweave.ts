@@ -6,7 +6,7 @@ import type { Embedder, EmbedderConfig } from './embed/types';
 import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } from './manifests/types';
 import { loadCatalog } from './manifests/load';
 import { builtinManifestDir } from './manifests/package-root';
-import { parseTasks, EvalTask } from './eval/tasks';
+import { parseTasks, EvalTask, flowOf } from './eval/tasks';
 import { fitFusion, FitFusionOptions, Fusion, MIN_FIT_FLOWS } from './fusion/fusion';
 import { FUSION_FILE, FUSION_VERSION, FusionState, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
 
@@ -178,7 +178,7 @@ export class GeoWeave {
     try {
       const flows = parseTasks(fs.readFileSync(file, 'utf8'), file);
       this.practiceFlows = flows;
-      learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: t.flow.length ? t.flow : t.gold })));
+      learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
       this.log('info', `learned graph starts from ${flows.length} analyst flows (${learned.priorTransitionCount} transitions) in ${file}`);
     } catch (e) {
       this.log('warn', `analyst practice ${file} not used: ${(e as Error).message}`);
@@ -368,12 +368,12 @@ export class GeoWeave {
   /** The flows a fit of this catalog replays: the practice flows, then the learned ones whose task text was kept. */
   private fitFlows(): EvalTask[] {
     const learned = this.ctx.learned.learnedFlows().map((f, i) => ({ id: `learned-${i + 1}`, query: f.query, gold: [...new Set(f.tools)], flow: f.tools, line: 0 }));
-    return [...this.practiceFlows, ...learned].filter((t) => (t.flow.length ? t.flow : t.gold).every((id) => this.ctx.tools.has(id)));
+    return [...this.practiceFlows, ...learned].filter((t) => flowOf(t).every((id) => this.ctx.tools.has(id)));
   }
 
   private fingerprints(flows: EvalTask[]): { catalog: string; flows: string } {
     const tools = this._tools.map((t) => ({ id: t.manifest.id, hash: t.hash }));
-    return { catalog: fusionFingerprint(tools, []), flows: fusionFingerprint([], flows.map((t) => ({ query: t.query, tools: t.flow.length ? t.flow : t.gold }))) };
+    return { catalog: fusionFingerprint(tools, []), flows: fusionFingerprint([], flows.map((t) => ({ query: t.query, tools: flowOf(t) }))) };
   }
 
   /**

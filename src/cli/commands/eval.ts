@@ -15,7 +15,7 @@ import * as path from 'path';
 import { ParsedArgs, UsageError, opt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, table, fmt } from '../common';
-import { readTasks, missingIds, EvalTask } from '../../core/eval/tasks';
+import { readTasks, missingIds, EvalTask, flowOf } from '../../core/eval/tasks';
 import { DEFAULT_KS, evaluate, EvalReport, StepRecord } from '../../core/eval/evaluate';
 import { crossValidate, CvReport, FoldRanker } from '../../core/eval/cv';
 import { geoweaveRanker, Ranker } from '../../core/eval/ranker';
@@ -95,7 +95,7 @@ async function runCv(args: ParsedArgs, io: CliIO, folds: number, ks: number[], m
       if (b) return { ranker: b };
       const learnedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-cv-'));
       const gw = await openFrom(args, io, { learnedDir, weights, practice: false });
-      await gw.recordTrajectories(tasks.map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
+      await gw.recordTrajectories(tasks.map((t) => ({ task: t.query, tools: flowOf(t) })));
       // Nested: each fold fits its fusion on its own training flows only.
       if (m === 'full' && !args.flags.has('no-fit')) await gw.fitFusion(tasks);
       return { ranker: geoweaveRanker(gw, m as RetrievalMode), dispose: async () => { await gw.dispose(); fs.rmSync(learnedDir, { recursive: true, force: true }); } };
@@ -142,7 +142,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     for (const m of missingIds(tasks, (id) => !!gw.getTool(id))) io.err(`warning: ${tasksFile}: tool not in the catalog: ${m}`);
     if (train.length) {
       for (const m of missingIds(train, (id) => !!gw.getTool(id))) io.err(`warning: ${trainFile}: tool not in the catalog: ${m}`);
-      await gw.recordTrajectories(train.map((t) => ({ task: t.query, tools: t.flow.length ? t.flow : t.gold })));
+      await gw.recordTrajectories(train.map((t) => ({ task: t.query, tools: flowOf(t) })));
     }
     // The fusion weights are fitted on the training flows only (k-fold), as `learn` fits them on a team's flows.
     const fusion = modes.includes('full') && !args.flags.has('no-fit') ? await gw.fitFusion(train) : undefined;

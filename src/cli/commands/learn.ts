@@ -2,7 +2,7 @@
 import { ParsedArgs, UsageError, opt } from '../args';
 import type { CliIO } from '../main';
 import { openFrom, stateDirFrom } from '../common';
-import { readTasks } from '../../core/eval/tasks';
+import { flowOf, readTasks } from '../../core/eval/tasks';
 import { stateDirProblem } from '../../core/state-dir';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
@@ -21,7 +21,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     const items: { task: string; tools: string[] }[] = [];
     let skipped = 0;
     for (const t of tasks) {
-      const tools = t.flow.length ? t.flow : t.gold;
+      const tools = flowOf(t);
       const unknown = [...new Set(tools.filter((id) => !gw.getTool(id)))];
       if (unknown.length) {
         skipped++;

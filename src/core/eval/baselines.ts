@@ -9,7 +9,7 @@
  *   tool in those flows.
  */
 import type { Ranker } from './ranker';
-import type { EvalTask } from './tasks';
+import { flowOf, type EvalTask } from './tasks';
 import { tokenize } from '../embed/tokenize';
 
 type Counts = Map<string, number>;
@@ -22,10 +22,6 @@ function rank(scores: Counts, popular: Counts, exclude: Set<string>, k: number):
     .filter((id) => !exclude.has(id))
     .sort((a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || (popular.get(b) ?? 0) - (popular.get(a) ?? 0) || a.localeCompare(b))
     .slice(0, k);
-}
-
-function flowOf(t: EvalTask): string[] {
-  return t.flow.length ? t.flow : t.gold;
 }
 
 /** Counts of what followed each tool, and of how many flows ran each tool. */

@@ -11,6 +11,11 @@ export interface EvalTask {
   line: number;
 }
 
+/** The tools a task ran, in order: its flow, or its gold tools when it has no flow. */
+export function flowOf(t: Pick<EvalTask, 'flow' | 'gold'>): string[] {
+  return t.flow.length ? t.flow : t.gold;
+}
+
 export class TaskFileError extends Error {}
 
 /** Where a task's ordered steps may be: ours first, then names other tools' logs use. */

@@ -4,7 +4,7 @@
  * product would compute for a task it has not seen, which is what a fit must be judged on.
  */
 import type { RetrievalContext, Weights } from '../retrieval/context';
-import type { EvalTask } from '../eval/tasks';
+import { flowOf, type EvalTask } from '../eval/tasks';
 import { IntentionGraph } from '../learning/intention-graph';
 import { parseQuery } from '../retrieval/query';
 import { forwardScored } from '../retrieval/forward';
@@ -19,7 +19,7 @@ const KEEP = 60;
 /** The learned graph of a set of flows (as the product's practice prior reads them). */
 export function graphOf(tasks: EvalTask[]): IntentionGraph {
   const g = new IntentionGraph(undefined);
-  g.setPrior(tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: t.flow.length ? t.flow : t.gold })));
+  g.setPrior(tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
   return g;
 }
 

@@ -107,7 +107,7 @@ function addMetrics(kind: FitKind, s: Float64Array, byScore: Int32Array, c: Floa
   acc[2] += r === Infinity ? 0 : 1 / (r + 1);
 }
 
-function objective(kind: FitKind, m: Record<string, number>): number {
+export function objective(kind: FitKind, m: Record<string, number>): number {
   return kind === 'forward'
     ? m['R@10'] + m['COMP@10'] + 0.5 * (m['R@20'] + m['COMP@20'] + m.RR)
     : m['hit@1'] + m['hit@3'] + 0.5 * m.RR;

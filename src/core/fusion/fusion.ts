@@ -6,13 +6,12 @@
  * stay: they are the prior a fit starts from and falls back to.
  */
 import type { RetrievalContext, Weights } from '../retrieval/context';
-import type { EvalTask } from '../eval/tasks';
+import { flowOf, type EvalTask } from '../eval/tasks';
 import { cvFolds } from '../eval/cv';
 import { FORWARD_SIGNALS, NEXT_SIGNALS, FITTED_FORWARD, FITTED_NEXT } from '../retrieval/signals';
-import { fitWeights, FitResult, metricsOf } from './fit';
+import { fitWeights, FitQuery, FitResult, metricsOf, objective } from './fit';
 import { forwardQueries, graphOf, nextQueries } from './collect';
 import { createHash } from 'crypto';
-import type { FitQuery } from './fit';
 
 /** Fewer flows than this leave the prior weights in place. */
 export const MIN_FIT_FLOWS = 10;
@@ -62,7 +61,7 @@ const r4 = (x: number) => Math.round(x * 10000) / 10000;
 const round = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, r4(v)]));
 
 export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights, opts: FitFusionOptions = {}): Promise<Fusion> {
-  const flows = tasks.filter((t) => (t.flow.length ? t.flow : t.gold).length);
+  const flows = tasks.filter((t) => flowOf(t).length);
   if (flows.length < MIN_FIT_FLOWS) return { weights: {}, reason: `${flows.length} flows (a fit needs at least ${MIN_FIT_FLOWS})` };
   const t0 = Date.now();
   const k = Math.min(opts.folds ?? FOLDS, flows.length);
@@ -111,13 +110,13 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
 
 /** A fold's tools to hide, in the order of a hash of fold and id (deterministic), within the HIDE shares. */
 function hiddenTools(fold: EvalTask[], rest: EvalTask[], f: number): Set<string> {
-  const tools = [...new Set(fold.flatMap(stepsOf))];
+  const tools = [...new Set(fold.flatMap(flowOf))];
   const key = (id: string) => createHash('sha256').update(`${f}\u0000${id}`).digest('hex');
   const hidden = new Set<string>();
   const left = new Set<EvalTask>();
   for (const id of tools.sort((a, b) => key(a).localeCompare(key(b)) || a.localeCompare(b))) {
     if (hidden.size + 1 > tools.length * HIDE) break;
-    const more = rest.filter((t) => !left.has(t) && stepsOf(t).includes(id));
+    const more = rest.filter((t) => !left.has(t) && flowOf(t).includes(id));
     if (left.size + more.length > rest.length * HIDE) continue;
     hidden.add(id);
     for (const t of more) left.add(t);
@@ -125,8 +124,7 @@ function hiddenTools(fold: EvalTask[], rest: EvalTask[], f: number): Set<string>
   return hidden;
 }
 
-const stepsOf = (t: EvalTask) => (t.flow.length ? t.flow : t.gold);
-const uses = (t: EvalTask, hidden: Set<string>) => stepsOf(t).some((x) => hidden.has(x));
+const uses = (t: EvalTask, hidden: Set<string>) => flowOf(t).some((x) => hidden.has(x));
 
 /** Every n-th item across the groups (kept in their groups), so that at most about `cap` remain. */
 function every<T>(groups: T[][], cap: number): T[][] {
@@ -155,5 +153,5 @@ function fit(kind: 'forward' | 'next', qs: FitQuery[], ordinary: number, names: 
   const scale = sum(fitted2) > 0 ? sum(prior) / sum(fitted2) : 1;
   const weights = fitted2.map((v, i) => (free.includes(i) ? Math.round(v * scale * 10000) / 10000 : v));
   const metrics = metricsOf(kind, plain, weights);
-  return { weights, before: a.before, metricsBefore: a.metricsBefore, metrics, after: a.after };
+  return { weights, before: a.before, metricsBefore: a.metricsBefore, metrics, after: objective(kind, metrics) };
 }
