@@ -87,6 +87,21 @@ const EMBEDDER_STATE_FILE = 'embedder-state.json';
 /** The builtin embedder's fit on a large catalog stays near a few MB. */
 const MAX_EMBEDDER_STATE_BYTES = 64 << 20;
 
+/**
+ * Why a saved embedder fit no longer suits the catalog (undefined while it does): it does not say
+ * which tools it was fitted on, or fewer than 3 in 4 of the tools in either catalog are in both.
+ */
+function catalogDrift(fittedOn: unknown, ids: string[]): string | undefined {
+  if (!Array.isArray(fittedOn) || !fittedOn.every((x) => typeof x === 'string')) return 'no record of the tools it was fitted on';
+  const before = new Set(fittedOn as string[]);
+  const shared = ids.filter((id) => before.has(id)).length;
+  const union = before.size + ids.length - shared;
+  return union && shared / union < CATALOG_DRIFT ? `fitted on another catalog (${shared} of ${ids.length} tools shared with the ${before.size} it was fitted on)` : undefined;
+}
+
+/** Share of tools (Jaccard) two catalogs must have in common to share an embedder fit. */
+const CATALOG_DRIFT = 0.75;
+
 export class GeoWeave {
   private _tools: LoadedManifest[] = [];
   private _workflows: WorkflowTemplate[] = [];
@@ -187,19 +202,29 @@ export class GeoWeave {
 
   /**
    * A fitted embedder must embed queries exactly as it embedded the index: its fit is saved beside
-   * the index and reused; it is refitted only when the index is rebuilt from scratch.
+   * the index and reused, so adding or editing a few tools updates the index in place. It is
+   * refitted when the index is rebuilt from scratch, and when the catalog is no longer the one it
+   * was fitted on (another team's catalog opened in the same state folder): word weights counted
+   * over other tools' texts would rank this catalog by the wrong words, and how well a catalog
+   * ranks would depend on what the folder held before.
    */
   private prepareEmbedder(refit: boolean): void {
     const e = this.embedder;
     this.embedderKey = e.id;
     if (!isFittable(e)) return;
     const file = path.join(this.stateDir, EMBEDDER_STATE_FILE);
+    const ids = this.tools.map((t) => t.manifest.id).sort();
     let state: unknown;
     if (!refit && fs.existsSync(file)) {
       try {
-        const json = JSON.parse(readRegularFile(file, MAX_EMBEDDER_STATE_BYTES).toString('utf8'));
-        this.embedder = (e.constructor as unknown as { fromJSON(s: unknown): Embedder }).fromJSON(json);
-        state = json;
+        const { fittedOn, ...json } = JSON.parse(readRegularFile(file, MAX_EMBEDDER_STATE_BYTES).toString('utf8'));
+        const drift = catalogDrift(fittedOn, ids);
+        if (drift) {
+          this.log('info', `embedder state ${file}: ${drift}; refitting on this catalog and rebuilding the index`);
+        } else {
+          this.embedder = (e.constructor as unknown as { fromJSON(s: unknown): Embedder }).fromJSON(json);
+          state = json;
+        }
       } catch (err) {
         this.log('warn', `embedder state ${file} unreadable (${jsonErrorMessage(err)}); refitting`);
       }
@@ -208,7 +233,7 @@ export class GeoWeave {
       e.fit(this.tools.flatMap((t) => allTexts(t.manifest)));
       state = e.toJSON();
       try {
-        writeFileAtomic(file, JSON.stringify(state));
+        writeFileAtomic(file, JSON.stringify({ ...(state as object), fittedOn: ids }));
       } catch (err) {
         this.log('warn', `cannot save embedder state to ${file}: ${(err as Error).message}`);
       }

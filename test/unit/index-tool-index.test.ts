@@ -129,3 +129,31 @@ test('GeoWeave.reload picks up manifest changes incrementally and they are searc
   assert.equal(gw.stats().tools, 10);
   await gw.dispose();
 });
+
+test('a state folder fitted on another catalog is refitted: the ranking is a fresh folder\'s; a few new tools keep the fit', async () => {
+  const { GeoWeave } = await import('../../src/core/geoweave');
+  const fitFile = (d: string) => JSON.parse(fs.readFileSync(path.join(d, 'embedder-state.json'), 'utf8'));
+  const ranking = async (gw: Awaited<ReturnType<typeof GeoWeave.open>>) => (await gw.forwardCandidates('how steep is the terrain around the reservoir', { k: 10 })).candidates.map((c) => [c.id, c.score]);
+  // The folder first served the builtin catalog (as after `npm run demo` or an eval of ours).
+  const shared = tmpDir();
+  await (await GeoWeave.open({ stateDir: shared })).dispose();
+  assert.ok(fitFile(shared).fittedOn.includes('ndvi'));
+  const dir = copyCatalog();
+  const sink = logSink();
+  const reused = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: shared, log: sink.log });
+  const fresh = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: tmpDir() });
+  assert.deepEqual(await ranking(reused), await ranking(fresh));
+  assert.ok(sink.lines.some((l) => /fitted on another catalog \(\d+ of 10 tools shared with the 6\d it was fitted on\)/.test(l.msg)), sink.lines.map((l) => l.msg).join('\n'));
+  assert.deepEqual(fitFile(shared).fittedOn, reused.tools.map((t) => t.manifest.id).sort());
+  await reused.dispose();
+  await fresh.dispose();
+  // One tool more is the same catalog grown: the fit stays and the index is updated in place.
+  const before = fitFile(shared);
+  writeJson(path.join(dir, 'viewshed.json'), { id: 'viewshed', description: 'Visible area from an observer point on a DEM.' });
+  const sink2 = logSink();
+  const grown = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: shared, log: sink2.log });
+  assert.equal(grown.tools.length, 11);
+  assert.deepEqual(fitFile(shared), before);
+  assert.ok(!sink2.lines.some((l) => /refitting|rebuilding/.test(l.msg)), sink2.lines.map((l) => l.msg).join('\n'));
+  await grown.dispose();
+});

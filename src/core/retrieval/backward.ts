@@ -14,7 +14,7 @@ import { relevance, Relevance } from './relevance';
 import { canFeed, executability, readinessOf, withProducts } from './executability';
 import { humanName } from '../index/text';
 import { expandedText, forwardScoredCached, MATCHED_FLOWS, WHOLE_CATALOG } from './forward';
-import { NEXT_SIGNALS, NextSignal, Parts, mix, zeroParts } from './signals';
+import { NEXT_SIGNALS, NextSignal, Parts, logScale, mix, zeroParts } from './signals';
 import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
 import { COVER_CLASSES, DELIVERABLES, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
@@ -310,6 +310,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       parts.ngram = ngram.get(id) ?? 0;
       parts.ngramTask = ngramTask.get(id) ?? 0;
       parts.stepModel = stepModel.get(id) ?? 0;
+      parts.stepModelLog = logScale(parts.stepModel);
       parts.ahead = ahead.get(id) ?? 0;
       parts.flowsAhead = flowsAhead.get(id) ?? 0;
       // A tool no past flow ran gets nothing from the sequence parts (absence of evidence, not

@@ -63,6 +63,8 @@ export interface Weights {
   flows: number;
   /** Forward: P(the flow runs the tool | the task's words), a logistic model per tool learned from past flows (0..1). */
   classifier: number;
+  /** Forward: the classifier's probability on a log scale (`logScale`): which unlikely tools are still plausible. */
+  classifierLog: number;
   /** Forward: tools run in the same past flows as the task's best text matches (0..1). */
   cooc: number;
   /** Forward: share of past flows that ran the tool (0..1). */
@@ -83,6 +85,12 @@ export interface Weights {
   ngramTask: number;
   /** Backward: P(next | the task's words, the last steps, the position), a softmax model learned from past flows (0..1). */
   stepModel: number;
+  /**
+   * Backward: the same model's probability on a log scale (`logScale`). Mixed linearly,
+   * probabilities let one likely step (0.9) hide the second likely one (0.08) behind tools the task
+   * favours that have never followed the last steps; on a log scale 0.08 stands well above 0.001.
+   */
+  stepModelLog: number;
   /** Backward: what is still ahead in the flows of similar past tasks, aligned at the steps done (0..1). */
   ahead: number;
   /** Backward: what is still ahead in the past flows that best match the task's words, the tools it points at and the steps done (0..1). */
@@ -141,6 +149,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   neighbours: 0,
   flows: 0,
   classifier: 0,
+  classifierLog: 0,
   cooc: 0,
   popular: 0,
   coldStart: 0.5,
@@ -149,6 +158,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   ngram: 0,
   ngramTask: 0,
   stepModel: 0,
+  stepModelLog: 0,
   ahead: 0,
   flowsAhead: 0,
   coldNext: 0.3,

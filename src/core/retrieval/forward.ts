@@ -7,7 +7,7 @@ import { parseQuery, ParsedQuery } from './query';
 import { relevance, Relevance, LEXICAL_FLOOR } from './relevance';
 import { executability, readinessOf } from './executability';
 import { humanName } from '../index/text';
-import { FORWARD_SIGNALS, ForwardSignal, Parts, mix, zeroParts } from './signals';
+import { FORWARD_SIGNALS, ForwardSignal, Parts, logScale, mix, zeroParts } from './signals';
 import { analyze } from '../index/bm25';
 import { readableTerms } from './reason-terms';
 
@@ -65,9 +65,11 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   const seq = full ? ctx.learned.sequences() : undefined;
   const affinities = full ? ctx.learned.affinities(parsed.terms) : new Map<string, { score: number; terms: string[] }>();
   const shares = full ? ctx.learned.similarShares(parsed.terms, w.similarK) : new Map<string, number>();
-  const classified = full && seq?.flowCount ? ctx.learned.classifier().predict(parsed.terms) : new Map<string, number>();
-  // Base rates are not the task pointing at a tool: with no word seen in a past task, only the text counts.
-  const pointed = seq?.flowCount ? pointedTools(rel, ctx.learned.classifier().knows(parsed.terms) ? classified : new Map()) : new Map<string, number>();
+  // Base rates are not the task pointing at a tool: with no word seen in a past task the classifier
+  // has nothing to say about this task (its log scale would rank the tools by popularity), and only
+  // the text counts.
+  const classified = full && seq?.flowCount && ctx.learned.classifier().knows(parsed.terms) ? ctx.learned.classifier().predict(parsed.terms) : new Map<string, number>();
+  const pointed = seq?.flowCount ? pointedTools(rel, classified) : new Map<string, number>();
   const flows = seq?.flowCount ? ctx.learned.matchedFlows(parsed.terms, pointed, MATCHED_FLOWS) : new Map<string, number>();
   const unseen = full && seq?.flowCount ? unseenWordMatch(ctx, parsed.terms) : new Map<string, number>();
   const qTerms = new Set(parsed.terms);
@@ -110,6 +112,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
       parts.similarTools = similar.get(id) ?? 0;
       parts.neighbours = shares.get(id) ?? 0;
       parts.classifier = classified.get(id) ?? 0;
+      parts.classifierLog = logScale(parts.classifier);
       parts.flows = flows.get(id) ?? 0;
       parts.cooc = cooc.get(id) ?? 0;
       parts.popular = seq ? seq.popularity(id) : 0;

@@ -26,6 +26,7 @@ const LABELS: Record<string, string> = {
   similarTools: 'in the flows of similar past tasks',
   neighbours: 'share of similar past tasks that ran it',
   classifier: 'task words that predict it',
+  classifierLog: 'task words that predict it (log scale)',
   cooc: 'runs with the best matches',
   popular: 'in many past flows',
   coldStart: 'new tool: no past flows yet, text match counts for them',
@@ -39,6 +40,7 @@ const LABELS: Record<string, string> = {
   ngramTask: 'follows the last steps in flows like this task',
   ahead: 'still ahead in similar past flows',
   stepModel: 'next-step model',
+  stepModelLog: 'next-step model (log scale)',
   coldNext: 'new tool: no past flows yet, matches words no past task used',
 };
 

@@ -7,9 +7,9 @@
 import type { Weights } from './context';
 
 /** Forward (task → tools) parts. */
-export const FORWARD_SIGNALS = ['dense', 'lexical', 'graph', 'learned', 'similarTools', 'neighbours', 'flows', 'classifier', 'cooc', 'popular', 'coldStart', 'unseenWords', 'nameMatch', 'workflow', 'executability', 'llmHint'] as const;
+export const FORWARD_SIGNALS = ['dense', 'lexical', 'graph', 'learned', 'similarTools', 'neighbours', 'flows', 'classifier', 'classifierLog', 'cooc', 'popular', 'coldStart', 'unseenWords', 'nameMatch', 'workflow', 'executability', 'llmHint'] as const;
 /** Next-step (result + context → tools) parts. */
-export const NEXT_SIGNALS = ['task', 'query', 'feed', 'nextGraph', 'transition', 'nextAffinity', 'bridge', 'workflowNext', 'done', 'blocked', 'temporal', 'terminal', 'deliver', 'named', 'pick', 'similar', 'ngram', 'ngramTask', 'ahead', 'flowsAhead', 'stepModel', 'coldNext'] as const;
+export const NEXT_SIGNALS = ['task', 'query', 'feed', 'nextGraph', 'transition', 'nextAffinity', 'bridge', 'workflowNext', 'done', 'blocked', 'temporal', 'terminal', 'deliver', 'named', 'pick', 'similar', 'ngram', 'ngramTask', 'ahead', 'flowsAhead', 'stepModel', 'stepModelLog', 'coldNext'] as const;
 
 export type ForwardSignal = (typeof FORWARD_SIGNALS)[number];
 export type NextSignal = (typeof NEXT_SIGNALS)[number];
@@ -21,6 +21,16 @@ export type Parts<S extends string> = Record<S, number>;
  */
 export const FITTED_FORWARD: readonly ForwardSignal[] = FORWARD_SIGNALS.filter((s) => s !== 'executability' && s !== 'llmHint');
 export const FITTED_NEXT: readonly NextSignal[] = NEXT_SIGNALS;
+
+/**
+ * A probability on a log scale: 1 at p = 1, 0 at p ≤ e⁻⁸ (≈ 3e-4). Summed with other parts, a
+ * probability separates only the likely: 0.08 and 0.001 both sit near 0 beside a 0.9. Models that
+ * give every tool a probability (the next-step softmax, the per-tool classifier) also say which
+ * unlikely tools are still plausible; on this scale a fit can weigh that.
+ */
+export function logScale(p: number): number {
+  return p > 0 ? Math.max(0, 1 + Math.log(p) / 8) : 0;
+}
 
 export function zeroParts<S extends string>(names: readonly S[]): Parts<S> {
   const o = {} as Parts<S>;
