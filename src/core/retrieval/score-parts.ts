@@ -26,7 +26,7 @@ const LABELS: Record<string, string> = {
   similarTools: 'in the flows of similar past tasks',
   neighbours: 'share of similar past tasks that ran it',
   classifier: 'task words that predict it',
-  classifierLog: 'task words that predict it (log scale)',
+  classifierLog: 'task words that point at it, even weakly',
   cooc: 'runs with the best matches',
   popular: 'in many past flows',
   coldStart: 'new tool: no past flows yet, text match counts for them',
@@ -40,7 +40,7 @@ const LABELS: Record<string, string> = {
   ngramTask: 'follows the last steps in flows like this task',
   ahead: 'still ahead in similar past flows',
   stepModel: 'next-step model',
-  stepModelLog: 'next-step model (log scale)',
+  stepModelLog: 'a step past flows take here, even if rarely',
   coldNext: 'new tool: no past flows yet, matches words no past task used',
 };
 
