@@ -171,6 +171,12 @@ function trials(secretFile: string, hnswBytes: number, dim: number, count: numbe
     ['id of another embedder', (o) => { o.id = 'other'; }],
     ['truncated', (o) => JSON.stringify(o).slice(0, 100)],
     ['null', () => 'null'],
+    // What it was fitted on decides whether it is reused: lies and junk there must mean a refit.
+    ['fittedOn a number', (o) => { o.fittedOn = 5; }],
+    ['fittedOn numbers', (o) => { o.fittedOn = [1, 2, 3]; }],
+    ['fittedOn another catalog', (o) => { o.fittedOn = Array.from({ length: 80 }, (_, k) => `other_${k}`); }],
+    ['fittedOn with __proto__ and 100000 ids', (o) => { o.fittedOn = ['__proto__', 'constructor', ...Array.from({ length: 100000 }, (_, k) => `t${k}`)]; }],
+    ['fittedOn missing', (o) => { delete o.fittedOn; }],
   ];
   embShapes.forEach(([name, fn], i) => out.push({ area: 'embedder state', input: name, command: cmd(i), damage: (d) => jsonEdit(emb(d), fn) }));
 
