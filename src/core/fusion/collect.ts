@@ -18,8 +18,13 @@ const KEEP = 60;
 
 /** The learned graph of a set of flows (as the product's practice prior reads them). */
 export function graphOf(tasks: EvalTask[]): IntentionGraph {
+  return graphOfFlows(tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
+}
+
+/** The learned graph of flows given as terms and tools. */
+export function graphOfFlows(flows: { terms: string[]; tools: string[] }[]): IntentionGraph {
   const g = new IntentionGraph(undefined);
-  g.setPrior(tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
+  g.setPrior(flows);
   return g;
 }
 
