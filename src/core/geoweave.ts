@@ -8,7 +8,7 @@ import { loadCatalog } from './manifests/load';
 import { builtinManifestDir } from './manifests/package-root';
 import { parseTasks, EvalTask, flowOf } from './eval/tasks';
 import { fitFusion, FitFusionOptions, Fusion, MIN_FIT_FLOWS } from './fusion/fusion';
-import { FUSION_FILE, FUSION_VERSION, FusionState, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
+import { FIT_PROCEDURE, FUSION_FILE, FUSION_VERSION, FusionState, fusionCurrent, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
 
 /** Where the fusion weights in use come from: fitted into the state, shipped with the builtin catalog, fitted on given flows (evaluation), or the hand-set prior. */
 export type FusionSource = 'state' | 'shipped' | 'given' | 'prior';
@@ -436,19 +436,20 @@ export class GeoWeave {
     const flows = this.fitFlows();
     const fp = this.fingerprints(flows);
     const st = this.fusionState;
-    return { source: this.fusionSource, current: !!st && st.catalog === fp.catalog && st.flows === fp.flows, flows: flows.length, ...(st ? { state: st } : {}) };
+    return { source: this.fusionSource, current: fusionCurrent(st, fp), flows: flows.length, ...(st ? { state: st } : {}) };
   }
 
   /**
    * Whether a fit is due without being asked for: none was made for this catalog though it has
-   * enough flows, or the flows grew or shrank by a tenth since (a few more runs do not call for
-   * one; `learn` and `index build` refit on any change).
+   * enough flows, an older GeoWeave fitted it another way, or the flows grew or shrank by a tenth
+   * since (a few more runs do not call for one; `learn` and `index build` refit on any change).
    */
   fusionNeedsFit(): boolean {
     const s = this.fusionStatus();
     if (s.flows < MIN_FIT_FLOWS) return false;
     if (s.source === 'prior' || !s.state) return true;
     if (s.current) return false;
+    if ((s.state.procedure ?? 1) !== FIT_PROCEDURE) return true;
     const fitted = s.state.report?.flows ?? 0;
     return Math.abs(s.flows - fitted) >= Math.max(5, fitted / 10);
   }
@@ -462,14 +463,14 @@ export class GeoWeave {
     const flows = this.fitFlows();
     const fp = this.fingerprints(flows);
     const st = this.fusionState;
-    if (!opts.force && st && this.fusionSource === 'state' && st.catalog === fp.catalog && st.flows === fp.flows) return st;
-    if (!opts.force && st && this.fusionSource === 'shipped' && st.catalog === fp.catalog && st.flows === fp.flows) return st;
+    if (!opts.force && (this.fusionSource === 'state' || this.fusionSource === 'shipped') && fusionCurrent(st, fp)) return st!;
     const prior: Weights = { ...DEFAULT_WEIGHTS, ...this.opts.weights };
     const fusion = await fitFusion(this.ctx, flows, prior, { signal: this.opts.signal, onProgress: this.opts.onProgress, ...opts });
     const state: FusionState = {
       version: FUSION_VERSION,
       catalog: fp.catalog,
       flows: fp.flows,
+      procedure: FIT_PROCEDURE,
       weights: fusion.weights,
       ...(fusion.report ? { report: fusion.report } : {}),
       ...(fusion.reason ? { reason: fusion.reason } : {}),

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { GeoWeave } from '../../src/core/geoweave';
-import { FUSION_FILE, readFusion, fusionFingerprint } from '../../src/core/fusion/store';
+import { FIT_PROCEDURE, FUSION_FILE, readFusion, fusionFingerprint, writeFusion } from '../../src/core/fusion/store';
 import { MIN_FIT_FLOWS } from '../../src/core/fusion/fusion';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { readTasks } from '../../src/core/eval/tasks';
@@ -97,6 +97,41 @@ test('the shipped fusion of the builtin catalog was fitted on today\'s manifests
   const flows = readTasks(path.join(builtinCatalog, 'practice.jsonl')).map((t) => ({ query: t.query, tools: t.flow.length ? t.flow : t.gold }));
   assert.equal(shipped.catalog, fusionFingerprint(tools, []), 'a builtin manifest changed since the fit');
   assert.equal(shipped.flows, fusionFingerprint([], flows), 'practice.jsonl changed since the fit');
+  assert.equal(shipped.procedure, FIT_PROCEDURE, 'the fit procedure changed since the fit');
+});
+
+test('fusion state: a fit made by an older fit procedure is stale; the extension refits it in the background, learn refits it', async () => {
+  const dir = tmpDir();
+  const state = path.join(dir, 'state');
+  const file = practice(dir, 24);
+  const open = () => GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: file });
+  const gw = await open();
+  let fitted: string;
+  try {
+    fitted = (await gw.refitFusion()).fittedAt;
+  } finally {
+    await gw.dispose();
+  }
+  // As an older GeoWeave wrote it: the same catalog and flows, no procedure field.
+  const saved = readFusion(path.join(state, FUSION_FILE))!;
+  delete saved.procedure;
+  writeFusion(path.join(state, FUSION_FILE), saved);
+  const old = await open();
+  try {
+    assert.equal(old.fusionStatus().source, 'state', 'its weights still serve meanwhile');
+    assert.equal(old.fusionStatus().current, false);
+    assert.equal(old.fusionNeedsFit(), true);
+    const st = await old.refitFusion();
+    assert.notEqual(st.fittedAt, fitted);
+    assert.equal(st.procedure, FIT_PROCEDURE);
+    assert.equal(readFusion(path.join(state, FUSION_FILE))!.procedure, FIT_PROCEDURE);
+    assert.equal(old.fusionNeedsFit(), false);
+  } finally {
+    await old.dispose();
+  }
+  // A procedure that is not a version is reported with the file and field named.
+  fs.writeFileSync(path.join(state, FUSION_FILE), JSON.stringify({ ...saved, procedure: 'two' }));
+  assert.throws(() => readFusion(path.join(state, FUSION_FILE)), /fusion\.json: "procedure" must be a whole number/);
 });
 
 test('a fresh install uses the shipped fusion; extra manifests make it another catalog (prior until refitted)', async () => {

@@ -12,7 +12,7 @@ export function describeFusion(gw: GeoWeave): string {
   const st = f.state;
   const lines: string[] = [];
   const from = { state: 'fitted on this catalog\'s flows', shipped: 'shipped with the builtin catalog, fitted on its practice flows', given: 'fitted on the given flows', prior: 'the hand-set prior (not fitted)' }[f.source];
-  lines.push(`fusion weights: ${from}${st?.fittedAt ? ` (${st.fittedAt})` : ''}${f.source !== 'prior' && f.source !== 'given' ? (f.current ? '; current' : '; stale: the catalog\'s flows changed since, "geoweave learn" or "index build" refits') : ''}`);
+  lines.push(`fusion weights: ${from}${st?.fittedAt ? ` (${st.fittedAt})` : ''}${f.source !== 'prior' && f.source !== 'given' ? (f.current ? '; current' : '; stale: the catalog\'s flows or GeoWeave\'s fit changed since, "geoweave learn" or "index build" refits') : ''}`);
   if (st?.reason) lines.push(`  prior kept: ${st.reason}`);
   const r = st?.report;
   if (r) {

@@ -14,6 +14,12 @@ import type { FusionReport } from './fusion';
 
 export const FUSION_FILE = 'fusion.json';
 export const FUSION_VERSION = 1;
+/**
+ * The fit itself, versioned: raised when the fit weighs the same flows differently (new parts, new
+ * simulated queries). A fit made by an older GeoWeave is then stale, and the extension refits it in
+ * the background as it does for a new catalog. Files without the field were fitted by procedure 1.
+ */
+export const FIT_PROCEDURE = 2;
 
 export interface FusionState {
   version: number;
@@ -21,6 +27,8 @@ export interface FusionState {
   catalog: string;
   /** … and of the flows it was fitted on (task text and tools, in order). */
   flows: string;
+  /** The fit procedure that made it (FIT_PROCEDURE then; absent: 1). */
+  procedure?: number;
   /** Weights of the fitted parts; empty when the prior stayed. */
   weights: Partial<Weights>;
   report?: FusionReport;
@@ -45,6 +53,7 @@ export function readFusion(file: string): FusionState | undefined {
   const data = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as FusionState;
   if (!data || typeof data !== 'object' || data.version !== FUSION_VERSION) throw new Error(`${file}: unknown format (version ${(data as FusionState)?.version}, expected ${FUSION_VERSION})`);
   for (const k of ['catalog', 'flows'] as const) if (typeof data[k] !== 'string') throw new Error(`${file}: "${k}" must be a string (a sha256 fingerprint)`);
+  if (data.procedure !== undefined && (!Number.isInteger(data.procedure) || data.procedure < 1)) throw new Error(`${file}: "procedure" must be a whole number from 1 (the fit procedure's version)`);
   if (!data.weights || typeof data.weights !== 'object' || Array.isArray(data.weights)) throw new Error(`${file}: "weights" must be an object`);
   const fitted = new Set<string>([...FITTED_FORWARD, ...FITTED_NEXT]);
   for (const [k, v] of Object.entries(data.weights)) {
@@ -52,6 +61,11 @@ export function readFusion(file: string): FusionState | undefined {
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) throw new Error(`${file}: "weights.${k}" must be a number from 0 to 100`);
   }
   return data;
+}
+
+/** Whether a saved fit is the one this GeoWeave would make for a catalog and flows with these fingerprints. */
+export function fusionCurrent(st: FusionState | undefined, fp: { catalog: string; flows: string }): boolean {
+  return !!st && st.catalog === fp.catalog && st.flows === fp.flows && (st.procedure ?? 1) === FIT_PROCEDURE;
 }
 
 export function writeFusion(file: string, state: FusionState): void {
