@@ -42,3 +42,22 @@ test('recurring tasks: a few-shot team\'s pipelines, each run once, are lent to 
   assert.equal(recurring.report.recurring.flows, 0, JSON.stringify(recurring.report.recurring));
   assert.equal(recurring.report.recurring.steps, 0);
 });
+
+test('a fit scores at most 3000 next steps: every n-th of a long-flow team\'s steps, the same each time, from every flow family', async () => {
+  const { sampleSteps } = await import('../../src/core/fusion/fusion');
+  const flood = path.join(repoRoot, 'bench', 'foreign', 'floodrisk');
+  const flows = [...readTasks(path.join(flood, 'train.jsonl')), ...readTasks(path.join(flood, 'test.jsonl'))];
+  const all: [EvalTask, number][] = flows.flatMap((t) => t.flow.slice(1).map((_, i) => [t, i + 1] as [EvalTask, number]));
+  assert.equal(all.length, 7413);
+  const keep = sampleSteps(flows, 3000);
+  const kept = all.filter(([t, i]) => keep(t, i));
+  assert.equal(kept.length, Math.ceil(7413 / 3));
+  assert.deepEqual(kept, all.filter(([t, i]) => sampleSteps(flows, 3000)(t, i)));
+  // Spread: most flows keep some of their steps, and late steps are kept as often as early ones.
+  assert.ok(new Set(kept.map(([t]) => t)).size > 0.9 * flows.length);
+  const late = (xs: [EvalTask, number][]) => xs.filter(([, i]) => i >= 6).length / xs.length;
+  assert.ok(Math.abs(late(kept) - late(all)) < 0.02, `${late(kept)} vs ${late(all)}`);
+  // Under the cap every step is scored.
+  const few = flows.slice(0, 200);
+  assert.ok(few.every((t) => t.flow.slice(1).every((_, i) => sampleSteps(few, 3000)(t, i + 1))));
+});

@@ -43,6 +43,12 @@ const COLD_PARTS = ['coldStart', 'coldNext'];
  * flows (each has a sibling) gets few: its folds show recurrence as it is.
  */
 const TWIN_SHARE = 0.25;
+/**
+ * Fewer flows without a sibling than this share, and none is lent: the folds already show how
+ * pipelines recur, a handful of extra queries would not move the fit, and each fold that lends
+ * trains its learned models once more (2.7 s per fold for 600 flood-risk flows).
+ */
+const MIN_LENT = 0.05;
 
 export interface FusionReport {
   flows: number;
@@ -95,7 +101,8 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   for (const { t, i } of every(eligible, COLD_SHARE * steps).flat()) (coldSteps.get(t) ?? coldSteps.set(t, new Set()).get(t)!).add(i);
 
   const alone = withoutSibling(flows);
-  const twins = every(folds.map((fold) => fold.filter((t) => alone.has(t))), TWIN_SHARE * flows.length);
+  const lend = alone.size >= MIN_LENT * flows.length;
+  const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * flows.length);
   const twinGraphs = rest.map((r, f) => graphOfFlows([...r.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
   const fq = await forwardQueries(ctx, folds, graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
@@ -106,7 +113,8 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   const fwd = fit('forward', fq, ordinaryTasks, plainTasks, FORWARD_SIGNALS, FITTED_FORWARD, w, opts.signal);
   FORWARD_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = fwd.weights[i]; });
 
-  const nq: FitQuery[] = await nextQueries(ctx, folds, graphs, w, { signal: opts.signal, onProgress: progress(0.3, 0.5, 'scoring next steps out of fold') });
+  const sampled = sampleSteps(flows, MAX_STEPS);
+  const nq: FitQuery[] = await nextQueries(ctx, folds, graphs, w, { signal: opts.signal, steps: (t, i) => sampled(t, i), onProgress: progress(0.3, 0.5, 'scoring next steps out of fold') });
   const ordinary = nq.length;
   nq.push(...(await nextQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.8, 0.1, 'scoring recurring steps') })));
   const plain = nq.length;
@@ -146,6 +154,26 @@ function hiddenTools(fold: EvalTask[], rest: EvalTask[], f: number): Set<string>
     for (const t of more) left.add(t);
   }
   return hidden;
+}
+
+/**
+ * Next-step queries a fit scores at most. Scoring a step and fitting on it both cost in proportion,
+ * and a team with long flows has many: 750 flood-risk flows of 10.9 steps took 104 s to fit, where
+ * the issue allows a minute for 1000 flows. Beyond this many, every n-th step is taken (in the
+ * flows' order, so the sample is deterministic and spread over every kind of flow); 3000 steps are
+ * more than a fit of 23 weights needs (the builtin catalog's 888 flows have 1883).
+ */
+const MAX_STEPS = 3000;
+
+/** Which steps (flow, index of the step predicted) the fit scores: all, or every n-th beyond `max`. */
+export function sampleSteps(flows: EvalTask[], max: number): (t: EvalTask, i: number) => boolean {
+  const total = flows.reduce((a, t) => a + Math.max(0, t.flow.length - 1), 0);
+  const stride = Math.ceil(total / max);
+  if (stride <= 1) return () => true;
+  const kept = new Map<EvalTask, Set<number>>();
+  let n = 0;
+  for (const t of flows) for (let i = 1; i < t.flow.length; i++) if (n++ % stride === 0) (kept.get(t) ?? kept.set(t, new Set()).get(t)!).add(i);
+  return (t, i) => !!kept.get(t)?.has(i);
 }
 
 /** How alike two flows must be (Jaccard of their tools) to count as the same pipeline asked again. */
