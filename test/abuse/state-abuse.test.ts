@@ -180,6 +180,24 @@ function trials(secretFile: string, hnswBytes: number, dim: number, count: numbe
   ];
   embShapes.forEach(([name, fn], i) => out.push({ area: 'embedder state', input: name, command: cmd(i), damage: (d) => jsonEdit(emb(d), fn) }));
 
+  // The fitted fusion: its weights change every ranking; its procedure decides whether it is refitted.
+  const fusion = (d: string) => path.join(d, 'fusion.json');
+  const fusionShapes: [string, (o: any) => unknown][] = [
+    ['procedure a word', (o) => { o.procedure = 'two'; }],
+    ['procedure -1', (o) => { o.procedure = -1; }],
+    ['procedure 1.5', (o) => { o.procedure = 1.5; }],
+    ['procedure 1e999', (o) => JSON.stringify(o).replace(/"procedure":\d+/, '"procedure":1e999')],
+    ['procedure of a newer GeoWeave (99)', (o) => { o.procedure = 99; }],
+    ['procedure missing (an older GeoWeave)', (o) => { delete o.procedure; }],
+    ['a weight 1e999', (o) => JSON.stringify({ ...o, weights: { dense: 0 } }).replace('"dense":0', '"dense":1e999')],
+    ['a weight that is not a part', (o) => { o.weights = { __proto__: null, constructor: 1 }; }],
+    ['weights a list', (o) => { o.weights = [1, 2]; }],
+    ['version 7', (o) => { o.version = 7; }],
+    ['truncated', (o) => JSON.stringify(o).slice(0, 40)],
+    ['null', () => 'null'],
+  ];
+  fusionShapes.forEach(([name, fn], i) => out.push({ area: 'fusion', input: name, command: cmd(i), damage: (d) => jsonEdit(fusion(d), fn) }));
+
   // The folder itself: links out, devices, FIFOs, planted locks.
   const folder: [string, Command, (d: string) => void][] = [
     ['learned.json → a secret elsewhere', 'learn', (d) => replaceWith(learned(d), (f) => fs.symlinkSync(secretFile, f))],
