@@ -29,18 +29,19 @@ test('recurring tasks: a few-shot team\'s pipelines, each run once, are lent to 
   assert.equal(fewshot.length, 20);
   const once = await fitOn(fewshot);
   // 13 of the 20 flows share under half their tools with every other flow; a quarter of 20 may be lent.
-  assert.equal(once.report.recurring.flows, 5, JSON.stringify(once.report.recurring));
-  assert.ok(once.report.recurring.steps >= 5 * 5, JSON.stringify(once.report.recurring));
+  assert.equal(once.report.recurring?.flows, 5, JSON.stringify(once.report.recurring));
+  assert.ok((once.report.recurring?.steps ?? 0) >= 5 * 5, JSON.stringify(once.report.recurring));
   // The extra queries are fitted on, not reported: the out-of-fold steps are the flows' own.
   assert.equal(once.report.steps, fewshot.reduce((a, t) => a + t.flow.length - 1, 0));
+  assert.equal(once.report.stepsTotal, undefined, 'under 3000 steps none is sampled away');
   assert.deepEqual(await fitOn(fewshot).then((r) => r.weights), once.weights, 'the same flows give the same fit');
 
   // Each pipeline asked twice (the second time in other words and with one step dropped): every
   // flow has a sibling, the folds show recurrence as it is, and none is lent.
   const twice = fewshot.flatMap((t) => [t, { ...t, id: `${t.id}-again`, query: `again: ${t.query.split(/\s+/).reverse().join(' ')}`, flow: t.flow.slice(0, -1), gold: [...new Set(t.flow.slice(0, -1))] }]);
   const recurring = await fitOn(twice);
-  assert.equal(recurring.report.recurring.flows, 0, JSON.stringify(recurring.report.recurring));
-  assert.equal(recurring.report.recurring.steps, 0);
+  assert.equal(recurring.report.recurring?.flows, 0, JSON.stringify(recurring.report.recurring));
+  assert.equal(recurring.report.recurring?.steps, 0);
 });
 
 test('a fit scores at most 3000 next steps: every n-th of a long-flow team\'s steps, the same each time, from every flow family', async () => {

@@ -16,7 +16,9 @@ export function describeFusion(gw: GeoWeave): string {
   if (st?.reason) lines.push(`  prior kept: ${st.reason}`);
   const r = st?.report;
   if (r) {
-    lines.push(`  fitted on ${r.flows} flows, ${r.steps} next steps, ${r.folds}-fold, in ${r.seconds} s`);
+    lines.push(`  fitted on ${r.flows} flows, ${r.steps} next steps${r.stepsTotal ? ` (sampled from ${r.stepsTotal})` : ''}, ${r.folds}-fold, in ${r.seconds} s`);
+    const sim = [r.newTools?.hidden ? `${r.newTools.hidden} tools hidden as new (${r.newTools.tasks} tasks, ${r.newTools.steps} steps)` : '', r.recurring?.flows ? `${r.recurring.flows} flows lent as recurring tasks (${r.recurring.steps} steps)` : ''].filter(Boolean);
+    if (sim.length) lines.push(`  simulated: ${sim.join('; ')}`);
     lines.push(`  out of fold: forward R@10 ${fmt(r.forward.before['R@10'])} → ${fmt(r.forward.after['R@10'])}, COMP@10 ${fmt(r.forward.before['COMP@10'])} → ${fmt(r.forward.after['COMP@10'])}; next hit@1 ${fmt(r.next.before['hit@1'])} → ${fmt(r.next.after['hit@1'])}, hit@3 ${fmt(r.next.before['hit@3'])} → ${fmt(r.next.after['hit@3'])}`);
   }
   const w = gw.weights as unknown as Record<string, number>;

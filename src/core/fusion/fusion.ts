@@ -56,8 +56,10 @@ export interface FusionReport {
   folds: number;
   /** The simulated new tools: how many a fold hid in all, and the held-out tasks and steps that asked for them (extra queries). */
   newTools: { hidden: number; tasks: number; steps: number };
-  /** The simulated recurring tasks: flows lent under a paraphrase to their own fold, and their extra queries. */
-  recurring: { flows: number; steps: number };
+  /** The simulated recurring tasks: flows lent under a paraphrase to their own fold, and their extra queries (absent in fits before procedure 2). */
+  recurring?: { flows: number; steps: number };
+  /** Next steps in the flows, when more than `steps` (the fit sampled every n-th; absent otherwise). */
+  stepsTotal?: number;
   /** Out-of-fold metrics at the prior weights and at the fitted ones. */
   forward: { before: Record<string, number>; after: Record<string, number> };
   next: { before: Record<string, number>; after: Record<string, number> };
@@ -130,6 +132,7 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
     report: {
       flows: flows.length,
       steps: ordinary,
+      ...(ordinary < steps ? { stepsTotal: steps } : {}),
       folds: k,
       recurring: { flows: twins.reduce((a, f) => a + f.length, 0), steps: plain - ordinary },
       newTools: { hidden: hidden.reduce((a, h) => a + h.size, 0), tasks: coldTasks.reduce((a, f) => a + f.length, 0), steps: nq.length - plain },
