@@ -44,8 +44,8 @@ test('recurring tasks: a few-shot team\'s pipelines, each run once, are lent to 
   assert.equal(recurring.report.recurring?.steps, 0);
 });
 
-test('a fit scores at most 3000 next steps: every n-th of a long-flow team\'s steps, the same each time, from every flow family', async () => {
-  const { sampleSteps } = await import('../../src/core/fusion/fusion');
+test('a fit scores at most 3000 next steps and 3000 tasks: every n-th of a long-flow team\'s steps, the same each time, from every flow family', async () => {
+  const { sampleSteps, sampleTasks } = await import('../../src/core/fusion/fusion');
   const flood = path.join(repoRoot, 'bench', 'foreign', 'floodrisk');
   const flows = [...readTasks(path.join(flood, 'train.jsonl')), ...readTasks(path.join(flood, 'test.jsonl'))];
   const all: [EvalTask, number][] = flows.flatMap((t) => t.flow.slice(1).map((_, i) => [t, i + 1] as [EvalTask, number]));
@@ -58,6 +58,11 @@ test('a fit scores at most 3000 next steps: every n-th of a long-flow team\'s st
   assert.ok(new Set(kept.map(([t]) => t)).size > 0.9 * flows.length);
   const late = (xs: [EvalTask, number][]) => xs.filter(([, i]) => i >= 6).length / xs.length;
   assert.ok(Math.abs(late(kept) - late(all)) < 0.02, `${late(kept)} vs ${late(all)}`);
+  // Tasks (forward queries) likewise: all 750 under 3000; every 3rd under 300.
+  assert.equal(sampleTasks(flows, 3000).size, 750);
+  const third = sampleTasks(flows, 300);
+  assert.equal(third.size, 250);
+  assert.ok(third.has(flows[0]) && third.has(flows[3]) && !third.has(flows[1]));
   // Under the cap every step is scored.
   const few = flows.slice(0, 200);
   assert.ok(few.every((t) => t.flow.slice(1).every((_, i) => sampleSteps(few, 3000)(t, i + 1))));

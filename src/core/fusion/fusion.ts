@@ -97,17 +97,20 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   const hidden = folds.map((fold, f) => hiddenTools(fold, rest[f], f));
   const coldGraphs = rest.map((r, f) => graphOf(r.filter((t) => !uses(t, hidden[f]))));
   const steps = flows.reduce((a, t) => a + Math.max(0, t.flow.length - 1), 0);
-  const coldTasks = every(folds.map((fold, f) => fold.filter((t) => t.gold.some((g) => hidden[f].has(g))).map((t) => ({ ...t, gold: t.gold.filter((g) => hidden[f].has(g)) }))), COLD_SHARE * flows.length);
+  // The shares of simulated queries are of the queries the fit scores (a long history is sampled).
+  const asked = sampleTasks(flows, MAX_TASKS);
+  const askedSteps = Math.min(steps, MAX_STEPS);
+  const coldTasks = every(folds.map((fold, f) => fold.filter((t) => t.gold.some((g) => hidden[f].has(g))).map((t) => ({ ...t, gold: t.gold.filter((g) => hidden[f].has(g)) }))), COLD_SHARE * asked.size);
   const coldSteps = new Map<EvalTask, Set<number>>();
   const eligible = folds.map((fold, f) => fold.flatMap((t) => t.flow.flatMap((x, i) => (i > 0 && hidden[f].has(x) ? [{ t, i }] : []))));
-  for (const { t, i } of every(eligible, COLD_SHARE * steps).flat()) (coldSteps.get(t) ?? coldSteps.set(t, new Set()).get(t)!).add(i);
+  for (const { t, i } of every(eligible, COLD_SHARE * askedSteps).flat()) (coldSteps.get(t) ?? coldSteps.set(t, new Set()).get(t)!).add(i);
 
   const alone = withoutSibling(flows);
   const lend = alone.size >= MIN_LENT * flows.length;
-  const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * flows.length);
+  const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * asked.size);
   const twinGraphs = rest.map((r, f) => graphOfFlows([...r.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
-  const fq = await forwardQueries(ctx, folds, graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
+  const fq = await forwardQueries(ctx, folds.map((fold) => fold.filter((t) => asked.has(t))), graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
   const ordinaryTasks = fq.length;
   fq.push(...(await forwardQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.2, 0.05, 'scoring recurring tasks') })));
   const plainTasks = fq.length;
@@ -167,6 +170,15 @@ function hiddenTools(fold: EvalTask[], rest: EvalTask[], f: number): Set<string>
  * more than a fit of 23 weights needs (the builtin catalog's 888 flows have 1883).
  */
 const MAX_STEPS = 3000;
+
+/** Forward queries (tasks) a fit scores at most, for the same reason: a team that has run 10000 flows. */
+const MAX_TASKS = 3000;
+
+/** The tasks the fit scores forward: all, or every n-th beyond `max` (in the flows' order). */
+export function sampleTasks(flows: EvalTask[], max: number): Set<EvalTask> {
+  const stride = Math.ceil(flows.length / max);
+  return new Set(flows.filter((_, i) => stride <= 1 || i % stride === 0));
+}
 
 /** Which steps (flow, index of the step predicted) the fit scores: all, or every n-th beyond `max`. */
 export function sampleSteps(flows: EvalTask[], max: number): (t: EvalTask, i: number) => boolean {
