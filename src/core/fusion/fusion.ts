@@ -108,7 +108,7 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   const alone = withoutSibling(flows);
   const lend = alone.size >= MIN_LENT * flows.length;
   const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * asked.size);
-  const twinGraphs = rest.map((r, f) => graphOfFlows([...r.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
+  const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...r.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
   const fq = await forwardQueries(ctx, folds.map((fold) => fold.filter((t) => asked.has(t))), graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
   const ordinaryTasks = fq.length;
