@@ -27,11 +27,16 @@ function practice(dir: string, n: number): string {
   return file;
 }
 
-test('fusion state: fitted on the practice and learned flows, saved with fingerprints, reused, refitted when the flows change', async () => {
+/** A state folder for the fixture catalog with `n` practice flows, and how to open it. */
+function practiceState(n: number): { state: string; open: () => Promise<GeoWeave> } {
   const dir = tmpDir();
   const state = path.join(dir, 'state');
-  const file = practice(dir, 24);
-  const open = () => GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: file });
+  const file = practice(dir, n);
+  return { state, open: () => GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: file }) };
+}
+
+test('fusion state: fitted on the practice and learned flows, saved with fingerprints, reused, refitted when the flows change', async () => {
+  const { state, open } = practiceState(24);
   const gw = await open();
   try {
     assert.equal(gw.fusionStatus().source, 'prior');
@@ -101,10 +106,7 @@ test('the shipped fusion of the builtin catalog was fitted on today\'s manifests
 });
 
 test('fusion state: a fit made by an older fit procedure is stale; the extension refits it in the background, learn refits it', async () => {
-  const dir = tmpDir();
-  const state = path.join(dir, 'state');
-  const file = practice(dir, 24);
-  const open = () => GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog], stateDir: state, practice: file });
+  const { state, open } = practiceState(24);
   const gw = await open();
   let fitted: string;
   try {

@@ -18,7 +18,12 @@ const KEEP = 60;
 
 /** The learned graph of a set of flows (as the product's practice prior reads them). */
 export function graphOf(tasks: EvalTask[]): IntentionGraph {
-  return graphOfFlows(tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
+  return graphOfFlows(asFlows(tasks));
+}
+
+/** Tasks as the learned graph reads them: the task's terms and the flow's tools. */
+export function asFlows(tasks: EvalTask[]): { terms: string[]; tools: string[] }[] {
+  return tasks.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) }));
 }
 
 /** The learned graph of flows given as terms and tools. */

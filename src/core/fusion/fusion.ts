@@ -10,7 +10,7 @@ import { flowOf, type EvalTask } from '../eval/tasks';
 import { cvFolds } from '../eval/cv';
 import { FORWARD_SIGNALS, NEXT_SIGNALS, FITTED_FORWARD, FITTED_NEXT } from '../retrieval/signals';
 import { fitWeights, FitQuery, FitResult, metricsOf, objective } from './fit';
-import { forwardQueries, graphOf, graphOfFlows, nextQueries } from './collect';
+import { asFlows, forwardQueries, graphOf, graphOfFlows, nextQueries } from './collect';
 import { parseQuery } from '../retrieval/query';
 import { createHash } from 'crypto';
 
@@ -108,7 +108,7 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   const alone = withoutSibling(flows);
   const lend = alone.size >= MIN_LENT * flows.length;
   const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * asked.size);
-  const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...r.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
+  const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...asFlows(r), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
   const fq = await forwardQueries(ctx, folds.map((fold) => fold.filter((t) => asked.has(t))), graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
   const ordinaryTasks = fq.length;
@@ -119,7 +119,7 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   FORWARD_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = fwd.weights[i]; });
 
   const sampled = sampleSteps(flows, MAX_STEPS);
-  const nq: FitQuery[] = await nextQueries(ctx, folds, graphs, w, { signal: opts.signal, steps: (t, i) => sampled(t, i), onProgress: progress(0.3, 0.5, 'scoring next steps out of fold') });
+  const nq: FitQuery[] = await nextQueries(ctx, folds, graphs, w, { signal: opts.signal, steps: sampled, onProgress: progress(0.3, 0.5, 'scoring next steps out of fold') });
   const ordinary = nq.length;
   nq.push(...(await nextQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.8, 0.1, 'scoring recurring steps') })));
   const plain = nq.length;
