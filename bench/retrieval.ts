@@ -2,7 +2,9 @@
  * Retrieval benchmark: suggest latency on the builtin catalog, and the product's two-stage index
  * (the class and options ToolIndex uses) against an exact scan on synthetic catalogs of 1k and 10k
  * manifest-like tools embedded by the builtin embedder.
- * Run with `npm run bench:retrieval` (`sweep`, `highrank` and `suggest` select other runs).
+ * Also the fusion fit's time for a long history: 1000 flows of a long-pipeline team (the issue allows
+ * a minute), beside the builtin practice fit measured in the same run.
+ * Run with `npm run bench:retrieval` (`sweep`, `highrank`, `suggest` and `fit` select other runs).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -18,6 +20,7 @@ import type { ProjectionOptions } from '../src/core/index/projection';
 import { loadCatalog } from '../src/core/manifests/load';
 import { allTexts } from '../src/core/index/text';
 import { mulberry32 as rng } from '../src/core/raster/algorithms/prng';
+import { readTasks } from '../src/core/eval/tasks';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -92,6 +95,36 @@ async function suggestLatency(): Promise<void> {
   console.log(`  builtin embedding of a 30-word query: ${((performance.now() - e0) / 2000).toFixed(3)} ms`);
   await gw.dispose();
   fs.rmSync(state, { recursive: true, force: true });
+}
+
+/**
+ * Fits the fusion on 1000 flows of the flood-risk team (10.9 steps each: its 750 training and test
+ * flows, then the first 250 asked again, as a team's history repeats its pipelines), and on the
+ * builtin catalog's 888 practice flows as the reference of the same run.
+ */
+async function fitTime(): Promise<void> {
+  const root = path.resolve(__dirname, '..', '..');
+  const fr = path.join(root, 'bench', 'foreign', 'floodrisk');
+  const base = [...readTasks(path.join(fr, 'train.jsonl')), ...readTasks(path.join(fr, 'test.jsonl'))];
+  const flows = [...base, ...base.slice(0, 1000 - base.length).map((t) => ({ ...t, id: `${t.id}-again` }))];
+  const timed = async (opts: Omit<Parameters<typeof GeoWeave.open>[0], 'stateDir'>, tasks?: ReturnType<typeof readTasks>) => {
+    const state = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-bench-fit-'));
+    const gw = await GeoWeave.open({ ...opts, stateDir: state, onProgress: () => undefined });
+    try {
+      const t0 = performance.now();
+      const f = await gw.fitFusion(tasks ?? readTasks(path.join(root, 'tool-manifests', 'practice.jsonl')));
+      return { s: (performance.now() - t0) / 1000, report: f.report };
+    } finally {
+      await gw.dispose();
+      fs.rmSync(state, { recursive: true, force: true });
+    }
+  };
+  const builtin = await timed({});
+  const long = await timed({ noBuiltin: true, extraManifestDirs: [path.join(fr, 'manifests')], practice: false }, flows);
+  const steps = flows.reduce((a, t) => a + t.flow.length - 1, 0);
+  console.log(`fusion fit`);
+  console.log(`  builtin practice (${builtin.report?.flows} flows, ${builtin.report?.steps} steps): ${builtin.s.toFixed(1)} s`);
+  console.log(`  flood risk, ${flows.length} flows (${steps} steps, ${long.report?.steps} scored): ${long.s.toFixed(1)} s = ${(long.s / builtin.s).toFixed(2)}x the builtin fit, ${(long.s / 60).toFixed(2)} of the minute allowed`);
 }
 
 /** A catalog with the effective rank of real manifests: tools recombined from phrases of the builtin manifests, queried with the real task queries. */
@@ -203,8 +236,10 @@ async function main(): Promise<void> {
     await annVsExact(10000, {}, [64, 96, 128], 'highrank');
     return;
   }
+  if (only === 'fit') return fitTime();
   await suggestLatency();
   if (only === 'suggest') return;
+  await fitTime();
   // The product's options (DEFAULT_TWO_STAGE, as ToolIndex uses them); efs around the default ef.
   const efs = [48, 64, 96, 128];
   await annVsExact(1000, {}, efs);
