@@ -165,7 +165,7 @@ export class GeoWeave {
     let learnedDir = o.learnedDir ?? this.stateDir;
     if (o.learnedDir) learnedDir = ensureStateDir(o.learnedDir, o.log);
     this.learnedDir = learnedDir;
-    const learned = IntentionGraph.load(learnedDir, { halfLifeDays: o.halfLifeDays, log: o.log });
+    const learned = IntentionGraph.load(learnedDir, { halfLifeDays: o.halfLifeDays, log: o.log, termsOf: (q) => parseQuery(q).terms });
     this.loadPractice(learned);
     this.ctx = {
       tools: new Map(),

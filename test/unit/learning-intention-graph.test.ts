@@ -199,3 +199,22 @@ test('similar tools (forward): the flows of the closest past tasks lend their to
     await gw.dispose();
   }
 });
+
+test('flows learned before a parser change are read with the terms the parser gives today', () => {
+  const dir = tmpDir();
+  const g = IntentionGraph.load(dir);
+  // Recorded when sensor names were left out of the terms: the task text was kept with the flow.
+  g.recordTrajectory(['flood', 'map'], ['landsat_fetch', 'qa_decode', 'mndwi'], true, 'Landsat flood map');
+  g.recordTrajectory(['flood', 'map'], ['s1_fetch', 's1_calibrate', 'threshold'], true, 'Sentinel-1 flood map');
+  g.save();
+  const parse = (q: string) => q.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const old = IntentionGraph.load(dir);
+  const today = IntentionGraph.load(dir, { termsOf: parse });
+  const landsat = ['landsat', 'flood', 'map'];
+  assert.equal(old.similarShares(landsat).get('landsat_fetch'), 0.5, 'the stored terms cannot tell the two flows apart');
+  const shares = today.similarShares(landsat);
+  assert.ok(shares.get('landsat_fetch')! > 0.7 && shares.get('s1_fetch')! < 0.3, `read today, "landsat" finds its flow: ${[...shares]}`);
+  assert.ok(today.classifier().knowsTerm('landsat') && !old.classifier().knowsTerm('landsat'));
+  // The saved file is not rewritten: the terms are derived when the models are built.
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8')).cases[0].terms, ['flood', 'map']);
+});

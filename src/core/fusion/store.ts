@@ -16,10 +16,11 @@ export const FUSION_FILE = 'fusion.json';
 export const FUSION_VERSION = 1;
 /**
  * The fit itself, versioned: raised when the fit weighs the same flows differently (new parts, new
- * simulated queries). A fit made by an older GeoWeave is then stale, and the extension refits it in
- * the background as it does for a new catalog. Files without the field were fitted by procedure 1.
+ * simulated queries, a task read into other terms). A fit made by an older GeoWeave is then stale,
+ * and the extension refits it in the background as it does for a new catalog. Files without the
+ * field were fitted by procedure 1; 2 simulates recurring tasks; 3 reads sensor names as terms.
  */
-export const FIT_PROCEDURE = 2;
+export const FIT_PROCEDURE = 3;
 
 export interface FusionState {
   version: number;

@@ -35,6 +35,12 @@ export interface IntentionGraphOptions {
   log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * A task's terms as the query parser reads it today. A saved flow keeps the terms it was recorded
+   * with; when it kept its task text too, the models read the flow with the terms given here, so a
+   * change of the parser (a stemmer rule, sensor names kept) reaches the flows learned before it.
+   */
+  termsOf?: (query: string) => string[];
 }
 
 type Table = 'transitions' | 'affinities';
@@ -57,8 +63,11 @@ export class IntentionGraph {
   private stepModel: NextStepModel | undefined;
   private changes = 0;
 
+  private readonly termsOf: IntentionGraphOptions['termsOf'];
+
   constructor(readonly file: string | undefined, opts: IntentionGraphOptions = {}, state?: LearnedState) {
     this.now = opts.now ?? Date.now;
+    this.termsOf = opts.termsOf;
     this.state = state ?? emptyLearnedState(opts.halfLifeDays ?? 90);
     if (opts.halfLifeDays) this.state.halfLifeDays = opts.halfLifeDays;
   }
@@ -220,7 +229,7 @@ export class IntentionGraph {
   /** The n-gram model and flow statistics over the same flows as the cases (built on first use). */
   sequences(): FlowSequences {
     if (!this.sequenceModel) {
-      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      const cases = this.flowCases();
       this.sequenceModel = new FlowSequences(cases.map((c) => ({ tools: c.tools, w: c.t === Infinity ? 1 : this.decayFactor(c.t, this.now()) })));
     }
     return this.sequenceModel;
@@ -229,7 +238,7 @@ export class IntentionGraph {
   /** The per-tool logistic model over the same flows' task terms (trained on first use). */
   classifier(): ToolClassifier {
     if (!this.toolModel) {
-      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      const cases = this.flowCases();
       this.toolModel = new ToolClassifier(cases.map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? 1 : this.decayFactor(c.t, this.now()) })));
     }
     return this.toolModel;
@@ -238,7 +247,7 @@ export class IntentionGraph {
   /** The softmax next-step model over the same flows (trained on first use). */
   nextModel(): NextStepModel {
     if (!this.stepModel) {
-      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      const cases = this.flowCases();
       this.stepModel = new NextStepModel(cases.map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? 1 : this.decayFactor(c.t, this.now()) })));
     }
     return this.stepModel;
@@ -264,9 +273,16 @@ export class IntentionGraph {
     return this.cases().ahead(terms, done, neighbours);
   }
 
+  /** The prior's flows (never decayed) and the learned ones, each with its terms as read today. */
+  private flowCases(): Case[] {
+    const termsOf = this.termsOf;
+    const own = (this.state.cases ?? []).map((c) => (termsOf && c.query ? { ...c, terms: [...new Set(termsOf(c.query))] } : c));
+    return [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...own];
+  }
+
   private cases(): CaseIndex {
     if (!this.caseIndex) {
-      const cases = [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...(this.state.cases ?? [])];
+      const cases = this.flowCases();
       this.caseIndex = new CaseIndex(cases, (t) => (t === Infinity ? 1 : this.decayFactor(t, this.now())));
     }
     return this.caseIndex;

@@ -84,23 +84,14 @@ export function parseQuery(text: string): ParsedQuery {
   if (place.length) slots.place = place;
   const hints = DATA_HINTS.filter(([, re]) => re.test(text)).map(([h]) => h);
   if (hints.length) slots.dataHints = hints;
-  // "in the Sentinel-2 scene" says what the data is, not what to do with it: outside data discovery,
-  // sensor names and scene words, and the concepts they alone evoke, stay out of the lexical terms
-  // (the dense text keeps them, and executability uses the data itself).
-  const dataWords = slots.taskType === 'find_data' ? new Set<string>() : sensorWords(text);
-  const goalTokens = dataWords.size ? tokens.filter((t) => !dataWords.has(t)) : tokens;
-  const goalConcepts = dataWords.size ? expandConcepts(goalTokens) : concepts;
-  const terms = uniq([...goalTokens, ...goalConcepts.map((c) => 'c:' + c)]);
+  // Sensor names stay in the terms ("Landsat 8 MNDWI flood map"). They were once kept out as saying
+  // what the data is rather than what to do, for a catalog whose tools take any sensor; in a team's
+  // catalog they name the chain (landsat_c2_fetch, the Sentinel-1 calibration): out of fold on the
+  // foreign training flows, keeping them gave R@10 +0.012 to +0.013 and next hit@1 +0.005, and on
+  // the builtin practice R@10 +0.003, hit@1 −0.006. The learned parts weigh a sensor word by what it
+  // told past flows apart, and BM25 by its rarity in the catalog.
+  const terms = uniq([...tokens, ...concepts.map((c) => 'c:' + c)]);
   return { text, slots, tokens, concepts: uniq(concepts), terms };
-}
-
-const SENSOR_SPANS = /sentinel[- ]?[12]\w*|landsat[- ]?\d*|\bs2\b|\bmodis\b|\bnaip\b|planet(scope)?|\b(scenes?|imagery|images?)\b/gi;
-
-/** Tokens of the spans that only name the data source. */
-function sensorWords(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of text.matchAll(SENSOR_SPANS)) for (const t of tokenize(m[0])) out.add(t);
-  return out;
 }
 
 function parsePlace(text: string): string[] {
