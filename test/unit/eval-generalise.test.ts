@@ -7,6 +7,7 @@ import { knnBaseline, transitionsBaseline } from '../../src/core/eval/baselines'
 import { evaluate } from '../../src/core/eval/evaluate';
 import { bareManifest, firstSentence, opaqueId } from '../../src/core/eval/bare';
 import { writeBare, runCheck, shortfalls } from '../../bench/foreign';
+import { loadCatalog } from '../../src/core/manifests/load';
 import { repoRoot, tmpDir } from '../fixtures/helpers';
 
 const train = parseTasks([
@@ -68,4 +69,24 @@ test('task files with steps as other systems log them: "steps"/"trajectory" keys
   assert.deepEqual(tasks.map((t) => t.flow), [['slope', 'reclassify'], ['ndvi', 'zonal_stats'], ['ndvi']]);
   assert.deepEqual(tasks[0].gold, ['slope', 'reclassify']);
   assert.throws(() => parseTasks(JSON.stringify({ id: 'd', query: 'q', steps: [{ args: {} }] }), 'flows.jsonl'), /flows\.jsonl:1: "steps" must be an array of tool ids \(or of steps \{"tool": id, \.\.\.\}\)/);
+});
+
+test('foreign checks: every bench/foreign folder loads without a problem, and its flows name only its tools', () => {
+  const root = path.join(repoRoot, 'bench', 'foreign');
+  const names = fs.readdirSync(root).filter((n) => fs.statSync(path.join(root, n)).isDirectory()).sort();
+  assert.ok(names.length >= 4, `foreign checks: ${names.join(', ')}`);
+  for (const name of names) {
+    const dir = path.join(root, name);
+    const cat = loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'manifests')] });
+    assert.deepEqual(cat.problems.map((p) => `${p.file}: ${p.message}`), [], name);
+    const ids = new Set(cat.tools.map((t) => t.manifest.id));
+    assert.ok(ids.size >= 100, `${name}: ${ids.size} tools`);
+    for (const f of ['train.jsonl', 'test.jsonl', 'fewshot.jsonl']) {
+      if (!fs.existsSync(path.join(dir, f))) continue;
+      const unknown = readTasks(path.join(dir, f)).flatMap((t) => t.flow.filter((id) => !ids.has(id)).map((id) => `${t.id}: ${id}`));
+      assert.deepEqual(unknown, [], `${name}/${f}`);
+    }
+    // Manifest file names stay portable (no ':' — the coastal ids hold one, written '__' in the file name).
+    for (const file of fs.readdirSync(path.join(dir, 'manifests'))) assert.match(file, /^[A-Za-z0-9_.-]+\.json$/, `${name}/manifests/${file}`);
+  }
 });
