@@ -146,3 +146,19 @@ test('a task that names a tool (a rare word of its name or id) says so in the na
     await gw.dispose();
   }
 });
+
+test('a number in a tool\'s name names nothing alone: "after 1, 3 and 6 months" is not "Sentinel-1" or "Sentinel-3"', async () => {
+  const dir = tmpDir();
+  writeJson(path.join(dir, 's1_grd_fetch.json'), { id: 'Sat:S1_GRD_Fetch', name: 'Sentinel-1 GRD fetch', description: 'Downloads Sentinel-1 GRD scenes.', inputs: [{ name: 'aoi', type: 'vector' }] });
+  writeJson(path.join(dir, 's3_olci_fetch.json'), { id: 'Sat:S3_OLCI_Fetch', name: 'Sentinel-3 OLCI fetch', description: 'Downloads Sentinel-3 OLCI ocean colour scenes.', inputs: [{ name: 'aoi', type: 'vector' }] });
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [fixtureCatalog, dir], stateDir: path.join(dir, 'state'), practice: false });
+  try {
+    const part = async (q: string, id: string) => (await gw.forwardCandidates(q, { k: 50 })).candidates.find((c) => c.id === id)?.parts.nameMatch ?? 0;
+    assert.equal(await part('beach volume after 1, 3 and 6 months', 'Sat:S1_GRD_Fetch'), 0);
+    assert.equal(await part('beach volume after 1, 3 and 6 months', 'Sat:S3_OLCI_Fetch'), 0);
+    assert.ok((await part('Sentinel-3 OLCI chlorophyll for the bay', 'Sat:S3_OLCI_Fetch')) > 0, 'its words still name it');
+    assert.ok((await part('flood map from the S1 pass', 'Sat:S1_GRD_Fetch')) > 0, 'the id\'s "S1" names it');
+  } finally {
+    await gw.dispose();
+  }
+});

@@ -9,6 +9,7 @@ import { executability, readinessOf } from './executability';
 import { humanName } from '../index/text';
 import { FORWARD_SIGNALS, ForwardSignal, Parts, logScale, mix, zeroParts } from './signals';
 import { analyze } from '../index/bm25';
+import { tokenize } from '../embed/tokenize';
 import { readableTerms } from './reason-terms';
 
 /** Catalogs up to this size are scored whole (every tool gets all its parts). */
@@ -72,7 +73,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
   const pointed = seq?.flowCount ? pointedTools(rel, classified) : new Map<string, number>();
   const flows = seq?.flowCount ? ctx.learned.matchedFlows(parsed.terms, pointed, MATCHED_FLOWS) : new Map<string, number>();
   const unseen = full && seq?.flowCount ? unseenWordMatch(ctx, parsed.terms) : new Map<string, number>();
-  const qTerms = new Set(parsed.terms);
+  const nameTerms = new Set(namingTerms(parsed.tokens));
   // Tools run in the same flows as the strongest text matches: the learned counterpart of the graph.
   const cooc = new Map<string, number>();
   if (seq) {
@@ -117,7 +118,7 @@ export async function forwardScored(ctx: RetrievalContext, task: string, opts: F
       parts.cooc = cooc.get(id) ?? 0;
       parts.popular = seq ? seq.popularity(id) : 0;
       parts.unseenWords = unseen.get(id) ?? 0;
-      parts.nameMatch = nameMatch(ctx, m, qTerms);
+      parts.nameMatch = nameMatch(ctx, m, nameTerms);
       // A tool no past flow ran gets nothing from the learned parts: not evidence against it, only
       // the absence of evidence. Its text match stands in for them (weight-free, so a fit can weigh it).
       if (seq?.flowCount && !parts.popular) parts.coldStart = 0.5 * (r.dense + r.lexical);
@@ -156,20 +157,36 @@ export function unseenWordMatch(ctx: RetrievalContext, terms: string[]): Map<str
 const nameTermsCache = new WeakMap<ToolManifest, string[]>();
 
 /**
+ * The words of a text that can name a tool: its stemmed tokens, a number joined to the word before
+ * it ("sentinel 1", "landsat 8"). A number alone names nothing: "after 1, 3 and 6 months" named the
+ * Sentinel-1 and Sentinel-3 tools of a coastal catalog while its numbers counted alone, and
+ * "Sentinel-2" names the one tool "sentinel" alone cannot tell from its siblings.
+ */
+export function namingTerms(tokens: string[]): string[] {
+  const out: string[] = [];
+  tokens.forEach((t, i) => {
+    if (/\p{L}/u.test(t)) out.push(t);
+    else if (i > 0 && /\p{L}/u.test(tokens[i - 1])) out.push(`${tokens[i - 1]} ${t}`);
+  });
+  return out;
+}
+
+/**
  * The task names the tool: the rarest word of the tool's name or id that the task uses, by its
  * rarity in the catalog (0..1). "NDWI or MNDWI" names ndwi_mcfeeters and mndwi_xu outright; the text
  * parts are relative to the best match, so they cannot say that a match is a name, and in a catalog
  * of one-sentence manifests a fit weighs them low against what past flows ran. Common words of
- * names ("map", "flood", "image") count little.
+ * names ("map", "flood", "image") count little. A number with its word ("sentinel 1", see
+ * `namingTerms`) counts as the rarer of the two.
  */
 export function nameMatch(ctx: RetrievalContext, m: ToolManifest, qTerms: Set<string>): number {
   let terms = nameTermsCache.get(m);
   if (!terms) {
-    terms = [...new Set(analyze(`${m.name ?? ''} ${m.id.replace(/[_.:-]+/g, ' ')}`).filter((t) => !t.startsWith(CONCEPT_PREFIX)))];
+    terms = [...new Set([m.name ?? '', m.id.replace(/[_.:-]+/g, ' ')].flatMap((s) => namingTerms(tokenize(s))))];
     nameTermsCache.set(m, terms);
   }
   let best = 0;
-  for (const t of terms) if (qTerms.has(t)) best = Math.max(best, ctx.bm25.rarity(t));
+  for (const t of terms) if (qTerms.has(t)) best = Math.max(best, Math.max(...t.split(' ').map((w) => ctx.bm25.rarity(w))));
   return best;
 }
 
