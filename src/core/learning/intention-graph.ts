@@ -273,10 +273,18 @@ export class IntentionGraph {
     return this.cases().ahead(terms, done, neighbours);
   }
 
+  /** Each learned flow's terms as read today, parsed once per flow (3000 flows take 0.3 s to parse). */
+  private readonly todaysTerms = new WeakMap<Case, string[]>();
+
   /** The prior's flows (never decayed) and the learned ones, each with its terms as read today. */
   private flowCases(): Case[] {
     const termsOf = this.termsOf;
-    const own = (this.state.cases ?? []).map((c) => (termsOf && c.query ? { ...c, terms: [...new Set(termsOf(c.query))] } : c));
+    const own = (this.state.cases ?? []).map((c) => {
+      if (!termsOf || !c.query) return c;
+      let terms = this.todaysTerms.get(c);
+      if (!terms) this.todaysTerms.set(c, (terms = [...new Set(termsOf(c.query))]));
+      return { ...c, terms };
+    });
     return [...(this.prior?.cases ?? []).map((c) => ({ ...c, t: Infinity })), ...own];
   }
 
