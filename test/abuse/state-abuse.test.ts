@@ -91,6 +91,10 @@ function trials(secretFile: string, hnswBytes: number, dim: number, count: numbe
     ['__proto__ and constructor rows', () => '{"version":1,"halfLifeDays":90,"transitions":{"__proto__":{"constructor":{"s":1,"f":0,"t":0}}},"affinities":{"constructor":{"__proto__":{"s":1,"f":0,"t":0}}}}'],
     ['5000 levels of nesting', () => '{"version":1,"halfLifeDays":90,"affinities":{},"transitions":' + '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) + '}'],
     ['30000 cases', (o) => { o.cases = Array.from({ length: 30000 }, (_, k) => ({ terms: [`t${k}`], tools: ['ndvi', 'threshold'], t: k })); }],
+    // A learned flow's task text is parsed again when the models are built (its terms as read today).
+    ['a case whose task text is 4 MB', (o) => { o.cases = [{ terms: ['ndvi'], tools: ['ndvi', 'threshold'], t: 0, query: 'sentinel-2 ndvi '.repeat(250_000) }]; }],
+    ['task texts of NULs, lone surrogates and controls', (o) => { o.cases = Array.from({ length: 50 }, (_, k) => ({ terms: [], tools: ['ndvi', 'threshold'], t: k, query: `\u0000\ud800${'\u0007\u202e'.repeat(k)}landsat ${k} \udfff` })); }],
+    ['3000 cases with 2 KB task texts', (o) => { o.cases = Array.from({ length: 3000 }, (_, k) => ({ terms: [`t${k}`], tools: ['ndvi', 'threshold'], t: k, query: `landsat ${k} flood map `.repeat(90) })); }],
   ];
   shapes.forEach(([name, fn], i) => out.push({ area: 'learned.json', input: name, command: cmd(i), damage: (d) => jsonEdit(learned(d), fn) }));
 
