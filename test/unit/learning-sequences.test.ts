@@ -4,6 +4,7 @@ import { FlowSequences } from '../../src/core/learning/sequences';
 import { NextStepModel } from '../../src/core/learning/next-step-model';
 import { ToolClassifier } from '../../src/core/learning/tool-classifier';
 import { CaseIndex } from '../../src/core/learning/similar-cases';
+import { parseQuery } from '../../src/core/retrieval/query';
 
 test('n-gram: a longer history that was seen decides; an unseen one backs off to the shorter', () => {
   // After b, c follows when a came before and d when x came before: only the longer history tells.
@@ -94,4 +95,17 @@ test('tool classifier: a word that separates flows decides which tools a task wi
   const q = c.predict(['flood', 'optical']);
   assert.ok(p.get('portfolio')! > 0.7 && q.get('portfolio')! < 0.3, JSON.stringify([[...p], [...q]]));
   assert.ok(p.get('threshold')! > 0.8 && q.get('threshold')! > 0.8, 'in every flow');
+});
+
+test('tool classifier: the data a task names is one term however it is written ("S2", "Sentinel-2", "Sentinel 2")', () => {
+  // Past tasks say "Sentinel-2" or "Landsat 8"; the new one says "S2". As tokens these share
+  // nothing ("s2" against "sentinel" + "2"), and both sensors are the same concept (an optical sensor).
+  const written = ['Sentinel-2', 'Sentinel 2', 'sentinel2'];
+  const flows = Array.from({ length: 24 }, (_, i) => i % 2
+    ? { terms: parseQuery(`flood extent from ${written[i % 3]} for area ${i}`).terms, tools: ['s2_fetch', 's2_cloud_mask', 'mndwi', 'threshold'], w: 1 }
+    : { terms: parseQuery(`flood extent from Landsat 8 for area ${i}`).terms, tools: ['landsat_fetch', 'fmask', 'mndwi', 'threshold'], w: 1 });
+  const terms = parseQuery('S2 flood extent for the valley').terms;
+  assert.ok(terms.includes('d:sentinel-2') && parseQuery('Sentinel-2 flood').terms.includes('d:sentinel-2'), JSON.stringify(terms));
+  const p = new ToolClassifier(flows).predict(terms);
+  assert.ok(p.get('s2_cloud_mask')! > 0.7 && p.get('fmask')! < 0.3, JSON.stringify([...p]));
 });

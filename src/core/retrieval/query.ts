@@ -90,7 +90,10 @@ export function parseQuery(text: string): ParsedQuery {
   // foreign training flows, keeping them gave R@10 +0.012 to +0.013 and next hit@1 +0.005, and on
   // the builtin practice R@10 +0.003, hit@1 −0.006. The learned parts weigh a sensor word by what it
   // told past flows apart, and BM25 by its rarity in the catalog.
-  const terms = uniq([...tokens, ...concepts.map((c) => 'c:' + c)]);
+  // The data a task names is a term too ("d:sentinel-2"): "S2", "Sentinel-2" and "哨兵2" are one
+  // word to the learned parts, and "Sentinel-1" is no longer "sentinel" plus a number that "1 km"
+  // also has. Out of fold on four foreign catalogs' training flows: R@10 +0.002 to +0.006.
+  const terms = uniq([...tokens, ...concepts.map((c) => 'c:' + c), ...hints.map((h) => 'd:' + h.toLowerCase())]);
   return { text, slots, tokens, concepts: uniq(concepts), terms };
 }
 
