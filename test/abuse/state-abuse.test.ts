@@ -95,6 +95,9 @@ function trials(secretFile: string, hnswBytes: number, dim: number, count: numbe
     ['a case whose task text is 4 MB', (o) => { o.cases = [{ terms: ['ndvi'], tools: ['ndvi', 'threshold'], t: 0, query: 'sentinel-2 ndvi '.repeat(250_000) }]; }],
     ['task texts of NULs, lone surrogates and controls', (o) => { o.cases = Array.from({ length: 50 }, (_, k) => ({ terms: [], tools: ['ndvi', 'threshold'], t: k, query: `\u0000\ud800${'\u0007\u202e'.repeat(k)}landsat ${k} \udfff` })); }],
     ['3000 cases with 2 KB task texts', (o) => { o.cases = Array.from({ length: 3000 }, (_, k) => ({ terms: [`t${k}`], tools: ['ndvi', 'threshold'], t: k, query: `landsat ${k} flood map `.repeat(90) })); }],
+    // Task texts are read for Spanish, Portuguese, French, German and Italian words: a compound split and phrase lookups on hostile text.
+    ['a case whose task text is one 4 MB word', (o) => { o.cases = [{ terms: [], tools: ['ndvi', 'threshold'], t: 0, query: 'hochwassergefahrenkarte'.repeat(180_000) }]; }],
+    ['a case whose task text is 4 MB of Spanish phrases', (o) => { o.cases = [{ terms: [], tools: ['ndvi', 'threshold'], t: 0, query: 'uso del uso del suelo de la inundación '.repeat(105_000) }]; }],
   ];
   shapes.forEach(([name, fn], i) => out.push({ area: 'learned.json', input: name, command: cmd(i), damage: (d) => jsonEdit(learned(d), fn) }));
 

@@ -13,7 +13,7 @@ export interface BuiltinEmbedderState {
 }
 
 // v3: the lexicon gained the words of application domains (2026-12-02); indexes and fits of v2 are rebuilt.
-const ID = 'builtin:v3';
+const ID = 'builtin:v4';
 const DIMENSION = 1024;
 const W_TOKEN = 1.0;
 const W_CONCEPT = 1.6;

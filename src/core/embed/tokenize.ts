@@ -1,4 +1,5 @@
 import { CJK_DICTIONARY } from './cjk-dictionary';
+import { foldAccents, isForeignFunctionWord, isPhraseHead, phraseAt, wordReading } from './euro-words';
 
 /** English words dropped everywhere. Words used inside lexicon phrases ("how", "per", "before") stay. */
 export const STOPWORDS: ReadonlySet<string> = new Set(
@@ -94,14 +95,18 @@ export interface TokenizedText {
 
 const translationCache = new Map<string, string[]>();
 
-function translate(word: string): string[] {
-  let t = translationCache.get(word);
+/** The English tokens of a glossary entry: of the Chinese word `key`, or (`english`) of the English words themselves. */
+export function translate(key: string, english = false): string[] {
+  const k = english ? '\u0000' + key : key;
+  let t = translationCache.get(k);
   if (t === undefined) {
     t = [];
-    for (const m of (CJK_DICTIONARY[word] ?? '').matchAll(WORD_RE)) {
+    for (const m of (english ? key : CJK_DICTIONARY[key] ?? '').matchAll(WORD_RE)) {
       if (!STOPWORDS.has(m[0])) t.push(stem(m[0]));
     }
-    translationCache.set(word, t);
+    // Bounded: compound readings are made of the text's words, and hostile text has many.
+    if (translationCache.size >= 50_000) translationCache.clear();
+    translationCache.set(k, t);
   }
   return t;
 }
@@ -126,29 +131,105 @@ function tokenizeHan(run: string, out: string[]): void {
   }
 }
 
+/** The token of one Latin-script word as typed: accents folded ("inundación" and "inundacion" are one word), then stemmed. */
+export function wordToken(word: string): string {
+  return latinWord(word).token;
+}
+
+/** What the tokenizer needs of one Latin-script word (lowercased), computed once per word. */
+interface LatinWord {
+  folded: string;
+  token: string;
+  stop: boolean;
+  functionWord: boolean;
+  phraseHead: boolean;
+  /** English tokens of the word read on its own, in a text that reads as English / as foreign. */
+  plainReading: string[];
+  foreignReading: string[];
+}
+
+/** Words seen before (a task's vocabulary repeats across a fit's thousands of parses); cleared when full, so hostile text cannot grow it. */
+const latinWords = new Map<string, LatinWord>();
+const MAX_CACHED_WORDS = 50_000;
+
+function latinWord(w: string): LatinWord {
+  let info = latinWords.get(w);
+  if (info) return info;
+  const folded = foldAccents(w);
+  const plain = wordReading(folded, w, false);
+  const foreign = wordReading(folded, w, true);
+  info = {
+    folded,
+    token: stem(folded),
+    stop: STOPWORDS.has(w),
+    functionWord: isForeignFunctionWord(folded),
+    phraseHead: isPhraseHead(folded),
+    plainReading: plain ? translate(plain, true) : [],
+    foreignReading: foreign ? translate(foreign, true) : [],
+  };
+  if (latinWords.size >= MAX_CACHED_WORDS) latinWords.clear();
+  latinWords.set(w, info);
+  return info;
+}
+
 /** Tokenizer shared by the builtin embedder and BM25; also returns raw Latin words. */
 export function tokenizeDetailed(text: string): TokenizedText {
   const tokens: string[] = [];
   const rawWords: string[] = [];
   const norm = text.normalize('NFKC').toLowerCase();
   const spaced = HAN.test(norm) ? norm.replace(HAN_RUN_RE, ' $1 ') : norm;
-  for (const m of spaced.matchAll(WORD_RE)) {
-    const w = m[0];
+  // Latin words are read in runs (between Chinese text), so a glossary phrase can span stop words
+  // ("uso del suelo"); whether the text reads as English or not is voted over all of them.
+  const items = [...spaced.matchAll(WORD_RE)].map((m) => m[0]);
+  let fn = 0;
+  let en = 0;
+  for (const w of items) {
+    if (HAN.test(w[0])) continue;
+    const info = latinWord(w);
+    if (info.functionWord) fn++;
+    else if (info.stop) en++;
+  }
+  const foreign = fn > en;
+  let run: string[] = [];
+  const flush = (): void => {
+    if (!run.length) return;
+    const infos = run.map(latinWord);
+    const folded = infos.map((x) => x.folded);
+    // English tokens that the word ending at index i adds.
+    let pending: { at: number; tokens: string[] } | undefined;
+    for (let i = 0; i < run.length; i++) {
+      const info = infos[i];
+      if (!pending || pending.at < i) {
+        const phrase = info.phraseHead ? phraseAt(folded, i) : undefined;
+        pending = phrase ? { at: i + phrase.n - 1, tokens: translate(phrase.english, true) } : { at: i, tokens: foreign ? info.foreignReading : info.plainReading };
+      }
+      if (!info.stop) {
+        rawWords.push(run[i]);
+        tokens.push(info.token);
+      }
+      // A glossary word that is the English word's own stem ("satellit") is not counted twice.
+      if (pending.at === i) for (const t of pending.tokens) if (t !== info.token) tokens.push(t);
+    }
+    run = [];
+  };
+  for (const w of items) {
     if (HAN.test(w[0])) {
+      flush();
       tokenizeHan(w, tokens);
       continue;
     }
-    if (STOPWORDS.has(w)) continue;
-    rawWords.push(w);
-    tokens.push(stem(w));
+    run.push(w);
   }
+  flush();
   return { tokens, rawWords };
 }
 
 /**
  * Lowercased, stemmed word tokens in text order. English: split on non-alphanumerics, stopwords
- * dropped, light stemming. Chinese: character unigrams + bigrams, plus dictionary words longer than
- * two characters and the English (stemmed) tokens of their translations.
+ * dropped, accents folded, light stemming; Spanish, Portuguese, French, German and Italian domain
+ * words and phrases add the English tokens of their glossary entry (euro-words.ts). Chinese:
+ * character unigrams + bigrams, plus dictionary words longer than two characters and the English
+ * (stemmed) tokens of their translations.
  */
 export function tokenize(text: string): string[] {
   return tokenizeDetailed(text).tokens;

@@ -6,7 +6,8 @@
  */
 import { CJK_DICTIONARY } from '../embed/cjk-dictionary';
 import { expandConcepts } from '../embed/lexicon';
-import { stem, tokenize, tokenizeDetailed } from '../embed/tokenize';
+import { euroReadings } from '../embed/euro-words';
+import { tokenize, tokenizeDetailed, translate, wordToken } from '../embed/tokenize';
 
 const HAN = /\p{Script=Han}/u;
 const CONCEPT = 'c:';
@@ -37,7 +38,10 @@ function evokingWord(text: string, concept: string): string | undefined {
 /** Readable forms of matched terms (stems, bigrams, "c:" concepts) for `text`, in order, without repeats. */
 export function readableTerms(text: string, terms: string[]): string[] {
   const surface = new Map<string, string>();
-  for (const w of tokenizeDetailed(text).rawWords) if (!surface.has(stem(w))) surface.set(stem(w), w);
+  const raw = tokenizeDetailed(text).rawWords;
+  for (const w of raw) if (!surface.has(wordToken(w))) surface.set(wordToken(w), w);
+  // A glossary word quotes itself for its English tokens ("inundación" where "flood" matched).
+  for (const w of raw) for (const r of euroReadings([w], true)) for (const t of translate(r.english, true)) if (!surface.has(t)) surface.set(t, w);
   const han = HAN.test(text);
   const out: string[] = [];
   for (const t of terms) {
