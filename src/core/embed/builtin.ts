@@ -13,6 +13,7 @@ export interface BuiltinEmbedderState {
 }
 
 // v3: the lexicon gained the words of application domains (2026-12-02); indexes and fits of v2 are rebuilt.
+// v4: accents folded and Spanish, Portuguese, French, German and Italian glossary words read (2026-12-03).
 const ID = 'builtin:v4';
 const DIMENSION = 1024;
 const W_TOKEN = 1.0;

@@ -158,21 +158,3 @@ export function wordReading(folded: string, typed: string, foreign: boolean): st
 export function isForeignFunctionWord(folded: string): boolean {
   return FOREIGN_FUNCTION_WORDS.has(folded);
 }
-
-/** The English words of `words` (lowercased, as typed), in order, with the index of the word each reading ends on (phrases first). */
-export function euroReadings(words: string[], foreign: boolean): { at: number; english: string }[] {
-  const folded = words.map(foldAccents);
-  const out: { at: number; english: string }[] = [];
-  for (let i = 0; i < folded.length; ) {
-    const phrase = phraseAt(folded, i);
-    if (phrase) {
-      out.push({ at: i + phrase.n - 1, english: phrase.english });
-      i += phrase.n;
-      continue;
-    }
-    const english = wordReading(folded[i], words[i], foreign);
-    if (english) out.push({ at: i, english });
-    i++;
-  }
-  return out;
-}

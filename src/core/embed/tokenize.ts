@@ -96,7 +96,7 @@ export interface TokenizedText {
 const translationCache = new Map<string, string[]>();
 
 /** The English tokens of a glossary entry: of the Chinese word `key`, or (`english`) of the English words themselves. */
-export function translate(key: string, english = false): string[] {
+function translate(key: string, english = false): string[] {
   const k = english ? '\u0000' + key : key;
   let t = translationCache.get(k);
   if (t === undefined) {
@@ -134,6 +134,11 @@ function tokenizeHan(run: string, out: string[]): void {
 /** The token of one Latin-script word as typed: accents folded ("inundación" and "inundacion" are one word), then stemmed. */
 export function wordToken(word: string): string {
   return latinWord(word).token;
+}
+
+/** The English tokens a Latin-script word (lowercased) adds as a Spanish, Portuguese, French, German or Italian glossary word ([] for none). */
+export function glossaryTokens(word: string): string[] {
+  return latinWord(word).foreignReading;
 }
 
 /** What the tokenizer needs of one Latin-script word (lowercased), computed once per word. */

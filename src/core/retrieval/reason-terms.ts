@@ -6,8 +6,7 @@
  */
 import { CJK_DICTIONARY } from '../embed/cjk-dictionary';
 import { expandConcepts } from '../embed/lexicon';
-import { euroReadings } from '../embed/euro-words';
-import { tokenize, tokenizeDetailed, translate, wordToken } from '../embed/tokenize';
+import { glossaryTokens, tokenize, tokenizeDetailed, wordToken } from '../embed/tokenize';
 
 const HAN = /\p{Script=Han}/u;
 const CONCEPT = 'c:';
@@ -41,7 +40,7 @@ export function readableTerms(text: string, terms: string[]): string[] {
   const raw = tokenizeDetailed(text).rawWords;
   for (const w of raw) if (!surface.has(wordToken(w))) surface.set(wordToken(w), w);
   // A glossary word quotes itself for its English tokens ("inundación" where "flood" matched).
-  for (const w of raw) for (const r of euroReadings([w], true)) for (const t of translate(r.english, true)) if (!surface.has(t)) surface.set(t, w);
+  for (const w of raw) for (const t of glossaryTokens(w)) if (!surface.has(t)) surface.set(t, w);
   const han = HAN.test(text);
   const out: string[] = [];
   for (const t of terms) {
