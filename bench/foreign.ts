@@ -11,7 +11,11 @@
  *
  * Run: `npm run bench:foreign [-- --only bare,floodrisk] [--slice N] [--json] [--out DIR]`.
  * `--slice N` keeps the first N training and test tasks (the unit test runs a small slice).
+ * `--draws N`: few-shot teams drawn at random instead: for each foreign folder, N draws of
+ * `--flows F` (default 20) training flows, each fitted and tested on the folder's test tasks; the
+ * mean and spread over the draws per ranker, and on how many draws the product is below a baseline.
  */
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -72,6 +76,48 @@ export function foreignChecks(dir: string, slice?: number, out?: string): Check[
   return checks;
 }
 
+/**
+ * Few-shot teams drawn at random: `flows` training flows of each foreign check, `draws` times. A
+ * team's first flows are whatever jobs came in, not one per pipeline family as `fewshot.jsonl`; a
+ * fit on so few flows moves with which ones they are, and the draws show how far. Deterministic:
+ * a draw takes the flows with the smallest hash of (check, draw, task id).
+ */
+export function fewShotDraws(checks: Check[], draws: number, flows: number, out: string): Check[] {
+  const dir = path.join(out, 'draws');
+  fs.mkdirSync(dir, { recursive: true });
+  const drawn: Check[] = [];
+  for (const c of checks) {
+    const tasks = readTasks(c.train).map(({ line: _line, ...t }) => t);
+    if (tasks.length < 2 * flows) continue;
+    for (let d = 1; d <= draws; d++) {
+      const key = (id: string) => createHash('sha256').update(`${c.name}\u0000${d}\u0000${id}`).digest('hex');
+      const pick = [...tasks].sort((a, b) => key(a.id).localeCompare(key(b.id))).slice(0, flows);
+      const train = path.join(dir, `${c.name}-${flows}-${d}.jsonl`);
+      writeFileAtomic(train, jsonl(pick));
+      drawn.push({ ...c, name: `${c.name}: draw ${d} of ${flows} flows`, train });
+    }
+  }
+  return drawn;
+}
+
+/** Mean and spread over the draws of one check, and on how many draws the product is below the best baseline per column. */
+function printDraws(name: string, reports: Report[]): void {
+  console.log(`\n${name} (${reports.length} draws; mean ± standard deviation)`);
+  console.log(['mode'.padEnd(12), ...COLS.map(([c]) => c.padStart(13))].join(' '));
+  for (const m of Object.keys(reports[0])) {
+    const cells = COLS.map(([, part, key]) => {
+      const xs = reports.map((r) => r[m]?.[part]?.[key]).filter((x): x is number => x !== undefined);
+      if (!xs.length) return '—'.padStart(13);
+      const mean = xs.reduce((a, x) => a + x, 0) / xs.length;
+      const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length);
+      return `${mean.toFixed(3)} ± ${sd.toFixed(3)}`.padStart(13);
+    });
+    console.log([m.padEnd(12), ...cells].join(' '));
+  }
+  const below = COLS.map(([col]) => [col, reports.filter((r) => shortfalls(r).some((s) => s.startsWith(`${col} `))).length] as const);
+  console.log(`draws with full below a baseline: ${below.map(([c, n]) => `${c} ${n}`).join(', ')}`);
+}
+
 /** `geoweave eval` on one check, as a team would run it; the JSON report per mode. */
 export async function runCheck(c: Check, modes = MODES, extra: string[] = []): Promise<Report> {
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-foreign-'));
@@ -114,14 +160,27 @@ async function cli(argv: string[]): Promise<void> {
   const extra = arg('eval-args')?.split(' ').filter(Boolean) ?? [];
   const out = arg('out') ?? path.join(ROOT, 'bench', '.data', 'foreign');
   fs.mkdirSync(out, { recursive: true });
-  const checks = [...writeBare(path.join(out, 'bare'), slice), ...foreignChecks(path.join(ROOT, 'bench', 'foreign'), slice, out)]
+  const draws = arg('draws') ? Number(arg('draws')) : 0;
+  if (arg('draws') && !(Number.isInteger(draws) && draws > 0)) throw new Error(`--draws must be a whole number of draws, got "${arg('draws')}"`);
+  const flows = arg('flows') ? Number(arg('flows')) : 20;
+  if (!(Number.isInteger(flows) && flows >= 10)) throw new Error(`--flows must be a whole number of flows, at least 10 (a fit needs 10), got "${arg('flows')}"`);
+  const teams = foreignChecks(path.join(ROOT, 'bench', 'foreign'), slice, out);
+  // Draws are taken from each team's full training flows (not from its 20-flow variant).
+  const foreign = teams.filter((c) => !c.name.includes(':'));
+  const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : [...writeBare(path.join(out, 'bare'), slice), ...teams])
     .filter((c) => !only || only.some((o) => c.name.startsWith(o)));
   const all: Record<string, Report> = {};
   for (const c of checks) {
     const t0 = Date.now();
     all[c.name] = await runCheck(c, MODES, extra);
-    if (!argv.includes('--json')) {
+    if (!argv.includes('--json') && !draws) {
       printTable(`${c.name} (${readTasks(c.test).length} test tasks, ${readTasks(c.train).length} training flows; ${((Date.now() - t0) / 1000).toFixed(1)} s)`, all[c.name]);
+    }
+  }
+  if (draws && !argv.includes('--json')) {
+    for (const c of foreign) {
+      const rs = Object.entries(all).filter(([n]) => n.startsWith(`${c.name}: draw `)).map(([, r]) => r);
+      if (rs.length) printDraws(`${c.name}, ${flows} flows drawn at random`, rs);
     }
   }
   if (argv.includes('--json')) console.log(JSON.stringify(all));

@@ -259,7 +259,10 @@ test('damaged, forged and planted state folders: no crash, no hang, nothing lost
       : t.command === 'next' ? ['next', '--task', 'how much of my field is healthy vegetation', '--done', 'ndvi']
         : ['learn', '--trajectories', FLOWS];
     const planted = new Set(leftovers(dir));
-    const r = await cli([...args, '--state', dir, ...CATALOG_ARGS], { timeoutMs: 30_000 });
+    // A learn refits the fusion on every flow the state holds: 3000 of them take about 30 s here with
+    // two trials sharing the two cores, and the product allows a minute per 1000 flows. A hang is a
+    // run that does not end, so learn gets the fit's allowance and the rest 30 s.
+    const r = await cli([...args, '--state', dir, ...CATALOG_ARGS], { timeoutMs: t.command === 'learn' ? 90_000 : 30_000 });
     if (process.env.GEOWEAVE_ABUSE_TIMES) console.log(`${r.ms} ms ${t.area}: ${t.input} (${t.command})`);
     let { outcome, detail } = cliOutcome(r, [dir]);
     if (outcome === 'handled' && r.status !== 0) { outcome = 'crashed'; detail = `exit ${r.status}: ${r.stderr.slice(0, 300)}`; }

@@ -33,7 +33,7 @@ const CATALOG: Record<string, string> = {
 
 test('embeddings are deterministic, L2-normalised, of the declared dimension', async () => {
   const e = new BuiltinEmbedder();
-  assert.equal(e.id, 'builtin:v4');
+  assert.equal(e.id, 'builtin:v5');
   const texts = ['NDVI from Sentinel-2', '计算坡度', 'how much area burned?'];
   const a = await e.embed(texts);
   const b = await new BuiltinEmbedder().embed(texts);

@@ -6,7 +6,7 @@ import { parseTasks, readTasks } from '../../src/core/eval/tasks';
 import { knnBaseline, transitionsBaseline } from '../../src/core/eval/baselines';
 import { evaluate } from '../../src/core/eval/evaluate';
 import { bareManifest, firstSentence, opaqueId } from '../../src/core/eval/bare';
-import { writeBare, runCheck, shortfalls } from '../../bench/foreign';
+import { writeBare, runCheck, shortfalls, foreignChecks, fewShotDraws } from '../../bench/foreign';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { repoRoot, tmpDir } from '../fixtures/helpers';
 
@@ -89,4 +89,22 @@ test('foreign checks: every bench/foreign folder loads without a problem, and it
     // Manifest file names stay portable (no ':' — the coastal ids hold one, written '__' in the file name).
     for (const file of fs.readdirSync(path.join(dir, 'manifests'))) assert.match(file, /^[A-Za-z0-9_.-]+\.json$/, `${name}/manifests/${file}`);
   }
+});
+
+test('few-shot draws: each draw holds the asked number of a team\'s training flows, the same on every run, and draws differ', () => {
+  const out = tmpDir();
+  const teams = foreignChecks(path.join(repoRoot, 'bench', 'foreign')).filter((c) => !c.name.includes(':'));
+  const draws = fewShotDraws(teams, 3, 20, path.join(out, 'a'));
+  const again = fewShotDraws(teams, 3, 20, path.join(out, 'b'));
+  assert.equal(draws.length, teams.length * 3);
+  draws.forEach((d, i) => {
+    const flows = readTasks(d.train);
+    assert.equal(flows.length, 20, d.name);
+    const all = new Set(readTasks(teams.find((t) => d.name.startsWith(`${t.name}: `))!.train).map((t) => t.id));
+    assert.ok(flows.every((t) => all.has(t.id)), `${d.name}: flows of its own team`);
+    assert.equal(fs.readFileSync(d.train, 'utf8'), fs.readFileSync(again[i].train, 'utf8'), d.name);
+  });
+  const ids = (i: number) => readTasks(draws[i].train).map((t) => t.id).sort().join();
+  assert.notEqual(ids(0), ids(1));
+  fs.rmSync(out, { recursive: true, force: true });
 });

@@ -1,8 +1,12 @@
+import { CJK_GLOSSARY } from './cjk-glossary';
+
 /**
  * Chinese domain words mapped to English phrases. The tokenizer emits the English tokens next to the
  * Chinese n-grams, so Chinese queries meet English manifests (and the concept lexicon) half-way.
+ * These are the first, hand-written entries; CJK_DICTIONARY adds the larger glossary written blind
+ * to our tasks (cjk-glossary.ts), these winning where both have a word.
  */
-export const CJK_DICTIONARY: Readonly<Record<string, string>> = {
+const FIRST_ENTRIES: Readonly<Record<string, string>> = {
   // vegetation
   植被: 'vegetation',
   植被指数: 'ndvi vegetation index',
@@ -374,3 +378,5 @@ export const CJK_DICTIONARY: Readonly<Record<string, string>> = {
   标注: 'labelled training',
   影像列表: 'scene list search',
 };
+
+export const CJK_DICTIONARY: Readonly<Record<string, string>> = { ...CJK_GLOSSARY, ...FIRST_ENTRIES };

@@ -36,7 +36,7 @@ export const CONCEPT_LEXICON: Readonly<Record<string, readonly string[]>> = {
     'flood', 'flooding', 'flooded', 'inundation', 'inundated', 'flood extent', 'flood mapping', 'submerged',
     'waterlogging', 'high water', 'deluge', '洪水', '淹没', 'storm', 'typhoon', 'hurricane', 'monsoon', 'cyclone',
   ],
-  sar: ['sar', 'radar', 'sentinel 1', 'backscatter', 'vv', 'vh', 'sigma0', 'synthetic aperture'],
+  sar: ['sar', 'radar', 'sentinel 1', 's1', 'sentinel1', 'grd', 'slc', 'backscatter', 'vv', 'vh', 'sigma0', 'gamma0', 'beta0', 'synthetic aperture'],
   burn: [
     'nbr', 'dnbr', 'rdnbr', 'normalized burn ratio', 'burn', 'burned', 'burnt', 'burn scar', 'fire scar',
     'scar', 'wildfire', 'fire', 'bushfire', 'forest fire', 'charred', 'post fire', 'pre fire', '火灾', '过火',

@@ -20,9 +20,10 @@ export const FUSION_VERSION = 1;
  * and the extension refits it in the background as it does for a new catalog. Files without the
  * field were fitted by procedure 1; 2 simulates recurring tasks; 3 reads sensor names as terms;
  * 4 reads the data a task names ("S2", "Sentinel-2" alike) as one term; 5 reads Spanish, Portuguese,
- * French, German and Italian domain words as English too (and accents as optional).
+ * French, German and Italian domain words as English too (and accents as optional); 6 reads
+ * Chinese domain words from a larger glossary and "S1", "GRD" as SAR.
  */
-export const FIT_PROCEDURE = 5;
+export const FIT_PROCEDURE = 6;
 
 export interface FusionState {
   version: number;
