@@ -90,8 +90,8 @@ export function fewShotDraws(checks: Check[], draws: number, flows: number, out:
     const tasks = readTasks(c.train).map(({ line: _line, ...t }) => t);
     if (tasks.length < 2 * flows) continue;
     for (let d = 1; d <= draws; d++) {
-      const key = (id: string) => createHash('sha256').update(`${c.name}\u0000${d}\u0000${id}`).digest('hex');
-      const pick = [...tasks].sort((a, b) => key(a.id).localeCompare(key(b.id))).slice(0, flows);
+      const keyed = tasks.map((t) => ({ t, key: createHash('sha256').update(`${c.name}\u0000${d}\u0000${t.id}`).digest('hex') }));
+      const pick = keyed.sort((a, b) => a.key.localeCompare(b.key)).slice(0, flows).map((x) => x.t);
       const train = path.join(dir, `${c.name}-${flows}-${d}.jsonl`);
       writeFileAtomic(train, jsonl(pick));
       drawn.push({ ...c, name: `${c.name}: draw ${d} of ${flows} flows`, train });
@@ -169,6 +169,7 @@ async function cli(argv: string[]): Promise<void> {
   const foreign = teams.filter((c) => !c.name.includes(':'));
   const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : [...writeBare(path.join(out, 'bare'), slice), ...teams])
     .filter((c) => !only || only.some((o) => c.name.startsWith(o)));
+  if (draws && !checks.length) throw new Error(`--draws: no team${only ? ` among ${only.join(', ')}` : ''} has twice ${flows} training flows to draw from${slice ? ` (--slice ${slice} keeps fewer)` : ''}`);
   const all: Record<string, Report> = {};
   for (const c of checks) {
     const t0 = Date.now();
