@@ -26,6 +26,7 @@ import { DEFAULT_WEIGHTS, RetrievalContext, RetrievalMode, Weights, WorkflowEntr
 import { forwardCandidates } from './retrieval/forward';
 import { complementarySuggestions } from './retrieval/backward';
 import { parseQuery } from './retrieval/query';
+import { simplifiedHan } from './embed/tokenize';
 import { relevance } from './retrieval/relevance';
 import { executability } from './retrieval/executability';
 import { dataAfterSteps, dataForTask } from './data/for-task';
@@ -265,9 +266,12 @@ export class GeoWeave {
    *  uses the files the task names first and only the earlier outputs that belong to the task. */
   async forwardCandidates(task: string, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ForwardResult> {
     const data = opts.data && dataForTask(task, opts.data, await this.relatedTools(task));
-    if (!this.opts.llm) return this.withReadiness(await forwardCandidates(this.ctx, task, { ...opts, data }), data);
+    // Retrieval reads Traditional Chinese as Simplified (its phrase patterns are written so); the
+    // files a task names are matched as written.
+    const text = simplifiedHan(task);
+    if (!this.opts.llm) return this.withReadiness(await forwardCandidates(this.ctx, text, { ...opts, data }), data);
     const expansion = await this.expansion(task, opts.signal);
-    const res = await forwardCandidates(this.ctx, task, { ...opts, data, expansion });
+    const res = await forwardCandidates(this.ctx, text, { ...opts, data, expansion });
     res.llm = expansion ? 'used' : 'unavailable';
     return this.withReadiness(res, data);
   }
@@ -275,10 +279,11 @@ export class GeoWeave {
   /** Complementary suggestions after the steps in `memory`. */
   async complementarySuggestions(memory: MemoryState, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ComplementaryResult> {
     const data = opts.data && dataAfterSteps(memory, opts.data);
-    if (!this.opts.llm) return this.withReadiness(await complementarySuggestions(this.ctx, memory, opts), data);
+    const read = { ...memory, task: simplifiedHan(memory.task) };
+    if (!this.opts.llm) return this.withReadiness(await complementarySuggestions(this.ctx, read, opts), data);
     const expansion = await this.expansion(memory.task, opts.signal);
     const extraQueries = expansion ? await this.askLlm((c) => complementaryQueries(c, memory, opts.signal)) : undefined;
-    const res = await complementarySuggestions(this.ctx, memory, { ...opts, expansion, extraQueries });
+    const res = await complementarySuggestions(this.ctx, read, { ...opts, expansion, extraQueries });
     res.llm = expansion || extraQueries ? 'used' : 'unavailable';
     return this.withReadiness(res, data);
   }

@@ -4,7 +4,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CJK_GLOSSARY } from '../../src/core/embed/cjk-glossary';
 import { CJK_DICTIONARY } from '../../src/core/embed/cjk-dictionary';
-import { stem, tokenize } from '../../src/core/embed/tokenize';
+import { simplifiedHan, stem, tokenize } from '../../src/core/embed/tokenize';
+import { parseQuery } from '../../src/core/retrieval/query';
+import { memoryFromFlow } from '../../src/core/eval/memory-from-flow';
 import { GeoWeave } from '../../src/core/geoweave';
 import { tmpDir } from '../fixtures/helpers';
 
@@ -46,4 +48,19 @@ test('Chinese tasks in analysts\' words reach the tools: mosaic, buffer, reclass
   assert.ok(buffer.includes('vectorize_mask') && buffer.includes('vector_buffer'), buffer.join(' '));
   const classes = await ids('把坡度分几级', 1);
   assert.deepEqual(classes, ['reclassify']);
+});
+
+test('Traditional Chinese is read as Simplified: tokens, slots, forward candidates and next steps alike', async () => {
+  const simplified = '比较2019年和2023年的归一化植被指数变化，算一下退化的面积';
+  const traditional = '比較2019年和2023年的歸一化植被指數變化，算一下退化的面積';
+  assert.equal(simplifiedHan(traditional), simplified);
+  assert.equal(simplifiedHan('NDVI of 遙感.tif'), 'NDVI of 遥感.tif', 'only Han characters change');
+  assert.deepEqual(tokenize(traditional), tokenize(simplified));
+  assert.deepEqual(parseQuery(traditional).slots.taskType, parseQuery(simplified).slots.taskType);
+  assert.ok(parseQuery(traditional).slots.taskType, 'the change-detection pattern (变化) matches 變化');
+  gw ??= await GeoWeave.open({ stateDir: tmpDir() });
+  const ids = async (q: string) => (await gw!.forwardCandidates(q, { k: 5 })).candidates.map((c) => c.id);
+  assert.deepEqual(await ids(traditional), await ids(simplified));
+  const next = async (q: string) => (await gw!.complementarySuggestions(memoryFromFlow(gw!, q, ['ndvi']), { k: 5 })).ranked.map((s) => s.id);
+  assert.deepEqual(await next(traditional), await next(simplified));
 });

@@ -14,7 +14,8 @@ export interface BuiltinEmbedderState {
 
 // v3: the lexicon gained the words of application domains (2026-12-02); indexes and fits of v2 are rebuilt.
 // v4: accents folded and Spanish, Portuguese, French, German and Italian glossary words read (2026-12-03).
-// v5: a Chinese glossary written blind, and "S1", "GRD", "gamma0" read as SAR (2026-12-03).
+// v5: a Chinese glossary written blind, Traditional characters read as Simplified, and "S1", "GRD",
+// "gamma0" read as SAR (2026-12-03).
 const ID = 'builtin:v5';
 const DIMENSION = 1024;
 const W_TOKEN = 1.0;

@@ -1,4 +1,5 @@
 import { CJK_DICTIONARY } from './cjk-dictionary';
+import { TRADITIONAL_PAIRS } from './han-traditional';
 import { foldAccents, isForeignFunctionWord, isPhraseHead, phraseAt, wordReading } from './euro-words';
 
 /** English words dropped everywhere. Words used inside lexicon phrases ("how", "per", "before") stay. */
@@ -111,6 +112,29 @@ function translate(key: string, english = false): string[] {
   return t;
 }
 
+/** Traditional character → Simplified (han-traditional.ts). */
+const SIMPLIFIED = new Map<string, string>();
+{
+  const cps = [...TRADITIONAL_PAIRS];
+  for (let i = 0; i + 1 < cps.length; i += 2) SIMPLIFIED.set(cps[i], cps[i + 1]);
+}
+
+/**
+ * A run of Chinese characters in Simplified form: Traditional text (Taiwan, Hong Kong) is then read
+ * with the same dictionaries and meets past tasks and manifests written in Simplified characters.
+ */
+export function simplifiedHan(run: string): string {
+  let out: string | undefined;
+  let i = 0;
+  for (const ch of run) {
+    const s = SIMPLIFIED.get(ch);
+    if (s !== undefined && out === undefined) out = run.slice(0, i);
+    if (out !== undefined) out += s ?? ch;
+    i += ch.length;
+  }
+  return out ?? run;
+}
+
 function tokenizeHan(run: string, out: string[]): void {
   const chars = [...run];
   const n = chars.length;
@@ -220,7 +244,7 @@ export function tokenizeDetailed(text: string): TokenizedText {
   for (const w of items) {
     if (HAN.test(w[0])) {
       flush();
-      tokenizeHan(w, tokens);
+      tokenizeHan(simplifiedHan(w), tokens);
       continue;
     }
     run.push(w);

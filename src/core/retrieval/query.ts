@@ -1,6 +1,6 @@
 /** Builds the retrieval query from a task: its terms, expanded concepts and parsed slots. */
 import type { QuerySlots } from './types';
-import { tokenize } from '../embed/tokenize';
+import { simplifiedHan, tokenize } from '../embed/tokenize';
 import { expandConcepts } from '../embed/lexicon';
 
 export interface ParsedQuery {
@@ -65,16 +65,19 @@ const TIME_PATTERNS: RegExp[] = [
 export function parseQuery(text: string): ParsedQuery {
   const tokens = tokenize(text);
   const concepts = expandConcepts(tokens);
+  // The patterns are written in Simplified characters: Traditional text (遙測, 變化) is matched in
+  // that form. Place names stay as the analyst wrote them.
+  const zh = simplifiedHan(text);
   const slots: QuerySlots = {};
   for (const [type, re] of TASK_TYPES) {
-    if (re.test(text)) { slots.taskType = type; break; }
+    if (re.test(zh)) { slots.taskType = type; break; }
   }
   const target = uniq(concepts.filter((c) => TARGET_CONCEPTS.has(c)));
   if (target.length) slots.target = target;
-  const indicator = uniq([...[...text.matchAll(INDICATORS)].map((m) => m[1].toUpperCase()), ...INDICATORS_ZH.filter(([re]) => re.test(text)).map(([, id]) => id)]);
+  const indicator = uniq([...[...zh.matchAll(INDICATORS)].map((m) => m[1].toUpperCase()), ...INDICATORS_ZH.filter(([re]) => re.test(zh)).map(([, id]) => id)]);
   if (indicator.length) slots.indicator = indicator;
   const time: string[] = [];
-  let rest = text;
+  let rest = zh;
   for (const re of TIME_PATTERNS) {
     for (const m of rest.matchAll(re)) time.push(m[0].trim());
     rest = rest.replace(re, ' ');
@@ -82,7 +85,7 @@ export function parseQuery(text: string): ParsedQuery {
   if (time.length) slots.time = uniq(time);
   const place = parsePlace(text);
   if (place.length) slots.place = place;
-  const hints = DATA_HINTS.filter(([, re]) => re.test(text)).map(([h]) => h);
+  const hints = DATA_HINTS.filter(([, re]) => re.test(zh)).map(([h]) => h);
   if (hints.length) slots.dataHints = hints;
   // Sensor names stay in the terms ("Landsat 8 MNDWI flood map"). They were once kept out as saying
   // what the data is rather than what to do, for a catalog whose tools take any sensor; in a team's
