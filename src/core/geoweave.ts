@@ -279,11 +279,12 @@ export class GeoWeave {
   /** Complementary suggestions after the steps in `memory`. */
   async complementarySuggestions(memory: MemoryState, opts: { k?: number; data?: DataContext; mode?: RetrievalMode; signal?: AbortSignal } = {}): Promise<ComplementaryResult> {
     const data = opts.data && dataAfterSteps(memory, opts.data);
-    const read = { ...memory, task: simplifiedHan(memory.task) };
-    if (!this.opts.llm) return this.withReadiness(await complementarySuggestions(this.ctx, read, opts), data);
+    // As in forwardCandidates: retrieval reads the task in Simplified characters.
+    const simplified = { ...memory, task: simplifiedHan(memory.task) };
+    if (!this.opts.llm) return this.withReadiness(await complementarySuggestions(this.ctx, simplified, opts), data);
     const expansion = await this.expansion(memory.task, opts.signal);
     const extraQueries = expansion ? await this.askLlm((c) => complementaryQueries(c, memory, opts.signal)) : undefined;
-    const res = await complementarySuggestions(this.ctx, read, { ...opts, expansion, extraQueries });
+    const res = await complementarySuggestions(this.ctx, simplified, { ...opts, expansion, extraQueries });
     res.llm = expansion || extraQueries ? 'used' : 'unavailable';
     return this.withReadiness(res, data);
   }
