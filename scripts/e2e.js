@@ -79,6 +79,34 @@ async function until(what, fn, timeoutMs = 60000, everyMs = 500) {
   throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
 }
 
+/**
+ * Types `query` into the open Find Tool quick pick and returns its first `n` ranked rows. The text
+ * goes in as one input event: typed key by key, a pause lets the search for a prefix land first
+ * ("measu" ranks connected_patches first), and its rows, shown while the search for the whole text
+ * is still on its way, were once taken for the answer. One event, one search: the first scored
+ * rows are the answer, read twice 500 ms apart to be sure the list has settled.
+ */
+async function findToolResults(page, query, n = 3) {
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
+  await page.keyboard.insertText(query);
+  let previous = '';
+  return until(`ranked results for "${query}"`, async () => {
+    if (await page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => '') !== query) return null;
+    const rows = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (els) => els.map((r) => ({
+      index: Number(r.getAttribute('data-index')),
+      id: r.querySelector('.label-name')?.textContent?.trim() ?? '',
+      description: r.querySelector('.label-description')?.textContent ?? '',
+    })));
+    rows.sort((a, b) => a.index - b.index);
+    const first = rows.slice(0, n);
+    // Ranked items carry "name · score" in their description; the unfiltered list does not.
+    const key = first.length === n && first.every((r) => / · \d/.test(r.description)) ? JSON.stringify(first) : '';
+    const settled = key !== '' && key === previous;
+    previous = key;
+    return settled ? first : null;
+  }, 60000);
+}
+
 function prepare() {
   if (!fs.existsSync(CODE_SERVER)) {
     log(`code-server not found at ${CODE_SERVER}: installing it with scripts/install-code-server.sh`);
@@ -901,20 +929,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     await page.keyboard.press('Escape');
     await palette(page, 'GeoWeave: Find Tool');
     await until('the Find Tool quick pick', async () => /Find Tool/.test(await page.$eval('.quick-input-widget .quick-input-title', (el) => el.textContent).catch(() => '')), 30000);
-    await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
-    await page.keyboard.type(query, { delay: 15 });
-    // Ranked items carry "name · score" in their description; the unfiltered list does not.
-    const top = await until('semantic results for the query', async () => {
-      if (await page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => '') !== query) return null;
-      const rows = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (els) => els.map((r) => ({
-        index: Number(r.getAttribute('data-index')),
-        id: r.querySelector('.label-name')?.textContent?.trim() ?? '',
-        description: r.querySelector('.label-description')?.textContent ?? '',
-      })));
-      rows.sort((a, b) => a.index - b.index);
-      const first = rows.slice(0, 3);
-      return first.length === 3 && first.every((r) => / · \d/.test(r.description)) ? first : null;
-    }, 60000);
+    const top = await findToolResults(page, query);
     const at = top.findIndex((r) => wanted.includes(r.id));
     if (at < 0) throw new Error(`top three are ${top.map((r) => r.id).join(', ')}`);
     await screenshot(page, 'find-tool-results');
@@ -1126,17 +1141,7 @@ async function scenario(page, { port, ws, userDir, tmp, tinyModel, serverPid, ex
     await until(`the status bar at ${base + 1} tools (re-indexed)`, async () => (await statusToolCount(page)) === base + 1, 30000);
     const query = 'measure how wide the irrigation canals are';
     await palette(page, 'GeoWeave: Find Tool');
-    await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
-    await page.keyboard.type(query, { delay: 10 });
-    const top = await until('ranked results for the query', async () => {
-      if (await page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => '') !== query) return null;
-      const rows = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (els) => els.map((r) => ({
-        index: Number(r.getAttribute('data-index')), id: r.querySelector('.label-name')?.textContent?.trim() ?? '', description: r.querySelector('.label-description')?.textContent ?? '',
-      })));
-      rows.sort((a, b) => a.index - b.index);
-      const first = rows.slice(0, 3);
-      return first.length === 3 && first.every((r) => / · \d/.test(r.description)) ? first : null;
-    }, 60000);
+    const top = await findToolResults(page, query);
     if (!top.some((r) => r.id === MANIFEST_ID)) throw new Error(`${MANIFEST_ID} is not in the top three: ${top.map((r) => r.id).join(', ')}`);
     await screenshot(page, 'find-tool-workspace-manifest');
     await page.keyboard.press('Escape');

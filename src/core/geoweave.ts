@@ -112,6 +112,8 @@ export class GeoWeave {
   private embedder!: Embedder;
   private embedderKey = '';
   private stateDir = '';
+  /** The reload in progress, if any: the next one waits for it (see reload). */
+  private reloading: Promise<unknown> = Promise.resolve();
   private llmClient?: LlmClient;
   private llmWarned = false;
   private llmDownUntil = 0;
@@ -375,12 +377,20 @@ export class GeoWeave {
     return this.ctx.learned.save(this.opts.log);
   }
 
-  /** Re-reads manifest folders and updates the index incrementally. */
-  async reload(): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
-    this.loadCatalog();
-    const u = await this.index.update(this._tools);
-    await this.refreshDerived();
-    return { added: u.added, changed: u.changed, removed: u.removed };
+  /**
+   * Re-reads manifest folders and updates the index incrementally. Calls run one after another: a
+   * save and a file watcher can ask at once, and two updates interleaved at their embedding step
+   * left the first text's vectors under the tool beside the second's, for good.
+   */
+  reload(): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
+    const run = this.reloading.then(async () => {
+      this.loadCatalog();
+      const u = await this.index.update(this._tools);
+      await this.refreshDerived();
+      return { added: u.added, changed: u.changed, removed: u.removed };
+    });
+    this.reloading = run.catch(() => undefined);
+    return run;
   }
 
   stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; cases: number } {

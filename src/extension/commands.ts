@@ -117,13 +117,16 @@ async function findTool(d: CommandDeps): Promise<void> {
   let generation = 0;
   qp.onDidChangeValue((text) => {
     clearTimeout(timer);
+    // Busy from the keystroke on, not from the search: the list on screen ranks an earlier text
+    // until the search for this one lands, and a search for an older text never clears it.
+    const mine = ++generation;
     if (!text.trim()) {
       qp.items = all;
+      qp.busy = false;
       return;
     }
+    qp.busy = true;
     timer = setTimeout(async () => {
-      const mine = ++generation;
-      qp.busy = true;
       try {
         const hits = await gw.searchTools(text, 20);
         if (mine !== generation) return;

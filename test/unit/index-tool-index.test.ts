@@ -130,6 +130,41 @@ test('GeoWeave.reload picks up manifest changes incrementally and they are searc
   await gw.dispose();
 });
 
+test('GeoWeave.reload called twice at once (a save and a file watcher) ends as the same reloads one after the other', async () => {
+  const { GeoWeave } = await import('../../src/core/geoweave');
+  const canal = (description: string) => ({ id: 'canal_width', description, examples: ['how wide are the irrigation canals'] });
+  const texts = ['Width of canals.', 'Measures the width of irrigation canals from a water mask, in metres.'];
+  const open = async () => {
+    const dir = copyCatalog();
+    const state = tmpDir();
+    return { dir, state, gw: await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: state }) };
+  };
+  const racing = await open();
+  const serial = await open();
+  const at = (d: string) => path.join(d, 'canal_width.json');
+  writeJson(at(racing.dir), canal(texts[0]));
+  const first = racing.gw.reload();
+  // Edited again before the first reload has embedded.
+  writeJson(at(racing.dir), canal(texts[1]));
+  const second = racing.gw.reload();
+  await Promise.all([first, second]);
+  for (const t of texts) {
+    writeJson(at(serial.dir), canal(t));
+    await serial.gw.reload();
+  }
+  assert.deepEqual(await racing.gw.reload(), { added: [], changed: [], removed: [] });
+  // One vector per text of the manifest as it is now: nothing left of the text it had a moment before.
+  const labels = (d: string) => JSON.parse(fs.readFileSync(path.join(d, FINGERPRINT_FILE), 'utf8')).tools.canal_width.labels.length;
+  assert.equal(labels(racing.state), labels(serial.state));
+  for (const q of ['measure how wide the irrigation canals are', 'canal width from a water mask']) {
+    const r = await racing.gw.searchTools(q, 5);
+    assert.equal(r[0].id, 'canal_width', q);
+    assert.deepEqual(r, await serial.gw.searchTools(q, 5), q);
+  }
+  await racing.gw.dispose();
+  await serial.gw.dispose();
+});
+
 test('a state folder fitted on another catalog is refitted: the ranking is a fresh folder\'s; a few new tools keep the fit', async () => {
   const { GeoWeave } = await import('../../src/core/geoweave');
   const fitFile = (d: string) => JSON.parse(fs.readFileSync(path.join(d, 'embedder-state.json'), 'utf8'));
