@@ -10,7 +10,11 @@
  * words ("Hochwassergefahrenkarte" = hochwasser + gefahr + karte), and fixed phrases ("uso del
  * suelo", "modelo digital de elevación") win over their words.
  */
+import { EURO_AGRICULTURE } from './euro-agriculture';
 import { EURO_DICTIONARY } from './euro-dictionary';
+
+/** The glossary read: the agricultural words beside the first dictionary, whose entries win. */
+const GLOSSARY: Readonly<Record<string, string>> = { ...EURO_AGRICULTURE, ...EURO_DICTIONARY };
 
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
 const MARKS = /\p{M}+/gu;
@@ -26,13 +30,13 @@ export function foldAccents(word: string): string {
 /** Longest phrase key, in words, and the words phrases start with (only those are tried as a phrase). */
 let maxPhrase = 1;
 const PHRASE_HEADS = new Set<string>();
-for (const k of Object.keys(EURO_DICTIONARY)) {
+for (const k of Object.keys(GLOSSARY)) {
   const words = k.split(' ');
   maxPhrase = Math.max(maxPhrase, words.length);
   if (words.length > 1) PHRASE_HEADS.add(words[0]);
 }
 
-const has = (k: string): boolean => Object.hasOwn(EURO_DICTIONARY, k);
+const has = (k: string): boolean => Object.hasOwn(GLOSSARY, k);
 
 /** Dictionary forms to try for an inflected word: Romance plurals (-s, -es, -i, -e) and feminines (-a, -as), German endings (-en, -n, -e, -er, -s). */
 function inflections(w: string): string[] {
@@ -130,7 +134,7 @@ export function phraseAt(folded: string[], i: number): { n: number; english: str
     const last = folded[i + n - 1];
     for (const cand of [last, ...inflections(last)]) {
       const key = `${head} ${cand}`;
-      if (has(key)) return { n, english: EURO_DICTIONARY[key] };
+      if (has(key)) return { n, english: GLOSSARY[key] };
     }
   }
   return undefined;
@@ -146,9 +150,9 @@ export function phraseAt(folded: string[], i: number): { n: number; english: str
 export function wordReading(folded: string, typed: string, foreign: boolean): string | undefined {
   if (FOREIGN_FUNCTION_WORDS.has(folded)) return undefined;
   const key = foreign || folded !== typed ? wordKey(folded) : folded.length >= 8 && has(folded) ? folded : undefined;
-  if (key) return EURO_DICTIONARY[key];
+  if (key) return GLOSSARY[key];
   const parts = folded.length >= 8 ? splitCompound(folded) : undefined;
-  return parts?.map((p) => EURO_DICTIONARY[p]).join(' ');
+  return parts?.map((p) => GLOSSARY[p]).join(' ');
 }
 
 /**
