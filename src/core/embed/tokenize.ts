@@ -120,19 +120,21 @@ const SIMPLIFIED = new Map<string, string>();
 }
 
 /**
- * A run of Chinese characters in Simplified form: Traditional text (Taiwan, Hong Kong) is then read
- * with the same dictionaries and meets past tasks and manifests written in Simplified characters.
+ * `text` with its Traditional Chinese characters in Simplified form (every other character as it
+ * is; the tokenizer passes a run of Chinese characters, the task patterns a whole task): Traditional
+ * text (Taiwan, Hong Kong) is then read with the same dictionaries and meets past tasks and
+ * manifests written in Simplified characters.
  */
-export function simplifiedHan(run: string): string {
+export function simplifiedHan(text: string): string {
   let out: string | undefined;
   let i = 0;
-  for (const ch of run) {
+  for (const ch of text) {
     const s = SIMPLIFIED.get(ch);
-    if (s !== undefined && out === undefined) out = run.slice(0, i);
+    if (s !== undefined && out === undefined) out = text.slice(0, i);
     if (out !== undefined) out += s ?? ch;
     i += ch.length;
   }
-  return out ?? run;
+  return out ?? text;
 }
 
 function tokenizeHan(run: string, out: string[]): void {
