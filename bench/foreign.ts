@@ -14,6 +14,7 @@
  * `--draws N`: few-shot teams drawn at random instead: for each foreign folder, N draws of
  * `--flows F` (default 20) training flows, each fitted and tested on the folder's test tasks; the
  * mean and spread over the draws per ranker, and on how many draws the product is below a baseline.
+ * `--crowded`: each foreign team's catalog inside the union of every foreign catalog (see `crowdedChecks`).
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -100,6 +101,40 @@ export function fewShotDraws(checks: Check[], draws: number, flows: number, out:
   return drawn;
 }
 
+/**
+ * Each team's catalog among every other team's tools: a team's catalog is seldom only the tools its
+ * flows run (a QGIS install lists hundreds), and past 300 tools the product scores a candidate pool
+ * rather than the whole catalog (WHOLE_CATALOG). The team keeps its own manifest of an id another
+ * team also has. Deterministic: files are copied in name order.
+ */
+export function crowdedChecks(checks: Check[], out: string): Check[] {
+  const homes = [...new Set(checks.map((c) => c.manifests))].sort();
+  const idOf = (f: string) => String(JSON.parse(fs.readFileSync(f, 'utf8')).id);
+  const files = (d: string) => fs.readdirSync(d).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(d, f));
+  const made = new Map<string, string>();
+  for (const home of homes) {
+    const dir = path.join(out, 'crowded', path.basename(path.dirname(home)), 'manifests');
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    const ids = new Set<string>();
+    for (const f of files(home)) { ids.add(idOf(f)); fs.copyFileSync(f, path.join(dir, path.basename(f))); }
+    for (const other of homes.filter((h) => h !== home)) {
+      const team = path.basename(path.dirname(other));
+      for (const f of files(other)) {
+        const id = idOf(f);
+        if (ids.has(id)) continue;
+        ids.add(id);
+        fs.copyFileSync(f, path.join(dir, `${team}--${path.basename(f)}`));
+      }
+    }
+    made.set(home, dir);
+  }
+  return checks.map((c) => {
+    const manifests = made.get(c.manifests)!;
+    return { ...c, name: `${c.name}, among ${fs.readdirSync(manifests).length} tools`, manifests };
+  });
+}
+
 /** Mean and spread over the draws of one check, and on how many draws the product is below the best baseline per column. */
 function printDraws(name: string, reports: Report[]): void {
   console.log(`\n${name} (${reports.length} draws; mean ± standard deviation)`);
@@ -167,7 +202,9 @@ async function cli(argv: string[]): Promise<void> {
   const teams = foreignChecks(path.join(ROOT, 'bench', 'foreign'), slice, out);
   // Draws are taken from each team's full training flows (not from its 20-flow variant).
   const foreign = teams.filter((c) => !c.name.includes(':'));
-  const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : [...writeBare(path.join(out, 'bare'), slice), ...teams])
+  const crowded = argv.includes('--crowded');
+  if (crowded && draws) throw new Error('--crowded and --draws are separate views; give one of them');
+  const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : crowded ? crowdedChecks(teams, out) : [...writeBare(path.join(out, 'bare'), slice), ...teams])
     .filter((c) => !only || only.some((o) => c.name.startsWith(o)));
   if (draws && !checks.length) throw new Error(`--draws: no team${only ? ` among ${only.join(', ')}` : ''} has twice ${flows} training flows to draw from${slice ? ` (--slice ${slice} keeps fewer)` : ''}`);
   const all: Record<string, Report> = {};

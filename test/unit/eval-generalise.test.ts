@@ -6,7 +6,7 @@ import { parseTasks, readTasks } from '../../src/core/eval/tasks';
 import { knnBaseline, transitionsBaseline } from '../../src/core/eval/baselines';
 import { evaluate } from '../../src/core/eval/evaluate';
 import { bareManifest, firstSentence, opaqueId } from '../../src/core/eval/bare';
-import { writeBare, runCheck, shortfalls, foreignChecks, fewShotDraws } from '../../bench/foreign';
+import { writeBare, runCheck, shortfalls, foreignChecks, fewShotDraws, crowdedChecks } from '../../bench/foreign';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { repoRoot, tmpDir } from '../fixtures/helpers';
 
@@ -106,5 +106,24 @@ test('few-shot draws: each draw holds the asked number of a team\'s training flo
   });
   const ids = (i: number) => readTasks(draws[i].train).map((t) => t.id).sort().join();
   assert.notEqual(ids(0), ids(1));
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+test('crowded catalogs: each team\'s own manifests unchanged among every other team\'s tools, one tool per id, loading without a problem', () => {
+  const out = tmpDir();
+  const teams = foreignChecks(path.join(repoRoot, 'bench', 'foreign'));
+  const crowded = crowdedChecks(teams, out);
+  assert.equal(crowded.length, teams.length);
+  const ids = (dir: string) => loadCatalog({ noBuiltin: true, extraDirs: [dir] });
+  const every = new Set(teams.flatMap((t) => ids(t.manifests).tools.map((x) => x.manifest.id)));
+  crowded.forEach((c, i) => {
+    const home = teams[i].manifests;
+    assert.equal(c.train, teams[i].train);
+    const cat = ids(c.manifests);
+    assert.deepEqual(cat.problems.map((p) => `${p.file}: ${p.message}`), [], c.name);
+    assert.equal(cat.tools.length, every.size, c.name);
+    assert.match(c.name, new RegExp(`^${teams[i].name}, among ${every.size} tools$`));
+    for (const f of fs.readdirSync(home)) assert.equal(fs.readFileSync(path.join(c.manifests, f), 'utf8'), fs.readFileSync(path.join(home, f), 'utf8'), `${c.name}: ${f}`);
+  });
   fs.rmSync(out, { recursive: true, force: true });
 });
