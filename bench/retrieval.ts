@@ -1,5 +1,6 @@
 /**
- * Retrieval benchmark: suggest latency on the builtin catalog, and the product's two-stage index
+ * Retrieval benchmark: suggest latency on the builtin catalog and on a crowded team catalog (566
+ * tools), and the product's two-stage index
  * (the class and options ToolIndex uses) against an exact scan on synthetic catalogs of 1k and 10k
  * manifest-like tools embedded by the builtin embedder.
  * Also the fusion fit's time for a long history: 1000 flows of a long-pipeline team (the issue allows
@@ -21,6 +22,7 @@ import { loadCatalog } from '../src/core/manifests/load';
 import { allTexts } from '../src/core/index/text';
 import { mulberry32 as rng } from '../src/core/raster/algorithms/prng';
 import { readTasks } from '../src/core/eval/tasks';
+import { crowdedChecks, foreignChecks } from './foreign';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -56,7 +58,7 @@ function syntheticQuery(r: () => number): string {
   return `${pick(r, V.verb)} ${pick(r, V.target)} with ${pick(r, V.index)} from ${pick(r, V.sensor)} for ${pick(r, V.scenario)} in my ${pick(r, V.region)}`;
 }
 
-async function suggestLatency(): Promise<void> {
+async function suggestLatency(): Promise<{ suggest: number; next: number }> {
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-bench-'));
   const gw = await GeoWeave.open({ stateDir: state });
   const queries: string[] = [];
@@ -95,6 +97,45 @@ async function suggestLatency(): Promise<void> {
   console.log(`  builtin embedding of a 30-word query: ${((performance.now() - e0) / 2000).toFixed(3)} ms`);
   await gw.dispose();
   fs.rmSync(state, { recursive: true, force: true });
+  return { suggest: pct(times, 50), next: pct(stepTimes, 50) };
+}
+
+/**
+ * The same on a crowded team catalog: the flood-risk team's tools among every foreign catalog's
+ * (566 tools, past WHOLE_CATALOG, so the forward ranking scores a candidate pool) with its 250
+ * training flows learned, asked its test tasks; next steps after the first three steps of their
+ * flows. Printed as ratios to the builtin catalog's p50 of the same run.
+ */
+async function crowdedLatency(ref: { suggest: number; next: number }): Promise<void> {
+  const root = path.resolve(__dirname, '..', '..');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-bench-crowded-'));
+  const team = path.join(root, 'bench', 'foreign', 'floodrisk');
+  const [check] = crowdedChecks(foreignChecks(path.join(root, 'bench', 'foreign')), dir).filter((c) => c.train === path.join(team, 'train.jsonl'));
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [check.manifests], stateDir: path.join(dir, 'state'), learnedDir: path.join(dir, 'learned'), practice: false });
+  await gw.recordTrajectories(readTasks(check.train).map((t) => ({ task: t.query, tools: t.flow })));
+  const tests = readTasks(check.test);
+  for (const t of tests.slice(0, 30)) await gw.forwardCandidates(`${t.query} #w`, { k: 10 }); // warm-up (JIT)
+  const times: number[] = [];
+  for (const t of tests.slice(0, 300)) {
+    const t0 = performance.now();
+    await gw.forwardCandidates(t.query, { k: 10 });
+    times.push(performance.now() - t0);
+  }
+  const stepTimes: number[] = [];
+  for (const [i, t] of tests.slice(0, 120).entries()) {
+    const trace = t.flow.slice(0, 3).map((tool) => ({ tool, argSummary: '', resultSummary: '', outputs: [], ok: true, time: '' }));
+    const t0 = performance.now();
+    await gw.complementarySuggestions({ task: t.query, windowSize: 5, trace }, { k: 10 });
+    if (i >= 20) stepTimes.push(performance.now() - t0);
+  }
+  const s = pct(times, 50);
+  const n = pct(stepTimes, 50);
+  console.log(`suggest on a crowded team catalog (${gw.tools.length} tools, 250 flows learned, ${times.length} tasks, k=10)`);
+  console.log(`  p50 ${s.toFixed(2)} ms (${(s / ref.suggest).toFixed(2)}x the builtin catalog's)   p99 ${pct(times, 99).toFixed(2)} ms`);
+  console.log(`next-step suggestions after three steps (${stepTimes.length} tasks, k=10)`);
+  console.log(`  p50 ${n.toFixed(2)} ms (${(n / ref.next).toFixed(2)}x the builtin catalog's)   p99 ${pct(stepTimes, 99).toFixed(2)} ms`);
+  await gw.dispose();
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /**
@@ -237,7 +278,7 @@ async function main(): Promise<void> {
     return;
   }
   if (only === 'fit') return fitTime();
-  await suggestLatency();
+  await crowdedLatency(await suggestLatency());
   if (only === 'suggest') return;
   await fitTime();
   // The product's options (DEFAULT_TWO_STAGE, as ToolIndex uses them); efs around the default ef.
