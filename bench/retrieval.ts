@@ -112,7 +112,8 @@ async function crowdedLatency(ref: { suggest: number; next: number }): Promise<v
   const team = path.join(root, 'bench', 'foreign', 'floodrisk');
   const [check] = crowdedChecks(foreignChecks(path.join(root, 'bench', 'foreign')), dir).filter((c) => c.train === path.join(team, 'train.jsonl'));
   const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [check.manifests], stateDir: path.join(dir, 'state'), learnedDir: path.join(dir, 'learned'), practice: false });
-  await gw.recordTrajectories(readTasks(check.train).map((t) => ({ task: t.query, tools: t.flow })));
+  const flows = readTasks(check.train);
+  await gw.recordTrajectories(flows.map((t) => ({ task: t.query, tools: t.flow })));
   const tests = readTasks(check.test);
   for (const t of tests.slice(0, 30)) await gw.forwardCandidates(`${t.query} #w`, { k: 10 }); // warm-up (JIT)
   const times: number[] = [];
@@ -130,7 +131,7 @@ async function crowdedLatency(ref: { suggest: number; next: number }): Promise<v
   }
   const s = pct(times, 50);
   const n = pct(stepTimes, 50);
-  console.log(`suggest on a crowded team catalog (${gw.tools.length} tools, 250 flows learned, ${times.length} tasks, k=10)`);
+  console.log(`suggest on a crowded team catalog (${gw.tools.length} tools, ${flows.length} flows learned, ${times.length} tasks, k=10)`);
   console.log(`  p50 ${s.toFixed(2)} ms (${(s / ref.suggest).toFixed(2)}x the builtin catalog's)   p99 ${pct(times, 99).toFixed(2)} ms`);
   console.log(`next-step suggestions after three steps (${stepTimes.length} tasks, k=10)`);
   console.log(`  p50 ${n.toFixed(2)} ms (${(n / ref.next).toFixed(2)}x the builtin catalog's)   p99 ${pct(stepTimes, 99).toFixed(2)} ms`);
