@@ -63,6 +63,14 @@ test('adding, changing and removing manifests updates only those tools', async (
   const r3 = await ToolIndex.open(load(), { stateDir: state, embedder: emb3 });
   assert.equal(emb3.texts, 0);
   assert.equal(r3.index.toolCount, 10);
+  // The count a search reads follows every update of an open index (it is cached between them).
+  fs.unlinkSync(path.join(dir, 'slope.json'));
+  await r3.index.update(load());
+  assert.equal(r3.index.toolCount, 9);
+  writeJson(path.join(dir, 'aspect2.json'), { id: 'aspect2', description: 'Aspect from a DEM.' });
+  writeJson(path.join(dir, 'aspect3.json'), { id: 'aspect3', description: 'Aspect classes from a DEM.' });
+  await r3.index.update(load());
+  assert.equal(r3.index.toolCount, 11);
 });
 
 test('the index grows past its initial capacity (resize)', async () => {
