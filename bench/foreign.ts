@@ -109,29 +109,27 @@ export function fewShotDraws(checks: Check[], draws: number, flows: number, out:
  */
 export function crowdedChecks(checks: Check[], out: string): Check[] {
   const homes = [...new Set(checks.map((c) => c.manifests))].sort();
-  const idOf = (f: string) => String(JSON.parse(fs.readFileSync(f, 'utf8')).id);
-  const files = (d: string) => fs.readdirSync(d).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(d, f));
-  const made = new Map<string, string>();
+  // The manifests as the product loads them (id and file), in file order.
+  const tools = (d: string) => loadCatalog({ noBuiltin: true, extraDirs: [d] }).tools.sort((a, b) => a.file.localeCompare(b.file));
+  const made = new Map<string, { dir: string; tools: number }>();
   for (const home of homes) {
     const dir = path.join(out, 'crowded', path.basename(path.dirname(home)), 'manifests');
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     const ids = new Set<string>();
-    for (const f of files(home)) { ids.add(idOf(f)); fs.copyFileSync(f, path.join(dir, path.basename(f))); }
-    for (const other of homes.filter((h) => h !== home)) {
-      const team = path.basename(path.dirname(other));
-      for (const f of files(other)) {
-        const id = idOf(f);
-        if (ids.has(id)) continue;
-        ids.add(id);
-        fs.copyFileSync(f, path.join(dir, `${team}--${path.basename(f)}`));
+    for (const other of [home, ...homes.filter((h) => h !== home)]) {
+      const prefix = other === home ? '' : `${path.basename(path.dirname(other))}--`;
+      for (const t of tools(other)) {
+        if (ids.has(t.manifest.id)) continue;
+        ids.add(t.manifest.id);
+        fs.copyFileSync(t.file, path.join(dir, `${prefix}${path.basename(t.file)}`));
       }
     }
-    made.set(home, dir);
+    made.set(home, { dir, tools: ids.size });
   }
   return checks.map((c) => {
-    const manifests = made.get(c.manifests)!;
-    return { ...c, name: `${c.name}, among ${fs.readdirSync(manifests).length} tools`, manifests };
+    const { dir, tools: n } = made.get(c.manifests)!;
+    return { ...c, name: `${c.name}, among ${n} tools`, manifests: dir };
   });
 }
 
