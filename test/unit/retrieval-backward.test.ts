@@ -382,3 +382,48 @@ test('backward: a team tool whose output has no description or unit still gets a
     await team.dispose();
   }
 });
+
+test('backward: a catalog the forward ranking scores whole (here 240 tools) ranks the same however many suggestions are asked, each with its whole text match', async () => {
+  // 240 tools that all share words with the step's queries, so a pool of 60 texts would leave most
+  // of them with a text match of 0 while they are still ranked (the next step's pool was cut at 200
+  // tools, the forward ranking's at 300).
+  const dir = tmpDir();
+  const fs = await import('fs');
+  const path = await import('path');
+  const things = ['flood', 'water', 'field', 'forest', 'road', 'roof', 'crop', 'river', 'slope', 'coast', 'wetland', 'urban'];
+  const verbs = ['mask', 'area', 'statistics', 'change', 'map', 'clip', 'buffer', 'count', 'classify', 'compare'];
+  for (let i = 0; i < 240; i++) {
+    const id = `team_tool_${String(i).padStart(3, '0')}`;
+    const a = things[i % things.length];
+    const b = verbs[Math.floor(i / things.length) % verbs.length];
+    fs.writeFileSync(path.join(dir, `${id}.json`), JSON.stringify({
+      id, name: `${a} ${b} ${i}`, description: `Computes the ${b} of a ${a} raster mask, variant ${i}.`,
+      inputs: [{ name: 'image', type: 'raster' }],
+    }));
+  }
+  const team = await GeoWeave.open({ stateDir: tmpDir(), noBuiltin: true, extraManifestDirs: [dir] });
+  try {
+    // The flows say what follows the first tool, so tools far down the text ranking reach the top 10.
+    await team.recordTrajectories(Array.from({ length: 20 }, (_, n) => ({ task: `flooded field area survey ${n}`, tools: ['team_tool_000', 'team_tool_239'] })));
+    const m = createMemory('how much flooded field area is there');
+    addStep(m, step('team_tool_000', [{ name: 'mask', type: 'raster', path: 'flood.tif', roles: ['mask'] }], '12% of the field is flooded'));
+    const all = await team.complementarySuggestions(m, { k: 240, mode: 'full' });
+    const top = await team.complementarySuggestions(m, { k: 10, mode: 'full' });
+    assert.equal(all.ranked.length, 240);
+    const ids = top.ranked.map((s) => s.id);
+    assert.ok(ids.includes('team_tool_239'), ids.join(', '));
+    assert.deepEqual(top.ranked.map((s) => [s.id, s.score, s.parts.query, s.parts.dense, s.parts.lexical]), all.ranked.slice(0, 10).map((s) => [s.id, s.score, s.parts.query, s.parts.dense, s.parts.lexical]));
+    // Each tool's query part is its best match among the queries, scored against the whole catalog.
+    const best = new Map<string, number>();
+    for (const q of all.queries) {
+      for (const h of await team.searchTools(q.text, 240)) best.set(h.id, Math.max(best.get(h.id) ?? 0, h.score));
+    }
+    for (const s of all.ranked) {
+      if (s.id === 'team_tool_000') continue;
+      assert.ok(Math.abs(s.parts.query - (best.get(s.id) ?? 0)) < 2e-4, `${s.id}: query part ${s.parts.query}, its best query match ${best.get(s.id)}`);
+    }
+    assert.ok(top.ranked.find((s) => s.id === 'team_tool_239')!.parts.query > 0);
+  } finally {
+    await team.dispose();
+  }
+});

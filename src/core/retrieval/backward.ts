@@ -188,7 +188,10 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   const last = window[window.length - 1];
   const { text: outText, roles: lastRoles } = describeOutputs(window, ctx.tools);
   const queries = [...templates(memory.task, window, outText, ctx.tools), ...(opts.extraQueries ?? []).map((q) => ({ rationale: q.rationale, text: `${q.text}. ${memory.task}` }))];
-  const pool = ctx.tools.size <= 200 ? ctx.tools.size : Math.max(60, k * 5);
+  // As in the forward ranking: a catalog scored whole gets every tool's real text match for the
+  // task and each query (a pool would give a tool past its cut 0 while it is still ranked).
+  const whole = ctx.tools.size <= WHOLE_CATALOG;
+  const pool = whole ? ctx.tools.size : Math.max(60, k * 5);
 
   const taskText = expandedText(memory.task, opts.expansion);
   const taskParsed = parseQuery(taskText);
@@ -229,7 +232,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   const ahead = full ? ctx.learned.similarAhead(taskParsed.terms, ranTools, w.similarK) : new Map<string, number>();
   for (const t of ranTools) pointed.set(t, 1);
   const flowsAhead = seq?.flowCount ? ctx.learned.matchedAhead(taskParsed.terms, pointed, ranTools, MATCHED_FLOWS) : new Map<string, number>();
-  const universe = new Set<string>(ctx.tools.size <= WHOLE_CATALOG && full ? ctx.tools.keys() : taskRel.keys());
+  const universe = new Set<string>(whole && full ? ctx.tools.keys() : taskRel.keys());
   if (full) {
     for (const r of queryRel) for (const id of r.keys()) universe.add(id);
     for (const id of fwdScore.keys()) universe.add(id);
