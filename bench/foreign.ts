@@ -15,6 +15,9 @@
  * `--flows F` (default 20) training flows, each fitted and tested on the folder's test tasks; the
  * mean and spread over the draws per ranker, and on how many draws the product is below a baseline.
  * `--crowded`: each foreign team's catalog inside the union of every foreign catalog (see `crowdedChecks`).
+ * `--extension`: each foreign team as the extension opens its folder: its catalog beside the builtin
+ * one and the shipped practice flows, its training flows recorded as its own, the fusion refitted
+ * as `learn` refits it (`eval --with-practice`; the baselines read the training flows alone).
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -157,7 +160,9 @@ export async function runCheck(c: Check, modes = MODES, extra: string[] = []): P
   let out = '';
   let err = '';
   try {
-    const code = await main(['eval', '--no-builtin', '--manifests', c.manifests, '--tasks', c.test, '--train', c.train, '--state', state, '--mode', modes.join(','), '--k', '1,3,5,10,20', '--json', ...extra],
+    // A team beside the builtin catalog and its practice cannot also drop the builtin catalog.
+    const builtin = extra.includes('--with-practice') ? [] : ['--no-builtin'];
+    const code = await main(['eval', ...builtin, '--manifests', c.manifests, '--tasks', c.test, '--train', c.train, '--state', state, '--mode', modes.join(','), '--k', '1,3,5,10,20', '--json', ...extra],
       { out: (t) => { out += t; }, err: (t) => { err += t + '\n'; } });
     if (code !== 0) throw new Error(`eval on ${c.name} failed (${code}): ${err}`);
     const r = JSON.parse(out);
@@ -190,7 +195,8 @@ async function cli(argv: string[]): Promise<void> {
   const arg = (n: string) => { const i = argv.indexOf(`--${n}`); return i >= 0 ? argv[i + 1] : undefined; };
   const slice = arg('slice') ? Number(arg('slice')) : undefined;
   const only = arg('only')?.split(',');
-  const extra = arg('eval-args')?.split(' ').filter(Boolean) ?? [];
+  const extension = argv.includes('--extension');
+  const extra = [...(arg('eval-args')?.split(' ').filter(Boolean) ?? []), ...(extension ? ['--with-practice'] : [])];
   const out = arg('out') ?? path.join(ROOT, 'bench', '.data', 'foreign');
   fs.mkdirSync(out, { recursive: true });
   const draws = arg('draws') ? Number(arg('draws')) : 0;
@@ -201,8 +207,9 @@ async function cli(argv: string[]): Promise<void> {
   // Draws are taken from each team's full training flows (not from its 20-flow variant).
   const foreign = teams.filter((c) => !c.name.includes(':'));
   const crowded = argv.includes('--crowded');
-  if (crowded && draws) throw new Error('--crowded and --draws are separate views; give one of them');
-  const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : crowded ? crowdedChecks(teams, out) : [...writeBare(path.join(out, 'bare'), slice), ...teams])
+  if ([crowded, draws > 0, extension].filter(Boolean).length > 1) throw new Error('--crowded, --draws and --extension are separate views; give one of them');
+  // The bare catalog is the builtin one renamed: beside the builtin catalog it would be there twice.
+  const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : crowded ? crowdedChecks(teams, out) : extension ? teams : [...writeBare(path.join(out, 'bare'), slice), ...teams])
     .filter((c) => !only || only.some((o) => c.name.startsWith(o)));
   if (draws && !checks.length) throw new Error(`--draws: no team${only ? ` among ${only.join(', ')}` : ''} has twice ${flows} training flows to draw from${slice ? ` (--slice ${slice} keeps fewer)` : ''}`);
   const all: Record<string, Report> = {};

@@ -393,7 +393,7 @@ export class GeoWeave {
     return run;
   }
 
-  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; cases: number } {
+  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; practiceWeight: number; cases: number } {
     return {
       tools: this.tools.length,
       workflows: this.workflows.length,
@@ -402,14 +402,23 @@ export class GeoWeave {
       indexFile: this.index.file,
       learnedTransitions: this.ctx.learned.transitionCount,
       practiceTransitions: this.ctx.learned.priorTransitionCount,
+      practiceWeight: this.ctx.learned.priorWeight(),
       cases: this.ctx.learned.caseCount,
     };
   }
 
-  /** The flows a fit of this catalog replays: the practice flows, then the learned ones whose task text was kept. */
+  /**
+   * The flows a fit of this catalog replays: the practice flows, then the learned ones whose task
+   * text was kept. The practice comes in the share the learned graph gives it (`priorWeight`), spread
+   * evenly over the file: a team whose flows run its own tools is fitted on its flows, not on the
+   * practice's, as its rankings read them.
+   */
   private fitFlows(): EvalTask[] {
     const learned = this.ctx.learned.learnedFlows().map((f, i) => ({ id: `learned-${i + 1}`, query: f.query, gold: [...new Set(f.tools)], flow: f.tools, line: 0 }));
-    return [...this.practiceFlows, ...learned].filter((t) => flowOf(t).every((id) => this.ctx.tools.has(id)));
+    const n = this.practiceFlows.length;
+    const keep = Math.round(this.ctx.learned.priorWeight() * n);
+    const practice = this.practiceFlows.filter((_, i) => Math.floor(((i + 1) * keep) / n) > Math.floor((i * keep) / n));
+    return [...practice, ...learned].filter((t) => flowOf(t).every((id) => this.ctx.tools.has(id)));
   }
 
   private fingerprints(flows: EvalTask[]): { catalog: string; flows: string } {

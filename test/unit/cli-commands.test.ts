@@ -125,3 +125,25 @@ test('--practice FILE / --no-practice choose the flows the learned graph starts 
   assert.equal(missing.code, 2);
   assert.match(missing.err, /--practice .*nope\.jsonl: no such file/);
 });
+
+test('eval --with-practice opens a team as the extension does: beside the builtin catalog, fitted on its flows and the practice in the share its flows leave it', async () => {
+  const team = path.join(repoRoot, 'bench', 'foreign', 'municipal');
+  const dir = tmpDir();
+  const lines = fs.readFileSync(path.join(team, 'train.jsonl'), 'utf8').trim().split('\n');
+  const train = path.join(dir, 'train.jsonl');
+  fs.writeFileSync(train, lines.slice(0, 12).join('\n') + '\n');
+  const test = path.join(dir, 'test.jsonl');
+  fs.writeFileSync(test, lines.slice(12, 16).join('\n') + '\n');
+  const steps = lines.slice(0, 12).reduce((a, l) => a + JSON.parse(l).flow.length, 0);
+  const practice = fs.readFileSync(path.join(repoRoot, 'tool-manifests', 'practice.jsonl'), 'utf8').trim().split('\n').length;
+  const args = ['--manifests', path.join(team, 'manifests'), '--tasks', test, '--train', train, '--state', tmpDir(), '--mode', 'full,knn'];
+  const r = await cli('eval', '--with-practice', ...args);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^4 tasks, 193 tools, learned from 12 training tasks/m, r.out);
+  // None of the 12 flows runs a builtin tool: the practice weighs 10 / (10 + their steps).
+  const kept = Math.round((10 / (10 + steps)) * practice);
+  assert.match(r.err, new RegExp(`fusion fitted on ${kept + 12} practice and training flows`), r.err);
+  const bad = await cli('eval', '--with-practice', '--no-builtin', ...args);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--with-practice evaluates beside the builtin catalog.*drop --no-builtin/);
+});

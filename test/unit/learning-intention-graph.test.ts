@@ -138,13 +138,18 @@ test('similar cases: flows of tasks worded alike vote for what followed the late
   // A learned case counts beside the prior; it halves every half-life, the prior does not.
   g.recordTrajectory(['mean', 'parcel', 'orchard'], ['ndvi', 'raster_stats']);
   const both = g.similarNext(['mean', 'parcel', 'orchard'], ['ndvi']);
-  assert.ok(Math.abs(both.get('zonal_stats')! - 0.5) < 1e-9 && Math.abs(both.get('raster_stats')! - 0.5) < 1e-9, JSON.stringify([...both]));
+  // (The practice weighs 11/12 now: one of the learned flow's two steps runs a tool it never ran.)
+  const r = g.priorWeight();
+  assert.equal(r, 11 / 12);
+  assert.ok(Math.abs(both.get('zonal_stats')! - r / (1 + r)) < 1e-9 && Math.abs(both.get('raster_stats')! - 1 / (1 + r)) < 1e-9, JSON.stringify([...both]));
   g.save();
   now += 10 * 86_400_000;
   const g2 = IntentionGraph.load(dir, { now: () => now });
   g2.setPrior([{ terms: ['mean', 'parcel', 'orchard'], tools: ['ndvi', 'zonal_stats'] }]);
   const later = g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi']);
-  assert.ok(Math.abs(later.get('raster_stats')! - 1 / 3) < 1e-9, JSON.stringify([...later]));
+  const r2 = g2.priorWeight();
+  assert.ok(Math.abs(r2 - 10.5 / 11) < 1e-9, String(r2));
+  assert.ok(Math.abs(later.get('raster_stats')! - 0.5 / (0.5 + r2)) < 1e-9, JSON.stringify([...later]));
   // Only the top neighbours vote.
   assert.deepEqual([...g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi'], 1).keys()], ['zonal_stats']);
   const raw = JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8'));
@@ -154,6 +159,34 @@ test('similar cases: flows of tasks worded alike vote for what followed the late
   g2.recordTrajectory(['flood'], ['quicklook', 'cog_convert']);
   assert.deepEqual(g2.toJSON().cases!.map((c) => c.tools), [['ndvi', 'raster_stats', 'zonal_stats', 'quicklook'], ['quicklook', 'cog_convert']]);
   assert.equal(g2.caseCount, 3, 'two learned, one shipped');
+});
+
+test('the shipped practice yields to a team whose flows run other tools: its weight is the share of learned steps on its tools, with 10 steps on its side', () => {
+  const practice = [
+    { terms: ['flood', 'extent', 'map'], tools: ['mndwi', 'threshold', 'area_by_class'] },
+    { terms: ['flood', 'depth'], tools: ['mndwi', 'threshold', 'flood_depth'] },
+  ];
+  const g = new IntentionGraph(undefined);
+  g.setPrior(practice);
+  assert.equal(g.priorWeight(), 1, 'nothing learned: the practice counts fully');
+  assert.deepEqual([...g.similarTools(['flood', 'extent', 'map']).keys()].sort(), ['area_by_class', 'flood_depth', 'mndwi', 'threshold']);
+  // An analyst who runs the practice's tools keeps it whole.
+  g.recordTrajectory(['flood', 'extent'], ['mndwi', 'threshold', 'area_by_class']);
+  assert.equal(g.priorWeight(), 1);
+  // A team on its own tools: 10 flows of 3 steps, none on the practice's tools.
+  const team = new IntentionGraph(undefined);
+  team.setPrior(practice);
+  for (let i = 0; i < 10; i++) team.recordTrajectory(['flood', 'extent', 'map', `zone${i}`], ['sar_load', 'sar_flood_mask', 'cresta_loss']);
+  assert.ok(Math.abs(team.priorWeight() - 10 / 40) < 1e-12, String(team.priorWeight()));
+  for (let i = 10; i < 40; i++) team.recordTrajectory(['flood', 'extent', 'map', `zone${i}`], ['sar_load', 'sar_flood_mask', 'cresta_loss']);
+  assert.ok(Math.abs(team.priorWeight() - 10 / 130) < 1e-12, String(team.priorWeight()));
+  // Its task now finds its own flows first; the practice's flows weigh a thirteenth in every learned part.
+  const tools = team.similarTools(['flood', 'extent', 'map'], 10);
+  assert.ok(tools.get('sar_flood_mask')! > 4 * (tools.get('mndwi') ?? 0), JSON.stringify([...tools]));
+  const alone = new IntentionGraph(undefined);
+  alone.setPrior(practice);
+  assert.ok(team.sequences().popularity('mndwi') < 0.1, String(team.sequences().popularity('mndwi')));
+  assert.equal(alone.sequences().popularity('mndwi'), 1);
 });
 
 test('next-step suggestions follow the case of the most similar task after the same step', async () => {

@@ -6,8 +6,11 @@
  * `--weights '{"terminal":0.1}'` overrides fusion weights (for CV experiments);
  * `--seed N` shuffles the CV folds (repeated CV);
  * `--misses FILE.jsonl` writes every next-step prediction whose target missed the top 3.
- * The shipped analyst practice (tool-manifests/practice.jsonl) is never loaded here: evaluation
- * learns only from `--train`.
+ * The shipped analyst practice (tool-manifests/practice.jsonl) is not loaded here: evaluation
+ * learns only from `--train`. `--with-practice` evaluates a team as the extension opens its folder:
+ * the builtin catalog and the practice beside `--manifests`, `--train` recorded as the team's own
+ * flows, the fusion refitted as `learn` refits it (the practice in the share the learned graph
+ * gives it); the baselines still read only `--train`.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -136,8 +139,13 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const train = trainFile ? readTasks(trainFile) : [];
   // Learning from --train never touches the real state: it goes to a temporary folder.
   const learnedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-eval-'));
-  // Evaluation learns only from --train: the shipped analyst practice stays out.
-  const gw = await openFrom(args, io, { learnedDir, weights, practice: false });
+  // Evaluation learns only from --train: the shipped analyst practice stays out, unless
+  // --with-practice asks for a team as the extension opens it (the builtin catalog and its practice
+  // beside the team's tools and flows, the fusion refitted as `learn` refits it).
+  const withPractice = args.flags.has('with-practice');
+  if (withPractice && args.flags.has('no-builtin')) throw new UsageError('--with-practice evaluates beside the builtin catalog and its shipped practice; drop --no-builtin');
+  if (withPractice && args.flags.has('no-practice')) throw new UsageError('--with-practice and --no-practice contradict each other; give one');
+  const gw = await openFrom(args, io, { learnedDir, weights, ...(withPractice ? {} : { practice: false }) });
   try {
     for (const m of missingIds(tasks, (id) => !!gw.getTool(id))) io.err(`warning: ${tasksFile}: tool not in the catalog: ${m}`);
     if (train.length) {
@@ -145,8 +153,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       await gw.recordTrajectories(train.map((t) => ({ task: t.query, tools: flowOf(t) })));
     }
     // The fusion weights are fitted on the training flows only (k-fold), as `learn` fits them on a team's flows.
-    const fusion = modes.includes('full') && !args.flags.has('no-fit') ? await gw.fitFusion(train) : undefined;
-    if (fusion && !args.flags.has('json')) io.err(fusion.report ? `fusion fitted on ${fusion.report.flows} training flows (${fusion.report.folds}-fold, ${fusion.report.seconds} s): out-of-fold next hit@3 ${fmt(fusion.report.next.before['hit@3'])} → ${fmt(fusion.report.next.after['hit@3'])}, forward R@10 ${fmt(fusion.report.forward.before['R@10'])} → ${fmt(fusion.report.forward.after['R@10'])}` : `fusion: prior weights (${fusion.reason})`);
+    const fit = modes.includes('full') && !args.flags.has('no-fit');
+    const fusion = !fit ? undefined : withPractice ? await gw.refitFusion({ force: true }) : await gw.fitFusion(train);
+    if (fusion && !args.flags.has('json')) io.err(fusion.report ? `fusion fitted on ${fusion.report.flows} ${withPractice ? 'practice and training' : 'training'} flows (${fusion.report.folds}-fold, ${fusion.report.seconds} s): out-of-fold next hit@3 ${fmt(fusion.report.next.before['hit@3'])} → ${fmt(fusion.report.next.after['hit@3'])}, forward R@10 ${fmt(fusion.report.forward.before['R@10'])} → ${fmt(fusion.report.forward.after['R@10'])}` : `fusion: prior weights (${fusion.reason})`);
     const reports = new Map<Mode, EvalReport>();
     const steps: StepRecord[] = [];
     for (const m of modes) {

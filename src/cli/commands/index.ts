@@ -40,7 +40,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       io.out(JSON.stringify({ ...s, stateDir: gw.stateFolder, fusion: { ...fusion, ...(state ? { fittedAt: state.fittedAt, report: state.report, reason: state.reason } : {}), weights: gw.weights }, problems: gw.problems }, null, 2));
     } else {
       if (sub === 'build') io.out(`built the index in ${Date.now() - t0} ms`);
-      io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice)\nsimilar-task cases: ${s.cases}`);
+      io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice${s.practiceTransitions && s.practiceWeight < 1 ? `, weighed ${s.practiceWeight.toFixed(2)}: your flows run other tools` : ''})\nsimilar-task cases: ${s.cases}`);
       io.out(describeFusion(gw));
       for (const p of gw.problems) io.err(formatProblem(p));
     }
