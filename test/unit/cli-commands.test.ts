@@ -140,8 +140,10 @@ test('eval --with-practice opens a team as the extension does: beside the builti
   const r = await cli('eval', '--with-practice', ...args);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^4 tasks, 193 tools, learned from 12 training tasks/m, r.out);
-  // None of the 12 flows runs a builtin tool: the practice weighs 10 / (10 + their steps).
-  const kept = Math.round((10 / (10 + steps)) * practice);
+  // None of the 12 flows runs a builtin tool: the practice weighs r = 10 / (10 + their steps), and
+  // the fit replays r / (1 - r) practice flows per own flow (the share of its steps on them).
+  const r10 = 10 / (10 + steps);
+  const kept = Math.min(practice, Math.round((r10 / (1 - r10)) * 12));
   assert.match(r.err, new RegExp(`fusion fitted on ${kept + 12} practice and training flows`), r.err);
   const bad = await cli('eval', '--with-practice', '--no-builtin', ...args);
   assert.equal(bad.code, 2);

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { IntentionGraph, LEARNED_FILE } from '../../src/core/learning/intention-graph';
 import { GeoWeave } from '../../src/core/geoweave';
-import { fixtureCatalog, logSink, tmpDir } from '../fixtures/helpers';
+import { fixtureCatalog, logSink, repoRoot, tmpDir } from '../fixtures/helpers';
 
 test('transitions and affinities accumulate, decay with their half-life, and persist', () => {
   let now = Date.UTC(2026, 0, 1);
@@ -250,4 +250,26 @@ test('flows learned before a parser change are read with the terms the parser gi
   assert.ok(today.classifier().knowsTerm('landsat') && !old.classifier().knowsTerm('landsat'));
   // The saved file is not rewritten: the terms are derived when the models are built.
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8')).cases[0].terms, ['flood', 'map']);
+});
+
+test('a fit replays the practice in the learned graph\'s share until a team has flows enough to fit on, then in the share of its steps on the practice\'s tools', async () => {
+  const team = path.join(repoRoot, 'bench', 'foreign', 'municipal');
+  const flows = fs.readFileSync(path.join(team, 'train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { query: string; flow: string[] });
+  const practice = fs.readFileSync(path.join(repoRoot, 'tool-manifests', 'practice.jsonl'), 'utf8').trim().split('\n').length;
+  const gw = await GeoWeave.open({ extraManifestDirs: [path.join(team, 'manifests')], stateDir: tmpDir() });
+  try {
+    assert.equal(gw.fusionStatus().flows, practice, 'nothing learned: every practice flow');
+    await gw.recordTrajectories(flows.slice(0, 5).map((f) => ({ task: f.query, tools: f.flow })));
+    const steps5 = flows.slice(0, 5).reduce((a, f) => a + f.flow.length, 0);
+    const r5 = 10 / (10 + steps5);
+    // (Learned flows decay from the moment they were recorded: a few milliseconds here.)
+    assert.ok(Math.abs(gw.stats().practiceWeight - r5) < 1e-6, String(gw.stats().practiceWeight));
+    assert.equal(gw.fusionStatus().flows, Math.round(r5 * practice) + 5);
+    await gw.recordTrajectories(flows.slice(5, 40).map((f) => ({ task: f.query, tools: f.flow })));
+    const steps40 = flows.slice(0, 40).reduce((a, f) => a + f.flow.length, 0);
+    const r40 = 10 / (10 + steps40);
+    assert.equal(gw.fusionStatus().flows, Math.round((r40 / (1 - r40)) * 40) + 40);
+  } finally {
+    await gw.dispose();
+  }
 });
