@@ -9,8 +9,8 @@
  * The shipped analyst practice (tool-manifests/practice.jsonl) is not loaded here: evaluation
  * learns only from `--train`. `--with-practice` evaluates a team as the extension opens its folder:
  * the builtin catalog and the practice beside `--manifests`, `--train` recorded as the team's own
- * flows, the fusion refitted as `learn` refits it (the practice in the share the learned graph
- * gives it); the baselines still read only `--train`.
+ * flows, the fusion refitted as `learn` refits it (the practice in the share of the team's steps
+ * that run its tools); the baselines still read only `--train`.
  */
 import * as fs from 'fs';
 import * as os from 'os';
