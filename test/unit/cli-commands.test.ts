@@ -148,4 +148,7 @@ test('eval --with-practice opens a team as the extension does: beside the builti
   const bad = await cli('eval', '--with-practice', '--no-builtin', ...args);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--with-practice evaluates beside the builtin catalog.*drop --no-builtin/);
+  const both = await cli('eval', '--with-practice', '--no-practice', ...args);
+  assert.equal(both.code, 2);
+  assert.match(both.err, /--with-practice and --no-practice contradict each other/);
 });
