@@ -273,3 +273,23 @@ test('a fit replays the practice in the learned graph\'s share until a team has 
     await gw.dispose();
   }
 });
+
+test('a save that merges another process\'s flows retrains the models on them (a second window\'s flows count at once, not at this one\'s next flow)', () => {
+  const dir = tmpDir();
+  const a = IntentionGraph.load(dir);
+  const b = IntentionGraph.load(dir);
+  b.recordTrajectory(['slope'], ['dem_fill', 'slope']);
+  b.save();
+  assert.equal(b.sequences().popularity('ndvi'), 0);
+  assert.equal(b.classifier().predict(['vegetation']).get('ndvi') ?? 0, 0);
+  const v = b.version;
+  a.recordTrajectory(['vegetation', 'health'], ['ndvi', 'zonal_stats']);
+  a.save();
+  // b records only feedback, then saves: the merge brings a's flow.
+  b.recordFeedback(['slope'], 'slope', true);
+  b.save();
+  assert.ok(b.version > v);
+  assert.equal(b.caseCount, 2);
+  assert.ok(Math.abs(b.sequences().popularity('ndvi') - 0.5) < 1e-6, String(b.sequences().popularity('ndvi')));
+  assert.ok((b.classifier().predict(['vegetation']).get('ndvi') ?? 0) > 0);
+});

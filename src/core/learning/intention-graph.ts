@@ -52,6 +52,11 @@ type Table = 'transitions' | 'affinities';
  */
 const PRIOR_STEPS = 10;
 
+/** The cases as a string that changes when a case is added, dropped or extended. */
+function casesKey(cases: Case[] | undefined): string {
+  return (cases ?? []).map((c) => `${c.t}:${c.tools.length}`).join(',');
+}
+
 export class IntentionGraph {
   private state: LearnedState;
   /**
@@ -133,12 +138,22 @@ export class IntentionGraph {
     if (!this.file) return true;
     try {
       const base = savedBase.get(this) ?? emptyLearnedState(this.state.halfLifeDays);
+      const ours = casesKey(this.state.cases);
       const merged = saveLearnedState(this.file, this.state, base, { maxCases: MAX_CASES, log });
       savedBase.set(this, cloneLearnedState(merged));
       this.state = merged;
       this.dirtyTotals = true;
       this.caseIndex = undefined;
       this.priorShare = undefined;
+      // Another process's flows came in with the merge: the models trained on the cases must see
+      // them too (they were kept until this process recorded a flow of its own), and derived scores
+      // keyed on the version must not outlive the merged counts.
+      if (casesKey(merged.cases) !== ours) {
+        this.sequenceModel = undefined;
+        this.toolModel = undefined;
+        this.stepModel = undefined;
+      }
+      this.changes++;
       return true;
     } catch (e) {
       log?.('warn', `cannot save learned state to ${this.file}: ${(e as Error).message}`);
