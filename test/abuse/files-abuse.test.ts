@@ -167,6 +167,30 @@ test('hostile task files, manifests and notebooks: clear errors, no crash, no ha
     fs.rmSync(state, { recursive: true, force: true });
   });
 
+  // `eval --with-practice` (a team beside the builtin catalog and its practice): contradicting
+  // flags are usage errors naming the flag; a practice file that is missing, a folder or garbage is
+  // a warning naming it, and the evaluation goes on without it.
+  const small = path.join(root, 'eval-small.jsonl');
+  fs.writeFileSync(small, TASKS);
+  const garbage = path.join(root, 'practice-garbage.jsonl');
+  fs.writeFileSync(garbage, '{"id": "p1", "query": "x", "flow": [\n\u0000\u0001 not json\n');
+  const practiceTrials: [string, string[], string[]][] = [
+    ['--with-practice with --no-builtin', ['--with-practice', ...CATALOG_ARGS], ['--with-practice']],
+    ['--with-practice with --no-practice', ['--with-practice', '--no-practice', '--manifests', path.join(repoRoot, 'test', 'fixtures', 'catalog')], ['--with-practice']],
+    ['--with-practice, practice file missing', ['--with-practice', '--no-fit', '--practice', path.join(root, 'no-such-practice.jsonl')], ['no-such-practice.jsonl']],
+    ['--with-practice, practice file a folder', ['--with-practice', '--no-fit', '--practice', root], [path.basename(root)]],
+    ['--with-practice, practice file garbage', ['--with-practice', '--no-fit', '--practice', garbage], ['practice-garbage.jsonl']],
+  ];
+  await pool(practiceTrials, 2, async ([input, flags, names]) => {
+    const state = tmpDir();
+    const res = await cli(['eval', '--tasks', small, '--train', small, '--mode', 'full,knn', ...flags, '--state', state], { timeoutMs: 90_000 });
+    let { outcome, detail } = cliOutcome(res, names);
+    // A practice that cannot be read is said, by name, even when the evaluation goes on.
+    if (outcome === 'handled' && res.status === 0 && !names.some((n) => res.stderr.includes(n))) { outcome = 'crashed'; detail = `went on without saying why: ${res.stderr.slice(0, 300)}`; }
+    tally.add('eval flags', input, outcome, detail);
+    fs.rmSync(state, { recursive: true, force: true });
+  });
+
   // Workspace manifests, read by suggest from the workspace folder.
   const state = tmpDir();
   const warm = await cli(['index', 'build', '--state', state, ...CATALOG_ARGS]);
