@@ -132,11 +132,11 @@ test('eval --with-practice opens a team as the extension does: beside the builti
   const lines = fs.readFileSync(path.join(team, 'train.jsonl'), 'utf8').trim().split('\n');
   const train = path.join(dir, 'train.jsonl');
   fs.writeFileSync(train, lines.slice(0, 12).join('\n') + '\n');
-  const test = path.join(dir, 'test.jsonl');
-  fs.writeFileSync(test, lines.slice(12, 16).join('\n') + '\n');
+  const testFile = path.join(dir, 'test.jsonl');
+  fs.writeFileSync(testFile, lines.slice(12, 16).join('\n') + '\n');
   const steps = lines.slice(0, 12).reduce((a, l) => a + JSON.parse(l).flow.length, 0);
   const practice = fs.readFileSync(path.join(repoRoot, 'tool-manifests', 'practice.jsonl'), 'utf8').trim().split('\n').length;
-  const args = ['--manifests', path.join(team, 'manifests'), '--tasks', test, '--train', train, '--state', tmpDir(), '--mode', 'full,knn'];
+  const args = ['--manifests', path.join(team, 'manifests'), '--tasks', testFile, '--train', train, '--state', tmpDir(), '--mode', 'full,knn'];
   const r = await cli('eval', '--with-practice', ...args);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^4 tasks, 193 tools, learned from 12 training tasks/m, r.out);

@@ -95,11 +95,7 @@ export class IntentionGraph {
     this.prior = flows.length ? g.state : undefined;
     this.priorTools = new Set(flows.flatMap((f) => f.tools));
     this.dirtyTotals = true;
-    this.caseIndex = undefined;
-    this.priorShare = undefined;
-    this.sequenceModel = undefined;
-    this.toolModel = undefined;
-    this.stepModel = undefined;
+    this.dropCaseModels();
     this.changes++;
   }
 
@@ -148,11 +144,7 @@ export class IntentionGraph {
       // Another process's flows came in with the merge: the models trained on the cases must see
       // them too (they were kept until this process recorded a flow of its own), and derived scores
       // keyed on the version must not outlive the merged counts.
-      if (casesKey(merged.cases) !== ours) {
-        this.sequenceModel = undefined;
-        this.toolModel = undefined;
-        this.stepModel = undefined;
-      }
+      if (casesKey(merged.cases) !== ours) this.dropCaseModels();
       this.changes++;
       return true;
     } catch (e) {
@@ -232,13 +224,18 @@ export class IntentionGraph {
         cases.push({ terms: uniqTerms, tools: [...tools], t: this.now(), ...(query ? { query } : {}) });
         if (cases.length > MAX_CASES) cases.splice(0, cases.length - MAX_CASES);
       }
-      this.caseIndex = undefined;
-      this.sequenceModel = undefined;
-      this.toolModel = undefined;
-      this.stepModel = undefined;
-      this.priorShare = undefined;
-      this.dirtyTotals = true;
+      this.dropCaseModels();
     }
+  }
+
+  /** Everything built from the cases, and the practice weight they set (the totals read it); rebuilt on first use. */
+  private dropCaseModels(): void {
+    this.dirtyTotals = true;
+    this.caseIndex = undefined;
+    this.sequenceModel = undefined;
+    this.toolModel = undefined;
+    this.stepModel = undefined;
+    this.priorShare = undefined;
   }
 
   /**
