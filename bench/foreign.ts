@@ -28,6 +28,7 @@ import { readTasks } from '../src/core/eval/tasks';
 import { bareManifest, bareTask, opaqueId } from '../src/core/eval/bare';
 import { loadCatalog } from '../src/core/manifests/load';
 import { writeFileAtomic } from '../src/core/index/fs-util';
+import { MIN_FIT_FLOWS } from '../src/core/fusion/fusion';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODES = ['full', 'knn', 'transitions'];
@@ -202,7 +203,7 @@ async function cli(argv: string[]): Promise<void> {
   const draws = arg('draws') ? Number(arg('draws')) : 0;
   if (arg('draws') && !(Number.isInteger(draws) && draws > 0)) throw new Error(`--draws must be a whole number of draws, got "${arg('draws')}"`);
   const flows = arg('flows') ? Number(arg('flows')) : 20;
-  if (!(Number.isInteger(flows) && flows >= 10)) throw new Error(`--flows must be a whole number of flows, at least 10 (a fit needs 10), got "${arg('flows')}"`);
+  if (!(Number.isInteger(flows) && flows >= MIN_FIT_FLOWS)) throw new Error(`--flows must be a whole number of flows, at least ${MIN_FIT_FLOWS} (a fit needs ${MIN_FIT_FLOWS}), got "${arg('flows')}"`);
   const teams = foreignChecks(path.join(ROOT, 'bench', 'foreign'), slice, out);
   // Draws are taken from each team's full training flows (not from its 20-flow variant).
   const foreign = teams.filter((c) => !c.name.includes(':'));

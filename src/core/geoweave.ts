@@ -393,7 +393,7 @@ export class GeoWeave {
     return run;
   }
 
-  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; practiceWeight: number; cases: number } {
+  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; practiceShare: number; practiceWeight: number; cases: number } {
     return {
       tools: this.tools.length,
       workflows: this.workflows.length,
@@ -402,6 +402,7 @@ export class GeoWeave {
       indexFile: this.index.file,
       learnedTransitions: this.ctx.learned.transitionCount,
       practiceTransitions: this.ctx.learned.priorTransitionCount,
+      practiceShare: this.ctx.learned.practiceShare(),
       practiceWeight: this.ctx.learned.priorWeight(),
       cases: this.ctx.learned.caseCount,
     };
@@ -410,7 +411,7 @@ export class GeoWeave {
   /**
    * The flows a fit of this catalog replays: the practice flows, then the learned ones whose task
    * text was kept. The practice comes in the share its tools have in the learned flows
-   * (`priorWeight`), spread evenly over the file: a team whose flows run its own tools is fitted on
+   * (`practiceShare`), spread evenly over the file: a team whose flows run its own tools is fitted on
    * its flows, not on the practice's (a 20-flow municipal team replaying 52 practice flows beside
    * its own: R@10 0.318, below knn's 0.347; replaying 2: 0.339, next hit@1 0.235 → 0.254).
    */
@@ -421,7 +422,7 @@ export class GeoWeave {
     // team's steps that run its tools (r = that share: r / (1 - r) practice flows per own flow),
     // so the fit weighs the parts for the team's tasks; before, in the share the learned graph
     // gives it (r of the file), so a handful of flows is not fitted alone.
-    const r = this.ctx.learned.priorWeight();
+    const r = this.ctx.learned.practiceShare();
     const keep = r < 1 && learned.length >= MIN_FIT_FLOWS ? Math.min(n, Math.round((r / (1 - r)) * learned.length)) : Math.round(r * n);
     const practice = this.practiceFlows.filter((_, i) => Math.floor(((i + 1) * keep) / n) > Math.floor((i * keep) / n));
     return [...practice, ...learned].filter((t) => flowOf(t).every((id) => this.ctx.tools.has(id)));

@@ -5,6 +5,7 @@ import * as path from 'path';
 import { GeoWeave } from '../../src/core/geoweave';
 import { FIT_PROCEDURE, FUSION_FILE, readFusion, fusionFingerprint, writeFusion } from '../../src/core/fusion/store';
 import { MIN_FIT_FLOWS } from '../../src/core/fusion/fusion';
+import { FITTED_FORWARD, FITTED_NEXT } from '../../src/core/retrieval/signals';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { readTasks } from '../../src/core/eval/tasks';
 import { DEFAULT_WEIGHTS } from '../../src/core/retrieval/context';
@@ -92,6 +93,35 @@ test('fusion state: too few flows keep the prior; a malformed file is reported, 
     assert.ok(warnings.some((w) => /fusion weights not used: .*fusion\.json/.test(w)), warnings.join('\n'));
   } finally {
     await again.dispose();
+  }
+});
+
+test('fusion state: a fit needs 2 flows; with fewer than 20 next steps it fits the forward weights and keeps the prior\'s next-step ones', async () => {
+  // 4 flows of 3 tools: 8 next steps, too few to fit the next step on (a fit learns them by heart).
+  const few = practiceState(4);
+  const gw = await few.open();
+  try {
+    assert.equal(gw.fusionNeedsFit(), true, '4 flows are enough to fit on');
+    const st = await gw.refitFusion();
+    assert.ok(st.report, st.reason);
+    assert.equal(st.report!.flows, 4);
+    assert.match(st.report!.nextPrior ?? '', /^8 next steps, a next-step fit needs 20$/);
+    for (const n of FITTED_NEXT) assert.equal((st.weights as Record<string, number>)[n], undefined, `${n} is not fitted`);
+    for (const n of FITTED_NEXT) assert.equal((gw.weights as unknown as Record<string, number>)[n], (DEFAULT_WEIGHTS as unknown as Record<string, number>)[n]);
+    assert.ok(FITTED_FORWARD.every((n) => typeof (st.weights as Record<string, number>)[n] === 'number'), 'the forward weights are fitted');
+    assert.deepEqual(st.report!.next.after, st.report!.next.before);
+  } finally {
+    await gw.dispose();
+  }
+  // 12 such flows: 24 steps, and the next-step weights are fitted too.
+  const more = practiceState(12);
+  const gw2 = await more.open();
+  try {
+    const st = await gw2.refitFusion();
+    assert.equal(st.report!.nextPrior, undefined);
+    assert.ok(FITTED_NEXT.every((n) => typeof (st.weights as Record<string, number>)[n] === 'number'));
+  } finally {
+    await gw2.dispose();
   }
 });
 

@@ -138,17 +138,20 @@ test('similar cases: flows of tasks worded alike vote for what followed the late
   // A learned case counts beside the prior; it halves every half-life, the prior does not.
   g.recordTrajectory(['mean', 'parcel', 'orchard'], ['ndvi', 'raster_stats']);
   const both = g.similarNext(['mean', 'parcel', 'orchard'], ['ndvi']);
-  // (The practice weighs 11/12 now: one of the learned flow's two steps runs a tool it never ran.)
+  // (The practice's share is 11/12 now: one of the learned flow's two steps runs a tool it never ran.
+  // Its one flow stands for 11 learned flows' worth, more than it has: it counts in full.)
+  assert.equal(g.practiceShare(), 11 / 12);
   const r = g.priorWeight();
-  assert.equal(r, 11 / 12);
+  assert.equal(r, 1);
   assert.ok(Math.abs(both.get('zonal_stats')! - r / (1 + r)) < 1e-9 && Math.abs(both.get('raster_stats')! - 1 / (1 + r)) < 1e-9, JSON.stringify([...both]));
   g.save();
   now += 10 * 86_400_000;
   const g2 = IntentionGraph.load(dir, { now: () => now });
   g2.setPrior([{ terms: ['mean', 'parcel', 'orchard'], tools: ['ndvi', 'zonal_stats'] }]);
   const later = g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi']);
+  assert.ok(Math.abs(g2.practiceShare() - 10.5 / 11) < 1e-9, String(g2.practiceShare()));
   const r2 = g2.priorWeight();
-  assert.ok(Math.abs(r2 - 10.5 / 11) < 1e-9, String(r2));
+  assert.equal(r2, 1);
   assert.ok(Math.abs(later.get('raster_stats')! - 0.5 / (0.5 + r2)) < 1e-9, JSON.stringify([...later]));
   // Only the top neighbours vote.
   assert.deepEqual([...g2.similarNext(['mean', 'parcel', 'orchard'], ['ndvi'], 1).keys()], ['zonal_stats']);
@@ -161,26 +164,34 @@ test('similar cases: flows of tasks worded alike vote for what followed the late
   assert.equal(g2.caseCount, 3, 'two learned, one shipped');
 });
 
-test('the shipped practice yields to a team whose flows run other tools: its weight is the share of learned steps on its tools, with 10 steps on its side', () => {
-  const practice = [
+test('the shipped practice yields to a team whose flows run other tools: it holds the share of learned steps on its tools, with 10 steps on its side', () => {
+  // 20 practice flows, so that their weight is not capped at 1 below.
+  const practice = Array.from({ length: 10 }, () => [
     { terms: ['flood', 'extent', 'map'], tools: ['mndwi', 'threshold', 'area_by_class'] },
     { terms: ['flood', 'depth'], tools: ['mndwi', 'threshold', 'flood_depth'] },
-  ];
+  ]).flat();
   const g = new IntentionGraph(undefined);
   g.setPrior(practice);
+  assert.equal(g.practiceShare(), 1);
   assert.equal(g.priorWeight(), 1, 'nothing learned: the practice counts fully');
-  assert.deepEqual([...g.similarTools(['flood', 'extent', 'map']).keys()].sort(), ['area_by_class', 'flood_depth', 'mndwi', 'threshold']);
+  assert.deepEqual([...g.similarTools(['flood', 'extent', 'map'], 20).keys()].sort(), ['area_by_class', 'flood_depth', 'mndwi', 'threshold']);
   // An analyst who runs the practice's tools keeps it whole.
   g.recordTrajectory(['flood', 'extent'], ['mndwi', 'threshold', 'area_by_class']);
+  assert.equal(g.practiceShare(), 1);
   assert.equal(g.priorWeight(), 1);
   // A team on its own tools: 10 flows of 3 steps, none on the practice's tools.
   const team = new IntentionGraph(undefined);
   team.setPrior(practice);
   for (let i = 0; i < 10; i++) team.recordTrajectory(['flood', 'extent', 'map', `zone${i}`], ['sar_load', 'sar_flood_mask', 'cresta_loss']);
-  assert.ok(Math.abs(team.priorWeight() - 10 / 40) < 1e-6, String(team.priorWeight()));
+  // (Learned flows decay by the clock between records: compared within 1e-6.)
+  assert.ok(Math.abs(team.practiceShare() - 10 / 40) < 1e-6, String(team.practiceShare()));
+  // A share of 1/4 beside 10 flows is 10/3 flows' worth: each of the 20 practice flows weighs 1/6.
+  assert.ok(Math.abs(team.priorWeight() - 10 / 3 / 20) < 1e-6, String(team.priorWeight()));
   for (let i = 10; i < 40; i++) team.recordTrajectory(['flood', 'extent', 'map', `zone${i}`], ['sar_load', 'sar_flood_mask', 'cresta_loss']);
-  assert.ok(Math.abs(team.priorWeight() - 10 / 130) < 1e-6, String(team.priorWeight()));
-  // Its task now finds its own flows first; the practice's flows weigh a thirteenth in every learned part.
+  assert.ok(Math.abs(team.practiceShare() - 10 / 130) < 1e-6, String(team.practiceShare()));
+  // The practice still holds its 10 steps, 10/3 flows of 3 steps, beside the team's 40 flows.
+  assert.ok(Math.abs(team.priorWeight() - 10 / 3 / 20) < 1e-6, String(team.priorWeight()));
+  // Its task now finds its own flows first; the practice's flows weigh 10/3 flows in every learned part.
   const tools = team.similarTools(['flood', 'extent', 'map'], 10);
   assert.ok(tools.get('sar_flood_mask')! > 4 * (tools.get('mndwi') ?? 0), JSON.stringify([...tools]));
   const alone = new IntentionGraph(undefined);
@@ -252,19 +263,26 @@ test('flows learned before a parser change are read with the terms the parser gi
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8')).cases[0].terms, ['flood', 'map']);
 });
 
-test('a fit replays the practice in the learned graph\'s share until a team has flows enough to fit on, then in the share of its steps on the practice\'s tools', async () => {
+test('a fit replays the practice in the learned graph\'s share until a team has flows enough to fit on (2), then in the share of its steps on the practice\'s tools', async () => {
   const team = path.join(repoRoot, 'bench', 'foreign', 'municipal');
   const flows = fs.readFileSync(path.join(team, 'train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { query: string; flow: string[] });
   const practice = fs.readFileSync(path.join(repoRoot, 'tool-manifests', 'practice.jsonl'), 'utf8').trim().split('\n').length;
   const gw = await GeoWeave.open({ extraManifestDirs: [path.join(team, 'manifests')], stateDir: tmpDir() });
   try {
     assert.equal(gw.fusionStatus().flows, practice, 'nothing learned: every practice flow');
-    await gw.recordTrajectories(flows.slice(0, 5).map((f) => ({ task: f.query, tools: f.flow })));
+    // One flow cannot be fitted on alone: the practice comes in the share the learned graph gives it.
+    await gw.recordTrajectories(flows.slice(0, 1).map((f) => ({ task: f.query, tools: f.flow })));
+    const r1 = 10 / (10 + flows[0].flow.length);
+    // (Learned flows decay from the moment they were recorded: a few milliseconds here.)
+    assert.ok(Math.abs(gw.stats().practiceShare - r1) < 1e-6, String(gw.stats().practiceShare));
+    assert.equal(gw.fusionStatus().flows, Math.round(r1 * practice) + 1);
+    await gw.recordTrajectories(flows.slice(1, 5).map((f) => ({ task: f.query, tools: f.flow })));
     const steps5 = flows.slice(0, 5).reduce((a, f) => a + f.flow.length, 0);
     const r5 = 10 / (10 + steps5);
-    // (Learned flows decay from the moment they were recorded: a few milliseconds here.)
-    assert.ok(Math.abs(gw.stats().practiceWeight - r5) < 1e-6, String(gw.stats().practiceWeight));
-    assert.equal(gw.fusionStatus().flows, Math.round(r5 * practice) + 5);
+    assert.ok(Math.abs(gw.stats().practiceShare - r5) < 1e-6, String(gw.stats().practiceShare));
+    // Each practice flow weighs what keeps the practice at its share: 10 steps' worth in all.
+    assert.ok(Math.abs(gw.stats().practiceWeight - ((r5 / (1 - r5)) * 5) / practice) < 1e-6, String(gw.stats().practiceWeight));
+    assert.equal(gw.fusionStatus().flows, Math.round((r5 / (1 - r5)) * 5) + 5);
     await gw.recordTrajectories(flows.slice(5, 40).map((f) => ({ task: f.query, tools: f.flow })));
     const steps40 = flows.slice(0, 40).reduce((a, f) => a + f.flow.length, 0);
     const r40 = 10 / (10 + steps40);

@@ -155,7 +155,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     // The fusion weights are fitted on the training flows only (k-fold), as `learn` fits them on a team's flows.
     const fit = modes.includes('full') && !args.flags.has('no-fit');
     const fusion = !fit ? undefined : withPractice ? await gw.refitFusion({ force: true }) : await gw.fitFusion(train);
-    if (fusion && !args.flags.has('json')) io.err(fusion.report ? `fusion fitted on ${fusion.report.flows} ${withPractice ? 'practice and training' : 'training'} flows (${fusion.report.folds}-fold, ${fusion.report.seconds} s): out-of-fold next hit@3 ${fmt(fusion.report.next.before['hit@3'])} → ${fmt(fusion.report.next.after['hit@3'])}, forward R@10 ${fmt(fusion.report.forward.before['R@10'])} → ${fmt(fusion.report.forward.after['R@10'])}` : `fusion: prior weights (${fusion.reason})`);
+    if (fusion && !args.flags.has('json')) io.err(fusion.report ? `fusion fitted on ${fusion.report.flows} ${withPractice ? 'practice and training' : 'training'} flows (${fusion.report.folds}-fold, ${fusion.report.seconds} s): out-of-fold next hit@3 ${fmt(fusion.report.next.before['hit@3'])} → ${fmt(fusion.report.next.after['hit@3'])}, forward R@10 ${fmt(fusion.report.forward.before['R@10'])} → ${fmt(fusion.report.forward.after['R@10'])}${fusion.report.nextPrior ? `; next-step weights: prior (${fusion.report.nextPrior})` : ''}` : `fusion: prior weights (${fusion.reason})`);
     const reports = new Map<Mode, EvalReport>();
     const steps: StepRecord[] = [];
     for (const m of modes) {

@@ -19,7 +19,7 @@ export function describeFusion(gw: GeoWeave): string {
     lines.push(`  fitted on ${r.flows} flows, ${r.steps} next steps${r.stepsTotal ? ` (sampled from ${r.stepsTotal})` : ''}, ${r.folds}-fold, in ${r.seconds} s`);
     const sim = [r.newTools?.hidden ? `${r.newTools.hidden} tools hidden as new (${r.newTools.tasks} tasks, ${r.newTools.steps} steps)` : '', r.recurring?.flows ? `${r.recurring.flows} flows lent as recurring tasks (${r.recurring.steps} steps)` : ''].filter(Boolean);
     if (sim.length) lines.push(`  simulated: ${sim.join('; ')}`);
-    lines.push(`  out of fold: forward R@10 ${fmt(r.forward.before['R@10'])} → ${fmt(r.forward.after['R@10'])}, COMP@10 ${fmt(r.forward.before['COMP@10'])} → ${fmt(r.forward.after['COMP@10'])}; next hit@1 ${fmt(r.next.before['hit@1'])} → ${fmt(r.next.after['hit@1'])}, hit@3 ${fmt(r.next.before['hit@3'])} → ${fmt(r.next.after['hit@3'])}`);
+    lines.push(`  out of fold: forward R@10 ${fmt(r.forward.before['R@10'])} → ${fmt(r.forward.after['R@10'])}, COMP@10 ${fmt(r.forward.before['COMP@10'])} → ${fmt(r.forward.after['COMP@10'])}; next hit@1 ${fmt(r.next.before['hit@1'])} → ${fmt(r.next.after['hit@1'])}, hit@3 ${fmt(r.next.before['hit@3'])} → ${fmt(r.next.after['hit@3'])}${r.nextPrior ? ` (next-step weights: prior, ${r.nextPrior})` : ''}`);
   }
   const w = gw.weights as unknown as Record<string, number>;
   lines.push(`  forward: ${FITTED_FORWARD.map((n) => `${n} ${+w[n].toFixed(3)}`).join(', ')}`);
@@ -40,7 +40,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       io.out(JSON.stringify({ ...s, stateDir: gw.stateFolder, fusion: { ...fusion, ...(state ? { fittedAt: state.fittedAt, report: state.report, reason: state.reason } : {}), weights: gw.weights }, problems: gw.problems }, null, 2));
     } else {
       if (sub === 'build') io.out(`built the index in ${Date.now() - t0} ms`);
-      io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice${s.practiceTransitions && s.practiceWeight < 1 ? `, weighed ${s.practiceWeight.toFixed(2)}: your flows run other tools` : ''})\nsimilar-task cases: ${s.cases}`);
+      io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice${s.practiceTransitions && s.practiceShare < 1 ? `, counted as ${(100 * s.practiceShare).toFixed(1)} % of the evidence, each of its flows weighing ${s.practiceWeight.toPrecision(2)} of one of yours: your flows run other tools` : ''})\nsimilar-task cases: ${s.cases}`);
       io.out(describeFusion(gw));
       for (const p of gw.problems) io.err(formatProblem(p));
     }

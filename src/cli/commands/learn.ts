@@ -43,7 +43,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     // The flows changed: the fusion weights are refitted on them (skipped with --no-fit).
     if (!args.flags.has('no-fit')) {
       const st = await gw.refitFusion();
-      io.out(st.report ? `fusion weights refitted on ${st.report.flows} flows in ${st.report.seconds} s (out-of-fold next hit@3 ${st.report.next.before['hit@3'].toFixed(3)} → ${st.report.next.after['hit@3'].toFixed(3)})` : `fusion weights: prior kept (${st.reason})`);
+      io.out(st.report ? `fusion weights refitted on ${st.report.flows} flows in ${st.report.seconds} s (out-of-fold next hit@3 ${st.report.next.before['hit@3'].toFixed(3)} → ${st.report.next.after['hit@3'].toFixed(3)}${st.report.nextPrior ? `; next-step weights: prior, ${st.report.nextPrior}` : ''})` : `fusion weights: prior kept (${st.reason})`);
     }
     return 0;
   } finally {

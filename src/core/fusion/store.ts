@@ -21,9 +21,10 @@ export const FUSION_VERSION = 1;
  * field were fitted by procedure 1; 2 simulates recurring tasks; 3 reads sensor names as terms;
  * 4 reads the data a task names ("S2", "Sentinel-2" alike) as one term; 5 reads Spanish, Portuguese,
  * French, German and Italian domain words as English too (and accents as optional); 6 reads
- * Chinese domain words from a larger glossary and "S1", "GRD" as SAR.
+ * Chinese domain words from a larger glossary and "S1", "GRD" as SAR; 7 fits from 2 flows (the
+ * next-step weights from 20 steps) and weighs the practice beside a team's flows at its share.
  */
-export const FIT_PROCEDURE = 6;
+export const FIT_PROCEDURE = 7;
 
 export interface FusionState {
   version: number;
