@@ -420,8 +420,8 @@ export class GeoWeave {
     const n = this.practiceFlows.length;
     // Once the team's own flows are enough to fit on, the practice is replayed in the share of the
     // team's steps that run its tools (r = that share: r / (1 - r) practice flows per own flow),
-    // so the fit weighs the parts for the team's tasks; before, in the share the learned graph
-    // gives it (r of the file), so a handful of flows is not fitted alone.
+    // so the fit weighs the parts for the team's tasks; with a single learned flow, too few to fit
+    // on, in the share the learned graph gives it (r of the file), so that one is not fitted alone.
     const r = this.ctx.learned.practiceShare();
     const keep = r < 1 && learned.length >= MIN_FIT_FLOWS ? Math.min(n, Math.round((r / (1 - r)) * learned.length)) : Math.round(r * n);
     const practice = this.practiceFlows.filter((_, i) => Math.floor(((i + 1) * keep) / n) > Math.floor((i * keep) / n));

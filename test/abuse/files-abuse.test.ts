@@ -191,6 +191,25 @@ test('hostile task files, manifests and notebooks: clear errors, no crash, no ha
     fs.rmSync(state, { recursive: true, force: true });
   });
 
+  // A team's first flows: one flow cannot be fitted on, and flows with no next step (one tool
+  // each) fit only the forward weights. Each says which weights stayed the prior's, and why.
+  const oneFlow = path.join(root, 'train-one.jsonl');
+  fs.writeFileSync(oneFlow, '{"id": "a", "query": "vegetation index of the fields", "flow": ["ndvi"]}\n');
+  const singles = path.join(root, 'train-singles.jsonl');
+  fs.writeFileSync(singles, '{"id": "a", "query": "vegetation index of the fields", "flow": ["ndvi"]}\n{"id": "b", "query": "slope of the hills", "flow": ["slope"]}\n{"id": "c", "query": "slope of the hills", "flow": ["slope", "slope"]}\n');
+  const fewTrials: [string, string, RegExp][] = [
+    ['one training flow', oneFlow, /fusion: prior weights \(1 flow \(a fit needs at least 2\)\)/],
+    ['training flows with one step between them', singles, /next-step weights: prior \(1 next step, a next-step fit needs 20\)/],
+  ];
+  await pool(fewTrials, 2, async ([input, train, says]) => {
+    const state = tmpDir();
+    const res = await cli(['eval', '--tasks', small, '--train', train, '--mode', 'full', ...CATALOG_ARGS, '--state', state], { timeoutMs: 90_000 });
+    let { outcome, detail } = cliOutcome(res, [path.basename(train)]);
+    if (outcome === 'handled' && !(res.status === 0 && says.test(res.stderr))) { outcome = 'crashed'; detail = `exit ${res.status}, did not say which weights stayed the prior's: ${res.stderr.slice(0, 300)}`; }
+    tally.add('eval flags', input, outcome, detail);
+    fs.rmSync(state, { recursive: true, force: true });
+  });
+
   // Workspace manifests, read by suggest from the workspace folder.
   const state = tmpDir();
   const warm = await cli(['index', 'build', '--state', state, ...CATALOG_ARGS]);

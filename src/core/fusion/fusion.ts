@@ -158,7 +158,7 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
       recurring: { flows: twins.reduce((a, f) => a + f.length, 0), steps: plain - ordinary },
       newTools: { hidden: hidden.reduce((a, h) => a + h.size, 0), tasks: coldTasks.reduce((a, f) => a + f.length, 0), steps: nq.length - plain },
       forward: { before: round(fwd.metricsBefore), after: round(fwd.metrics) },
-      ...(fitNext ? {} : { nextPrior: `${steps} next steps, a next-step fit needs ${MIN_FIT_STEPS}` }),
+      ...(fitNext ? {} : { nextPrior: `${steps} next step${steps === 1 ? '' : 's'}, a next-step fit needs ${MIN_FIT_STEPS}` }),
       next: { before: round(nxt.metricsBefore), after: round(fitNext ? nxt.metrics : nxt.metricsBefore) },
       seconds: Math.round((Date.now() - t0) / 100) / 10,
     },
