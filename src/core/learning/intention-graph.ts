@@ -69,8 +69,7 @@ export class IntentionGraph {
   /** How many flows the prior was made of. */
   private priorFlows = 0;
   /** `practiceShare()` and `priorWeight()`, recomputed after the cases change. */
-  private shareCache: number | undefined;
-  private weightCache: number | undefined;
+  private practiceCache: { share: number; weight: number } | undefined;
   private readonly now: () => number;
   /** Cached totals per source (successes), recomputed lazily after updates. */
   private totals = new Map<string, number>();
@@ -144,8 +143,7 @@ export class IntentionGraph {
       this.state = merged;
       this.dirtyTotals = true;
       this.caseIndex = undefined;
-      this.shareCache = undefined;
-      this.weightCache = undefined;
+      this.practiceCache = undefined;
       // Another process's flows came in with the merge: the models trained on the cases must see
       // them too (they were kept until this process recorded a flow of its own), and derived scores
       // keyed on the version must not outlive the merged counts.
@@ -240,8 +238,7 @@ export class IntentionGraph {
     this.sequenceModel = undefined;
     this.toolModel = undefined;
     this.stepModel = undefined;
-    this.shareCache = undefined;
-    this.weightCache = undefined;
+    this.practiceCache = undefined;
   }
 
   /**
@@ -252,21 +249,7 @@ export class IntentionGraph {
    * the practice's flows would otherwise answer with tools the team does not use.
    */
   practiceShare(): number {
-    if (!this.prior) return 1;
-    if (this.shareCache === undefined) {
-      const now = this.now();
-      let on = 0;
-      let all = 0;
-      for (const c of this.state.cases ?? []) {
-        const w = this.decayFactor(c.t, now);
-        for (const t of c.tools) {
-          all += w;
-          if (this.priorTools.has(t)) on += w;
-        }
-      }
-      this.shareCache = (PRIOR_STEPS + on) / (PRIOR_STEPS + all);
-    }
-    return this.shareCache;
+    return this.prior ? this.practice().share : 1;
   }
 
   /**
@@ -277,15 +260,29 @@ export class IntentionGraph {
    * tasks found the practice's flows first (R@10 0.339, below knn's 0.347; 0.377 now).
    */
   priorWeight(): number {
-    if (!this.prior) return 1;
-    if (this.weightCache === undefined) {
-      const share = this.practiceShare();
+    return this.prior ? this.practice().weight : 1;
+  }
+
+  /** Both, from one pass over the learned cases. */
+  private practice(): { share: number; weight: number } {
+    if (!this.practiceCache) {
       const now = this.now();
+      let on = 0;
+      let all = 0;
       let flows = 0;
-      for (const c of this.state.cases ?? []) flows += this.decayFactor(c.t, now);
-      this.weightCache = share >= 1 || !this.priorFlows ? 1 : Math.min(1, ((share / (1 - share)) * flows) / this.priorFlows);
+      for (const c of this.state.cases ?? []) {
+        const w = this.decayFactor(c.t, now);
+        flows += w;
+        for (const t of c.tools) {
+          all += w;
+          if (this.priorTools.has(t)) on += w;
+        }
+      }
+      const share = (PRIOR_STEPS + on) / (PRIOR_STEPS + all);
+      const weight = share >= 1 || !this.priorFlows ? 1 : Math.min(1, ((share / (1 - share)) * flows) / this.priorFlows);
+      this.practiceCache = { share, weight };
     }
-    return this.weightCache;
+    return this.practiceCache;
   }
 
   /** Learned flows whose task text was kept (what a fusion fit replays beside the practice flows). */
