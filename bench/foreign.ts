@@ -18,6 +18,7 @@
  * `--extension`: each foreign team as the extension opens its folder: its catalog beside the builtin
  * one and the shipped practice flows, its training flows recorded as its own, the fusion refitted
  * as `learn` refits it (`eval --with-practice`; the baselines read the training flows alone).
+ * `--extension --draws N [--flows F]`: the drawn few-shot teams as the extension opens them.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -208,7 +209,7 @@ async function cli(argv: string[]): Promise<void> {
   // Draws are taken from each team's full training flows (not from its 20-flow variant).
   const foreign = teams.filter((c) => !c.name.includes(':'));
   const crowded = argv.includes('--crowded');
-  if ([crowded, draws > 0, extension].filter(Boolean).length > 1) throw new Error('--crowded, --draws and --extension are separate views; give one of them');
+  if (crowded && (draws > 0 || extension)) throw new Error('--crowded is a view of its own; give --draws or --extension (or both, few-shot teams as the extension opens them) without it');
   // The bare catalog is the builtin one renamed: beside the builtin catalog it would be there twice.
   const checks = (draws ? fewShotDraws(foreign, draws, flows, out) : crowded ? crowdedChecks(teams, out) : extension ? teams : [...writeBare(path.join(out, 'bare'), slice), ...teams])
     .filter((c) => !only || only.some((o) => c.name.startsWith(o)));

@@ -7,6 +7,7 @@ import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } 
 import { loadCatalog } from './manifests/load';
 import { builtinManifestDir } from './manifests/package-root';
 import { parseTasks, EvalTask, flowOf } from './eval/tasks';
+import { folderReach, foldersSince } from './retrieval/reach';
 import { fitFusion, FitFusionOptions, Fusion, MIN_FIT_FLOWS } from './fusion/fusion';
 import { FIT_PROCEDURE, FUSION_FILE, FUSION_VERSION, FusionState, fusionCurrent, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
 
@@ -122,6 +123,10 @@ export class GeoWeave {
   private learnedDir = '';
   private fusionState: FusionState | undefined;
   private fusionSource: FusionSource = 'prior';
+  /** When each manifest folder was first seen (`foldersSince`), read on every catalog (re)load. */
+  private foldersSince = new Map<string, number>();
+  /** `folderReach()` and the learned graph's version it was computed at (dropped on reload). */
+  private reachCache: { version: number; reach: Map<string, number> } | undefined;
 
   private constructor(private readonly opts: GeoWeaveOptions) {}
 
@@ -180,6 +185,7 @@ export class GeoWeave {
       workflows: [],
       weights: { ...DEFAULT_WEIGHTS, ...o.weights },
       embedCache: new Map(),
+      reach: () => this.folderReach(),
     };
     await this.refreshDerived();
     this.loadFusion();
@@ -258,6 +264,8 @@ export class GeoWeave {
     }
     this.ctx.workflows = entries;
     this.ctx.embedCache.clear();
+    this.foldersSince = foldersSince(this.learnedDir, new Set(this._tools.map((t) => t.folder ?? t.source)), Date.now(), (m) => this.log('warn', m));
+    this.reachCache = undefined;
   }
 
   getTool(id: string): ToolManifest | undefined {
@@ -393,8 +401,17 @@ export class GeoWeave {
     return run;
   }
 
-  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; practiceShare: number; practiceWeight: number; cases: number } {
+  stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; practiceShare: number; practiceWeight: number; cases: number; folders: { folder: string; tools: number; reach: number }[] } {
+    const reach = this.folderReach();
+    const folders = new Map<string, { folder: string; tools: number; reach: number }>();
+    for (const t of this._tools) {
+      const key = t.folder ?? t.source;
+      const f = folders.get(key) ?? folders.set(key, { folder: key, tools: 0, reach: 1 }).get(key)!;
+      f.tools++;
+      f.reach = Math.min(f.reach, reach.get(t.manifest.id) ?? 1);
+    }
     return {
+      folders: [...folders.values()],
       tools: this.tools.length,
       workflows: this.workflows.length,
       embedder: this.embedder.id,
@@ -410,22 +427,37 @@ export class GeoWeave {
 
   /**
    * The flows a fit of this catalog replays: the practice flows, then the learned ones whose task
-   * text was kept. The practice comes in the share its tools have in the learned flows
-   * (`practiceShare`), spread evenly over the file: a team whose flows run its own tools is fitted on
-   * its flows, not on the practice's (a 20-flow municipal team replaying 52 practice flows beside
-   * its own: R@10 0.318, below knn's 0.347; replaying 2: 0.339, next hit@1 0.235 → 0.254).
+   * text was kept. Once the team has flows to fit on, the practice comes in the share of the team's
+   * steps that run its tools (`practiceUse`, u: u / (1 - u) practice flows per own flow), spread
+   * evenly over the file: a team whose flows run only its own tools is fitted on its own flows.
+   * (With the practice's PRIOR_STEPS counted as use, a 20-flow municipal team replayed 2 practice
+   * flows, whose builtin tasks pulled its fit: R@10 0.418 against 0.455 with none.) With fewer
+   * learned flows the practice comes in the share the learned graph gives it (r of the file), so a
+   * single flow is not fitted alone.
    */
   private fitFlows(): EvalTask[] {
     const learned = this.ctx.learned.learnedFlows().map((f, i) => ({ id: `learned-${i + 1}`, query: f.query, gold: [...new Set(f.tools)], flow: f.tools, line: 0 }));
     const n = this.practiceFlows.length;
-    // Once the team's own flows are enough to fit on, the practice is replayed in the share of the
-    // team's steps that run its tools (r = that share: r / (1 - r) practice flows per own flow),
-    // so the fit weighs the parts for the team's tasks; with a single learned flow, too few to fit
-    // on, in the share the learned graph gives it (r of the file), so that one is not fitted alone.
-    const r = this.ctx.learned.practiceShare();
-    const keep = r < 1 && learned.length >= MIN_FIT_FLOWS ? Math.min(n, Math.round((r / (1 - r)) * learned.length)) : Math.round(r * n);
+    const u = this.ctx.learned.practiceUse();
+    const keep = learned.length >= MIN_FIT_FLOWS ? (u >= 1 ? n : Math.min(n, Math.round((u / (1 - u)) * learned.length))) : Math.round(this.ctx.learned.practiceShare() * n);
     const practice = this.practiceFlows.filter((_, i) => Math.floor(((i + 1) * keep) / n) > Math.floor((i * keep) / n));
     return [...practice, ...learned].filter((t) => flowOf(t).every((id) => this.ctx.tools.has(id)));
+  }
+
+  /**
+   * `folderReach` over the learned flows, once the team has flows to fit on (before, a new team's
+   * own folder would be the one its flows do not reach yet), each folder judged on the flows
+   * recorded since it was first seen. Computed when the learned flows or the catalog change; the
+   * fit's folds read the same factors as the live ranking.
+   */
+  private folderReach(): Map<string, number> {
+    const version = this.ctx.learned.version;
+    if (this.reachCache?.version !== version) {
+      const flows = this.ctx.learned.learnedFlows();
+      const reach = flows.length >= MIN_FIT_FLOWS ? folderReach(new Map(this._tools.map((t) => [t.manifest.id, t.folder ?? t.source])), flows, this.foldersSince) : new Map<string, number>();
+      this.reachCache = { version, reach };
+    }
+    return this.reachCache.reach;
   }
 
   private fingerprints(flows: EvalTask[]): { catalog: string; flows: string } {

@@ -205,6 +205,17 @@ function trials(secretFile: string, hnswBytes: number, dim: number, count: numbe
   ];
   fusionShapes.forEach(([name, fn], i) => out.push({ area: 'fusion', input: name, command: cmd(i), damage: (d) => jsonEdit(fusion(d), fn) }));
 
+  // When each manifest folder was first seen: decides which learned flows judge a folder's reach.
+  const firstSeen = (d: string) => path.join(d, 'folders.json');
+  const seenShapes: [string, (o: any) => unknown][] = [
+    ['a list', () => '[1, 2]'],
+    ['times as words', (o) => { for (const k of Object.keys(o)) o[k] = 'yesterday'; }],
+    ['__proto__ and constructor keys', () => '{"__proto__": 1, "constructor": 2}'],
+    ['a time 1e999', (o) => JSON.stringify(o).replace(/:\s*\d+/, ':1e999')],
+    ['truncated', (o) => JSON.stringify(o).slice(0, 10)],
+  ];
+  seenShapes.forEach(([name, fn], i) => out.push({ area: 'folders first seen', input: name, command: cmd(i), damage: (d) => jsonEdit(firstSeen(d), fn) }));
+
   // The folder itself: links out, devices, FIFOs, planted locks.
   const folder: [string, Command, (d: string) => void][] = [
     ['learned.json → a secret elsewhere', 'learn', (d) => replaceWith(learned(d), (f) => fs.symlinkSync(secretFile, f))],
@@ -218,6 +229,9 @@ function trials(secretFile: string, hnswBytes: number, dim: number, count: numbe
     ['fingerprint → /dev/zero', 'suggest', (d) => replaceWith(fp(d), (f) => fs.symlinkSync('/dev/zero', f))],
     ['embedder state a FIFO', 'suggest', (d) => replaceWith(emb(d), mkfifo)],
     ['embedder state → a secret elsewhere', 'suggest', (d) => replaceWith(emb(d), (f) => fs.symlinkSync(secretFile, f))],
+    ['folders.json → a secret elsewhere', 'learn', (d) => replaceWith(firstSeen(d), (f) => fs.symlinkSync(secretFile, f))],
+    ['folders.json a FIFO', 'suggest', (d) => replaceWith(firstSeen(d), mkfifo)],
+    ['folders.json → /dev/zero', 'next', (d) => replaceWith(firstSeen(d), (f) => fs.symlinkSync('/dev/zero', f))],
     ['a planted temp symlink next to tools.hnsw', 'learn', (d) => { for (let p = 1; p < 40; p++) fs.symlinkSync(secretFile, `${hnsw(d)}.tmp-${p}`); }],
     ['a lock left by a dead process', 'learn', (d) => fs.writeFileSync(`${learned(d)}.lock`, JSON.stringify({ pid: 999_999, host: require('os').hostname(), time: Date.now(), token: 'dead' }))],
     ['a planted lock with a far-future time, old file', 'learn', (d) => { const f = `${learned(d)}.lock`; fs.writeFileSync(f, JSON.stringify({ pid: 1, host: 'other', time: 32503680000000, token: 'x' })); const t = new Date(Date.now() - 120_000); fs.utimesSync(f, t, t); }],

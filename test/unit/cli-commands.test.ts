@@ -140,11 +140,10 @@ test('eval --with-practice opens a team as the extension does: beside the builti
   const r = await cli('eval', '--with-practice', ...args);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^4 tasks, 193 tools, learned from 12 training tasks/m, r.out);
-  // None of the 12 flows runs a builtin tool: the practice weighs r = 10 / (10 + their steps), and
-  // the fit replays r / (1 - r) practice flows per own flow (the share of its steps on them).
-  const r10 = 10 / (10 + steps);
-  const kept = Math.min(practice, Math.round((r10 / (1 - r10)) * 12));
-  assert.match(r.err, new RegExp(`fusion fitted on ${kept + 12} practice and training flows`), r.err);
+  // None of the 12 flows runs a builtin tool: the practice weighs r = 10 / (10 + their steps) in the
+  // learned graph, and the fit replays none of its flows (the share of the team's steps on them).
+  assert.ok(steps > 12 && practice > 0);
+  assert.match(r.err, /fusion fitted on 12 practice and training flows/, r.err);
   const bad = await cli('eval', '--with-practice', '--no-builtin', ...args);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--with-practice evaluates beside the builtin catalog.*drop --no-builtin/);

@@ -263,7 +263,7 @@ test('flows learned before a parser change are read with the terms the parser gi
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, LEARNED_FILE), 'utf8')).cases[0].terms, ['flood', 'map']);
 });
 
-test('a fit replays the practice in the learned graph\'s share until a team has flows enough to fit on (2), then in the share of its steps on the practice\'s tools', async () => {
+test('a fit replays the practice in the learned graph\'s share until a team has flows enough to fit on (2), then in the share of its steps that run the practice\'s tools', async () => {
   const team = path.join(repoRoot, 'bench', 'foreign', 'municipal');
   const flows = fs.readFileSync(path.join(team, 'train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { query: string; flow: string[] });
   const practice = fs.readFileSync(path.join(repoRoot, 'tool-manifests', 'practice.jsonl'), 'utf8').trim().split('\n').length;
@@ -282,11 +282,13 @@ test('a fit replays the practice in the learned graph\'s share until a team has 
     assert.ok(Math.abs(gw.stats().practiceShare - r5) < 1e-6, String(gw.stats().practiceShare));
     // Each practice flow weighs what keeps the practice at its share: 10 steps' worth in all.
     assert.ok(Math.abs(gw.stats().practiceWeight - ((r5 / (1 - r5)) * 5) / practice) < 1e-6, String(gw.stats().practiceWeight));
-    assert.equal(gw.fusionStatus().flows, Math.round((r5 / (1 - r5)) * 5) + 5);
-    await gw.recordTrajectories(flows.slice(5, 40).map((f) => ({ task: f.query, tools: f.flow })));
-    const steps40 = flows.slice(0, 40).reduce((a, f) => a + f.flow.length, 0);
-    const r40 = 10 / (10 + steps40);
-    assert.equal(gw.fusionStatus().flows, Math.round((r40 / (1 - r40)) * 40) + 40);
+    // The team's flows run none of the practice's tools: the fit replays none of its flows.
+    assert.equal(gw.fusionStatus().flows, 5);
+    // A flow on the builtin tools: the practice is replayed in the share of the steps on its tools.
+    const builtinFlow = ['ndvi', 'zonal_stats'];
+    await gw.recordTrajectories([{ task: 'mean NDVI per parcel', tools: builtinFlow }]);
+    const u = 2 / (steps5 + 2);
+    assert.equal(gw.fusionStatus().flows, Math.round((u / (1 - u)) * 6) + 6);
   } finally {
     await gw.dispose();
   }
@@ -310,4 +312,20 @@ test('a save that merges another process\'s flows retrains the models on them (a
   assert.equal(b.caseCount, 2);
   assert.ok(Math.abs(b.sequences().popularity('ndvi') - 0.5) < 1e-6, String(b.sequences().popularity('ndvi')));
   assert.ok((b.classifier().predict(['vegetation']).get('ndvi') ?? 0) > 0);
+});
+
+test('words only the practice used count as unseen once a team\'s flows leave the practice a few steps\' worth (their idf and vocabulary are weighed as the flows are)', () => {
+  const g = new IntentionGraph(undefined);
+  // "mangrove" in 10 of 200 practice flows; "canopy" in all of them.
+  const practice = Array.from({ length: 200 }, (_, i) => ({ terms: [...(i % 20 ? [] : ['mangrove']), 'canopy', `site${i % 7}`], tools: ['ndvi', 'zonal_stats'] }));
+  g.setPrior(practice);
+  assert.ok(g.classifier().knowsTerm('mangrove'), 'the practice alone: its words are known');
+  // A team on its own tools: 12 flows of 6 steps leave the practice 10 steps' worth in all.
+  for (let i = 0; i < 12; i++) g.recordTrajectory(['parcel', 'noise', `district${i % 3}`], ['t.load', 't.buffer', 't.clip', 't.zonal', 't.join', 't.export'], true, `noise per parcel ${i}`);
+  assert.ok(g.priorWeight() * 200 < 2, String(g.priorWeight()));
+  assert.ok(!g.classifier().knowsTerm('mangrove'), 'a word of a few practice flows is unseen to the team');
+  assert.ok(g.classifier().knowsTerm('canopy'), 'a word of every practice flow is still known: the practice holds about a flow\'s worth');
+  assert.ok(g.classifier().knowsTerm('parcel'));
+  // Its affinities say nothing for the word either, and do not dilute the team's words.
+  assert.deepEqual(g.affinities(['parcel', 'mangrove']), g.affinities(['parcel']));
 });

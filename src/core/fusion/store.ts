@@ -22,9 +22,11 @@ export const FUSION_VERSION = 1;
  * 4 reads the data a task names ("S2", "Sentinel-2" alike) as one term; 5 reads Spanish, Portuguese,
  * French, German and Italian domain words as English too (and accents as optional); 6 reads
  * Chinese domain words from a larger glossary and "S1", "GRD" as SAR; 7 fits from 2 flows (the
- * next-step weights from 20 steps) and weighs the practice beside a team's flows at its share.
+ * next-step weights from 20 steps) and weighs the practice beside a team's flows at its share; 8
+ * replays the practice in the share of the team's steps on its tools, weighs text matches by
+ * their manifest folder's reach, and reads words and idf at the weight of the flows that used them.
  */
-export const FIT_PROCEDURE = 7;
+export const FIT_PROCEDURE = 8;
 
 export interface FusionState {
   version: number;

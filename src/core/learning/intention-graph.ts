@@ -3,6 +3,7 @@
  * success and failure counts that decay exponentially with time. Fed by executed trajectories and
  * explicit feedback; read by forward (affinities) and backward (transitions) scoring.
  */
+import { KNOWN_DF } from './weighted-idf';
 import * as path from 'path';
 import { CaseIndex, Case } from './similar-cases';
 import { FlowSequences } from './sequences';
@@ -68,8 +69,8 @@ export class IntentionGraph {
   private priorTools = new Set<string>();
   /** How many flows the prior was made of. */
   private priorFlows = 0;
-  /** `practiceShare()` and `priorWeight()`, recomputed after the cases change. */
-  private practiceCache: { share: number; weight: number } | undefined;
+  /** `practiceShare()`, `priorWeight()` and `practiceUse()`, recomputed after the cases change. */
+  private practiceCache: { share: number; weight: number; use: number } | undefined;
   private readonly now: () => number;
   /** Cached totals per source (successes), recomputed lazily after updates. */
   private totals = new Map<string, number>();
@@ -263,8 +264,17 @@ export class IntentionGraph {
     return this.prior ? this.practice().weight : 1;
   }
 
-  /** Both, from one pass over the learned cases. */
-  private practice(): { share: number; weight: number } {
+  /**
+   * The share of the learned flows' steps that run the practice's tools, without the practice's
+   * own PRIOR_STEPS (0 with nothing learned): how much of the team's work the practice's tasks
+   * stand for, which is what a fit replays of them (`GeoWeave.fitFlows`).
+   */
+  practiceUse(): number {
+    return this.prior ? this.practice().use : 0;
+  }
+
+  /** All three, from one pass over the learned cases. */
+  private practice(): { share: number; weight: number; use: number } {
     if (!this.practiceCache) {
       const now = this.now();
       let on = 0;
@@ -280,14 +290,14 @@ export class IntentionGraph {
       }
       const share = (PRIOR_STEPS + on) / (PRIOR_STEPS + all);
       const weight = share >= 1 || !this.priorFlows ? 1 : Math.min(1, ((share / (1 - share)) * flows) / this.priorFlows);
-      this.practiceCache = { share, weight };
+      this.practiceCache = { share, weight, use: all ? on / all : 0 };
     }
     return this.practiceCache;
   }
 
   /** Learned flows whose task text was kept (what a fusion fit replays beside the practice flows). */
-  learnedFlows(): { query: string; tools: string[] }[] {
-    return (this.state.cases ?? []).filter((c) => typeof c.query === 'string' && c.query).map((c) => ({ query: c.query!, tools: [...c.tools] }));
+  learnedFlows(): { query: string; tools: string[]; t: number }[] {
+    return (this.state.cases ?? []).filter((c) => typeof c.query === 'string' && c.query).map((c) => ({ query: c.query!, tools: [...c.tools], t: c.t }));
   }
 
   /**
@@ -379,6 +389,20 @@ export class IntentionGraph {
     if (previousTool && previousTool !== tool) this.bump(this.state.transitions, previousTool, tool, accepted, 2);
   }
 
+  /**
+   * Successes and failures of `key` in `table`, at the practice's weight. A term only a few practice
+   * flows used, read beside a team's flows, is no evidence: counting it among the task's seen
+   * terms thinned the team's own words' affinities.
+   */
+  private evidence(table: Table, key: string): number {
+    let v = 0;
+    for (const b of this.targets(table, key)) {
+      const { s, f } = this.counts(table, key, b);
+      v += s + f;
+    }
+    return v;
+  }
+
   private total(table: Table, key: string): number {
     if (this.dirtyTotals) {
       this.totals.clear();
@@ -419,6 +443,7 @@ export class IntentionGraph {
     for (const term of new Set(terms)) {
       if (!this.state.affinities[term] && !this.prior?.affinities[term]) continue;
       const total = this.total('affinities', term);
+      if (total < KNOWN_DF && this.evidence('affinities', term) < KNOWN_DF) continue;
       const weight = 1 / Math.log(Math.E + total);
       seen += weight;
       for (const tool of this.targets('affinities', term)) {
@@ -444,6 +469,7 @@ export class IntentionGraph {
       if (!this.state.affinities[term] && !this.prior?.affinities[term]) continue;
       // Terms seen with many trajectories ("map", "area") say less than rare ones ("mangrove").
       const total = this.total('affinities', term);
+      if (total < KNOWN_DF && this.evidence('affinities', term) < KNOWN_DF) continue;
       const weight = 1 / Math.log(Math.E + total);
       seen += weight;
       const { s, f } = this.counts('affinities', term, tool);

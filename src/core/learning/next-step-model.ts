@@ -7,6 +7,7 @@
  * how well it told the next step apart in the flows it learned from. Deterministic (plain gradient
  * descent in a fixed order).
  */
+import { weightedIdf } from './weighted-idf';
 
 export interface StepFlow { terms: string[]; tools: string[]; w: number }
 
@@ -32,12 +33,10 @@ export class NextStepModel {
 
   constructor(flows: StepFlow[]) {
     const data = flows.filter((f) => f.tools.length && f.w > 0);
-    const df = new Map<string, number>();
+    for (const [t, v] of weightedIdf(data)) this.idf.set(t, v);
     for (const f of data) {
-      for (const t of new Set(f.terms)) df.set(t, (df.get(t) ?? 0) + 1);
       for (const id of f.tools) if (!this.toolIndex.has(id)) { this.toolIndex.set(id, this.tools.length); this.tools.push(id); }
     }
-    for (const [t, n] of df) this.idf.set(t, Math.log(1 + data.length / n));
     const K = this.tools.length;
     this.bias = new Float64Array(K);
     // Count the features first, and drop the pairs if they would make the table too big.
@@ -69,7 +68,6 @@ export class NextStepModel {
     const z = new Float64Array(K);
     let rate = RATE;
     for (let e = 0; e < EPOCHS; e++) {
-      const keep = 1 - rate * L2;
       for (let n = 0; n < examples.length; n++) {
         const a = start[n];
         const b = start[n + 1];
@@ -89,6 +87,8 @@ export class NextStepModel {
         softmax(z);
         z[ys[n]] -= 1;
         const w = ws[n];
+        // Decay in proportion to the example's weight: 888 practice flows read at a few steps' worth must not shrink the team's words.
+        const keep = 1 - rate * L2 * w;
         for (let k = 0; k < K; k++) { z[k] *= w; bias[k] -= rate * BIAS_RATE * z[k]; }
         for (let q = a; q < b; q++) {
           const row = idx[q];

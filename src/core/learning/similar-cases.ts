@@ -4,6 +4,7 @@
  * with its flow, so "after NDVI, in tasks about years of decline" can vote for a breakpoint
  * search while "after NDVI, in tasks about parcels" votes for zonal statistics.
  */
+import { weightedIdf } from './weighted-idf';
 
 /** One executed flow: the task's terms and the tools in the order they ran; `t` is when (ms), Infinity for the shipped prior (never decays). */
 export interface Case { terms: string[]; tools: string[]; t: number; /** The task as typed (kept so a fusion fit can replay the flow). */ query?: string }
@@ -23,9 +24,7 @@ export class CaseIndex {
 
   /** `decay(t)` is the weight of a case recorded at `t` (1 for Infinity). */
   constructor(cases: Case[], private readonly decay: (t: number) => number) {
-    const df = new Map<string, number>();
-    for (const c of cases) for (const term of new Set(c.terms)) df.set(term, (df.get(term) ?? 0) + 1);
-    for (const [term, n] of df) this.idf.set(term, Math.log(1 + cases.length / n));
+    for (const [term, v] of weightedIdf(cases.map((c) => ({ terms: c.terms, w: decay(c.t) })))) this.idf.set(term, v);
     this.entries = cases.map((c) => ({ c, norm: Math.sqrt(c.terms.reduce((s, term) => s + (this.idf.get(term) ?? 0) ** 2, 0)), tools: [...new Set(c.tools)] }));
     this.entries.forEach((e, i) => { for (const term of new Set(e.c.terms)) (this.postings.get(term) ?? this.postings.set(term, []).get(term)!).push(i); });
   }

@@ -6,6 +6,8 @@
  * chain). Deterministic: plain gradient descent in a fixed order.
  */
 
+import { weightedIdf } from './weighted-idf';
+
 export interface LabelledFlow { terms: string[]; tools: string[]; w: number }
 
 const EPOCHS = 30;
@@ -24,16 +26,14 @@ export class ToolClassifier {
 
   constructor(flows: LabelledFlow[]) {
     const data = flows.filter((f) => f.tools.length && f.w > 0);
-    const df: number[] = [];
+    const idf = weightedIdf(data);
     for (const f of data) {
       for (const t of new Set(f.terms)) {
-        let j = this.vocab.get(t);
-        if (j === undefined) { j = this.vocab.size; this.vocab.set(t, j); df.push(0); }
-        df[j]++;
+        const v = idf.get(t);
+        if (v !== undefined && !this.vocab.has(t)) { this.vocab.set(t, this.vocab.size); this.idf.push(v); }
       }
       for (const id of f.tools) if (!this.toolIndex.has(id)) this.toolIndex.set(id, this.toolIndex.size);
     }
-    for (const n of df) this.idf.push(Math.log(1 + data.length / n));
     this.tools = [...this.toolIndex.keys()];
     const K = this.tools.length;
     this.weights = new Float32Array(this.vocab.size * K);
@@ -60,7 +60,7 @@ export class ToolClassifier {
         for (let k = 0; k < K; k++) this.bias[k] -= rate * BIAS_RATE * z[k];
         for (const [j, v] of x) {
           const row = j * K;
-          for (let k = 0; k < K; k++) this.weights[row + k] -= rate * (z[k] * v + L2 * this.weights[row + k]);
+          for (let k = 0; k < K; k++) this.weights[row + k] -= rate * (z[k] * v + L2 * wi * this.weights[row + k]);
         }
       }
       rate *= RATE_DECAY;

@@ -111,7 +111,7 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         }
         // The hash fingerprints what the index embeds and the fusion was fitted on: a Chinese display
         // name is not part of it (see display.ts), so adding one re-embeds nothing.
-        byId.set(manifest.id, { manifest, file, source: folder.source, hash: contentHash(withoutDisplayFields(manifest)) });
+        byId.set(manifest.id, { manifest, file, source: folder.source, folder: folder.dir, hash: contentHash(withoutDisplayFields(manifest)) });
       }
     }
     const wdir = path.join(folder.dir, 'workflows');

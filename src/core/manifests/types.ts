@@ -71,6 +71,8 @@ export interface LoadedManifest {
   manifest: ToolManifest;
   file: string;
   source: ManifestSource;
+  /** The manifest folder it was loaded from (the builtin folder, a `--manifests` folder, the workspace's `.geoweave/tools`). */
+  folder?: string;
   hash: string;
 }
 

@@ -181,6 +181,8 @@ export interface RetrievalContext {
   weights: Weights;
   /** Query embeddings are cached: the same task is embedded once per session. */
   embedCache: Map<string, Float32Array>;
+  /** Per tool, the factor its manifest folder's reach puts on its text match (`folderReach`; absent: 1). */
+  reach?: () => Map<string, number>;
   /** Forward rankings of a task, reused by the next-step signal while weights and learned counts stay the same. */
   forwardCache?: { weights: Weights; learned: number; entries: Map<string, unknown> };
 }

@@ -28,10 +28,15 @@ export async function relevance(ctx: RetrievalContext, text: string, terms: stri
     q = await embedQuery(ctx, text, signal);
     dense = pool >= ctx.tools.size ? ctx.index.scoreAll(q) : ctx.index.search(q, pool);
   }
-  const lex = useLex ? ctx.bm25.search(terms, pool) : [];
+  // In full mode a tool's text match is weighed by its folder's reach before the best match is
+  // taken: a folder the team's flows never run can neither win the text parts nor set their scale.
+  const reach = mode === 'full' ? ctx.reach?.() : undefined;
+  const reached = (id: string) => (reach?.size ? reach.get(id) ?? 1 : 1);
+  const lex = (useLex ? ctx.bm25.search(terms, pool) : []).map((h) => ({ ...h, score: h.score * reached(h.id) }));
   const ids = new Set<string>([...dense.keys(), ...lex.map((h) => h.id)]);
   const lexBy = new Map(lex.map((h) => [h.id, h]));
   if (q) for (const id of ids) if (!dense.has(id)) dense.set(id, ctx.index.score(q, id));
+  if (reach?.size) for (const [id, v] of dense) dense.set(id, v * reached(id));
   // Scores are relative to the best candidate, but never to a weak best: floors near the median
   // best score of real tasks keep junk queries ("x", "hello") from looking like perfect matches.
   const dMax = Math.max(DENSE_FLOOR, ...dense.values());
