@@ -125,7 +125,11 @@ export class RetrievalService implements vscode.Disposable {
     const started = Date.now();
     this.deps.log.info('fitting the fusion weights to this catalog and its flows in the background');
     gw.refitFusion({ signal: abort.signal, onProgress: () => undefined }).then(
-      (st) => this.deps.log.info(st.report ? `fusion weights fitted on ${st.report.flows} flows in ${Math.round((Date.now() - started) / 100) / 10} s (out-of-fold next hit@3 ${st.report.next.before['hit@3']} → ${st.report.next.after['hit@3']}${st.report.nextPrior ? `; next-step weights: prior, ${st.report.nextPrior}` : ''})` : `fusion weights: prior kept (${st.reason})`),
+      (st) => {
+        this.deps.log.info(st.report ? `fusion weights fitted on ${st.report.flows} flows in ${Math.round((Date.now() - started) / 100) / 10} s (out-of-fold next hit@3 ${st.report.next.before['hit@3']} → ${st.report.next.after['hit@3']}${st.report.nextPrior ? `; next-step weights: prior, ${st.report.nextPrior}` : ''})` : `fusion weights: prior kept (${st.reason})`);
+        // Why a folder's tools are rarely suggested: the team's flows seldom run them.
+        for (const f of gw.stats().folders) if (f.reach < 1) this.deps.log.info(`manifest folder ${f.folder} (${f.tools} tools): text matches weighed ${f.reach.toFixed(2)}, your flows seldom run its tools`);
+      },
       (e) => { if (!abort.signal.aborted) this.deps.log.warn(`fusion fit failed: ${e instanceof Error ? e.message : String(e)}`); },
     );
   }
