@@ -123,7 +123,8 @@ export class GeoWeave {
   private learnedDir = '';
   private fusionState: FusionState | undefined;
   private fusionSource: FusionSource = 'prior';
-  /** When each manifest folder was first seen (`foldersSince`), read on every catalog (re)load. */
+  /** Tool id → the manifest folder it was loaded from, and when each folder was first seen (`foldersSince`); set on every catalog (re)load. */
+  private folderOf = new Map<string, string>();
   private foldersSince = new Map<string, number>();
   /** `folderReach()` and the learned graph's version it was computed at (dropped on reload). */
   private reachCache: { version: number; reach: Map<string, number> } | undefined;
@@ -264,7 +265,8 @@ export class GeoWeave {
     }
     this.ctx.workflows = entries;
     this.ctx.embedCache.clear();
-    this.foldersSince = foldersSince(this.learnedDir, new Set(this._tools.map((t) => t.folder ?? t.source)), Date.now(), (m) => this.log('warn', m));
+    this.folderOf = new Map(this._tools.map((t) => [t.manifest.id, t.folder ?? t.source]));
+    this.foldersSince = foldersSince(this.learnedDir, new Set(this.folderOf.values()), Date.now(), (m) => this.log('warn', m));
     this.reachCache = undefined;
   }
 
@@ -404,11 +406,10 @@ export class GeoWeave {
   stats(): { tools: number; workflows: number; embedder: string; dimension: number; indexFile: string; learnedTransitions: number; practiceTransitions: number; practiceShare: number; practiceWeight: number; cases: number; folders: { folder: string; tools: number; reach: number }[] } {
     const reach = this.folderReach();
     const folders = new Map<string, { folder: string; tools: number; reach: number }>();
-    for (const t of this._tools) {
-      const key = t.folder ?? t.source;
+    for (const [id, key] of this.folderOf) {
       const f = folders.get(key) ?? folders.set(key, { folder: key, tools: 0, reach: 1 }).get(key)!;
       f.tools++;
-      f.reach = Math.min(f.reach, reach.get(t.manifest.id) ?? 1);
+      f.reach = Math.min(f.reach, reach.get(id) ?? 1);
     }
     return {
       folders: [...folders.values()],
@@ -454,7 +455,7 @@ export class GeoWeave {
     const version = this.ctx.learned.version;
     if (this.reachCache?.version !== version) {
       const flows = this.ctx.learned.learnedFlows();
-      const reach = flows.length >= MIN_FIT_FLOWS ? folderReach(new Map(this._tools.map((t) => [t.manifest.id, t.folder ?? t.source])), flows, this.foldersSince) : new Map<string, number>();
+      const reach = flows.length >= MIN_FIT_FLOWS ? folderReach(this.folderOf, flows, this.foldersSince) : new Map<string, number>();
       this.reachCache = { version, reach };
     }
     return this.reachCache.reach;

@@ -7,6 +7,7 @@ import type { GeoWeave } from '../core/geoweave';
 import type { EmbedderConfig } from '../core/embed/types';
 import type { ManifestProblem } from '../core/manifests/types';
 import { formatProblem, problemMessage } from '../core/manifests/problem';
+import { describeReach } from '../core/retrieval/reach';
 import { config } from './config';
 import { coreLogger, Log } from './log';
 import { keyForEndpoint, knownSecrets } from './secrets';
@@ -128,7 +129,7 @@ export class RetrievalService implements vscode.Disposable {
       (st) => {
         this.deps.log.info(st.report ? `fusion weights fitted on ${st.report.flows} flows in ${Math.round((Date.now() - started) / 100) / 10} s (out-of-fold next hit@3 ${st.report.next.before['hit@3']} → ${st.report.next.after['hit@3']}${st.report.nextPrior ? `; next-step weights: prior, ${st.report.nextPrior}` : ''})` : `fusion weights: prior kept (${st.reason})`);
         // Why a folder's tools are rarely suggested: the team's flows seldom run them.
-        for (const f of gw.stats().folders) if (f.reach < 1) this.deps.log.info(`manifest folder ${f.folder} (${f.tools} tools): text matches weighed ${f.reach.toFixed(2)}, your flows seldom run its tools`);
+        for (const f of gw.stats().folders) if (f.reach < 1) this.deps.log.info(`manifest folder ${describeReach(f)}`);
       },
       (e) => { if (!abort.signal.aborted) this.deps.log.warn(`fusion fit failed: ${e instanceof Error ? e.message : String(e)}`); },
     );

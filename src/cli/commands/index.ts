@@ -5,6 +5,7 @@ import { openFrom, fmt } from '../common';
 import { formatProblem } from '../../core/manifests/problem';
 import type { GeoWeave } from '../../core/geoweave';
 import { FITTED_FORWARD, FITTED_NEXT } from '../../core/retrieval/signals';
+import { describeReach } from '../../core/retrieval/reach';
 
 /** One paragraph on the fusion weights: where they come from, on what they were fitted, what the fit gained. */
 export function describeFusion(gw: GeoWeave): string {
@@ -41,7 +42,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     } else {
       if (sub === 'build') io.out(`built the index in ${Date.now() - t0} ms`);
       io.out(`tools: ${s.tools}\nworkflows: ${s.workflows}\nembedder: ${s.embedder} (dimension ${s.dimension})\nindex: ${s.indexFile}\nlearned transitions: ${s.learnedTransitions} (plus ${s.practiceTransitions} from analyst practice${s.practiceTransitions && s.practiceShare < 1 ? `, counted as ${(100 * s.practiceShare).toFixed(1)} % of the evidence, each of its flows weighing ${s.practiceWeight.toPrecision(2)} of one of yours: your flows run other tools` : ''})\nsimilar-task cases: ${s.cases}`);
-      if (s.folders.length > 1) io.out(`manifest folders:\n${s.folders.map((f) => `  ${f.folder} (${f.tools} tools)${f.reach < 1 ? `: text matches weighed ${f.reach.toFixed(2)}, your flows seldom run its tools` : ''}`).join('\n')}`);
+      if (s.folders.length > 1) io.out(`manifest folders:\n${s.folders.map((f) => `  ${describeReach(f)}`).join('\n')}`);
       io.out(describeFusion(gw));
       for (const p of gw.problems) io.err(formatProblem(p));
     }

@@ -56,6 +56,11 @@ export function folderReach(folderOf: Map<string, string>, flows: Iterable<Timed
   return out;
 }
 
+/** One line on a folder whose text matches are weighed down (`index stats`, the extension log). */
+export function describeReach(f: { folder: string; tools: number; reach: number }): string {
+  return `${f.folder} (${f.tools} tools)${f.reach < 1 ? `: text matches weighed ${f.reach.toFixed(2)}, your flows seldom run its tools` : ''}`;
+}
+
 /** The file in the learned folder that keeps when each manifest folder was first seen. */
 export const FOLDERS_FILE = 'folders.json';
 /** A folder path and a time per folder: far under a megabyte for any real catalog. */

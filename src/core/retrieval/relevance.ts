@@ -31,8 +31,9 @@ export async function relevance(ctx: RetrievalContext, text: string, terms: stri
   // In full mode a tool's text match is weighed by its folder's reach before the best match is
   // taken: a folder the team's flows never run can neither win the text parts nor set their scale.
   const reach = mode === 'full' ? ctx.reach?.() : undefined;
-  const reached = (id: string) => (reach?.size ? reach.get(id) ?? 1 : 1);
-  const lex = (useLex ? ctx.bm25.search(terms, pool) : []).map((h) => ({ ...h, score: h.score * reached(h.id) }));
+  const reached = (id: string) => reach?.get(id) ?? 1;
+  const hits = useLex ? ctx.bm25.search(terms, pool) : [];
+  const lex = reach?.size ? hits.map((h) => ({ ...h, score: h.score * reached(h.id) })) : hits;
   const ids = new Set<string>([...dense.keys(), ...lex.map((h) => h.id)]);
   const lexBy = new Map(lex.map((h) => [h.id, h]));
   if (q) for (const id of ids) if (!dense.has(id)) dense.set(id, ctx.index.score(q, id));
