@@ -24,9 +24,10 @@ export const FUSION_VERSION = 1;
  * Chinese domain words from a larger glossary and "S1", "GRD" as SAR; 7 fits from 2 flows (the
  * next-step weights from 20 steps) and weighs the practice beside a team's flows at its share; 8
  * replays the practice in the share of the team's steps on its tools, weighs text matches by
- * their manifest folder's reach, and reads words and idf at the weight of the flows that used them.
+ * their manifest folder's reach, and reads words and idf at the weight of the flows that used
+ * them; 9 weighs a next step the task names (`nameNext`).
  */
-export const FIT_PROCEDURE = 8;
+export const FIT_PROCEDURE = 9;
 
 export interface FusionState {
   version: number;

@@ -209,12 +209,17 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
   const wfNext = new Map<string, number>();
   // The task's words no past task used, matched to tools (the forward part): what speaks for a tool no flow ran yet.
   const novel = new Map<string, number>();
+  // How rare the word is by which the task names each tool (the forward `nameMatch`).
+  const nameOf = new Map<string, number>();
   const full = mode === 'full';
   if (full) {
     const fwd = await forwardScoredCached(ctx, memory.task, { mode: 'full', signal: opts.signal, expansion: opts.expansion });
     const top = Math.max(1, fwd.scored[0]?.score ?? 1);
     for (const c of fwd.scored.slice(0, Math.max(FORWARD_TASK_POOL, k * 3))) fwdScore.set(c.id, Math.max(0, c.score / top));
-    for (const c of fwd.scored) if (c.parts.unseenWords) novel.set(c.id, c.parts.unseenWords);
+    for (const c of fwd.scored) {
+      if (c.parts.unseenWords) novel.set(c.id, c.parts.unseenWords);
+      if (c.parts.nameMatch) nameOf.set(c.id, c.parts.nameMatch);
+    }
     for (const [id, v] of fwd.pointed) pointed.set(id, v);
     if (fwd.workflow) {
       const steps = fwd.workflow.steps;
@@ -309,6 +314,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       parts.pick = fresh && picksClass && !!m.delivers?.includes('class_pick') ? 1 : 0;
       parts.deliver = fresh && !unmet.length && !!m.delivers?.some((d) => asked.has(d)) ? 1 : 0;
       parts.named = !done.has(id) && named(m) ? 1 : 0;
+      parts.nameNext = fresh * (nameOf.get(id) ?? 0);
       parts.similar = similar.get(id) ?? 0;
       parts.ngram = ngram.get(id) ?? 0;
       parts.ngramTask = ngramTask.get(id) ?? 0;

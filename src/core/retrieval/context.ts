@@ -101,6 +101,12 @@ export interface Weights {
    * words the past never used that name it can, and they rarely name a tool the flows know.
    */
   coldNext: number;
+  /**
+   * Backward: the task names the tool (forward `nameMatch`) and it has not run yet. Where the
+   * sequence says "a threshold comes next" and the task says "KI", the flows' commonest threshold
+   * is not the one asked for; 0 in the prior, set by a fit.
+   */
+  nameNext: number;
   /** Backward: how many of the most similar past flows vote. */
   similarK: number;
   /** Backward: threshold (eq) when the task names one class of the class map just made. */
@@ -162,6 +168,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   ahead: 0,
   flowsAhead: 0,
   coldNext: 0.3,
+  nameNext: 0,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,

@@ -20,6 +20,7 @@ const LABELS: Record<string, string> = {
   terminal: 'final deliverable',
   deliver: 'delivers what the task names',
   named: 'indicator the task names',
+  nameNext: 'the task names it',
   pick: 'picks the class the task names',
   blocked: 'blocked: needs what is missing',
   done: 'already run',
