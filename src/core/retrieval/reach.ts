@@ -103,4 +103,3 @@ export function foldersSince(dir: string, folders: Iterable<string>, now: number
   }
   return new Map(Object.entries(known));
 }
-
