@@ -25,9 +25,10 @@ export const FUSION_VERSION = 1;
  * next-step weights from 20 steps) and weighs the practice beside a team's flows at its share; 8
  * replays the practice in the share of the team's steps on its tools, weighs text matches by
  * their manifest folder's reach, and reads words and idf at the weight of the flows that used
- * them; 9 weighs a next step the task names (`nameNext`).
+ * them; 9 weighs a next step the task names (`nameNext`); 10 keeps every tool already run among a
+ * next-step query's candidates and weighs how often past flows ran a tool again (`again`).
  */
-export const FIT_PROCEDURE = 9;
+export const FIT_PROCEDURE = 10;
 
 export interface FusionState {
   version: number;

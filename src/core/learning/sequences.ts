@@ -22,6 +22,8 @@ export class FlowSequences {
   /** Tool → weighted number of flows that ran it; pairs of tools run in the same flow. */
   private readonly inFlows = new Map<string, number>();
   private readonly together = new Map<string, Map<string, number>>();
+  /** Tool → weighted number of flows that ran it more than once. */
+  private readonly repeated = new Map<string, number>();
   private flowSum = 0;
 
   constructor(flows: WeightedFlow[], readonly maxOrder = 4, readonly discount = 0.75) {
@@ -41,6 +43,8 @@ export class FlowSequences {
       }
       const uniq = [...new Set(tools)];
       this.flowSum += w;
+      const again = new Set(tools.filter((t, i) => tools.indexOf(t) !== i));
+      for (const t of again) this.repeated.set(t, (this.repeated.get(t) ?? 0) + w);
       for (const a of uniq) {
         this.inFlows.set(a, (this.inFlows.get(a) ?? 0) + w);
         const row = this.together.get(a) ?? this.together.set(a, new Map()).get(a)!;
@@ -92,6 +96,12 @@ export class FlowSequences {
   /** Share of flows that ran each tool. */
   popularity(tool: string): number {
     return this.flowSum ? (this.inFlows.get(tool) ?? 0) / this.flowSum : 0;
+  }
+
+  /** Share of the flows that ran a tool that ran it more than once (a reprojection after a clip and again before the export). */
+  repeatRate(tool: string): number {
+    const n = this.inFlows.get(tool);
+    return n ? (this.repeated.get(tool) ?? 0) / n : 0;
   }
 
   /** Tools run in the same flows as `a`, with P(b | a). */

@@ -281,7 +281,8 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
     if (full) {
       // What the task asks of a tool is met once the tool has run: the task-level parts speak only
       // for tools not yet run. A repeat (teams reproject twice) is carried by the sequence parts
-      // (transition, n-grams, flows of similar tasks), which learn repeats from the flows.
+      // (transition, n-grams, flows of similar tasks), which learn repeats from the flows, and by
+      // how often the flows that ran the tool ran it again (`again`).
       const fresh = penalty ? 0 : 1;
       parts.task = fresh * (fwdScore.get(id) ?? 0);
       // The score takes the best query match; the rationale shown is the best one the tool can
@@ -293,6 +294,9 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
         if (v > parts.query) parts.query = v;
         if (fits(queries[i].rationale) && v > rBest) { rBest = v; rationale = queries[i].rationale; }
       });
+      // A tool run again carries the pipeline on to the next input (the post-event scene, the other
+      // orbit); it does not quantify or verify what it made the first time.
+      if (penalty) rationale = 'extend';
       // The next step follows from the latest product: the last step's edges count fully, older
       // steps' by w.olderSteps per step back (0 by CV: their edges point at what the chain has passed).
       window.forEach((s, i) => {
@@ -315,6 +319,7 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
       parts.deliver = fresh && !unmet.length && !!m.delivers?.some((d) => asked.has(d)) ? 1 : 0;
       parts.named = !done.has(id) && named(m) ? 1 : 0;
       parts.nameNext = fresh * (nameOf.get(id) ?? 0);
+      parts.again = penalty && seq ? seq.repeatRate(id) : 0;
       parts.similar = similar.get(id) ?? 0;
       parts.ngram = ngram.get(id) ?? 0;
       parts.ngramTask = ngramTask.get(id) ?? 0;
@@ -355,7 +360,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
       rationale: x.rationale,
       score: round(x.score),
       parts: shown as ComplementarySuggestion['parts'],
-      reason: reasonFor(x.rationale, x.m, c.outText, x.from, c.lastTool, ctx, x.parts.bridge > 0.3 ? c.bridges.get(x.id)?.goal : undefined, x.unmet, x.parts.similar, c.lastRoles, c.lastRaster),
+      reason: c.done.has(x.id) ? repeatReason(x) : reasonFor(x.rationale, x.m, c.outText, x.from, c.lastTool, ctx, x.parts.bridge > 0.3 ? c.bridges.get(x.id)?.goal : undefined, x.unmet, x.parts.similar, c.lastRoles, c.lastRaster),
       readiness: readinessOf(ex),
     };
     made.set(x.id, out);
@@ -367,7 +372,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // noise in a group. Groups come best first.
   // The best GROUP_MIN stay whatever the floor: one confident suggestion (what the flows always run
   // next) must not leave the analyst a single choice, and nothing once it is dismissed.
-  const fresh = scored.filter((s) => !c.done.has(s.id));
+  // A tool already run is shown only when it ranks among the best GROUP_MIN overall: teams that fetch
+  // the pre- and the post-event scene or reproject both orbits run it twice, and the ranking says
+  // so only where the past flows did (`done` against the sequence parts and `again`).
+  const fresh = scored.filter((s, i) => !c.done.has(s.id) || i < GROUP_MIN);
   const floor = fresh.length && fresh[0].score > 0 ? GROUP_FLOOR * fresh[0].score : -Infinity;
   const shown = new Set(fresh.filter((s, i) => i < GROUP_MIN || round(s.score) >= round(floor)));
   const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && shown.has(s)).slice(0, GROUP_SIZE).map(suggestion) }))
@@ -531,6 +539,13 @@ function fitsRationale(m: ToolManifest): (r: Rationale) => boolean {
   const checks = /^(statistics|export)$/.test(m.category ?? '') || (m.category === 'masking' && makesMask) ||
     (m.inputs ?? []).some((p) => /reference|truth/i.test(`${p.name} ${p.description ?? ''}`));
   return (r) => (r === 'quantify' ? numbers || !outs.length : r === 'compare' ? twoDates : r === 'verify' ? checks || !m.category : true);
+}
+
+/** Why a tool already run comes again: how often the past flows with it ran it more than once, when they did. */
+function repeatReason(x: NextScored): string {
+  const name = humanName(x.m).toLowerCase();
+  const share = Math.round(100 * x.parts.again);
+  return `${x.rationale}: ${name} once more, on the next input — ${share > 0 ? `${share} % of the past flows with it ran it more than once` : 'past flows ran it again at this point'}`;
 }
 
 function reasonFor(r: Rationale, m: ToolManifest, outText: string, from: DataItem | undefined, lastTool: string | undefined, ctx: RetrievalContext, goal?: string, unmet: string[] = [], similar = 0, producedRoles: string[] = [], lastRaster = true): string {

@@ -107,6 +107,12 @@ export interface Weights {
    * is not the one asked for; 0 in the prior, set by a fit.
    */
   nameNext: number;
+  /**
+   * Backward: a tool already run, by the share of the past flows with it that ran it again. The
+   * `done` penalty says a step is rarely repeated; some are (a reprojection after the clip and
+   * before the export, a second interferogram QC); 0 in the prior, set by a fit.
+   */
+  again: number;
   /** Backward: how many of the most similar past flows vote. */
   similarK: number;
   /** Backward: threshold (eq) when the task names one class of the class map just made. */
@@ -169,6 +175,7 @@ export const DEFAULT_WEIGHTS: Weights = {
   flowsAhead: 0,
   coldNext: 0.3,
   nameNext: 0,
+  again: 0,
   llmHint: 0.2,
   workflowThreshold: 0.6,
   workflowLow: 0.3,

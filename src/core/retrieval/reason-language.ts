@@ -123,6 +123,8 @@ const CLAUSES: Phrase[] = [
 /** The verbs of backward.ts reasonFor, after "<rationale>: <tool name> ". m[1] is the tool's name
  *  (already in the reader's language when the catalog was given), the last "what" its product. */
 const BACKWARD: Phrase[] = [
+  [/^(.+?) once more, on the next input — (\d+) % of the past flows with it ran it more than once$/, (m) => `${lead(m[1])}再运行一次，用于下一份输入——过去用过它的流程中有 ${m[2]}% 运行了不止一次`],
+  [/^(.+?) once more, on the next input — past flows ran it again at this point$/, (m) => `${lead(m[1])}再运行一次，用于下一份输入——过去的流程在这一步再次运行了它`],
   [/^(.+?) reads a stack of dates of your (.+), one raster per date — (.+)$/, (m, c) => `${lead(m[1])}读取你的${inline(outZh(m[2]))}的多期影像（每期一个栅格）——${c.what(m[3])}`],
   [/^(.+?) gives (.+) — it starts from other data than your (.*)$/, (m, c) => `${lead(m[1])}给出${sp(c.what(m[2]))}——它基于其他数据，而不是你的${sp(outZh(m[3]))}`],
   [/^(.+?) turns (.+?) into (.+), the input (.+) needs$/, (m, c) => `${lead(m[1])}将${sourceZh(m[2], c)}转为${sp(c.what(m[3]))}，即${inline(c.tool(m[4]))}所需的输入`],

@@ -21,6 +21,7 @@ const LABELS: Record<string, string> = {
   deliver: 'delivers what the task names',
   named: 'indicator the task names',
   nameNext: 'the task names it',
+  again: 'past flows often ran it again',
   pick: 'picks the class the task names',
   blocked: 'blocked: needs what is missing',
   done: 'already run',

@@ -9,7 +9,7 @@ import type { Weights } from './context';
 /** Forward (task → tools) parts. */
 export const FORWARD_SIGNALS = ['dense', 'lexical', 'graph', 'learned', 'similarTools', 'neighbours', 'flows', 'classifier', 'classifierLog', 'cooc', 'popular', 'coldStart', 'unseenWords', 'nameMatch', 'workflow', 'executability', 'llmHint'] as const;
 /** Next-step (result + context → tools) parts. */
-export const NEXT_SIGNALS = ['task', 'query', 'feed', 'nextGraph', 'transition', 'nextAffinity', 'bridge', 'workflowNext', 'done', 'blocked', 'temporal', 'terminal', 'deliver', 'named', 'pick', 'similar', 'ngram', 'ngramTask', 'ahead', 'flowsAhead', 'stepModel', 'stepModelLog', 'coldNext', 'nameNext'] as const;
+export const NEXT_SIGNALS = ['task', 'query', 'feed', 'nextGraph', 'transition', 'nextAffinity', 'bridge', 'workflowNext', 'done', 'blocked', 'temporal', 'terminal', 'deliver', 'named', 'pick', 'similar', 'ngram', 'ngramTask', 'ahead', 'flowsAhead', 'stepModel', 'stepModelLog', 'coldNext', 'nameNext', 'again'] as const;
 
 export type ForwardSignal = (typeof FORWARD_SIGNALS)[number];
 export type NextSignal = (typeof NEXT_SIGNALS)[number];
