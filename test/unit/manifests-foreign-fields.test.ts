@@ -142,3 +142,67 @@ test('an OGC API - Processes description (as pygeoapi serves it) loads as a mani
   ]);
   assert.deepEqual(m.outputs, [{ name: 'mask', description: 'Water mask', type: 'raster' }]);
 });
+
+test('tool-calling catalogs load as manifests: an MCP tools/list, OpenAI function tools and Anthropic tool use; the name is the id, JSON Schema properties the parameters', async () => {
+  const dir = tmpDir('gw-foreign-mcp-');
+  writeJson(path.join(dir, 'snow-server.json'), {
+    tools: [
+      {
+        name: 'snow_ndsi_s2', title: 'Snow cover from Sentinel-2 (NDSI)', description: 'Maps snow cover from a Sentinel-2 L2A scene with the NDSI and a red-band test.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            scene: { type: 'string', format: 'uri', description: 'Path or URL of the L2A scene (GeoTIFF)' },
+            aoi: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null, title: 'Aoi', description: 'Catchment polygons as GeoJSON file' },
+            threshold: { type: 'number', minimum: 0, maximum: 1, default: 0.4 },
+            acquired: { type: 'string', format: 'date', description: 'acquisition date of the image' },
+            out_path: { type: 'string', description: 'Where to write the snow mask GeoTIFF' },
+          },
+          required: ['scene'],
+        },
+        outputSchema: { type: 'object', properties: { snow_km2: { type: 'number' }, mask: { type: 'string', description: 'path of the snow mask raster file' } } },
+        annotations: { readOnlyHint: true },
+      },
+      { name: 'get_station_timeseries', description: 'Discharge series of a hydrometric station.', inputSchema: { type: 'object', properties: { station_id: { type: 'string' } }, required: ['station_id'] } },
+    ],
+  });
+  writeJson(path.join(dir, 'legacy.json'), {
+    tools: [{ type: 'function', function: { name: 'reservoirArea', description: 'Water surface area of a reservoir from a water mask.', parameters: { type: 'object', properties: { waterMask: { type: 'string', description: 'input water mask' }, reservoirs: { type: 'string', description: 'GeoPackage file of reservoir outlines' } }, required: ['waterMask', 'reservoirs'] } } }],
+  });
+  // An MCP tools/list answer saved with its JSON-RPC envelope.
+  writeJson(path.join(dir, 'gauges-rpc.json'), { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'gauge_flow', description: 'Flow at a river gauge.', inputSchema: { type: 'object' } }, { name: 'gauge_level', annotations: { title: 'Water level at a river gauge' }, inputSchema: { type: 'object', properties: {} } }] } });
+  writeJson(path.join(dir, 'claude.json'), [{ name: 'swe-estimate', description: 'Snow water equivalent from snow depth and density.', input_schema: { type: 'object', properties: { depth_dem: { type: 'string' }, density: { type: 'number' } }, required: ['depth_dem'] } }]);
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  const byId = new Map(c.tools.map((t) => [t.manifest.id, t.manifest]));
+  assert.deepEqual([...byId.keys()].sort(), ['gauge_flow', 'gauge_level', 'get_station_timeseries', 'reservoirArea', 'snow_ndsi_s2', 'swe-estimate']);
+  assert.deepEqual(byId.get('gauge_flow')!.inputs, [], 'an input schema without properties: no parameters');
+  // MCP makes the description optional: the title stands in, with a warning that says retrieval has little to go on.
+  assert.equal(byId.get('gauge_level')!.description, 'Water level at a river gauge');
+  assert.ok(c.problems.some((p) => p.severity === 'warning' && p.file.endsWith('gauges-rpc.json') && p.path === '/result/tools/1/description' && /title is used/.test(p.message)), JSON.stringify(c.problems));
+  const snow = byId.get('snow_ndsi_s2')!;
+  assert.equal(snow.name, 'Snow cover from Sentinel-2 (NDSI)', 'the MCP title is the display name');
+  assert.deepEqual(snow.inputs, [
+    { name: 'scene', description: 'Path or URL of the L2A scene (GeoTIFF)', type: 'raster', required: true },
+    { name: 'aoi', description: 'Catchment polygons as GeoJSON file', type: 'vector', default: null, required: false },
+    { name: 'threshold', type: 'number', default: 0.4, required: false },
+    { name: 'acquired', description: 'acquisition date of the image', type: 'string', required: false },
+    { name: 'out_path', description: 'Where to write the snow mask GeoTIFF', type: 'string', required: false },
+  ]);
+  assert.deepEqual(snow.outputs, [{ name: 'snow_km2', type: 'number' }, { name: 'mask', description: 'path of the snow mask raster file', type: 'raster' }]);
+  assert.equal(byId.get('get_station_timeseries')!.name, undefined, 'no title: the id is shown as a name');
+  assert.deepEqual(byId.get('reservoirArea')!.inputs, [
+    { name: 'waterMask', description: 'input water mask', type: 'string', required: true },
+    { name: 'reservoirs', description: 'GeoPackage file of reservoir outlines', type: 'vector', required: true },
+  ]);
+  assert.deepEqual(byId.get('swe-estimate')!.inputs, [{ name: 'depth_dem', type: 'raster', required: true }, { name: 'density', type: 'number', required: false }]);
+  // Ranked and named in flows by the tool-calling name.
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: tmpDir(), practice: false, onProgress: () => undefined });
+  try {
+    const r = await gw.forwardCandidates('how much of the catchment is snow covered on the last Sentinel-2 scene?', { k: 4 });
+    assert.equal(r.candidates[0].id, 'snow_ndsi_s2', r.candidates.map((x) => x.id).join(', '));
+    assert.deepEqual(missingIds(parseTasks('{"id":"t1","query":"area","flow":["snow_ndsi_s2","reservoirArea"]}\n', 'x.jsonl'), (id) => !!gw.getTool(id)), []);
+  } finally {
+    await gw.dispose();
+  }
+});

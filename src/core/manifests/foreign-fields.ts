@@ -37,7 +37,7 @@ export function typeFromForeign(t: string): string | undefined {
  */
 export function readForeignFields(file: string, data: unknown, problems: ManifestProblem[], at = ''): unknown {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
-  const m = { ...(data as Record<string, unknown>) };
+  const m = fromToolDefinition({ ...(data as Record<string, unknown>) });
   const runs = m.runner !== undefined;
   const id = typeof m.id === 'string' ? readToolId(m.id) : undefined;
   if (id !== undefined && id !== m.id) {
@@ -68,6 +68,94 @@ export function readForeignFields(file: string, data: unknown, problems: Manifes
   return m;
 }
 
+/** A JSON Schema object ({type: "object", properties, required}): the parameters of a tool definition. */
+function objectSchema(v: unknown): { properties: Record<string, unknown>; required: string[] } | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!o.properties || typeof o.properties !== 'object' || Array.isArray(o.properties)) return o.type === 'object' ? { properties: {}, required: [] } : undefined;
+  const required = Array.isArray(o.required) ? o.required.filter((x): x is string => typeof x === 'string') : [];
+  return { properties: o.properties as Record<string, unknown>, required };
+}
+
+/**
+ * A tool as LLM tool-calling catalogs define it, read as a manifest: an MCP `tools/list` entry
+ * ({name, title?, description, inputSchema, outputSchema?}), an OpenAI function-calling tool
+ * ({type: "function", function: {name, description, parameters}}) or an Anthropic tool-use one
+ * ({name, description, input_schema}). Teams that wire their tools to an assistant have their
+ * catalog in one of these; required by our schema, `id` is missing from all three, so such a
+ * catalog loaded as nothing. Their `name` is the identifier flows and calls use, so it becomes the
+ * id, and the title (if any) the display name; the JSON Schema properties become the parameters.
+ */
+function fromToolDefinition(m: Record<string, unknown>): Record<string, unknown> {
+  if (m.type === 'function' && m.function && typeof m.function === 'object' && !Array.isArray(m.function) && m.id === undefined) {
+    const { type: _type, function: fn, ...rest } = m;
+    m = { ...rest, ...(fn as Record<string, unknown>) };
+  }
+  const key = ['inputSchema', 'input_schema', 'parameters'].find((k) => objectSchema(m[k]));
+  if (m.id !== undefined || typeof m.name !== 'string' || !key) return m;
+  const { [key]: schema, outputSchema, annotations, ...rest } = m;
+  const out: Record<string, unknown> = { ...rest, id: m.name };
+  delete out.name;
+  // The title (or the annotations' title) is read as an OGC process's below: the display name, and
+  // the description when there is none (MCP makes a description optional).
+  const noted = (annotations as Record<string, unknown> | undefined)?.title;
+  if (typeof out.title !== 'string' && typeof noted === 'string') out.title = noted;
+  const params = (v: unknown, requiredToo: boolean) => {
+    const o = objectSchema(v)!;
+    return Object.entries(o.properties).map(([name, spec]) => {
+      const sc = (spec && typeof spec === 'object' && !Array.isArray(spec) ? spec : {}) as Record<string, unknown>;
+      const p: Record<string, unknown> = { name, ...fromOgcParam({ description: sc.description, title: sc.title, schema: sc }) };
+      const said = pathRole(name, sc);
+      if (said && (p.type === 'string' || p.type === undefined)) p.type = said;
+      if (requiredToo) p.required = o.required.includes(name);
+      return p;
+    });
+  };
+  if (out.inputs === undefined) out.inputs = params(schema, true);
+  if (out.outputs === undefined && objectSchema(outputSchema)) out.outputs = params(outputSchema, false);
+  return out;
+}
+
+/**
+ * What a string parameter of a JSON Schema holds when it is a file of a kind: MCP and
+ * function-calling tools pass rasters and layers as paths or URLs ("Path or URL of the input
+ * GeoTIFF", a parameter named `dem`). The kind is read from the parameter's name, or from its
+ * description when that also says it is a path, a file, a URL or an input; a date, a choice from a
+ * list, or a path to write to ("where to write the GeoTIFF") is not a file to feed.
+ */
+const ROLES: [string, RegExp][] = [
+  ['raster', /geotiff|\btiff?\b|\bcog\b|\brasters?\b|\bimage\b|\bdem\b|\bdtm\b|\bdsm\b|netcdf|\bscene\b|\bmosaic\b/],
+  ['vector', /geojson|geo ?package|\bgpkg\b|shapefile|\bshp\b|\bkml\b|\bvector\b|\bpolygons?\b|\bfeatures\b/],
+  ['table', /\bcsv\b|\btable\b|spreadsheet|\bparquet\b/],
+];
+function pathRole(name: string, sc: Record<string, unknown>): string | undefined {
+  if (jsonType(sc) !== undefined && jsonType(sc) !== 'string') return undefined;
+  if (sc.enum !== undefined || (typeof sc.format === 'string' && !/^(uri|uri-reference|iri|path)$/.test(sc.format))) return undefined;
+  const label = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  const text = `${typeof sc.title === 'string' ? sc.title : ''} ${typeof sc.description === 'string' ? sc.description : ''}`.toLowerCase();
+  const writes = /\b(out|output|dest|destination|target)\b|\bwrite|\bsave/;
+  if (writes.test(label) || writes.test(text)) return undefined;
+  const fileCue = sc.format !== undefined || /\b(path|file|url|uri|href|input)\b/.test(text);
+  for (const [role, re] of ROLES) if (re.test(label) || (fileCue && re.test(text))) return role;
+  return undefined;
+}
+
+/** A JSON Schema's type: `"string"`, the first of `["string", "null"]`, or of `anyOf: [{type: "string"}, {type: "null"}]` (as pydantic writes an optional field). */
+function jsonType(sc: Record<string, unknown>): string | undefined {
+  const first = (v: unknown) => (Array.isArray(v) ? v.find((t) => typeof t === 'string' && t !== 'null') : typeof v === 'string' ? v : undefined) as string | undefined;
+  const t = first(sc.type);
+  if (t) return t;
+  for (const k of ['anyOf', 'oneOf'] as const) {
+    const alts = sc[k];
+    if (!Array.isArray(alts)) continue;
+    for (const a of alts) {
+      const at = a && typeof a === 'object' ? first((a as Record<string, unknown>).type) : undefined;
+      if (at) return at;
+    }
+  }
+  return undefined;
+}
+
 /** An OGC API - Processes input/output description ({title, description, schema, minOccurs}) as our parameter fields. */
 function fromOgcParam(spec: unknown): Record<string, unknown> {
   if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return {};
@@ -81,7 +169,7 @@ function fromOgcParam(spec: unknown): Record<string, unknown> {
   if (/tiff|image\/|netcdf|zarr|jp2|raster/.test(media)) out.type = 'raster';
   else if (/geo\+json|geojson|geopackage|shapefile|kml|gml|vector|feature/.test(media)) out.type = 'vector';
   else if (/csv|spreadsheet/.test(media)) out.type = 'table';
-  else if (typeof sc.type === 'string') out.type = sc.type === 'integer' ? 'number' : sc.type;
+  else if (jsonType(sc)) out.type = jsonType(sc) === 'integer' ? 'number' : jsonType(sc);
   else if (typeof o.type === 'string') out.type = o.type;
   if (typeof o.minOccurs === 'number') out.required = o.minOccurs > 0;
   if (sc.default !== undefined) out.default = sc.default;

@@ -176,7 +176,9 @@ function overBudget(b: Budget, what: string): void {
 /** The manifests in one file: the file itself, or each entry of a list of tools (JSON pointer, manifest). */
 function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[]): [string, unknown][] {
   const o = raw as Record<string, unknown> | null;
-  const [list, at] = Array.isArray(raw) ? [raw, ''] : o && typeof o === 'object' && o.id === undefined && Array.isArray(o.tools) ? [o.tools as unknown[], '/tools'] : [undefined, ''];
+  // An MCP server's tools/list answer saved as it came: {"jsonrpc": "2.0", "id": 1, "result": {"tools": [...]}}.
+  const rpc = o && typeof o === 'object' && o.jsonrpc !== undefined && o.result && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
+  const [list, at] = Array.isArray(raw) ? [raw, ''] : rpc && Array.isArray(rpc.tools) ? [rpc.tools as unknown[], '/result/tools'] : o && typeof o === 'object' && o.id === undefined && Array.isArray(o.tools) ? [o.tools as unknown[], '/tools'] : [undefined, ''];
   if (!list) return [['', raw]];
   // The same cap as on files: a list must not bring in more tools than a folder of files could.
   if (list.length > MAX_FOLDER_FILES) problems.push({ file, path: at, severity: 'warning', message: `lists ${list.length} tools; only the first ${MAX_FOLDER_FILES} are read` });
