@@ -171,7 +171,7 @@ test('tool-calling catalogs load as manifests: an MCP tools/list, OpenAI functio
   });
   // An MCP tools/list answer saved with its JSON-RPC envelope.
   writeJson(path.join(dir, 'gauges-rpc.json'), { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'gauge_flow', description: 'Flow at a river gauge.', inputSchema: { type: 'object' } }, { name: 'gauge_level', annotations: { title: 'Water level at a river gauge' }, inputSchema: { type: 'object', properties: {} } }] } });
-  writeJson(path.join(dir, 'claude.json'), [{ name: 'swe-estimate', description: 'Snow water equivalent from snow depth and density.', input_schema: { type: 'object', properties: { depth_dem: { type: 'string' }, density: { type: 'number' } }, required: ['depth_dem'] } }]);
+  writeJson(path.join(dir, 'claude.json'), [{ name: 'swe-estimate', description: 'Snow water equivalent from snow depth and density.', input_schema: { type: 'object', properties: { depth_dem: { type: 'string' }, density: { type: 'number' }, snap: { type: 'string', description: 'Optional reference raster to snap the grid to' }, when: { type: 'string', description: 'date of the image' } }, required: ['depth_dem'] } }]);
   const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
   assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
   const byId = new Map(c.tools.map((t) => [t.manifest.id, t.manifest]));
@@ -195,7 +195,11 @@ test('tool-calling catalogs load as manifests: an MCP tools/list, OpenAI functio
     { name: 'waterMask', description: 'input water mask', type: 'string', required: true },
     { name: 'reservoirs', description: 'GeoPackage file of reservoir outlines', type: 'vector', required: true },
   ]);
-  assert.deepEqual(byId.get('swe-estimate')!.inputs, [{ name: 'depth_dem', type: 'raster', required: true }, { name: 'density', type: 'number', required: false }]);
+  assert.deepEqual(byId.get('swe-estimate')!.inputs, [
+    { name: 'depth_dem', type: 'raster', required: true }, { name: 'density', type: 'number', required: false },
+    { name: 'snap', description: 'Optional reference raster to snap the grid to', type: 'raster', required: false },
+    { name: 'when', description: 'date of the image', type: 'string', required: false },
+  ]);
   // Ranked and named in flows by the tool-calling name.
   const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: tmpDir(), practice: false, onProgress: () => undefined });
   try {

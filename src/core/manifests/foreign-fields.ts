@@ -119,14 +119,16 @@ function fromToolDefinition(m: Record<string, unknown>): Record<string, unknown>
 /**
  * What a string parameter of a JSON Schema holds when it is a file of a kind: MCP and
  * function-calling tools pass rasters and layers as paths or URLs ("Path or URL of the input
- * GeoTIFF", a parameter named `dem`). The kind is read from the parameter's name, or from its
- * description when that also says it is a path, a file, a URL or an input; a date, a choice from a
- * list, or a path to write to ("where to write the GeoTIFF") is not a file to feed.
+ * GeoTIFF", a parameter named `dem`, "dh or dh/dt raster"). A format or kind word in the name or
+ * the description says so; a word that also names other things ("image", "scene", "polygons",
+ * "table") counts in the description only beside a path, file, URL or input cue ("acquisition date
+ * of the image" is a date). A date, a choice from a list, or a path to write to ("where to write
+ * the GeoTIFF") is not a file to feed.
  */
-const ROLES: [string, RegExp][] = [
-  ['raster', /geotiff|\btiff?\b|\bcog\b|\brasters?\b|\bimage\b|\bdem\b|\bdtm\b|\bdsm\b|netcdf|\bscene\b|\bmosaic\b/],
-  ['vector', /geojson|geo ?package|\bgpkg\b|shapefile|\bshp\b|\bkml\b|\bvector\b|\bpolygons?\b|\bfeatures\b/],
-  ['table', /\bcsv\b|\btable\b|spreadsheet|\bparquet\b/],
+const ROLES: [string, RegExp, RegExp][] = [
+  ['raster', /geotiff|\btiff?\b|\bcog\b|\brasters?\b|\bdem\b|\bdtm\b|\bdsm\b|netcdf/, /\bimage\b|\bscene\b|\bmosaic\b|\bgrid\b/],
+  ['vector', /geojson|geo ?package|\bgpkg\b|shapefile|\bshp\b|\bkml\b|geoparquet|\bvector\b/, /\bpolygons?\b|\bfeatures\b|\blayer\b/],
+  ['table', /\bcsv\b|spreadsheet|\bparquet\b|\bxlsx\b/, /\btable\b/],
 ];
 function pathRole(name: string, sc: Record<string, unknown>): string | undefined {
   if (jsonType(sc) !== undefined && jsonType(sc) !== 'string') return undefined;
@@ -136,7 +138,7 @@ function pathRole(name: string, sc: Record<string, unknown>): string | undefined
   const writes = /\b(out|output|dest|destination|target)\b|\bwrite|\bsave/;
   if (writes.test(label) || writes.test(text)) return undefined;
   const fileCue = sc.format !== undefined || /\b(path|file|url|uri|href|input)\b/.test(text);
-  for (const [role, re] of ROLES) if (re.test(label) || (fileCue && re.test(text))) return role;
+  for (const [role, strong, weak] of ROLES) if (strong.test(label) || weak.test(label) || strong.test(text) || (fileCue && weak.test(text))) return role;
   return undefined;
 }
 
