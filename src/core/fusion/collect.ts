@@ -17,7 +17,8 @@ import type { FitQuery } from './fit';
  * Candidates kept per query: the best this many under the current weights, plus the relevant ones,
  * plus (next steps) every tool already run. Without the last, the prior's `done` penalty put a tool
  * already run below the cut unless it was the right one, and any part that speaks only for tools
- * already run looked perfect out of fold (a repeat-rate part got 4.46 and next hit@1 halved).
+ * already run looked perfect out of fold (a repeat-rate part got 4.46, and geohazard's next hit@1
+ * fell from 0.659 to 0.264).
  */
 const KEEP = 60;
 

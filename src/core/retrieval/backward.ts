@@ -375,10 +375,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   // A tool already run is shown only when it ranks among the best GROUP_MIN overall: teams that fetch
   // the pre- and the post-event scene or reproject both orbits run it twice, and the ranking says
   // so only where the past flows did (`done` against the sequence parts and `again`).
-  const fresh = scored.filter((s, i) => !c.done.has(s.id) || i < GROUP_MIN);
-  const floor = fresh.length && fresh[0].score > 0 ? GROUP_FLOOR * fresh[0].score : -Infinity;
-  const shown = new Set(fresh.filter((s, i) => i < GROUP_MIN || round(s.score) >= round(floor)));
-  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: fresh.filter((s) => s.rationale === r && shown.has(s)).slice(0, GROUP_SIZE).map(suggestion) }))
+  const offered = scored.filter((s, i) => !c.done.has(s.id) || i < GROUP_MIN);
+  const floor = offered.length && offered[0].score > 0 ? GROUP_FLOOR * offered[0].score : -Infinity;
+  const shown = new Set(offered.filter((s, i) => i < GROUP_MIN || round(s.score) >= round(floor)));
+  const groups = RATIONALES.map((r) => ({ rationale: r, suggestions: offered.filter((s) => s.rationale === r && shown.has(s)).slice(0, GROUP_SIZE).map(suggestion) }))
     .filter((g) => g.suggestions.length)
     .sort((a, b) => b.suggestions[0].score - a.suggestions[0].score);
   return { queries: c.queries, ranked, groups };
