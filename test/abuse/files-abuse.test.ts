@@ -86,6 +86,26 @@ function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string,
     ['foreign parameter types, labels and fields', put('foreign.json', JSON.stringify({ id: 'native:foreign', description: 'd', inputs: [{ name: '__proto__', type: 'raster[]' }, { name: 'A B', type: 42 }, { name: 'x', type: 'GeoTIFF', optional: 'yes', constructor: 1 }] }))],
     ['FIFOs named like data in the workspace (scanned by --data)', (d) => { const ws = path.dirname(path.dirname(d)); for (const n of ['fields.geojson', 'scene.tif', 'zones.gpkg']) if (spawnSync('mkfifo', [path.join(ws, n)]).status !== 0) fs.writeFileSync(path.join(ws, n), '{}'); }],
     ['ids with slashes, spaces, traversal and nothing usable', (d) => { for (const [i, id] of ['otb/BandMath', 'Zonal Statistics', '../../etc/passwd', '/', ' ', 'a'.repeat(5000) + '/b'].entries()) fs.writeFileSync(path.join(d, `id${i}.json`), tool(id, { prerequisites: [id, '../x'] })); fs.mkdirSync(path.join(d, 'workflows')); fs.writeFileSync(path.join(d, 'workflows', 'w.json'), JSON.stringify({ id: 'w', description: 'd', steps: ['otb/BandMath', '../../etc/passwd', ' '] })); }],
+    // Tool-calling catalogs (MCP tools/list, OpenAI function tools, Anthropic tool use): odd names,
+    // schemas that are not objects, hostile property names, huge and deep schemas, a forged envelope.
+    ['tool-calling definitions with odd names and schemas', put('mcp.json', JSON.stringify({ tools: [
+      { name: 123, description: 'x', inputSchema: { type: 'object' } },
+      { name: 'bad name with spaces', description: 'Clip.', inputSchema: { type: 'object', properties: { ['__proto__']: { type: 'string' }, constructor: { type: 'string', description: 'input GeoTIFF path' } } } },
+      { name: 'props_array', description: 'x', inputSchema: { type: 'object', properties: [1, 2] } },
+      { name: 'props_odd', description: 'x', inputSchema: { type: 'object', properties: { a: null, b: 5, c: { type: ['null'] }, d: { type: { x: 1 } }, e: { anyOf: 'x' } }, required: 'a' } },
+      { name: 'nodesc', inputSchema: { type: 'object' } },
+      { type: 'function', function: null },
+      { type: 'function', function: { name: 'ndvi', description: 'Shadows a builtin id.', parameters: { type: 'object', properties: {} } } },
+      { name: '../../etc/passwd', description: 'traversal', input_schema: { type: 'object' } },
+    ] }))],
+    ['an MCP tools/list of 20000 properties and a 2000-deep schema', (d) => {
+      let deep: unknown = {};
+      for (let i = 0; i < 2000; i++) deep = { anyOf: [deep, { type: 'null' }] };
+      const properties: Record<string, unknown> = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string', description: i % 2 ? 'input GeoTIFF path' : 'a date' }]));
+      properties.deep = deep;
+      fs.writeFileSync(path.join(d, 'mcp-big.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'wide', description: 'w', inputSchema: { type: 'object', properties } }] } }));
+    }],
+    ['a JSON-RPC envelope whose result is not a tool list', put('rpc.json', JSON.stringify({ jsonrpc: '2.0', id: 'x', result: { tools: 'none' }, error: { code: -1 } }))],
     // YAML manifests (read as their JSON form): expansion, depth, tags, keys, odd documents.
     ['YAML: a billion laughs (aliases of aliases)', put('lol.yaml', `id: lol\ndescription: d\nx:\n${Array.from({ length: 12 }, (_, i) => `  l${i}: &l${i} [${i ? Array(12).fill(`*l${i - 1}`).join(',') : Array(12).fill('"lol"').join(',')}]`).join('\n')}\n`)],
     ['YAML: 100000 nested flow lists', put('deep.yaml', `id: ydeep\ndescription: d\ntags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)],
