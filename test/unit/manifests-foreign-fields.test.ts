@@ -170,12 +170,15 @@ test('tool-calling catalogs load as manifests: an MCP tools/list, OpenAI functio
     tools: [{ type: 'function', function: { name: 'reservoirArea', description: 'Water surface area of a reservoir from a water mask.', parameters: { type: 'object', properties: { waterMask: { type: 'string', description: 'input water mask' }, reservoirs: { type: 'string', description: 'GeoPackage file of reservoir outlines' } }, required: ['waterMask', 'reservoirs'] } } }],
   });
   // An MCP tools/list answer saved with its JSON-RPC envelope.
+  // A schema whose oneOf is not a list of schemas says nothing; it must not stop the catalog loading.
+  writeJson(path.join(dir, 'odd.json'), { tools: [{ name: 'odd_schema', description: 'Odd.', inputSchema: { type: 'object', properties: { a: { oneOf: 'x' }, b: { oneOf: [null, 3], type: 'number' } } } }] });
   writeJson(path.join(dir, 'gauges-rpc.json'), { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'gauge_flow', description: 'Flow at a river gauge.', inputSchema: { type: 'object' } }, { name: 'gauge_level', annotations: { title: 'Water level at a river gauge' }, inputSchema: { type: 'object', properties: {} } }] } });
   writeJson(path.join(dir, 'claude.json'), [{ name: 'swe-estimate', description: 'Snow water equivalent from snow depth and density.', input_schema: { type: 'object', properties: { depth_dem: { type: 'string' }, density: { type: 'number' }, snap: { type: 'string', description: 'Optional reference raster to snap the grid to' }, when: { type: 'string', description: 'date of the image' } }, required: ['depth_dem'] } }]);
   const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
   assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
   const byId = new Map(c.tools.map((t) => [t.manifest.id, t.manifest]));
-  assert.deepEqual([...byId.keys()].sort(), ['gauge_flow', 'gauge_level', 'get_station_timeseries', 'reservoirArea', 'snow_ndsi_s2', 'swe-estimate']);
+  assert.deepEqual([...byId.keys()].sort(), ['gauge_flow', 'gauge_level', 'get_station_timeseries', 'odd_schema', 'reservoirArea', 'snow_ndsi_s2', 'swe-estimate']);
+  assert.deepEqual(byId.get('odd_schema')!.inputs?.map((p) => p.type), ['string', 'number']);
   assert.deepEqual(byId.get('gauge_flow')!.inputs, [], 'an input schema without properties: no parameters');
   // MCP makes the description optional: the title stands in, with a warning that says retrieval has little to go on.
   assert.equal(byId.get('gauge_level')!.description, 'Water level at a river gauge');

@@ -167,7 +167,9 @@ function fromOgcParam(spec: unknown): Record<string, unknown> {
   const text = typeof o.description === 'string' ? o.description : typeof o.title === 'string' ? o.title : undefined;
   if (text) out.description = text;
   // The media type says what a JSON type cannot: a GeoTIFF or a GeoJSON travels as a string or an object.
-  const media = JSON.stringify([sc.contentMediaType, sc.format, sc.$ref, (sc.oneOf as unknown[] | undefined)?.map((x) => (x as Record<string, unknown>)?.contentMediaType ?? (x as Record<string, unknown>)?.format ?? (x as Record<string, unknown>)?.$ref)]).toLowerCase();
+  // (`oneOf` as written, which may be anything: a schema that is not a list of schemas says nothing.)
+  const alts = Array.isArray(sc.oneOf) ? (sc.oneOf as unknown[]) : [];
+  const media = JSON.stringify([sc.contentMediaType, sc.format, sc.$ref, alts.map((x) => (x as Record<string, unknown> | null)?.contentMediaType ?? (x as Record<string, unknown> | null)?.format ?? (x as Record<string, unknown> | null)?.$ref)]).toLowerCase();
   if (/tiff|image\/|netcdf|zarr|jp2|raster/.test(media)) out.type = 'raster';
   else if (/geo\+json|geojson|geopackage|shapefile|kml|gml|vector|feature/.test(media)) out.type = 'vector';
   else if (/csv|spreadsheet/.test(media)) out.type = 'table';
