@@ -131,7 +131,8 @@ const ROLES: [string, RegExp, RegExp][] = [
   ['table', /\bcsv\b|spreadsheet|\bparquet\b|\bxlsx\b/, /\btable\b/],
 ];
 function pathRole(name: string, sc: Record<string, unknown>): string | undefined {
-  if (jsonType(sc) !== undefined && jsonType(sc) !== 'string') return undefined;
+  const t = jsonType(sc);
+  if (t !== undefined && t !== 'string') return undefined;
   if (sc.enum !== undefined || (typeof sc.format === 'string' && !/^(uri|uri-reference|iri|path)$/.test(sc.format))) return undefined;
   const label = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
   const text = `${typeof sc.title === 'string' ? sc.title : ''} ${typeof sc.description === 'string' ? sc.description : ''}`.toLowerCase();
@@ -170,10 +171,11 @@ function fromOgcParam(spec: unknown): Record<string, unknown> {
   // (`oneOf` as written, which may be anything: a schema that is not a list of schemas says nothing.)
   const alts = Array.isArray(sc.oneOf) ? (sc.oneOf as unknown[]) : [];
   const media = JSON.stringify([sc.contentMediaType, sc.format, sc.$ref, alts.map((x) => (x as Record<string, unknown> | null)?.contentMediaType ?? (x as Record<string, unknown> | null)?.format ?? (x as Record<string, unknown> | null)?.$ref)]).toLowerCase();
+  const t = jsonType(sc);
   if (/tiff|image\/|netcdf|zarr|jp2|raster/.test(media)) out.type = 'raster';
   else if (/geo\+json|geojson|geopackage|shapefile|kml|gml|vector|feature/.test(media)) out.type = 'vector';
   else if (/csv|spreadsheet/.test(media)) out.type = 'table';
-  else if (jsonType(sc)) out.type = jsonType(sc) === 'integer' ? 'number' : jsonType(sc);
+  else if (t) out.type = t === 'integer' ? 'number' : t;
   else if (typeof o.type === 'string') out.type = o.type;
   if (typeof o.minOccurs === 'number') out.required = o.minOccurs > 0;
   if (sc.default !== undefined) out.default = sc.default;
