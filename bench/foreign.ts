@@ -127,7 +127,11 @@ export function crowdedChecks(checks: Check[], out: string): Check[] {
       for (const t of tools(other)) {
         if (ids.has(t.manifest.id)) continue;
         ids.add(t.manifest.id);
-        fs.copyFileSync(t.file, path.join(dir, `${prefix}${path.basename(t.file)}`));
+        // The home team's files as they are; another team's tools one file each, as the product read
+        // them: a file of many tools (an MCP list, an OpenAPI service) would also bring the ones whose
+        // ids an earlier team took.
+        if (other === home) fs.copyFileSync(t.file, path.join(dir, path.basename(t.file)));
+        else fs.writeFileSync(path.join(dir, `${prefix}${t.manifest.id.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`), JSON.stringify(t.manifest));
       }
     }
     made.set(home, { dir, tools: ids.size });

@@ -53,6 +53,17 @@ function taskTrials(r: ReturnType<typeof prng>): [string, string | Buffer][] {
     ['tool ids that name Object members', line({ query: 'q', flow: ['constructor', '__proto__', 'toString'] })],
     // Step ids as other systems write them, read by the id rule (manifests/tool-id.ts).
     ['step ids with slashes, spaces and traversal', line({ query: 'q', flow: ['otb/BandMath', 'Zonal Statistics', '../../etc/passwd', ' ', '///', '坡度'] })],
+    // Assistant chat logs (read as a task and its tool calls, eval/chat-log.ts).
+    ['chat logs with odd messages', [
+      line({ messages: [null, 5, 'x', { role: 'user', content: { text: 'q' } }, { role: 'assistant', tool_calls: 'ndvi' }] }),
+      line({ messages: [{ role: 'user', content: [null, { type: 'text', text: 42 }, { type: 'text', text: 'real question' }] }, { role: 'assistant', tool_calls: [null, { function: { name: { x: 1 } } }, { function: { name: 'ndvi' } }] }] }),
+      line({ messages: [{ role: '__proto__', content: 'q' }, { role: 'user', content: 'constructor', __proto__: { tool_calls: [{ function: { name: 'x' } }] } }, { role: 'assistant', content: [{ type: 'tool_use', name: '__proto__' }] }] }),
+      line({ contents: [{ role: 'user', parts: 'no' }, { role: 'model', parts: [{ functionCall: null }, { functionCall: { name: 'threshold' } }] }] }),
+    ].join('\n')],
+    ['a chat log with no user message', line({ messages: [{ role: 'assistant', tool_calls: [{ function: { name: 'ndvi' } }] }] })],
+    ['a chat log with no tool call', line({ messages: [{ role: 'user', content: 'hello' }] })],
+    ['a chat log of 100000 tool calls', line({ messages: [{ role: 'user', content: 'q' }, ...Array.from({ length: 100_000 }, (_, i) => ({ role: 'assistant', tool_calls: [{ function: { name: i % 2 ? 'ndvi' : 'threshold' } }] }))] })],
+    ['flows as strings of arrows, empty and all separators', [line({ query: 'q', flow: 'ndvi -> -> threshold' }), line({ query: 'q', steps: '->,;|>' }), line({ query: 'q', tools: '' })].join('\n')],
     ['20000 lines', Array.from({ length: 20_000 }, (_, i) => line({ id: `t${i}`, query: `field ${i}`, flow: ['ndvi', 'threshold'] })).join('\n')],
   ];
 }
@@ -106,6 +117,27 @@ function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string,
       fs.writeFileSync(path.join(d, 'mcp-big.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'wide', description: 'w', inputSchema: { type: 'object', properties } }] } }));
     }],
     ['a JSON-RPC envelope whose result is not a tool list', put('rpc.json', JSON.stringify({ jsonrpc: '2.0', id: 'x', result: { tools: 'none' }, error: { code: -1 } }))],
+    // OpenAPI documents (one tool per operation, openapi.ts): cycles, foreign and hostile $refs, odd shapes, many operations.
+    ['OpenAPI: cyclic, foreign and hostile $refs, odd shapes', put('api.json', JSON.stringify({
+      openapi: '3.1.0', info: { title: 'x', version: '1' },
+      paths: {
+        '/a': { post: { operationId: 'cyc', description: 'Cycles.', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/A' } } } } } },
+        '/b': { get: { operationId: 'refs', description: 'Refs.', parameters: [{ $ref: '#/components/parameters/P' }, { $ref: 'http://169.254.169.254/x' }, { $ref: '#/__proto__/polluted' }, null, 5, { name: { x: 1 }, in: 'query' }] } },
+        '/c': { post: { operationId: '__proto__', description: 'x', requestBody: { content: 'none' } }, put: null, get: 'x' },
+        '/d': { post: { operationId: 'constructor', description: 'x', requestBody: { content: { 'image/tiff': { schema: { type: 'string', format: 'binary' } } } }, responses: { '200': { $ref: '#/components/responses/R' } } } },
+        '/e': { delete: { description: 'no id', parameters: 'x', responses: { '2XX': { content: { 'text/csv': { schema: { type: 'string' } } } } } } },
+        '/f': 'not an object',
+      },
+      components: { schemas: { A: { allOf: [{ $ref: '#/components/schemas/B' }], properties: { a: { $ref: '#/components/schemas/A' } } }, B: { allOf: [{ $ref: '#/components/schemas/A' }] } }, parameters: { P: { $ref: '#/components/parameters/P' } }, responses: { R: { $ref: '#/components/responses/R' } } },
+    }))],
+    ['OpenAPI: 3000 operations, a 1000-long $ref chain, paths not an object', (d) => {
+      const paths: Record<string, unknown> = {};
+      for (let i = 0; i < 3000; i++) paths[`/op${i}`] = { post: { operationId: `op${i}`, description: `Operation ${i} on a GeoTIFF.`, requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } };
+      const schemas: Record<string, unknown> = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`S${i}`, i < 999 ? { $ref: `#/components/schemas/S${i + 1}` } : { type: 'object', properties: { scene: { type: 'string' } } }]));
+      fs.writeFileSync(path.join(d, 'wide.openapi.json'), JSON.stringify({ openapi: '3.0.0', info: { title: 'w', version: '1' }, paths, components: { schemas } }));
+      fs.writeFileSync(path.join(d, 'nopaths.json'), JSON.stringify({ openapi: '3.0.0', paths: [1, 2] }));
+      fs.writeFileSync(path.join(d, 'swagger.yaml'), 'swagger: "2.0"\npaths:\n  /x:\n    get:\n      parameters: [{in: body, schema: {$ref: "#/definitions/X"}}, {in: formData, name: f, type: file}]\ndefinitions:\n  X: {$ref: "#/definitions/X"}\n');
+    }],
     // YAML manifests (read as their JSON form): expansion, depth, tags, keys, odd documents.
     ['YAML: a billion laughs (aliases of aliases)', put('lol.yaml', `id: lol\ndescription: d\nx:\n${Array.from({ length: 12 }, (_, i) => `  l${i}: &l${i} [${i ? Array(12).fill(`*l${i - 1}`).join(',') : Array(12).fill('"lol"').join(',')}]`).join('\n')}\n`)],
     ['YAML: 100000 nested flow lists', put('deep.yaml', `id: ydeep\ndescription: d\ntags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)],

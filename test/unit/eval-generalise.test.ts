@@ -68,8 +68,15 @@ test('task files with steps as other systems log them: "steps"/"trajectory" keys
   ].join('\n'), 'flows.jsonl');
   assert.deepEqual(tasks.map((t) => t.flow), [['slope', 'reclassify'], ['ndvi', 'zonal_stats'], ['ndvi']]);
   assert.deepEqual(tasks[0].gold, ['slope', 'reclassify']);
-  assert.throws(() => parseTasks(JSON.stringify({ id: 'd', query: 'q', steps: [{ args: {} }] }), 'flows.jsonl'), /flows\.jsonl:1: "steps" must be an array of tool ids \(or of steps \{"tool": id, \.\.\.\}\)/);
+  assert.throws(() => parseTasks(JSON.stringify({ id: 'd', query: 'q', steps: [{ args: {} }] }), 'flows.jsonl'), /flows\.jsonl:1: "steps" must be an array of tool ids \(or of steps \{"tool": id, \.\.\.\}, or one string "a -> b -> c"\)/);
 });
+
+/**
+ * What stops a tool loading or reads it other than as written. A tool with a title and no
+ * description (an OpenAPI operation with only a `summary`) is a thin catalog, not a load problem:
+ * its warning is for the team, and the tool loads.
+ */
+const loadProblems = (problems: { file: string; message: string }[]) => problems.filter((p) => !/^no description; the title is used/.test(p.message)).map((p) => `${p.file}: ${p.message}`);
 
 test('foreign checks: every bench/foreign folder loads without a problem, and its flows name only its tools', () => {
   const root = path.join(repoRoot, 'bench', 'foreign');
@@ -78,16 +85,16 @@ test('foreign checks: every bench/foreign folder loads without a problem, and it
   for (const name of names) {
     const dir = path.join(root, name);
     const cat = loadCatalog({ noBuiltin: true, extraDirs: [path.join(dir, 'manifests')] });
-    assert.deepEqual(cat.problems.map((p) => `${p.file}: ${p.message}`), [], name);
+    assert.deepEqual(loadProblems(cat.problems), [], name);
     const ids = new Set(cat.tools.map((t) => t.manifest.id));
-    assert.ok(ids.size >= 100, `${name}: ${ids.size} tools`);
+    assert.ok(ids.size >= 80, `${name}: ${ids.size} tools`);
     for (const f of ['train.jsonl', 'test.jsonl', 'fewshot.jsonl']) {
       if (!fs.existsSync(path.join(dir, f))) continue;
       const unknown = readTasks(path.join(dir, f)).flatMap((t) => t.flow.filter((id) => !ids.has(id)).map((id) => `${t.id}: ${id}`));
       assert.deepEqual(unknown, [], `${name}/${f}`);
     }
     // Manifest file names stay portable (no ':' — the coastal ids hold one, written '__' in the file name).
-    for (const file of fs.readdirSync(path.join(dir, 'manifests'))) assert.match(file, /^[A-Za-z0-9_.-]+\.json$/, `${name}/manifests/${file}`);
+    for (const file of fs.readdirSync(path.join(dir, 'manifests'))) assert.match(file, /^[A-Za-z0-9_.-]+\.(json|ya?ml)$/, `${name}/manifests/${file}`);
   }
 });
 
@@ -120,7 +127,7 @@ test('crowded catalogs: each team\'s own manifests unchanged among every other t
     const home = teams[i].manifests;
     assert.equal(c.train, teams[i].train);
     const cat = ids(c.manifests);
-    assert.deepEqual(cat.problems.map((p) => `${p.file}: ${p.message}`), [], c.name);
+    assert.deepEqual(loadProblems(cat.problems), [], c.name);
     assert.equal(cat.tools.length, every.size, c.name);
     assert.match(c.name, new RegExp(`^${teams[i].name}, among ${every.size} tools$`));
     for (const f of fs.readdirSync(home)) assert.equal(fs.readFileSync(path.join(c.manifests, f), 'utf8'), fs.readFileSync(path.join(home, f), 'utf8'), `${c.name}: ${f}`);

@@ -13,7 +13,7 @@ test('task lines parse; gold defaults to the flow', () => {
 test('malformed task lines fail naming the line', () => {
   assert.throws(() => parseTasks('{"id":"a","query":"q","gold":["x"]}\n{"id":"b", "query": }', 'tasks.jsonl'), (e: Error) => e instanceof TaskFileError && /tasks\.jsonl:2: not valid JSON/.test(e.message));
   assert.throws(() => parseTasks('{"id":"a","query":"","gold":["x"]}'), /:1: "query"/);
-  assert.throws(() => parseTasks('\n\n{"id":"a","query":"q","gold":"ndvi"}'), /:3: "gold" must be an array/);
+  assert.throws(() => parseTasks('\n\n{"id":"a","query":"q","gold":5}'), /:3: "gold" must be an array/);
   assert.throws(() => parseTasks('{"id":"a","query":"q","gold":["x"]}\n{"id":"a","query":"q","gold":["x"]}'), /:2: duplicate id "a" \(first on line 1\)/);
   assert.throws(() => parseTasks('[1,2]'), /:1: expected an object/);
 });

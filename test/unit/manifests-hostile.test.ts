@@ -25,7 +25,7 @@ test('a manifest with 200k examples is refused by size, quickly, and one with ma
   const c = loadCatalog({ noBuiltin: true, extraDirs: [fixtureCatalog], workspaceDir: ws, schemaFile });
   assert.ok(Date.now() - t0 < 5000);
   assert.ok(!c.tools.some((t) => t.manifest.id === 'huge'));
-  assert.match(c.problems.find((p) => p.file.endsWith('huge.json'))!.message, /bytes, more than a manifest may have \(256 KB\); not read/);
+  assert.match(c.problems.find((p) => p.file.endsWith('huge.json'))!.message, /bytes, more than a manifest may have \(2048 KB\); not read/);
   const m = c.tools.find((t) => t.manifest.id === 'many')!;
   assert.equal(m.manifest.examples!.length, MAX_EXAMPLES);
   assert.match(c.problems.find((p) => p.file.endsWith('many.json'))!.message, /80 examples; only the first 50 are indexed/);

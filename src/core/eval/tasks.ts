@@ -1,6 +1,7 @@
 /** Task files (JSONL): {"id", "query", "gold": [tool ids], "flow": [ordered tool ids]}; errors name the line. */
 import * as fs from 'fs';
 import { readToolId } from '../manifests/tool-id';
+import { isChatLog, readChatLog } from './chat-log';
 
 export interface EvalTask {
   id: string;
@@ -21,7 +22,11 @@ export class TaskFileError extends Error {}
 /** Where a task's ordered steps may be: ours first, then names other tools' logs use. */
 const FLOW_KEYS = ['flow', 'tools', 'steps', 'trajectory', 'workflow'];
 /** Where a step object names its tool. */
-const STEP_KEYS = ['tool', 'tool_id', 'toolId', 'id', 'name'];
+const STEP_KEYS = ['tool', 'tool_id', 'toolId', 'tool_name', 'id', 'name'];
+/** Where the analyst's request may be: ours first, then what other benchmarks and logs call it. */
+const QUERY_KEYS = ['query', 'task', 'question', 'instruction', 'prompt', 'request'];
+/** Steps written as one string ("search -> download -> ndvi"): split at arrows, commas, semicolons or bars. */
+const STEP_SEPARATOR = /\s*(?:->|→|=>|>|,|;|\|)\s*/;
 
 export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
   const tasks: EvalTask[] = [];
@@ -37,14 +42,22 @@ export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
       throw new TaskFileError(`${file}:${line}: not valid JSON (${(e as Error).message})`);
     }
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw new TaskFileError(`${file}:${line}: expected an object {"id", "query", "gold", "flow"}`);
-    const query = o.query ?? o.task;
-    if (typeof query !== 'string' || !query.trim()) throw new TaskFileError(`${file}:${line}: "query" must be a non-empty string`);
+    // An assistant's chat log (no query or flow of its own): the request and the tool calls in it.
+    const queryKey = QUERY_KEYS.find((k) => o[k] !== undefined);
+    const chat = !queryKey && !FLOW_KEYS.some((k) => o[k] !== undefined) && isChatLog(o) ? readChatLog(o) : undefined;
+    if (chat) {
+      if (!chat.query.trim()) throw new TaskFileError(`${file}:${line}: a chat log with no user message; the task is what the analyst asked (a "user" message before the first tool call)`);
+      if (!chat.flow.length) throw new TaskFileError(`${file}:${line}: a chat log with no tool call; nothing to learn or evaluate (tool calls are read from OpenAI tool_calls, Anthropic tool_use blocks, Gemini functionCall parts or MCP tools/call requests)`);
+      o = { ...o, query: chat.query, flow: chat.flow };
+    }
+    const query = o[queryKey ?? 'query'];
+    if (typeof query !== 'string' || !query.trim()) throw new TaskFileError(`${file}:${line}: "${queryKey ?? 'query'}" must be a non-empty string (the task as the analyst put it${queryKey ? '' : '; or give an assistant chat log with "messages"'})`);
     // Steps as other systems log them are objects ({"tool": "ndvi", "args": {...}}): their tool id is taken.
     const stepId = (x: unknown): unknown => (x && typeof x === 'object' && !Array.isArray(x) ? STEP_KEYS.map((k) => (x as Record<string, unknown>)[k]).find((v) => typeof v === 'string') : x);
     const strList = (name: string, v: unknown, required: boolean): string[] => {
       if (v === undefined && !required) return [];
-      const ids = Array.isArray(v) ? v.map(stepId) : v;
-      if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string')) throw new TaskFileError(`${file}:${line}: "${name}" must be an array of tool ids (or of steps {"tool": id, ...})`);
+      const ids = Array.isArray(v) ? v.map(stepId) : typeof v === 'string' && v.trim() ? v.trim().split(STEP_SEPARATOR).filter(Boolean) : v;
+      if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string')) throw new TaskFileError(`${file}:${line}: "${name}" must be an array of tool ids (or of steps {"tool": id, ...}, or one string "a -> b -> c")`);
       // Ids as the catalog reads them ("otb/BandMath" → "otb_BandMath"; ours come back unchanged).
       return (ids as string[]).map(readToolId);
     };

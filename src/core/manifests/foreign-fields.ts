@@ -133,7 +133,7 @@ const ROLES: [string, RegExp, RegExp][] = [
 function pathRole(name: string, sc: Record<string, unknown>): string | undefined {
   const t = jsonType(sc);
   if (t !== undefined && t !== 'string') return undefined;
-  if (sc.enum !== undefined || (typeof sc.format === 'string' && !/^(uri|uri-reference|iri|path)$/.test(sc.format))) return undefined;
+  if (sc.enum !== undefined || (typeof sc.format === 'string' && !/^(uri|uri-reference|iri|path|binary)$/.test(sc.format))) return undefined;
   const label = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
   const text = `${typeof sc.title === 'string' ? sc.title : ''} ${typeof sc.description === 'string' ? sc.description : ''}`.toLowerCase();
   const writes = /\b(out|output|dest|destination|target)\b|\bwrite|\bsave/;

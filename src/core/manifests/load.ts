@@ -10,6 +10,7 @@ import { checkWorkflow, createValidator } from './validate';
 import { readForeignFields } from './foreign-fields';
 import { parseYamlManifest } from './yaml';
 import { readToolId } from './tool-id';
+import { isOpenApi, openApiTools } from './openapi';
 
 export interface LoadOptions {
   /** Defaults to `tool-manifests/` of the package. */
@@ -30,8 +31,12 @@ export interface Catalog {
 
 interface Folder { dir: string; source: ManifestSource; required: boolean }
 
-/** Our largest manifest is a few KB: a file far larger is not a tool description. */
-export const MAX_MANIFEST_BYTES = 256 * 1024;
+/**
+ * Our largest manifest is a few KB, but one file may be a whole catalog: an OpenAPI document or an
+ * MCP tools/list of a service with a hundred operations is a few hundred KB. A file far larger is
+ * not a tool description.
+ */
+export const MAX_MANIFEST_BYTES = 2 << 20;
 /** Examples indexed per tool (each becomes a vector); ours have at most a handful. */
 export const MAX_EXAMPLES = 50;
 /** Files and bytes read from the workspace's `.geoweave/tools` (it comes with whatever repository is opened). */
@@ -175,6 +180,8 @@ function overBudget(b: Budget, what: string): void {
 
 /** The manifests in one file: the file itself, or each entry of a list of tools (JSON pointer, manifest). */
 function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[]): [string, unknown][] {
+  // A REST service's OpenAPI (or Swagger) document: one tool per operation.
+  if (isOpenApi(raw)) return openApiTools(file, raw, problems, MAX_FOLDER_FILES);
   const o = raw as Record<string, unknown> | null;
   // An MCP server's tools/list answer saved as it came: {"jsonrpc": "2.0", "id": 1, "result": {"tools": [...]}}.
   const rpc = o && typeof o === 'object' && o.jsonrpc !== undefined && o.result && typeof o.result === 'object' ? (o.result as Record<string, unknown>) : undefined;
