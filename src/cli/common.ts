@@ -8,6 +8,8 @@ import { GeoWeave, GeoWeaveOptions } from '../core/geoweave';
 import { ParsedArgs, UsageError, opt, optAll } from './args';
 import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import type { CliIO } from './main';
+import type { EvalTask } from '../core/eval/tasks';
+import { readFlowNames } from '../core/eval/flow-ids';
 
 export const DEFAULT_STATE_DIR = '.geoweave-state';
 
@@ -105,4 +107,15 @@ export function langFrom(args: ParsedArgs, task: string): SummaryLanguage {
 
 export function fmt(x: number, digits = 3): string {
   return x.toFixed(digits);
+}
+
+/**
+ * A task or flow file's tool names read against the catalog (`mcp__server__ndvi` or `NDVI` for the
+ * catalog's `ndvi`, see `eval/flow-ids.ts`), with a warning per name read differently.
+ */
+export function flowsOnCatalog(gw: GeoWeave, tasks: EvalTask[], file: string, io: CliIO): EvalTask[] {
+  const { tasks: out, read } = readFlowNames(tasks, gw.tools.map((t) => t.manifest.id));
+  const shown = [...read].slice(0, 10).map(([from, to]) => `"${from}" as "${to}"`);
+  if (read.size) io.err(`warning: ${file}: ${read.size} tool name${read.size > 1 ? 's' : ''} read as the catalog names ${read.size > 1 ? 'them' : 'it'}: ${shown.join(', ')}${read.size > 10 ? `, and ${read.size - 10} more` : ''}`);
+  return out;
 }

@@ -7,6 +7,7 @@ import type { LoadedManifest, ManifestProblem, ToolManifest, WorkflowTemplate } 
 import { loadCatalog } from './manifests/load';
 import { builtinManifestDir } from './manifests/package-root';
 import { parseTasks, EvalTask, flowOf } from './eval/tasks';
+import { readFlowNames } from './eval/flow-ids';
 import { folderReach, foldersSince } from './retrieval/reach';
 import { fitFusion, FitFusionOptions, Fusion, MIN_FIT_FLOWS } from './fusion/fusion';
 import { FIT_PROCEDURE, FUSION_FILE, FUSION_VERSION, FusionState, fusionCurrent, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
@@ -201,7 +202,8 @@ export class GeoWeave {
     if (!file) return;
     if (o.practice === undefined && !fs.existsSync(file)) return;
     try {
-      const flows = parseTasks(fs.readFileSync(file, 'utf8'), file);
+      // Names as the team's logs wrote them (`mcp__server__ndvi`) read as the catalog names its tools.
+      const flows = readFlowNames(parseTasks(fs.readFileSync(file, 'utf8'), file), this._tools.map((t) => t.manifest.id)).tasks;
       this.practiceFlows = flows;
       learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
       this.log('info', `learned graph starts from ${flows.length} analyst flows (${learned.priorTransitionCount} transitions) in ${file}`);

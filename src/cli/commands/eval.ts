@@ -17,7 +17,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ParsedArgs, UsageError, opt } from '../args';
 import type { CliIO } from '../main';
-import { openFrom, table, fmt } from '../common';
+import { flowsOnCatalog, openFrom, table, fmt } from '../common';
 import { readTasks, missingIds, EvalTask, flowOf } from '../../core/eval/tasks';
 import { DEFAULT_KS, evaluate, EvalReport, StepRecord } from '../../core/eval/evaluate';
 import { crossValidate, CvReport, FoldRanker } from '../../core/eval/cv';
@@ -134,9 +134,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     return runCv(args, io, folds, ks, modes, weights);
   }
   if (!tasksFile) throw new UsageError(`usage: geoweave eval --tasks FILE.jsonl [--train FILE.jsonl] [--k 1,3,5,10,20] [--mode ${MODES.join('|')}|all] [--weights JSON] [--misses FILE] [--json], or geoweave eval --cv N --train FILE.jsonl [...]`);
-  const tasks = readTasks(tasksFile);
+  let tasks = readTasks(tasksFile);
   const trainFile = opt(args, 'train');
-  const train = trainFile ? readTasks(trainFile) : [];
+  let train = trainFile ? readTasks(trainFile) : [];
   // Learning from --train never touches the real state: it goes to a temporary folder.
   const learnedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-eval-'));
   // Evaluation learns only from --train: the shipped analyst practice stays out, unless
@@ -147,6 +147,8 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   if (withPractice && args.flags.has('no-practice')) throw new UsageError('--with-practice and --no-practice contradict each other; give one');
   const gw = await openFrom(args, io, { learnedDir, weights, ...(withPractice ? {} : { practice: false }) });
   try {
+    tasks = flowsOnCatalog(gw, tasks, tasksFile, io);
+    if (trainFile) train = flowsOnCatalog(gw, train, trainFile, io);
     for (const m of missingIds(tasks, (id) => !!gw.getTool(id))) io.err(`warning: ${tasksFile}: tool not in the catalog: ${m}`);
     if (train.length) {
       for (const m of missingIds(train, (id) => !!gw.getTool(id))) io.err(`warning: ${trainFile}: tool not in the catalog: ${m}`);

@@ -1,7 +1,7 @@
 /** `geoweave learn --trajectories FILE.jsonl`: learns transitions and affinities from executed flows. */
 import { ParsedArgs, UsageError, opt } from '../args';
 import type { CliIO } from '../main';
-import { openFrom, stateDirFrom } from '../common';
+import { flowsOnCatalog, openFrom, stateDirFrom } from '../common';
 import { flowOf, readTasks } from '../../core/eval/tasks';
 import { stateDirProblem } from '../../core/state-dir';
 
@@ -20,7 +20,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   try {
     const items: { task: string; tools: string[] }[] = [];
     let skipped = 0;
-    for (const t of tasks) {
+    for (const t of flowsOnCatalog(gw, tasks, file, io)) {
       const tools = flowOf(t);
       const unknown = [...new Set(tools.filter((id) => !gw.getTool(id)))];
       if (unknown.length) {

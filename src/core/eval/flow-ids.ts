@@ -1,0 +1,47 @@
+/**
+ * Tool names in a team's logs as its catalog names them. An assistant's log names a tool as its
+ * client exposed it: Claude Code calls an MCP tool `mcp__<server>__<tool>`, gateways write
+ * `<server>.<tool>` or `<server>:<tool>`, and a hand-kept log may write `NDVI` for `ndvi`. Such a
+ * flow names no tool of the catalog, so `learn` skipped every one of them and evaluation scored
+ * nothing. A name the catalog lacks is read as the catalog tool it ends with (after `__`, `.`,
+ * `:` or `/`), or the one it names up to letter case, when exactly one tool fits; anything else is
+ * left as written (and reported as unknown, as before).
+ */
+import type { EvalTask } from './tasks';
+
+const NAMESPACE = /__|[.:/]/g;
+
+/** Reads log names against a catalog: the catalog id a name stands for, or undefined. */
+export function catalogNameReader(ids: Iterable<string>): (name: string) => string | undefined {
+  const exact = new Set(ids);
+  const folded = new Map<string, string | null>();
+  for (const id of exact) {
+    const k = id.toLowerCase();
+    folded.set(k, folded.has(k) ? null : id);
+  }
+  const one = (n: string) => (exact.has(n) ? n : folded.get(n.toLowerCase()) ?? undefined);
+  return (name) => {
+    if (exact.has(name)) return name;
+    const whole = one(name);
+    if (whole) return whole;
+    // The longest ending first: "mcp__hydro__snow_depth" tries "hydro__snow_depth", then "snow_depth".
+    for (const m of name.matchAll(NAMESPACE)) {
+      const hit = one(name.slice(m.index! + m[0].length));
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+}
+
+/** The tasks with their flow and gold names read against the catalog, and each name read differently (log name → catalog id). */
+export function readFlowNames(tasks: EvalTask[], ids: Iterable<string>): { tasks: EvalTask[]; read: Map<string, string> } {
+  const reader = catalogNameReader(ids);
+  const read = new Map<string, string>();
+  const map = (n: string) => {
+    const id = reader(n);
+    if (id === undefined || id === n) return n;
+    read.set(n, id);
+    return id;
+  };
+  return { tasks: tasks.map((t) => ({ ...t, flow: t.flow.map(map), gold: [...new Set(t.gold.map(map))] })), read };
+}
