@@ -64,6 +64,7 @@ function taskTrials(r: ReturnType<typeof prng>): [string, string | Buffer][] {
     ['a chat log with no tool call', line({ messages: [{ role: 'user', content: 'hello' }] })],
     ['a chat log of 100000 tool calls', line({ messages: [{ role: 'user', content: 'q' }, ...Array.from({ length: 100_000 }, (_, i) => ({ role: 'assistant', tool_calls: [{ function: { name: i % 2 ? 'ndvi' : 'threshold' } }] }))] })],
     ['flows as strings of arrows, empty and all separators', [line({ query: 'q', flow: 'ndvi -> -> threshold' }), line({ query: 'q', steps: '->,;|>' }), line({ query: 'q', tools: '' })].join('\n')],
+    ['step names of 200000 namespace separators and prototype names', line({ query: 'q', flow: ['mcp__'.repeat(200_000) + 'ndvi', '.'.repeat(100_000), 'mcp__x__constructor', 'a.__proto__', 'NDVI', 'mcp__geo__threshold'] })],
     ['20000 lines', Array.from({ length: 20_000 }, (_, i) => line({ id: `t${i}`, query: `field ${i}`, flow: ['ndvi', 'threshold'] })).join('\n')],
   ];
 }

@@ -124,10 +124,14 @@ test('an OpenAPI document in YAML and a Swagger 2.0 one load too; cyclic and for
     swagger: '2.0', info: { title: 'legacy', version: '1' },
     paths: { '/stations': { get: { operationId: 'aq_stations', description: 'PM2.5 and NO2 from the ground stations as a CSV table.', parameters: [{ name: 'stations_csv', in: 'query', type: 'string', description: 'path of the station list' }, { name: 'day', in: 'query', type: 'string', format: 'date', required: true }], responses: { '200': { description: 'ok', schema: { type: 'object', properties: { table: { type: 'string', description: 'CSV file' } } } } } } } },
   });
+  writeJson(path.join(dir, 'bare.json'), { openapi: '3.0.1', info: { title: 'bare', version: '1' }, paths: { '/heat/wave': { post: { operationId: 'detectHeatwave' } } } });
   writeJson(path.join(dir, 'empty.json'), { openapi: '3.1.0', info: { title: 'x', version: '1' }, paths: {} });
   const c = loadCatalog({ noBuiltin: true, extraDirs: [dir] });
-  assert.deepEqual(c.tools.map((t) => t.manifest.id), ['aq_stations', 's5p_no2_column']);
-  const no2 = c.tools[1].manifest;
+  assert.deepEqual(c.tools.map((t) => t.manifest.id), ['aq_stations', 'detectHeatwave', 's5p_no2_column']);
+  // An operation with neither summary nor description still loads, described by its id and path.
+  assert.equal(c.tools[1].manifest.description, 'detect Heatwave (POST /heat/wave)');
+  assert.ok(c.problems.some((p) => p.file.endsWith('bare.json') && /no description; the title is used/.test(p.message)));
+  const no2 = c.tools[2].manifest;
   assert.match(no2.description, /TROPOMI L2 products,\nfiltered by qa_value/);
   assert.deepEqual(no2.inputs!.map((p) => [p.name, p.type]), [['aoi_geojson', 'vector'], ['child', 'object'], ['remote', 'string'], ['proto', 'string']]);
   const st = c.tools[0].manifest;

@@ -10,6 +10,8 @@
 import type { EvalTask } from './tasks';
 
 const NAMESPACE = /__|[.:/]/g;
+const MAX_NAME = 512;
+const MAX_PREFIXES = 8;
 
 /** Reads log names against a catalog: the catalog id a name stands for, or undefined. */
 export function catalogNameReader(ids: Iterable<string>): (name: string) => string | undefined {
@@ -25,9 +27,12 @@ export function catalogNameReader(ids: Iterable<string>): (name: string) => stri
     const whole = one(name);
     if (whole) return whole;
     // The longest ending first: "mcp__hydro__snow_depth" tries "hydro__snow_depth", then "snow_depth".
-    for (const m of name.matchAll(NAMESPACE)) {
+    // A namespace is a word or two: a name of thousands of separators is not read (each try copies it).
+    let tries = 0;
+    for (const m of name.length <= MAX_NAME ? name.matchAll(NAMESPACE) : []) {
       const hit = one(name.slice(m.index! + m[0].length));
       if (hit) return hit;
+      if (++tries >= MAX_PREFIXES) break;
     }
     return undefined;
   };

@@ -91,6 +91,9 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
   const summary = typeof op.summary === 'string' && op.summary.trim() ? op.summary.trim() : undefined;
   if (summary) tool.title = summary;
   if (typeof op.description === 'string' && op.description.trim()) tool.description = op.description.trim();
+  // Neither (generators that are not FastAPI often write neither): the id and the path in words, so
+  // the tool still loads, is found by its name and stays what the team's flows name.
+  else if (!summary) tool.title = `${name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.:-]+/g, ' ').trim()} (${method.toUpperCase()} ${route})`;
   if (Array.isArray(op.tags) && op.tags.every((t) => typeof t === 'string') && op.tags.length) tool.tags = op.tags;
   const output = responseSchema(doc, op, swagger2);
   if (output) tool.outputSchema = output;
