@@ -7,6 +7,7 @@ import type { GeoWeave } from '../core/geoweave';
 import type { EmbedderConfig } from '../core/embed/types';
 import type { ManifestProblem } from '../core/manifests/types';
 import { formatProblem, problemMessage } from '../core/manifests/problem';
+import { problemLine } from '../core/manifests/problem-line';
 import { describeReach } from '../core/retrieval/reach';
 import { config } from './config';
 import { coreLogger, Log } from './log';
@@ -206,19 +207,14 @@ export class RetrievalService implements vscode.Disposable {
   }
 }
 
-/** Line of the JSON key the problem's path ends in; the whole first line when not found. */
+/** The line of the deepest key the problem's path reaches (`problemLine`); the whole first line when none. */
 function problemRange(p: ManifestProblem): vscode.Range {
-  const key = p.path.split('/').filter((s) => s && !/^\d+$/.test(s)).pop();
-  if (key) {
-    try {
-      const lines = fs.readFileSync(p.file, 'utf8').split('\n');
-      // The key's line: "key" in JSON, key: in YAML.
-      const yamlKey = new RegExp(`^\\s*(- )?["']?${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*:`);
-      const i = lines.findIndex((l) => l.includes(`"${key}"`) || yamlKey.test(l));
-      if (i >= 0) return new vscode.Range(i, 0, i, lines[i].length);
-    } catch {
-      // the file may be gone already
-    }
+  try {
+    const lines = fs.readFileSync(p.file, 'utf8');
+    const i = problemLine(lines, p.path);
+    if (i >= 0) return new vscode.Range(i, 0, i, lines.split('\n')[i].length);
+  } catch {
+    // the file may be gone already
   }
   return new vscode.Range(0, 0, 0, 1);
 }

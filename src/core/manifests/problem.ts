@@ -11,3 +11,4 @@ export function problemMessage(p: ManifestProblem): string {
 export function formatProblem(p: ManifestProblem): string {
   return `${p.severity}: ${p.file}: ${problemMessage(p)}`;
 }
+
