@@ -114,8 +114,11 @@ export function fmt(x: number, digits = 3): string {
  * catalog's `ndvi`, see `eval/flow-ids.ts`), with a warning per name read differently.
  */
 export function flowsOnCatalog(gw: GeoWeave, tasks: EvalTask[], file: string, io: CliIO): EvalTask[] {
-  const { tasks: out, read } = readFlowNames(tasks, gw.tools.map((t) => t.manifest.id));
+  const { tasks: out, read, dropped } = readFlowNames(tasks, gw.tools.map((t) => t.manifest.id));
   const shown = [...read].slice(0, 10).map(([from, to]) => `"${from}" as "${to}"`);
   if (read.size) io.err(`warning: ${file}: ${read.size} tool name${read.size > 1 ? 's' : ''} read as the catalog names ${read.size > 1 ? 'them' : 'it'}: ${shown.join(', ')}${read.size > 10 ? `, and ${read.size - 10} more` : ''}`);
-  return out;
+  const calls = [...dropped].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (calls.length) io.err(`warning: ${file}: calls in the chat logs to ${calls.length} tool${calls.length > 1 ? 's' : ''} the catalog does not have, left out of the flows: ${calls.slice(0, 10).map(([n, k]) => `${n} (${k})`).join(', ')}${calls.length > 10 ? `, and ${calls.length - 10} more` : ''} (add their manifests with --manifests DIR if they are the team's tools)`);
+  // A log whose every call was left out has nothing to learn or evaluate.
+  return out.filter((t) => t.flow.length || t.gold.length);
 }

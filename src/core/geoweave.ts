@@ -203,7 +203,8 @@ export class GeoWeave {
     if (o.practice === undefined && !fs.existsSync(file)) return;
     try {
       // Names as the team's logs wrote them (`mcp__server__ndvi`) read as the catalog names its tools.
-      const flows = readFlowNames(parseTasks(fs.readFileSync(file, 'utf8'), file), this._tools.map((t) => t.manifest.id)).tasks;
+      // (and an assistant's own tools, in chat logs, left out of them; a log left with no step is not a flow).
+      const flows = readFlowNames(parseTasks(fs.readFileSync(file, 'utf8'), file), this._tools.map((t) => t.manifest.id)).tasks.filter((t) => flowOf(t).length);
       this.practiceFlows = flows;
       learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));
       this.log('info', `learned graph starts from ${flows.length} analyst flows (${learned.priorTransitionCount} transitions) in ${file}`);

@@ -148,6 +148,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const gw = await openFrom(args, io, { learnedDir, weights, ...(withPractice ? {} : { practice: false }) });
   try {
     tasks = flowsOnCatalog(gw, tasks, tasksFile, io);
+    if (!tasks.length) throw new UsageError(`${tasksFile}: no task calls a tool of the catalog; nothing to evaluate (give the catalog with --manifests DIR)`);
     if (trainFile) train = flowsOnCatalog(gw, train, trainFile, io);
     for (const m of missingIds(tasks, (id) => !!gw.getTool(id))) io.err(`warning: ${tasksFile}: tool not in the catalog: ${m}`);
     if (train.length) {

@@ -38,15 +38,29 @@ export function catalogNameReader(ids: Iterable<string>): (name: string) => stri
   };
 }
 
-/** The tasks with their flow and gold names read against the catalog, and each name read differently (log name → catalog id). */
-export function readFlowNames(tasks: EvalTask[], ids: Iterable<string>): { tasks: EvalTask[]; read: Map<string, string> } {
+/**
+ * The tasks with their flow and gold names read against the catalog; each name read differently
+ * (log name → catalog id); and the calls left out of chat logs. An assistant also calls tools of
+ * its own (a web search, a code runner, a file reader) that no catalog of the team's holds: in a
+ * log they are left out of the flow rather than making the whole flow unknown. A flow file's
+ * unknown id is more likely a typo, and stays (learn then skips that flow and says so).
+ */
+export function readFlowNames(tasks: EvalTask[], ids: Iterable<string>): { tasks: EvalTask[]; read: Map<string, string>; dropped: Map<string, number> } {
   const reader = catalogNameReader(ids);
   const read = new Map<string, string>();
+  const dropped = new Map<string, number>();
   const map = (n: string) => {
     const id = reader(n);
     if (id === undefined || id === n) return n;
     read.set(n, id);
     return id;
   };
-  return { tasks: tasks.map((t) => ({ ...t, flow: t.flow.map(map), gold: [...new Set(t.gold.map(map))] })), read };
+  const out = tasks.map((t) => {
+    const known = (n: string) => !t.chat || reader(n) !== undefined;
+    for (const n of t.flow) if (!known(n)) dropped.set(n, (dropped.get(n) ?? 0) + 1);
+    const flow = t.flow.filter(known).map(map);
+    const gold = [...new Set(t.gold.filter(known).map(map))];
+    return { ...t, flow, gold };
+  });
+  return { tasks: out, read, dropped };
 }

@@ -10,6 +10,8 @@ export interface EvalTask {
   flow: string[];
   /** 1-based line in the file. */
   line: number;
+  /** Read from an assistant's chat log: its calls may include the assistant's own tools (a web search, a code runner) that no catalog holds. */
+  chat?: true;
 }
 
 /** The tools a task ran, in order: its flow, or its gold tools when it has no flow. */
@@ -68,7 +70,7 @@ export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
     const id = o.id === undefined ? `line${line}` : String(o.id);
     if (ids.has(id)) throw new TaskFileError(`${file}:${line}: duplicate id "${id}" (first on line ${ids.get(id)})`);
     ids.set(id, line);
-    tasks.push({ id, query, gold: [...new Set(gold)], flow, line });
+    tasks.push({ id, query, gold: [...new Set(gold)], flow, line, ...(chat ? { chat: true as const } : {}) });
   });
   if (!tasks.length) throw new TaskFileError(`${file}: no tasks (the file is empty or blank); write one JSON object per line: {"id", "query", "gold": [tool ids], "flow": [tool ids in order]}`);
   return tasks;
