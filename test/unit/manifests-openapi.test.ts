@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { GeoWeave } from '../../src/core/geoweave';
-import { tmpDir, writeJson } from '../fixtures/helpers';
+import { repoRoot, tmpDir, writeJson } from '../fixtures/helpers';
 
 /** A service spec as FastAPI writes it: pydantic request models behind $refs, optional fields as anyOf with null. */
 const fastapi = {
@@ -145,4 +145,26 @@ test('an OpenAPI document in YAML and a Swagger 2.0 one load too; cyclic and for
   } finally {
     await gw.dispose();
   }
+});
+
+test("FastAPI's own spec (written by FastAPI 0.142 from pydantic models, test/fixtures/openapi) loads every route as a tool typed by what it holds", () => {
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [path.join(repoRoot, 'test', 'fixtures', 'openapi')] });
+  const io = (id: string) => {
+    const m = c.tools.find((t) => t.manifest.id === id)!.manifest;
+    return { m, in: m.inputs!.map((p) => `${p.name}:${p.type}${p.required ? '*' : ''}`).join(' '), out: (m.outputs ?? []).map((p) => `${p.name}:${p.type}`).join(' ') };
+  };
+  assert.equal(c.tools.length, 5);
+  const ndvi = io('ndvi_indices_ndvi_post');
+  assert.equal(ndvi.m.name, 'Ndvi');
+  assert.match(ndvi.m.description, /^NDVI from the red and near-infrared bands/);
+  // The inherited model's field (allOf in pydantic's schema, or merged) comes first; the Optional GeoJSON is a vector.
+  assert.equal(ndvi.in, 'scene_href:raster* red_band:number nir_band:number out_format:string aoi_geojson:vector');
+  assert.equal(ndvi.out, 'raster:raster mean:number');
+  assert.equal(io('zonal_stats_stats_zonal_post').in, 'raster_href:raster* zones:vector* stats:array');
+  assert.equal(io('zonal_stats_stats_zonal_post').out, 'table:table');
+  // Query parameters, the Authorization header left out; an upload (multipart, octet-stream) of "the GeoTIFF" is a raster.
+  assert.equal(io('search_scenes_scenes_search_get').in, 'bbox:string* date_from:string* max_cloud:number');
+  assert.equal(io('upload_scene_uploads_post').in, 'file:raster*');
+  assert.equal(io('job_status_jobs__job_id__get').in, 'job_id:string*');
+  assert.deepEqual(c.problems.map((p) => `${p.path}: ${p.message.replace(/ \(.*/, '')}`), ['/paths/~1jobs~1{job_id}/get/description: no description; the title is used']);
 });
