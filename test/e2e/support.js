@@ -396,8 +396,53 @@ async function screenPixels(page, frame, clip) {
   }, png.toString('base64'));
 }
 
+/**
+ * Types `query` into the open Find Tool quick pick and returns its first `n` ranked rows. The text
+ * goes in as one input event: typed key by key, a pause lets the search for a prefix land first
+ * ("measu" ranks connected_patches first), and its rows, shown while the search for the whole text
+ * is still on its way, were once taken for the answer. One event, one search: the first scored
+ * rows are the answer, read twice 500 ms apart to be sure the list has settled.
+ */
+async function findToolResults(page, query, n = 3) {
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible', timeout: 15000 });
+  await page.keyboard.insertText(query);
+  let previous = '';
+  return until(`ranked results for "${query}"`, async () => {
+    if (await page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => '') !== query) return null;
+    const rows = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (els) => els.map((r) => ({
+      index: Number(r.getAttribute('data-index')),
+      id: r.querySelector('.label-name')?.textContent?.trim() ?? '',
+      description: r.querySelector('.label-description')?.textContent ?? '',
+    })));
+    rows.sort((a, b) => a.index - b.index);
+    const first = rows.slice(0, n);
+    // Ranked items carry "name · score" in their description; the unfiltered list does not.
+    const key = first.length === n && first.every((r) => / · \d/.test(r.description)) ? JSON.stringify(first) : '';
+    const settled = key !== '' && key === previous;
+    previous = key;
+    return settled ? first : null;
+  }, 60000);
+}
+
+/** The tool count in the GeoWeave status bar item ("GeoWeave: 63 tools · builtin"), or null. */
+async function statusToolCount(page) {
+  const items = await page.$$eval('.statusbar .statusbar-item', (els) => els.map((e) => e.textContent.trim())).catch(() => []);
+  const m = items.map((t) => /GeoWeave: (\d+) tools/.exec(t)).find(Boolean);
+  return m ? Number(m[1]) : null;
+}
+
+/** Text of the Problems view, opening it first when the bottom panel does not show it. */
+async function problemsText(page) {
+  const shown = await page.$('.part.panel.bottom:not(.hidden) .markers-panel');
+  if (!shown || !(await shown.isVisible())) {
+    await palette(page, 'View: Toggle Problems');
+    await page.waitForSelector('.markers-panel', { state: 'visible', timeout: 15000 });
+  }
+  return page.$eval('.markers-panel', (el) => el.textContent).catch(() => '');
+}
+
 module.exports = {
   resultFrame, inResult, revealInResult, pointInResult, screenPixels,
   ROOT, log, until, openSession, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
-  cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog,
+  cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog, findToolResults, statusToolCount, problemsText,
 };
