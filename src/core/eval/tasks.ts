@@ -45,7 +45,8 @@ export function parseTasks(text: string, file = '<tasks>'): EvalTask[] {
     }
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw new TaskFileError(`${file}:${line}: expected an object {"id", "query", "gold", "flow"}`);
     // An assistant's chat log (no query or flow of its own): the request and the tool calls in it.
-    const queryKey = QUERY_KEYS.find((k) => o[k] !== undefined);
+    // (A key holding text first: a log kept as {"request": {messages}, ...} has no request text.)
+    const queryKey = QUERY_KEYS.find((k) => typeof o[k] === 'string') ?? QUERY_KEYS.find((k) => o[k] !== undefined && !isChatLog(o));
     const chat = !queryKey && !FLOW_KEYS.some((k) => o[k] !== undefined) && isChatLog(o) ? readChatLog(o) : undefined;
     if (chat) {
       if (!chat.query.trim()) throw new TaskFileError(`${file}:${line}: a chat log with no user message; the task is what the analyst asked (a "user" message before the first tool call)`);
