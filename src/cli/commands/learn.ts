@@ -7,7 +7,7 @@ import { stateDirProblem } from '../../core/state-dir';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const file = opt(args, 'trajectories');
-  if (!file) throw new UsageError('usage: geoweave learn --trajectories FILE.jsonl (lines {"query", "flow": [tool ids], "ok"?})');
+  if (!file) throw new UsageError('usage: geoweave learn --trajectories FILE.jsonl (lines {"query", "flow": [tool ids], "ok"?}, or assistant chat logs {"messages": [...]} whose tool calls are the flow)');
   const tasks = readTasks(file);
   // Learning into a throwaway folder would look like success and keep nothing: refuse instead.
   const stateDir = stateDirFrom(args);
