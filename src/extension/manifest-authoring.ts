@@ -25,6 +25,14 @@ export function registerManifestWatch(retrieval: RetrievalService, log: Log): vs
     w.onDidCreate(reload);
     w.onDidDelete(reload);
   }
+  // A tools folder created with its files in one go (`cp -r`, or `mkdir` then a spec written at
+  // once) is reported as the folder alone: VS Code drops the events of what a new folder holds, so
+  // the file pattern above never fires. The folder's own creation reloads too.
+  for (const folder of ['**/.geoweave', '**/.geoweave/tools']) {
+    const w = vscode.workspace.createFileSystemWatcher(folder, false, true, true);
+    w.onDidCreate(reload);
+    watchers.push(w);
+  }
   // Saving in the editor re-indexes even when the watcher missed the folder (created after it started).
   const saved = vscode.workspace.onDidSaveTextDocument((doc) => {
     const file = doc.uri.fsPath;
