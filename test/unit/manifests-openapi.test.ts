@@ -30,6 +30,7 @@ const fastapi = {
           { name: 'lst_raster', in: 'query', required: true, schema: { type: 'string', description: 'URL of a Cloud-Optimized GeoTIFF of LST' } },
           { name: 'rural_buffer_m', in: 'query', schema: { anyOf: [{ type: 'number' }, { type: 'null' }], default: 2000 } },
           { name: 'Authorization', in: 'header', required: true, schema: { type: 'string' } },
+          { name: '__proto__', in: 'query', schema: { type: 'string', description: 'input GeoTIFF path' } },
         ],
         responses: { '200': { description: 'UHI', content: { 'application/json': { schema: { type: 'object', properties: { uhi_c: { type: 'number' } } } } } } },
       },
@@ -82,7 +83,8 @@ test('an OpenAPI document (as FastAPI writes it) loads one tool per operation: o
   assert.deepEqual(lst.outputs!.map((p) => [p.name, p.type]), [['raster', 'raster'], ['mean', 'number']]);
   // Path and query parameters; the Authorization header is not an input.
   const uhi = c.tools.find((t) => t.manifest.id.startsWith('compute_uhi'))!.manifest;
-  assert.deepEqual(uhi.inputs!.map((p) => [p.name, p.type, p.required]), [['city', 'string', true], ['lst_raster', 'raster', true], ['rural_buffer_m', 'number', false]]);
+  // A parameter named "__proto__" is a parameter like any other, not the prototype of the list.
+  assert.deepEqual(uhi.inputs!.map((p) => [p.name, p.type, p.required]), [['city', 'string', true], ['lst_raster', 'raster', true], ['rural_buffer_m', 'number', false], ['__proto__', 'raster', false]]);
   assert.equal(uhi.description, 'Urban heat island intensity');
   assert.ok(c.problems.some((p) => p.path === '/paths/~1uhi~1{city}/get/description' && /no description; the title is used/.test(p.message)));
   // No operationId: named by method and path, with a warning; a multipart file upload is a raster by its description.

@@ -54,7 +54,8 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
     name = `${method}_${route}`.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
     problems.push({ file, path: `${at}/operationId`, severity: 'warning', message: `no operationId; the tool is named "${name}" from its method and path (flows and tool calls name it so; give an operationId to choose the name)` });
   }
-  const properties: Obj = {};
+  // Keyed by parameter names the document chose: "__proto__" must be a key, not the prototype.
+  const properties: Obj = Object.create(null);
   const required: string[] = [];
   // Path-level parameters apply to every method; the operation's own win by name and place.
   const params = new Map<string, Obj>();
@@ -130,7 +131,7 @@ function flatten(doc: Obj, schema: Obj, depth = 0): { properties: Obj; required:
   if (depth > MAX_REF_DEPTH) return undefined;
   const s = deref(doc, schema);
   if (!isObj(s)) return undefined;
-  const properties: Obj = {};
+  const properties: Obj = Object.create(null);
   const required: string[] = [];
   let object = isObj(s.properties) || s.type === 'object';
   if (isObj(s.properties)) Object.assign(properties, s.properties);
@@ -164,7 +165,7 @@ function responseSchema(doc: Obj, op: Obj, swagger2: boolean): Obj | undefined {
   if (!isObj(schema)) return undefined;
   const obj = flatten(doc, schema);
   if (obj && Object.keys(obj.properties).length) {
-    const properties: Obj = {};
+    const properties: Obj = Object.create(null);
     for (const [k, v] of Object.entries(obj.properties)) properties[k] = isObj(v) ? { ...(deref(doc, v) as Obj), ...(typeof v.description === 'string' ? { description: v.description } : {}) } : {};
     return { type: 'object', properties };
   }
