@@ -202,8 +202,8 @@ export class GeoWeave {
     if (!file) return;
     if (o.practice === undefined && !fs.existsSync(file)) return;
     try {
-      // Names as the team's logs wrote them (`mcp__server__ndvi`) read as the catalog names its tools.
-      // (and an assistant's own tools, in chat logs, left out of them; a log left with no step is not a flow).
+      // Names as the team's logs wrote them (`mcp__server__ndvi`) read as the catalog names its tools,
+      // an assistant's own tools left out of chat logs; a log left with no step is not a flow.
       const flows = readFlowNames(parseTasks(fs.readFileSync(file, 'utf8'), file), this._tools.map((t) => t.manifest.id)).tasks.filter((t) => flowOf(t).length);
       this.practiceFlows = flows;
       learned.setPrior(flows.map((t) => ({ terms: parseQuery(t.query).terms, tools: flowOf(t) })));

@@ -7,7 +7,7 @@ import type { GeoWeave } from '../core/geoweave';
 import type { EmbedderConfig } from '../core/embed/types';
 import type { ManifestProblem } from '../core/manifests/types';
 import { formatProblem, problemMessage } from '../core/manifests/problem';
-import { problemLine } from '../core/manifests/problem-line';
+import { problemLines } from '../core/manifests/problem-line';
 import { describeReach } from '../core/retrieval/reach';
 import { config } from './config';
 import { coreLogger, Log } from './log';
@@ -186,12 +186,14 @@ export class RetrievalService implements vscode.Disposable {
   private publishProblems(problems: ManifestProblem[]): void {
     this.problems.clear();
     const byFile = new Map<string, vscode.Diagnostic[]>();
+    // Each file read and parsed once, however many problems it has (a catalog of many tools has many).
+    const lineOf = new Map<string, { lines: string[]; at: (pointer: string) => number }>();
     for (const p of problems) {
       if (!path.isAbsolute(p.file)) {
         this.deps.log.warn(`manifest problem: ${formatProblem(p)}`);
         continue;
       }
-      const d = new vscode.Diagnostic(problemRange(p), problemMessage(p),
+      const d = new vscode.Diagnostic(problemRange(p, lineOf), problemMessage(p),
         p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
       d.source = 'GeoWeave';
       byFile.set(p.file, [...(byFile.get(p.file) ?? []), d]);
@@ -207,12 +209,16 @@ export class RetrievalService implements vscode.Disposable {
   }
 }
 
-/** The line of the deepest key the problem's path reaches (`problemLine`); the whole first line when none. */
-function problemRange(p: ManifestProblem): vscode.Range {
+/** The line of the deepest key the problem's path reaches (`problemLines`); the whole first line when none. */
+function problemRange(p: ManifestProblem, files: Map<string, { lines: string[]; at: (pointer: string) => number }>): vscode.Range {
   try {
-    const lines = fs.readFileSync(p.file, 'utf8');
-    const i = problemLine(lines, p.path);
-    if (i >= 0) return new vscode.Range(i, 0, i, lines.split('\n')[i].length);
+    let f = files.get(p.file);
+    if (!f) {
+      const text = fs.readFileSync(p.file, 'utf8');
+      files.set(p.file, (f = { lines: text.split('\n'), at: problemLines(text) }));
+    }
+    const i = f.at(p.path);
+    if (i >= 0) return new vscode.Range(i, 0, i, f.lines[i].length);
   } catch {
     // the file may be gone already
   }

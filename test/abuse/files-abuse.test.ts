@@ -123,7 +123,7 @@ function manifestTrials(r: ReturnType<typeof prng>, secretDir: string): [string,
       openapi: '3.1.0', info: { title: 'x', version: '1' },
       paths: {
         '/a': { post: { operationId: 'cyc', description: 'Cycles.', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/A' } } } } } },
-        '/b': { get: { operationId: 'refs', description: 'Refs.', parameters: [{ $ref: '#/components/parameters/P' }, { $ref: 'http://169.254.169.254/x' }, { $ref: '#/__proto__/polluted' }, null, 5, { name: { x: 1 }, in: 'query' }] } },
+        '/b': { get: { operationId: 'refs', description: 'Refs.', parameters: [{ $ref: '#/components/parameters/P' }, { $ref: 'http://169.254.169.254/x' }, { $ref: '#/__proto__/polluted' }, null, 5, { name: { x: 1 }, in: 'query' }, { name: '__proto__', in: 'query', schema: { type: 'string', description: 'input GeoTIFF path' } }] } },
         '/c': { post: { operationId: '__proto__', description: 'x', requestBody: { content: 'none' } }, put: null, get: 'x' },
         '/d': { post: { operationId: 'constructor', description: 'x', requestBody: { content: { 'image/tiff': { schema: { type: 'string', format: 'binary' } } } }, responses: { '200': { $ref: '#/components/responses/R' } } } },
         '/e': { delete: { description: 'no id', parameters: 'x', responses: { '2XX': { content: { 'text/csv': { schema: { type: 'string' } } } } } } },

@@ -49,18 +49,19 @@ export function readFlowNames(tasks: EvalTask[], ids: Iterable<string>): { tasks
   const reader = catalogNameReader(ids);
   const read = new Map<string, string>();
   const dropped = new Map<string, number>();
-  const map = (n: string) => {
-    const id = reader(n);
-    if (id === undefined || id === n) return n;
-    read.set(n, id);
-    return id;
-  };
   const out = tasks.map((t) => {
-    const known = (n: string) => !t.chat || reader(n) !== undefined;
-    for (const n of t.flow) if (!known(n)) dropped.set(n, (dropped.get(n) ?? 0) + 1);
-    const flow = t.flow.filter(known).map(map);
-    const gold = [...new Set(t.gold.filter(known).map(map))];
-    return { ...t, flow, gold };
+    // Each step's name read once: kept as the catalog names it, left out (a chat log's own tool), or as written.
+    const steps = (names: string[]) => names.flatMap((n) => {
+      const id = reader(n);
+      if (id === undefined) {
+        if (!t.chat) return [n];
+        if (names === t.flow) dropped.set(n, (dropped.get(n) ?? 0) + 1);
+        return [];
+      }
+      if (id !== n) read.set(n, id);
+      return [id];
+    });
+    return { ...t, flow: steps(t.flow), gold: [...new Set(steps(t.gold))] };
   });
   return { tasks: out, read, dropped };
 }
