@@ -246,14 +246,16 @@ test('similar tools (forward): the flows of the closest past tasks lend their to
 
 test('flows learned before a parser change are read with the terms the parser gives today', () => {
   const dir = tmpDir();
-  const g = IntentionGraph.load(dir);
+  // A fixed clock: flows recorded a millisecond apart would not weigh exactly alike.
+  const now = () => 1_800_000_000_000;
+  const g = IntentionGraph.load(dir, { now });
   // Recorded when sensor names were left out of the terms: the task text was kept with the flow.
   g.recordTrajectory(['flood', 'map'], ['landsat_fetch', 'qa_decode', 'mndwi'], true, 'Landsat flood map');
   g.recordTrajectory(['flood', 'map'], ['s1_fetch', 's1_calibrate', 'threshold'], true, 'Sentinel-1 flood map');
   g.save();
   const parse = (q: string) => q.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  const old = IntentionGraph.load(dir);
-  const today = IntentionGraph.load(dir, { termsOf: parse });
+  const old = IntentionGraph.load(dir, { now });
+  const today = IntentionGraph.load(dir, { termsOf: parse, now });
   const landsat = ['landsat', 'flood', 'map'];
   assert.equal(old.similarShares(landsat).get('landsat_fetch'), 0.5, 'the stored terms cannot tell the two flows apart');
   const shares = today.similarShares(landsat);
@@ -315,7 +317,8 @@ test('a save that merges another process\'s flows retrains the models on them (a
 });
 
 test('words only the practice used count as unseen once a team\'s flows leave the practice a few steps\' worth (their idf and vocabulary are weighed as the flows are)', () => {
-  const g = new IntentionGraph(undefined);
+  // A fixed clock: two affinities read a millisecond apart would decay the flows differently.
+  const g = new IntentionGraph(undefined, { now: () => 1_800_000_000_000 });
   // "mangrove" in 10 of 200 practice flows; "canopy" in all of them.
   const practice = Array.from({ length: 200 }, (_, i) => ({ terms: [...(i % 20 ? [] : ['mangrove']), 'canopy', `site${i % 7}`], tools: ['ndvi', 'zonal_stats'] }));
   g.setPrior(practice);
