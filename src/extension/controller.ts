@@ -22,6 +22,7 @@ import { boundedView } from '../core/results/saved-result';
 import { RESULT_MIME, type OutputView, type ResultView } from '../shared/result-protocol';
 import type { ResultMapHost } from './result-map-host';
 import { runProcessTool } from '../core/notebook/process-runner';
+import { runHttpTool, shownUrl } from '../core/notebook/http-runner';
 import { setHttpOptions } from '../core/raster/io/http-client';
 import { redactText } from '../core/net/redact';
 import { knownSecrets } from './secrets';
@@ -238,11 +239,14 @@ export class ToolController implements vscode.Disposable {
       const gw = await this.retrieval.get();
       const manifest = gw.getTool(call.tool);
       if (!manifest) throw new Error(vscode.l10n.t('unknown tool "{0}": no manifest and no builtin tool has this id (Find Tool lists them)', call.tool));
-      if (manifest.runner?.type !== 'process') throw new Error(vscode.l10n.t('{0} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it', call.tool));
+      const runner = manifest.runner;
+      if (runner?.type !== 'process' && runner?.type !== 'http') throw new Error(vscode.l10n.t('{0} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it', call.tool));
       if (!vscode.workspace.isTrusted) {
-        throw new Error(vscode.l10n.t('{0} runs the external command "{1}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, manifest.runner.command));
+        throw new Error(runner.type === 'process'
+          ? vscode.l10n.t('{0} runs the external command "{1}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, runner.command)
+          : vscode.l10n.t('{0} sends its inputs to the service at {1}, which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, shownUrl(runner.url)));
       }
-      runOne = (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder });
+      runOne = runner.type === 'process' ? (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder }) : (args, o) => runHttpTool(manifest, args, { ...o, cwd: folder });
       shapes = shapesFromManifest(manifest.inputs);
     }
     // Several inputs for an argument that takes one: the tool runs once per input, each in a sub-folder.

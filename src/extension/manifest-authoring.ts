@@ -1,5 +1,6 @@
 /** Re-index when workspace or extra manifests change on disk; rebuild when index settings change. */
 import * as vscode from 'vscode';
+import * as fs from 'fs';
 import * as path from 'path';
 import type { RetrievalService } from './retrieval-service';
 import { config } from './config';
@@ -7,7 +8,35 @@ import type { Log } from './log';
 
 export function registerManifestWatch(retrieval: RetrievalService, log: Log): vscode.Disposable {
   let timer: NodeJS.Timeout | undefined;
+  // The workspace's tools folder is also watched directly. Once VS Code has reported a folder as
+  // created, it reports nothing more of what happens inside it (code-server 4.99, in the e2e run: a
+  // spec deleted from, then another written into, a tools folder made after the window opened
+  // were never seen), so a team that made its folder after opening the workspace was stuck.
+  let direct: { dir: string; watcher: fs.FSWatcher } | undefined;
+  const watchDirect = () => {
+    const ws = retrieval.workspaceDir();
+    const dir = ws ? path.join(ws, '.geoweave', 'tools') : undefined;
+    if (!dir || direct?.dir === dir) return;
+    try {
+      const watcher = fs.watch(dir, (_event, name) => {
+        if (!fs.existsSync(dir)) {
+          // The folder went: a new one of that name is watched when it is created.
+          watcher.close();
+          direct = undefined;
+          reload(vscode.Uri.file(dir));
+        } else if (!name || /\.(json|ya?ml)$/i.test(String(name))) reload(vscode.Uri.file(path.join(dir, String(name ?? ''))));
+      });
+      watcher.on('error', () => {
+        watcher.close();
+        if (direct?.watcher === watcher) direct = undefined;
+      });
+      direct = { dir, watcher };
+    } catch {
+      // Not there yet: its creation (or its parent's) calls this again.
+    }
+  };
   const reload = (uri: vscode.Uri) => {
+    watchDirect();
     clearTimeout(timer);
     timer = setTimeout(() => {
       log.info(`manifest changed: ${uri.fsPath}`);
@@ -44,5 +73,6 @@ export function registerManifestWatch(retrieval: RetrievalService, log: Log): vs
     log.info('index settings changed: rebuilding');
     retrieval.rebuild().catch((err) => log.error(`rebuild failed: ${(err as Error).message}`));
   });
-  return vscode.Disposable.from(...watchers, saved, settings, { dispose: () => clearTimeout(timer) });
+  watchDirect();
+  return vscode.Disposable.from(...watchers, saved, settings, { dispose: () => { clearTimeout(timer); direct?.watcher.close(); } });
 }

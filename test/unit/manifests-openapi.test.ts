@@ -168,5 +168,22 @@ test("FastAPI's own spec (written by FastAPI 0.142 from pydantic models, test/fi
   assert.equal(io('search_scenes_scenes_search_get').in, 'bbox:string* date_from:string* max_cloud:number');
   assert.equal(io('upload_scene_uploads_post').in, 'file:raster*');
   assert.equal(io('job_status_jobs__job_id__get').in, 'job_id:string*');
-  assert.deepEqual(c.problems.map((p) => `${p.path}: ${p.message.replace(/ \(.*/, '')}`), ['/paths/~1jobs~1{job_id}/get/description: no description; the title is used']);
+  // FastAPI writes no servers: the tools are catalog-only, and one warning says what to add.
+  assert.deepEqual(c.problems.map((p) => `${p.path}: ${p.message.replace(/ \(.*/, '')}`), [
+    '/servers: no absolute server address, so its tools are catalog-only: add "servers": [{"url": "http://localhost:8000"}] with the service\'s address to run them from a notebook',
+    '/paths/~1jobs~1{job_id}/get/description: no description; the title is used',
+  ]);
+  assert.ok(c.tools.every((t) => t.manifest.runner === undefined));
+  // With the address added (a templated one, as behind a gateway), each operation is a call.
+  const dir = tmpDir();
+  const spec = JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'openapi', 'fastapi-eo.openapi.json'), 'utf8'));
+  spec.servers = [{ url: 'http://{host}:{port}/eo', variables: { host: { default: 'localhost' }, port: { default: '8000' } } }];
+  writeJson(path.join(dir, 'eo.json'), spec);
+  const served = loadCatalog({ noBuiltin: true, extraDirs: [dir] });
+  const runner = (id: string) => served.tools.find((t) => t.manifest.id === id)!.manifest.runner;
+  assert.deepEqual(runner('ndvi_indices_ndvi_post'), { type: 'http', method: 'POST', url: 'http://localhost:8000/eo/indices/ndvi', body: 'json' });
+  assert.deepEqual(runner('search_scenes_scenes_search_get'), { type: 'http', method: 'GET', url: 'http://localhost:8000/eo/scenes/search' });
+  assert.deepEqual(runner('upload_scene_uploads_post'), { type: 'http', method: 'POST', url: 'http://localhost:8000/eo/uploads', body: 'multipart', files: ['file'] });
+  assert.deepEqual(runner('job_status_jobs__job_id__get'), { type: 'http', method: 'GET', url: 'http://localhost:8000/eo/jobs/{job_id}' });
+  assert.deepEqual(served.problems.map((p) => p.path), ['/paths/~1jobs~1{job_id}/get/description']);
 });

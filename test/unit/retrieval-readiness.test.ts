@@ -7,6 +7,7 @@ import type { ToolManifest } from '../../src/core/manifests/types';
 import type { DataContext, DataItem } from '../../src/core/retrieval/types';
 import { executability, namedInTask } from '../../src/core/retrieval/executability';
 import { guessSensor } from '../../src/core/raster/sensor-guess';
+import { localizeNote } from '../../src/core/retrieval/reason-language';
 import { dataForTask } from '../../src/core/data/for-task';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { describeVector } from '../../src/core/data/vector';
@@ -270,4 +271,24 @@ test('readiness: a Landsat scene delivered a file per band is one scene; NDVI is
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a service tool is ready on local files; one that is sent a path rather than the file says only a service on this machine can read it', () => {
+  const data: DataContext = { items: [s2, fields] } as DataContext;
+  const inputs: ToolManifest['inputs'] = [{ name: 'scene', type: 'raster', required: true }, { name: 'zones', type: 'vector', required: true }];
+  const json: ToolManifest = { id: 'zonal_ndvi', description: 'zonal NDVI', inputs, runner: { type: 'http', method: 'POST', url: 'https://eo.example.org:8443/v1/zonal', body: 'json' } };
+  const r = executability(json, data);
+  assert.equal(r.ready, true);
+  assert.deepEqual(r.caveats, [
+    'the service at eo.example.org:8443 is sent the path of s2_scene.tif, not the file: only a service on this machine can read it',
+    'the service at eo.example.org:8443 is sent the path of fields.geojson, not the file: only a service on this machine can read it',
+  ]);
+  assert.equal(localizeNote(r.caveats![1], 'zh'), '发送给 eo.example.org:8443 服务的是 fields.geojson 的路径而不是文件本身：只有本机上的服务能读取它');
+  // An upload field is sent the file itself: nothing to say about it.
+  const upload = executability({ ...json, runner: { ...json.runner!, body: 'multipart', files: ['scene'] } as ToolManifest['runner'] }, data);
+  assert.deepEqual(upload.caveats, ['the service at eo.example.org:8443 is sent the path of fields.geojson, not the file: only a service on this machine can read it']);
+  // No address (catalog-only): not ready, and no caveat about sending.
+  const bare = executability({ ...json, runner: undefined }, data);
+  assert.equal(bare.ready, false);
+  assert.equal(bare.caveats, undefined);
 });

@@ -13,6 +13,8 @@
 import type { ManifestProblem } from './types';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+/** Methods a notebook cell calls (the manifest schema's `method`). */
+const RUNNABLE = new Set<string>(['get', 'put', 'post', 'delete', 'patch']);
 /** How deep `$ref`s are followed inside one schema; a cycle (a tree node that holds nodes) stops there. */
 const MAX_REF_DEPTH = 12;
 /** Media types tried for a request body, in order: a JSON body is the tool's arguments. */
@@ -30,6 +32,7 @@ export function isOpenApi(raw: unknown): raw is Obj {
 export function openApiTools(file: string, doc: Obj, problems: ManifestProblem[], limit: number): [string, unknown][] {
   const out: [string, unknown][] = [];
   const swagger2 = typeof doc.swagger === 'string';
+  let serverless = 0;
   for (const [route, item] of Object.entries(doc.paths as Obj)) {
     if (!isObj(item)) continue;
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
@@ -41,11 +44,52 @@ export function openApiTools(file: string, doc: Obj, problems: ManifestProblem[]
         problems.push({ file, path: at, severity: 'warning', message: `more than ${limit} operations; only the first ${limit} are read` });
         return out;
       }
-      out.push([at, toolOf(file, at, doc, route, method, op, shared, swagger2, problems)]);
+      const tool = toolOf(file, at, doc, route, method, op, shared, swagger2, problems);
+      const base = serverUrl(doc, item, op, swagger2);
+      // HEAD, OPTIONS and TRACE answer about a resource; they compute nothing to run.
+      if (!RUNNABLE.has(method)) delete tool.runner;
+      else if (base) (tool.runner as Obj).url = base.replace(/\/+$/, '') + route;
+      else {
+        delete tool.runner;
+        serverless++;
+      }
+      out.push([at, tool]);
     }
   }
   if (!out.length) problems.push({ file, path: '/paths', severity: 'warning', message: 'an OpenAPI document with no operations: no tools read from it' });
+  // FastAPI writes no `servers`: the document does not say where the service runs.
+  else if (serverless) {
+    problems.push({
+      file, path: swagger2 ? '/host' : '/servers', severity: 'warning',
+      message: `${serverless === out.length ? 'no' : `${serverless} of ${out.length} operations have no`} absolute server address, so ${serverless === out.length ? 'its tools are' : 'those are'} catalog-only: add ${swagger2 ? '"host": "localhost:8000" (and "schemes": ["http"])' : '"servers": [{"url": "http://localhost:8000"}]'} with the service's address to run them from a notebook`,
+    });
+  }
   return out;
+}
+
+/**
+ * Where an operation's service runs: the first server of the operation, its path or the document
+ * (OpenAPI 3, `{variables}` filled with their defaults), or Swagger 2's scheme, host and base path.
+ * A relative address (FastAPI behind a proxy writes "/api") says nothing here: undefined.
+ */
+function serverUrl(doc: Obj, item: Obj, op: Obj, swagger2: boolean): string | undefined {
+  let url: string | undefined;
+  if (swagger2) {
+    if (typeof doc.host !== 'string' || !doc.host.trim()) return undefined;
+    const schemes = Array.isArray(doc.schemes) ? doc.schemes : [];
+    url = `${schemes.includes('https') || !schemes.includes('http') ? 'https' : 'http'}://${doc.host.trim()}${typeof doc.basePath === 'string' ? doc.basePath : ''}`;
+  } else {
+    const holder = [op, item, doc].find((h) => Array.isArray(h.servers) && h.servers.length);
+    const server = holder ? (holder.servers as unknown[])[0] : undefined;
+    if (!isObj(server) || typeof server.url !== 'string') return undefined;
+    const vars = isObj(server.variables) ? server.variables : {};
+    url = server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+      const v = Object.prototype.hasOwnProperty.call(vars, name) ? vars[name] : undefined;
+      return isObj(v) && (typeof v.default === 'string' || typeof v.default === 'number') ? String(v.default) : whole;
+    });
+  }
+  // A user name or password in the address is refused: a spec is read by everyone who has it.
+  return /^https?:\/\/[^\s{}@]+$/i.test(url) ? url : undefined;
 }
 
 function toolOf(file: string, at: string, doc: Obj, route: string, method: string, op: Obj, shared: unknown[], swagger2: boolean, problems: ManifestProblem[]): Obj {
@@ -63,12 +107,22 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
     const q = deref(doc, p);
     if (isObj(q) && typeof q.name === 'string') params.set(`${q.in}:${q.name}`, q);
   }
+  // How a call sends each argument (notebook/http-runner.ts); the address is set by the caller.
+  const query: string[] = [];
+  let bodyType: 'json' | 'form' | 'multipart' | 'raw' | undefined;
+  let contentType: string | undefined;
   for (const p of params.values()) {
     // Headers and cookies carry keys and sessions, not the tool's inputs.
     if (p.in === 'header' || p.in === 'cookie') continue;
     if (swagger2 && p.in === 'body') {
       addSchema(doc, deref(doc, p.schema), p.required === true, properties, required, undefined);
+      bodyType = 'json';
       continue;
+    }
+    if (p.in === 'query') query.push(p.name as string);
+    if (swagger2 && p.in === 'formData') {
+      const consumes = Array.isArray(op.consumes) ? op.consumes : Array.isArray(doc.consumes) ? doc.consumes : [];
+      bodyType = bodyType === 'multipart' || p.type === 'file' || consumes.some((c) => /multipart/.test(String(c))) ? 'multipart' : 'form';
     }
     const name = p.name as string;
     // Swagger 2 puts the type on the parameter itself; OpenAPI 3 in its schema.
@@ -86,9 +140,20 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
     const types = Object.keys(body.content);
     const type = BODY_TYPES.map((re) => types.find((t) => re.test(t))).find((t) => t) ?? types[0];
     const media = type ? (body.content as Obj)[type] : undefined;
-    if (isObj(media)) addSchema(doc, deref(doc, media.schema), body.required === true, properties, required, type, isObj(media.encoding) ? media.encoding : undefined);
+    if (isObj(media)) {
+      const before = new Set(Object.keys(properties));
+      addSchema(doc, deref(doc, media.schema), body.required === true, properties, required, type, isObj(media.encoding) ? media.encoding : undefined);
+      const whole = !before.has('body') && 'body' in properties && !isObj(flatten(doc, deref(doc, media.schema) as Obj));
+      bodyType = /multipart/.test(type!) ? 'multipart' : /x-www-form-urlencoded/.test(type!) ? 'form' : whole && !/json/.test(type!) ? 'raw' : 'json';
+      if (bodyType === 'raw') contentType = type;
+    }
   }
-  const tool: Obj = { name, inputSchema: { type: 'object', properties, required } };
+  // An upload field: `format: binary` (OpenAPI 3.0, Swagger's `file`) or a media type (3.1, an encoding).
+  const files = bodyType === 'multipart' ? Object.keys(properties).filter((k) => isObj(properties[k]) && ((properties[k] as Obj).format === 'binary' || typeof (properties[k] as Obj).contentMediaType === 'string')) : [];
+  const tool: Obj = {
+    name, inputSchema: { type: 'object', properties, required },
+    runner: { type: 'http', method: method.toUpperCase(), url: '', ...(query.length && bodyType ? { query } : {}), ...(bodyType ? { body: bodyType } : {}), ...(files.length ? { files } : {}), ...(contentType ? { contentType } : {}) },
+  };
   const summary = typeof op.summary === 'string' && op.summary.trim() ? op.summary.trim() : undefined;
   if (summary) tool.title = summary;
   if (typeof op.description === 'string' && op.description.trim()) tool.description = op.description.trim();

@@ -32,7 +32,14 @@ export type ToolRunner =
   | { type: 'builtin' }
   /** An external command; `args` are templates where `{name}` is replaced by the argument `name`
    *  and `{out}` by the output path chosen by the runner. */
-  | { type: 'process'; command: string; args: string[]; outputs?: string[] };
+  | { type: 'process'; command: string; args: string[]; outputs?: string[] }
+  /** A REST service (read from an OpenAPI document, or written by hand): `url` holds `{name}` for
+   *  path parameters; `query` names the arguments sent in the query string; the others go in the
+   *  body (`json`, `form`, `multipart` with `files` uploaded, or `raw`: the one `body` file as is),
+   *  or in the query string when there is no body. See notebook/http-runner.ts. */
+  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw'; files?: string[]; contentType?: string };
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface ToolManifest {
   id: string;

@@ -68,12 +68,14 @@ export function expandTemplate(template: string, args: Record<string, unknown>, 
   return expandArgv(template, args, out).join(' ');
 }
 
-/** Arguments as the command sees them: declared file inputs as absolute paths, numbers checked. */
-function commandArgs(manifest: ToolManifest, args: Record<string, unknown>, cwd: string): Record<string, unknown> {
+/** Arguments as the command (or the service, http-runner.ts) sees them: declared file inputs as
+ *  absolute paths, numbers and choices checked, unknown names refused, defaults filled in. */
+export function commandArgs(manifest: ToolManifest, args: Record<string, unknown>, cwd: string): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   const declared = new Map((manifest.inputs ?? []).map((p) => [p.name, p]));
   const used = new Set<string>();
-  for (const a of manifest.runner?.type === 'process' ? manifest.runner.args : []) for (const m of a.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) used.add(m[1]);
+  const templates = manifest.runner?.type === 'process' ? manifest.runner.args : manifest.runner?.type === 'http' ? [manifest.runner.url] : [];
+  for (const a of templates) for (const m of a.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) used.add(m[1]);
   for (const [k, v] of Object.entries(args ?? {})) {
     if (!declared.has(k) && !used.has(k)) {
       throw new ProcessArgumentError(`${manifest.id}: unknown argument "${k}"; ${manifest.id} takes ${[...new Set([...declared.keys(), ...used])].filter((n) => n !== 'out').join(', ') || 'no arguments'}`);
@@ -96,7 +98,7 @@ function commandArgs(manifest: ToolManifest, args: Record<string, unknown>, cwd:
 }
 
 /** An output name in outDir that no earlier run used ("<id>_<stamp>.tif", then "_2", "_3", ...). */
-function freshName(outDir: string, id: string, ext: string): string {
+export function freshName(outDir: string, id: string, ext: string): string {
   const stamp = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
   for (let k = 1; ; k++) {
     // A team's id may hold a ':' (QGIS-style "native:buffer"), which no Windows file name may.

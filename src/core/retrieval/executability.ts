@@ -302,6 +302,16 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       notes.push(`${p.name}: ${name}`);
     }
   }
+  // A service is sent what a cell names: an upload field gets the file, any other field its path,
+  // which only a service on this machine can open. Ready, but the reader is told.
+  if (m.runner?.type === 'http') {
+    const uploaded = new Set([...(m.runner.files ?? (m.runner.body === 'multipart' ? required.map((p) => p.name) : [])), ...(m.runner.body === 'raw' ? ['body'] : [])]);
+    const host = /^https?:\/\/([^/?#]+)/i.exec(m.runner.url)?.[1] ?? m.runner.url;
+    required.forEach((p, i) => {
+      const pick = picks[i];
+      if (pick && !uploaded.has(p.name) && !/^(https?:\/\/|\/vsi)/i.test(pick.item.path)) caveats.push(`the service at ${host} is sent the path of ${fileName(pick.item)}, not the file: only a service on this machine can read it`);
+    });
+  }
   const issues = conflicts(m, picks.filter((f): f is Feed => !!f).map((f) => f.item));
   // What stops the run comes first: the reason line shows the first note.
   notes.unshift(...issues);

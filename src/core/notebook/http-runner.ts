@@ -1,0 +1,359 @@
+/**
+ * Runs a tool that is a REST service (an `http` runner, as an OpenAPI document gives one per
+ * operation): the cell's arguments become the path, the query string and the body; the answer
+ * becomes the run's result. A GeoTIFF, GeoJSON or CSV answer is an output file (written into a
+ * private staging folder and moved into the output folder only when it arrived whole); a JSON
+ * answer is the run's statistics.
+ *
+ * The caller decides whether calling services is allowed (workspace trust): the call sends the
+ * workspace's files to the address the manifest names.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Readable, Transform } from 'stream';
+import { pipeline } from 'stream/promises';
+import type { ToolManifest } from '../manifests/types';
+import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
+import { RunStaging } from '../raster/io/run-staging';
+import { aliasOf } from '../raster/arg-aliases';
+import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
+import { addGdalMetadata } from '../raster/io/tiff-metadata';
+import { ProcessArgumentError, commandArgs, freshName } from './process-runner';
+import { styleProcessRaster } from './process-style';
+
+type HttpRunner = Extract<NonNullable<ToolManifest['runner']>, { type: 'http' }>;
+
+/** A JSON answer larger than this is refused: it is statistics, not data. */
+export const MAX_JSON_ANSWER_BYTES = 64 << 20;
+/** A file answer larger than this is cut off and removed (a raster of 4 GiB is a download, not a result). */
+export const MAX_FILE_ANSWER_BYTES = 4 * 1024 ** 3;
+/** What a failed call's answer is read of, for its message. */
+const ERROR_BODY_BYTES = 8192;
+const PATH_TYPES = new Set(['raster', 'vector', 'table']);
+
+/** Where a call goes, as messages show it: no credentials, no query string. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//').replace(/\?.*$/, '');
+  }
+}
+
+/** The request a call makes: the URL with its path and query filled in, and the body. */
+export async function buildRequest(manifest: ToolManifest, values: Record<string, unknown>): Promise<{ url: string; init: RequestInit; sentFiles: string[] }> {
+  const runner = manifest.runner as HttpRunner;
+  const id = manifest.id;
+  const text = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+  const placed = new Set<string>();
+  const url = runner.url.replace(/\{([^{}/]+)\}/g, (_, name: string) => {
+    const v = own(values, name);
+    if (v === undefined) throw new ProcessArgumentError(`${id}: argument "${name}" is needed: it is part of the address ${runner.url}`);
+    placed.add(name);
+    // One segment whatever it holds: "a/b" is encoded, and "." or ".." would step up the service's path.
+    const seg = encodeURIComponent(text(v));
+    return /^\.{1,2}$/.test(seg) ? seg.replace(/\./g, '%2E') : seg;
+  });
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ProcessArgumentError(`${id}: the manifest's url "${shownUrl(runner.url)}" is not an address; give http(s)://host[:port]/path`);
+  }
+  if (!/^https?:$/.test(u.protocol)) throw new ProcessArgumentError(`${id}: the manifest's url is ${u.protocol} — only http and https services are called`);
+  // A password in a spec is readable by everyone who has the spec, and would show in messages.
+  if (u.username || u.password) throw new ProcessArgumentError(`${id}: the manifest's url holds a user name or password (${shownUrl(runner.url)}); remove it: GeoWeave does not send credentials written into a manifest`);
+  const rest: [string, unknown][] = [];
+  const inQuery = new Set(runner.query ?? []);
+  for (const [k, v] of Object.entries(values)) {
+    if (placed.has(k)) continue;
+    if (inQuery.has(k) || !runner.body) for (const x of Array.isArray(v) ? v : [v]) u.searchParams.append(k, text(x));
+    else rest.push([k, v]);
+  }
+  const init: RequestInit = { method: runner.method, headers: { accept: 'application/json, image/tiff, application/geo+json, text/csv;q=0.9, */*;q=0.5' } };
+  const sentFiles: string[] = [];
+  const headers = init.headers as Record<string, string>;
+  if (runner.body === 'json' && rest.length) {
+    init.body = JSON.stringify(Object.fromEntries(rest));
+    headers['content-type'] = 'application/json';
+  } else if (runner.body === 'form' && rest.length) {
+    const form = new URLSearchParams();
+    for (const [k, v] of rest) for (const x of Array.isArray(v) ? v : [v]) form.append(k, text(x));
+    init.body = form;
+  } else if (runner.body === 'multipart' && rest.length) {
+    const form = new FormData();
+    const files = new Set(runner.files ?? (manifest.inputs ?? []).filter((p) => PATH_TYPES.has(p.type)).map((p) => p.name));
+    for (const [k, v] of rest) {
+      for (const x of Array.isArray(v) ? v : [v]) {
+        if (files.has(k) && typeof x === 'string' && !/^https?:\/\//i.test(x)) {
+          form.append(k, await fileBlob(id, k, x), path.basename(x));
+          sentFiles.push(x);
+        } else form.append(k, text(x));
+      }
+    }
+    init.body = form;
+  } else if (runner.body === 'raw') {
+    const v = own(values, 'body');
+    if (typeof v !== 'string') throw new ProcessArgumentError(`${id}: argument "body" is needed: the file sent as the request (${runner.contentType ?? 'application/octet-stream'})`);
+    init.body = await fileBlob(id, 'body', v);
+    headers['content-type'] = runner.contentType ?? 'application/octet-stream';
+    sentFiles.push(v);
+    const others = rest.filter(([k]) => k !== 'body').map(([k]) => k);
+    if (others.length) throw new ProcessArgumentError(`${id}: argument "${others[0]}" has no place in the call: the request body is the file "body"`);
+  }
+  return { url: u.toString(), init, sentFiles };
+}
+
+async function fileBlob(id: string, name: string, file: string): Promise<Blob> {
+  try {
+    if (!fs.statSync(file).isFile()) throw Object.assign(new Error('not a file'), { code: 'a folder, not a file' });
+    // Read from disk as the request is sent: a 2 GB scene is not held in memory.
+    return await fs.openAsBlob(file);
+  } catch (e) {
+    throw new ProcessArgumentError(`${id}: argument "${name}": cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a file in the workspace`);
+  }
+}
+
+function own(args: Record<string, unknown>, name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined;
+}
+
+/** What an answer is, from its media type (and its first bytes where the type says little). */
+function answerKind(contentType: string, head: Uint8Array): 'raster' | 'vector' | 'table' | 'json' | undefined {
+  const t = contentType.toLowerCase();
+  const tiff = head.length >= 4 && ((head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43)) || (head[0] === 0x4d && head[1] === 0x4d && (head[3] === 42 || head[3] === 43)));
+  if (/image\/(geo)?tiff|application\/(x-)?geotiff/.test(t) || tiff) return 'raster';
+  if (/geo\+json|vnd\.geo\+json/.test(t)) return 'vector';
+  if (/text\/csv/.test(t)) return 'table';
+  if (/json/.test(t)) return 'json';
+  return undefined;
+}
+
+/** A failed call's message: FastAPI's `detail` (a list of {loc, msg} for a 422), or the answer's first line. */
+export function errorDetail(body: string): string {
+  try {
+    const j = JSON.parse(body) as Record<string, unknown>;
+    const d = j.detail ?? j.message ?? j.error ?? j.title;
+    if (Array.isArray(d)) {
+      return d.slice(0, 4).map((x) => {
+        const o = x as { loc?: unknown[]; msg?: unknown };
+        const where = Array.isArray(o.loc) ? o.loc.filter((p) => p !== 'body').join('.') : '';
+        return `${where ? `${where}: ` : ''}${typeof o.msg === 'string' ? o.msg : JSON.stringify(x)}`;
+      }).join('; ');
+    }
+    if (typeof d === 'string') return d;
+    if (d !== undefined) return JSON.stringify(d).slice(0, 300);
+  } catch { /* not JSON */ }
+  return body.trim().split('\n')[0].slice(0, 300);
+}
+
+/** The first `max` bytes of a body as text (the rest is not read). */
+async function headText(res: Response, max: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  while (n < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    n += value.byteLength;
+  }
+  await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
+
+/** Counts bytes through a stream and fails it past `max`. */
+function byteLimit(max: number, what: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.byteLength;
+      if (seen > max) done(new Error(`${what} is larger than the ${max} bytes accepted`));
+      else done(null, chunk);
+    },
+  });
+}
+
+function staleConnection(e: unknown): boolean {
+  const cause = (e as { cause?: { code?: string } }).cause;
+  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
+}
+
+/** Why a call did not reach the service, in words an analyst can act on. */
+function reachError(id: string, where: string, e: unknown, signal?: AbortSignal): Error {
+  if (signal?.aborted || (e as Error).name === 'AbortError') return new Error(`${id}: cancelled`);
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code ?? (e as NodeJS.ErrnoException).code;
+  if (/redirect/i.test(String(cause?.message ?? (e as Error).message))) {
+    return new Error(`${id}: ${where} answered with a redirect, which GeoWeave does not follow (it would send the inputs on to another address); put the final address in the manifest's url (an OpenAPI document's servers url)`);
+  }
+  const what = code === 'ECONNREFUSED' ? 'nothing answers there: is the service running?' : code === 'ENOTFOUND' ? 'the host name is unknown' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'the service did not answer in time' : (cause?.message ?? (e as Error).message);
+  return new Error(`${id}: cannot call ${where} (${code ? `${code}: ` : ''}${what}); the address is the manifest's url (an OpenAPI document's servers url)`);
+}
+
+export async function runHttpTool(manifest: ToolManifest, args: Record<string, unknown>, opts: RunOptions, fetchImpl: typeof fetch = fetch): Promise<ToolRunResult> {
+  const runner = manifest.runner;
+  if (!runner || runner.type !== 'http') throw new Error(`${manifest.id} has no http runner`);
+  const cwd = path.resolve(opts.cwd ?? process.cwd());
+  const outDir = path.resolve(cwd, opts.outDir);
+  const params = (manifest.inputs ?? []).map((p) => p.name);
+  const named = Object.fromEntries(Object.entries(args).map(([k, v]) => [aliasOf(k, params) ?? k, v]));
+  const values = commandArgs(manifest, named, cwd);
+  // Every argument is checked (and every file opened) before anything is sent or created.
+  const { url, init, sentFiles } = await buildRequest(manifest, values);
+  const where = `${runner.method} ${shownUrl(url)}`;
+  const t0 = Date.now();
+  const started = new Date(t0).toISOString();
+  const kinds = Object.fromEntries((manifest.inputs ?? []).map((p) => [p.name, p.type === 'array' ? 'raster_list' : p.type]));
+  const hashStop = new AbortController();
+  const hashing = describeInputs(inputPaths(values, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+  opts.onProgress?.(0, `${where}${sentFiles.length ? ` (sending ${sentFiles.map((f) => path.basename(f)).join(', ')})` : ''}`);
+  let staging: RunStaging | undefined;
+  try {
+    let res: Response;
+    try {
+      res = await fetchImpl(url, { ...init, redirect: 'error', signal: opts.signal });
+    } catch (e) {
+      // A kept-alive connection the service closed (it restarted since the last cell ran) fails
+      // before the request is read: sent again once on a new connection, as browsers do.
+      if (!staleConnection(e) || opts.signal?.aborted) throw reachError(manifest.id, where, e, opts.signal);
+      try {
+        res = await fetchImpl(url, { ...init, redirect: 'error', signal: opts.signal });
+      } catch (e2) {
+        throw reachError(manifest.id, where, e2, opts.signal);
+      }
+    }
+    if (!res.ok) {
+      const detail = errorDetail(await headText(res, ERROR_BODY_BYTES).catch(() => ''));
+      const hint = res.status === 422 || res.status === 400 ? ' (check the cell\'s arguments)' : res.status === 401 || res.status === 403 ? ' (the service wants credentials, which GeoWeave does not send yet)' : res.status === 404 ? ' (check the manifest\'s url: the OpenAPI document may be older than the service)' : '';
+      throw new Error(`${manifest.id}: ${where} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${detail ? `: ${detail}` : ''}${hint}`);
+    }
+    const contentType = res.headers.get('content-type') ?? '';
+    const declared = Number(res.headers.get('content-length'));
+    opts.onProgress?.(0.5, `${where} answered ${res.status}`);
+    const body = res.body ? Readable.fromWeb(res.body as import('stream/web').ReadableStream<Uint8Array>) : Readable.from([]);
+    // The first bytes say what a file is when its media type does not ("application/octet-stream").
+    const first = await firstBytes(body);
+    const kind = answerKind(contentType, first.head);
+    const hashed = async () => {
+      const h = await hashing;
+      return { inputs: h.ok ? h.r.inputs : [], ...(h.ok && h.r.omitted ? { inputsOmitted: h.r.omitted } : {}) };
+    };
+    const provenance = async (): Promise<RunProvenance> => ({
+      tool: manifest.id, ...(manifestVersion(manifest) ? { manifest: manifestVersion(manifest) } : {}),
+      geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}), ...(await hashed()), started, durationMs: Date.now() - t0,
+    });
+    if (kind === 'json' || kind === undefined) {
+      if (kind === undefined) {
+        first.rest.destroy();
+        throw new Error(`${manifest.id}: ${where} answered with ${contentType || 'no media type'}, which GeoWeave cannot show (it reads JSON, GeoTIFF, GeoJSON and CSV answers)`);
+      }
+      if (Number.isFinite(declared) && declared > MAX_JSON_ANSWER_BYTES) {
+        first.rest.destroy();
+        throw new Error(`${manifest.id}: ${where} announced a ${declared}-byte JSON answer, more than the ${MAX_JSON_ANSWER_BYTES} bytes accepted`);
+      }
+      const text = await readAll(first.rest, MAX_JSON_ANSWER_BYTES, `${manifest.id}: the JSON answer of ${where}`);
+      let answer: unknown;
+      try { answer = JSON.parse(text); } catch {
+        throw new Error(`${manifest.id}: ${where} answered with ${contentType} that is not valid JSON: ${text.slice(0, 120)}`);
+      }
+      // GeoJSON sent as plain JSON is still a layer.
+      if (isGeoJson(answer)) return await fileAnswer('vector', Readable.from([Buffer.from(text)]));
+      opts.onProgress?.(1);
+      const stats = answer && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, unknown>) : { answer };
+      return { tool: manifest.id, outputs: {}, stats, summary: `${where} answered in ${seconds(Date.now() - t0)}${scalarWords(stats)}.`, provenance: await provenance() };
+    }
+    if (Number.isFinite(declared) && declared > MAX_FILE_ANSWER_BYTES) {
+      first.rest.destroy();
+      throw new Error(`${manifest.id}: ${where} announced a ${declared}-byte file, more than the ${MAX_FILE_ANSWER_BYTES} bytes accepted`);
+    }
+    return await fileAnswer(kind, first.rest);
+
+    async function fileAnswer(type: OutputRef['type'], stream: Readable): Promise<ToolRunResult> {
+      staging = await RunStaging.create(outDir);
+      const ext = type === 'raster' ? '.tif' : type === 'vector' ? '.geojson' : '.csv';
+      const name = freshName(outDir, manifest.id, ext);
+      const staged = path.join(staging.dir, name);
+      await pipeline(stream, byteLimit(MAX_FILE_ANSWER_BYTES, `${manifest.id}: the answer of ${where}`), fs.createWriteStream(staged), { signal: opts.signal });
+      const bytes = fs.statSync(staged).size;
+      const prov = await provenance();
+      let styled;
+      if (type === 'raster') {
+        try { await addGdalMetadata(staged, provenanceItems(prov)); } catch { /* the record has it */ }
+        opts.onProgress?.(0.9, 'statistics and QGIS style');
+        styled = await styleProcessRaster(staged, opts.signal);
+      }
+      await staging.commit();
+      const moved = (f: string) => path.join(outDir, path.basename(f));
+      const out = (manifest.outputs ?? []).find((o) => o.type === type) ?? manifest.outputs?.[0];
+      const outputs: Record<string, OutputRef> = {
+        [out?.name ?? 'result']: { path: path.join(outDir, name), type, ...(out?.bands ? { roles: out.bands } : {}), ...(styled ? { style: moved(styled.style) } : {}) },
+      };
+      opts.onProgress?.(1);
+      const what = type === 'raster' ? 'a GeoTIFF' : type === 'vector' ? 'GeoJSON' : 'a CSV table';
+      return {
+        tool: manifest.id, outputs, stats: styled?.stats ?? {}, provenance: prov,
+        summary: `${where} answered with ${what} (${sizeWords(bytes)}) in ${seconds(Date.now() - t0)}: ${name}.`,
+        ...(styled ? { quicklook: moved(styled.quicklook) } : {}),
+      };
+    }
+  } catch (e) {
+    hashStop.abort();
+    await staging?.discard();
+    if (opts.signal?.aborted) throw new Error(`${manifest.id}: cancelled`);
+    throw e;
+  }
+}
+
+/** The stream's first bytes, and a stream that still yields all of it. */
+async function firstBytes(body: Readable): Promise<{ head: Uint8Array; rest: Readable }> {
+  const it = body[Symbol.asyncIterator]();
+  const step = await it.next();
+  const head: Buffer = step.done ? Buffer.alloc(0) : Buffer.from(step.value as Uint8Array);
+  async function* all() {
+    if (head.length) yield head;
+    for (let s = await it.next(); !s.done; s = await it.next()) yield s.value as Uint8Array;
+  }
+  const rest = Readable.from(all());
+  rest.on('close', () => { if (!body.destroyed) body.destroy(); });
+  return { head, rest };
+}
+
+async function readAll(stream: Readable, max: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of stream) {
+    n += (c as Buffer).byteLength;
+    if (n > max) {
+      stream.destroy();
+      throw new Error(`${what} is larger than the ${max} bytes accepted`);
+    }
+    chunks.push(Buffer.from(c as Uint8Array));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isGeoJson(v: unknown): boolean {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && ['FeatureCollection', 'Feature'].includes((v as { type?: unknown }).type as string);
+}
+
+/** ": uhi_intensity 3.4, hottest_district Navigli" for the answer's first few numbers and words. */
+function scalarWords(stats: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(stats)) {
+    if (typeof v === 'number' && Number.isFinite(v)) parts.push(`${k} ${Number.isInteger(v) ? v : Number(v.toPrecision(4))}`);
+    else if (typeof v === 'string' && v.length <= 40 && !/^https?:/.test(v)) parts.push(`${k} ${v}`);
+    if (parts.length === 4) break;
+  }
+  return parts.length ? `: ${parts.join(', ')}` : '';
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function sizeWords(n: number): string {
+  return n < 1024 ? `${n} bytes` : n < 1024 ** 2 ? `${(n / 1024).toFixed(0)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`;
+}

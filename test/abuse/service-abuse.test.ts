@@ -1,0 +1,119 @@
+/**
+ * Abuse: a team's REST service (an `http` runner, as an OpenAPI document gives one) that misbehaves,
+ * and OpenAPI documents whose addresses are hostile. The service stalls, drips, redirects in circles
+ * or to file://, answers 4xx/5xx, resets, sends garbage, an endless or malformed JSON body; the
+ * documents point at file://, javascript:, an address with a password, or try to climb the path.
+ * Handled means an error that names the tool and the address (never a password), within the time
+ * bound (a stalled call is cancelled, as the analyst would), and nothing left in the output folder.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Tally } from './tally';
+import { tmpDir } from './state-support';
+import { startMisbehavingServer } from '../helpers/misbehaving-server';
+import { runHttpTool } from '../../src/core/notebook/http-runner';
+import { loadCatalog } from '../../src/core/manifests/load';
+import type { ToolManifest } from '../../src/core/manifests/types';
+
+const PASSWORD = 'pw-5e4d3c2b';
+/** A stalled call is cancelled after this; a handled trial ends within BOUND_MS. */
+const CANCEL_MS = 1500;
+const BOUND_MS = 20_000;
+
+test('a misbehaving service behind an http runner, and OpenAPI documents with hostile addresses: bounded, clear, nothing left', { timeout: 300_000 }, async () => {
+  const tally = new Tally();
+  const root = tmpDir();
+  const srv = await startMisbehavingServer(root, { dripMs: 300 });
+  const host = srv.base.replace('http://', '');
+  const tool = (id: string, url: string, method: 'GET' | 'POST' = 'GET'): ToolManifest => ({
+    id, description: id, inputs: [{ name: 'city', type: 'string' }, { name: 'band', type: 'string' }],
+    runner: { type: 'http', method, url, ...(method === 'POST' ? { body: 'json' as const } : {}) },
+  });
+  const trial = async (area: string, input: string, m: ToolManifest, args: Record<string, unknown>, mentions: string[], cancel = false) => {
+    const out = path.join(root, `out-${tally.trials.length}`);
+    const stop = new AbortController();
+    const timer = cancel ? setTimeout(() => stop.abort(), CANCEL_MS) : undefined;
+    const t0 = Date.now();
+    let message = '';
+    let ok = false;
+    try {
+      await Promise.race([
+        runHttpTool(m, args, { outDir: out, cwd: root, signal: stop.signal }).then(() => { ok = true; }),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('HANG')), BOUND_MS)),
+      ]);
+    } catch (e) {
+      message = (e as Error).message;
+    } finally {
+      clearTimeout(timer);
+    }
+    const left = fs.existsSync(out) ? fs.readdirSync(out) : [];
+    const ms = Date.now() - t0;
+    if (message === 'HANG') tally.add(area, input, 'hang', `${ms} ms`);
+    else if (message.includes(PASSWORD)) tally.add(area, input, 'escape', message);
+    else if (ok) tally.add(area, input, 'crashed', 'it gave a result');
+    else if (left.length) tally.add(area, input, 'partial', left.join(', '));
+    else if (!message.startsWith(`${m.id}:`) || !mentions.every((w) => message.includes(w))) tally.add(area, input, 'crashed', `${message} (wanted ${mentions.join(', ')})`);
+    else tally.add(area, input, 'handled');
+  };
+  try {
+    const svc = 'misbehaving service';
+    for (const code of [400, 401, 403, 404, 422, 500, 502, 503]) await trial(svc, `HTTP ${code}`, tool('status', `${srv.base}/status/${code}`), {}, [host, `answered ${code}`, 'as requested']);
+    await trial(svc, 'a server that never answers (cancelled)', tool('stall', `${srv.base}/stall/x`), {}, ['cancelled'], true);
+    // (A 206 without a media type: refused at its first byte, before the drip goes on.)
+    await trial(svc, 'a byte every 300 ms', tool('drip', `${srv.base}/drip/x`), {}, [host, 'no media type'], true);
+    await trial(svc, 'a redirect loop', tool('loop', `${srv.base}/loop/x`), {}, [host, 'redirect']);
+    await trial(svc, 'a redirect to file:///etc/passwd', tool('tofile', `${srv.base}/tofile`), {}, [host, 'redirect']);
+    await trial(svc, 'a permanent redirect', tool('moved', `${srv.base}/moved/x`, 'POST'), { city: 'milano' }, [host, 'redirect']);
+    await trial(svc, 'connection resets', tool('reset', `${srv.base}/reset/x`), {}, [host, 'cannot call']);
+    await trial(svc, 'garbage instead of HTTP', tool('garbage', `${srv.base}/garbage/x`), {}, [host, 'cannot call']);
+    await trial(svc, 'an endless JSON answer (200 MB)', tool('huge', `${srv.base}/huge`), {}, [host, 'larger than the 67108864 bytes accepted']);
+    await trial(svc, 'a JSON answer that is not JSON', tool('notjson', `${srv.base}/json/notjson`), {}, [host, 'not valid JSON']);
+    await trial(svc, 'a password in the url', tool('creds', `http://abuser:${PASSWORD}@${host}/echo`), {}, ['user name or password', host]);
+    await trial(svc, 'a file:// url', tool('file', 'file:///etc/passwd'), {}, ['only http and https']);
+    await trial(svc, 'a url that is not one', tool('nourl', 'http://[::1'), {}, ['not an address']);
+    await trial(svc, 'a path parameter of ".." (would climb the path)', tool('climb', `${srv.base}/status/{city}/x`), { city: '..' }, [host, 'answered 404']);
+    await trial(svc, 'a path parameter with slashes, a query and a fragment', tool('slashes', `${srv.base}/status/{city}`), { city: '500/../../etc?x=1#f' }, [host, 'answered 500']);
+    await trial(svc, 'a prototype key as the argument', tool('proto', `${srv.base}/status/500`), JSON.parse('{"__proto__": {"polluted": 1}}'), ['unknown argument "__proto__"']);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    // What the service was asked for: ".." encoded, never the parent path.
+    assert.equal(srv.hits.get('etc') ?? 0, 0);
+
+    // OpenAPI documents: a hostile address gives no runner (catalog-only, one warning), never a call elsewhere.
+    const docs = 'OpenAPI addresses';
+    const dir = path.join(root, 'tools');
+    fs.mkdirSync(dir);
+    const spec = (servers: unknown) => ({ openapi: '3.0.3', info: { title: 't', version: '1' }, servers, paths: { '/a': { get: { operationId: 'op', description: 'an operation' } } } });
+    const cases: [string, unknown, string | undefined][] = [
+      ['file://', [{ url: 'file:///etc/passwd' }], undefined],
+      ['javascript:', [{ url: 'javascript:alert(1)' }], undefined],
+      ['a password in the address', [{ url: `http://abuser:${PASSWORD}@example.org` }], undefined],
+      ['a variable with no default', [{ url: 'http://{host}/v1', variables: { host: {} } }], undefined],
+      ['a variable named __proto__', [{ url: 'http://{__proto__}/v1', variables: JSON.parse('{"__proto__": {"default": "example.org"}}') }], 'http://example.org/v1/a'],
+      ['servers that is not a list', { url: 'http://example.org' }, undefined],
+      ['a server that is a number', [42], undefined],
+      ['a variable default that is an object', [{ url: 'http://{h}/', variables: { h: { default: { evil: 1 } } } }], undefined],
+    ];
+    for (const [input, servers, want] of cases) {
+      fs.writeFileSync(path.join(dir, 'spec.json'), JSON.stringify(spec(servers)));
+      try {
+        const c = loadCatalog({ noBuiltin: true, extraDirs: [dir] });
+        const runner = c.tools[0]?.manifest.runner;
+        const url = runner?.type === 'http' ? runner.url : undefined;
+        const leaked = JSON.stringify(c.problems).includes(PASSWORD);
+        if (leaked) tally.add(docs, input, 'escape', JSON.stringify(c.problems));
+        else if (c.tools.length !== 1 || url !== want) tally.add(docs, input, 'crashed', `${c.tools.length} tools, url ${url}`);
+        else if (!want && !c.problems.some((p) => /catalog-only/.test(p.message))) tally.add(docs, input, 'crashed', 'no warning');
+        else tally.add(docs, input, 'handled');
+      } catch (e) {
+        tally.add(docs, input, 'crashed', (e as Error).message);
+      }
+    }
+  } finally {
+    await srv.close();
+  }
+  console.log(tally.summary());
+  assert.ok(tally.trials.length >= 30, `${tally.trials.length} trials`);
+  assert.deepEqual(tally.failures(), []);
+});

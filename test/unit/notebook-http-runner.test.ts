@@ -1,0 +1,247 @@
+/**
+ * The http runner against a service listening on this machine: a Node server written here the way
+ * a team's FastAPI service behaves (JSON models, multipart uploads, GeoTIFF answers, FastAPI's 422
+ * `detail`). What is checked is what the runner sends and what it makes of the answers.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { runHttpTool } from '../../src/core/notebook/http-runner';
+import { loadCatalog } from '../../src/core/manifests/load';
+import type { ToolManifest } from '../../src/core/manifests/types';
+import { PY, gdalSkip, tmpDir } from '../helpers/raster-gdal';
+import { writeJson } from '../fixtures/helpers';
+
+interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }
+
+/** A service on a free port; `handle` answers each request (after its whole body arrived). */
+async function serve(handle: (req: Seen, res: http.ServerResponse) => void | Promise<void>): Promise<{ base: string; seen: Seen[]; close: () => Promise<void> }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const s = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
+      seen.push(s);
+      void Promise.resolve(handle(s, res)).catch((e) => { res.statusCode = 500; res.end(String(e)); });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, seen, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+/** The multipart form a request carried, parsed by the platform's own Request (undici). */
+async function formOf(s: Seen): Promise<FormData> {
+  return new Request('http://x/', { method: 'POST', headers: { 'content-type': s.headers['content-type']! }, body: s.body }).formData();
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+/** A 20×10 Float32 GeoTIFF in UTM 32N with a nodata pixel, written by GDAL. */
+function geotiff(dir: string): string {
+  const file = path.join(dir, 'lst.tif');
+  const r = spawnSync(PY, ['-c', `
+from osgeo import gdal, osr
+import numpy as np
+d = gdal.GetDriverByName('GTiff').Create('${file}', 20, 10, 1, gdal.GDT_Float32)
+d.SetGeoTransform([500000, 30, 0, 5000000, 0, -30])
+s = osr.SpatialReference(); s.ImportFromEPSG(32632); d.SetProjection(s.ExportToWkt())
+a = (np.arange(200, dtype=np.float32).reshape(10, 20) / 10 + 20)
+a[0, 0] = -9999
+b = d.GetRasterBand(1); b.SetNoDataValue(-9999); b.WriteArray(a)
+d = None
+`], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return file;
+}
+
+const listing = (d: string) => (fs.existsSync(d) ? fs.readdirSync(d) : []);
+
+test('http runner: the path, query and JSON body are filled from the cell\'s arguments; a JSON answer is the run\'s statistics', async () => {
+  const svc = await serve((s, res) => {
+    const u = new URL(s.url, 'http://x');
+    const body = JSON.parse(s.body.toString('utf8'));
+    json(res, 200, { city: decodeURIComponent(u.pathname.split('/').pop()!), uhi_intensity: 3.25 + Number(u.searchParams.get('threshold')), method: body.method, districts: [{ name: 'Navigli', uhi: 4.1 }, { name: 'Brera', uhi: 2.2 }] });
+  });
+  try {
+    const m: ToolManifest = {
+      id: 'uhi_intensity', description: 'urban heat island intensity',
+      inputs: [{ name: 'city', type: 'string', required: true }, { name: 'threshold', type: 'number' }, { name: 'method', type: 'string', enum: ['rural_ring', 'landcover'] }, { name: 'lst_raster', type: 'raster' }],
+      runner: { type: 'http', method: 'POST', url: `${svc.base}/uhi/{city}`, query: ['threshold'], body: 'json' },
+    };
+    const dir = tmpDir('gw-http-');
+    const r = await runHttpTool(m, { city: 'São Paulo/Centro', threshold: '0.5', method: 'landcover', lst_raster: 'https://example.org/lst.tif' }, { outDir: path.join(dir, 'out'), cwd: dir });
+    assert.equal(svc.seen.length, 1);
+    const s = svc.seen[0];
+    assert.equal(s.method, 'POST');
+    // The path parameter is one segment however it is spelled; the number checked and sent in the query.
+    assert.equal(s.url, '/uhi/S%C3%A3o%20Paulo%2FCentro?threshold=0.5');
+    assert.equal(s.headers['content-type'], 'application/json');
+    assert.deepEqual(JSON.parse(s.body.toString('utf8')), { method: 'landcover', lst_raster: 'https://example.org/lst.tif' });
+    assert.equal(r.stats.city, 'São Paulo/Centro');
+    assert.equal(r.stats.uhi_intensity, 3.75);
+    assert.equal((r.stats.districts as unknown[]).length, 2);
+    assert.deepEqual(r.outputs, {});
+    assert.match(r.summary, new RegExp(`^POST ${svc.base.replace(/[.]/g, '\\.')}/uhi/S%C3%A3o%20Paulo%2FCentro answered in \\d+ ms: city São Paulo/Centro, uhi_intensity 3\\.75, method landcover\\.$`));
+    assert.equal(r.provenance!.tool, 'uhi_intensity');
+    // Bad arguments are refused before anything is sent.
+    await assert.rejects(runHttpTool(m, { city: 'Milano', threshold: 'high' }, { outDir: path.join(dir, 'out'), cwd: dir }), /uhi_intensity: argument "threshold" must be a number, got "high"/);
+    await assert.rejects(runHttpTool(m, { city: 'Milano', method: 'kriging' }, { outDir: path.join(dir, 'out'), cwd: dir }), /argument "method" must be one of rural_ring, landcover/);
+    await assert.rejects(runHttpTool(m, { town: 'Milano' }, { outDir: path.join(dir, 'out'), cwd: dir }), /unknown argument "town"; uhi_intensity takes city, threshold, method, lst_raster/);
+    await assert.rejects(runHttpTool(m, { threshold: 1 }, { outDir: path.join(dir, 'out'), cwd: dir }), /argument "city" is needed: it is part of the address/);
+    assert.equal(svc.seen.length, 1);
+    assert.deepEqual(listing(path.join(dir, 'out')), [], 'a JSON answer writes no file');
+  } finally {
+    await svc.close();
+  }
+});
+
+test('http runner: a GeoTIFF is uploaded whole (multipart) and the GeoTIFF answered lands in the output folder with statistics equal to GDAL\'s', { skip: gdalSkip('GeoTIFF upload and answer') }, async () => {
+  const dir = tmpDir('gw-http-');
+  const scene = geotiff(dir);
+  const svc = await serve(async (s, res) => {
+    const form = await formOf(s);
+    const file = form.get('scene') as File;
+    // The service "processes" the scene by handing it back, as a reprojection to the same grid would;
+    // the name and the checksum of what it received come back in headers.
+    const bytes = Buffer.from(await file.arrayBuffer());
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-name': file.name, 'x-sha256': createHash('sha256').update(bytes).digest('hex'), 'x-resampling': String(form.get('resampling')) });
+    res.end(bytes);
+  });
+  try {
+    const m: ToolManifest = {
+      id: 'svc.warp', description: 'reproject on the service',
+      inputs: [{ name: 'scene', type: 'raster', required: true }, { name: 'resampling', type: 'string' }],
+      outputs: [{ name: 'warped', type: 'raster' }],
+      runner: { type: 'http', method: 'POST', url: `${svc.base}/warp`, body: 'multipart', files: ['scene'] },
+    };
+    const out = path.join(dir, 'out');
+    const r = await runHttpTool(m, { scene: 'lst.tif', resampling: 'bilinear' }, { outDir: out, cwd: dir });
+    const form = await formOf(svc.seen[0]);
+    assert.equal((form.get('scene') as File).name, 'lst.tif');
+    assert.equal(createHash('sha256').update(Buffer.from(await (form.get('scene') as File).arrayBuffer())).digest('hex'), createHash('sha256').update(fs.readFileSync(scene)).digest('hex'));
+    assert.equal(form.get('resampling'), 'bilinear');
+    // An octet-stream answer that starts as a TIFF is a raster output, named safely (the id holds a dot).
+    const o = r.outputs.warped;
+    assert.equal(o.type, 'raster');
+    assert.equal(path.dirname(o.path), out);
+    assert.match(path.basename(o.path), /^svc\.warp_\d{14}\.tif$/);
+    const info = JSON.parse(spawnSync('gdalinfo', ['-stats', '-json', o.path], { encoding: 'utf8' }).stdout);
+    const band = info.bands[0];
+    assert.equal(info.size.join('x'), '20x10');
+    assert.ok(Math.abs((r.stats.mean as number) - band.mean) < 1e-4, `${r.stats.mean} vs GDAL ${band.mean}`);
+    // (gdalinfo prints the Float32 extremes rounded.)
+    assert.ok(Math.abs((r.stats.min as number) - band.minimum) < 1e-5 && Math.abs((r.stats.max as number) - band.maximum) < 1e-5, `${r.stats.min}..${r.stats.max} vs GDAL ${band.minimum}..${band.maximum}`);
+    // The provenance is in the file, as for the runs of builtin and process tools.
+    assert.match(JSON.stringify(info.metadata ?? {}), /svc\.warp/);
+    assert.ok(r.quicklook && fs.existsSync(r.quicklook));
+    assert.match(r.summary, /^POST http:\/\/127\.0\.0\.1:\d+\/warp answered with a GeoTIFF \(\d+ KB\) in .*: svc\.warp_\d{14}\.tif\.$/);
+    assert.equal(listing(out).filter((f) => f.startsWith('.')).length, 0, 'no staging folder left');
+    // A missing file is named before anything is sent.
+    await assert.rejects(runHttpTool(m, { scene: 'nope.tif' }, { outDir: out, cwd: dir }), /svc\.warp: argument "scene": cannot read .*nope\.tif \(ENOENT\)/);
+    assert.equal(svc.seen.length, 1);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('http runner: a refusal reads as FastAPI words it, a redirect is not followed, a GeoJSON answer is a layer, and a cancelled call leaves nothing', async () => {
+  let release: (() => void) | undefined;
+  const svc = await serve((s, res) => {
+    if (s.url.startsWith('/zonal')) return json(res, 422, { detail: [{ loc: ['body', 'zones'], msg: 'Field required', type: 'missing' }, { loc: ['query', 'band'], msg: 'Input should be a valid integer', type: 'int_parsing' }] });
+    if (s.url.startsWith('/moved')) {
+      res.writeHead(307, { location: 'http://198.51.100.7/steal' });
+      res.end();
+      return;
+    }
+    if (s.url.startsWith('/footprints')) {
+      res.writeHead(200, { 'content-type': 'application/geo+json' });
+      res.end(JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { id: 1 }, geometry: { type: 'Point', coordinates: [9.19, 45.46] } }] }));
+      return;
+    }
+    if (s.url.startsWith('/png')) {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+      return;
+    }
+    // /slow: a GeoTIFF that starts and never ends.
+    res.writeHead(200, { 'content-type': 'image/tiff' });
+    res.write(Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]));
+    release?.();
+  });
+  const dir = tmpDir('gw-http-');
+  const out = path.join(dir, 'out');
+  const tool = (id: string, route: string): ToolManifest => ({ id, description: id, inputs: [{ name: 'band', type: 'string' }], outputs: [{ name: 'layer', type: 'vector' }], runner: { type: 'http', method: 'GET', url: `${svc.base}${route}` } });
+  try {
+    await assert.rejects(runHttpTool(tool('zonal', '/zonal'), { band: 'x' }, { outDir: out, cwd: dir }),
+      new RegExp(`^Error: zonal: GET ${svc.base.replace(/[.]/g, '\\.')}/zonal answered 422 Unprocessable Entity: zones: Field required; query\\.band: Input should be a valid integer \\(check the cell's arguments\\)$`));
+    await assert.rejects(runHttpTool(tool('moved', '/moved'), {}, { outDir: out, cwd: dir }), /moved: GET .*\/moved answered with a redirect, which GeoWeave does not follow/);
+    assert.equal(svc.seen.filter((s) => s.url.includes('steal')).length, 0);
+    await assert.rejects(runHttpTool(tool('png', '/png'), {}, { outDir: out, cwd: dir }), /png: GET .*\/png answered with image\/png, which GeoWeave cannot show \(it reads JSON, GeoTIFF, GeoJSON and CSV answers\)/);
+    const fp = await runHttpTool(tool('footprints', '/footprints'), { band: 'B04' }, { outDir: out, cwd: dir });
+    assert.equal(svc.seen.at(-1)!.url, '/footprints?band=B04', 'no body: the arguments go in the query string');
+    assert.equal(fp.outputs.layer.type, 'vector');
+    assert.equal(JSON.parse(fs.readFileSync(fp.outputs.layer.path, 'utf8')).features[0].geometry.coordinates[0], 9.19);
+    // Cancelled mid-answer: the half file is gone, and so is the staging folder.
+    const stop = new AbortController();
+    const started = new Promise<void>((r) => { release = r; });
+    const run = runHttpTool(tool('slow', '/slow'), {}, { outDir: out, cwd: dir, signal: stop.signal });
+    await started;
+    await new Promise((r) => setTimeout(r, 100));
+    stop.abort();
+    await assert.rejects(run, /^Error: slow: cancelled$/);
+    assert.deepEqual(listing(out), [path.basename(fp.outputs.layer.path)]);
+  } finally {
+    await svc.close();
+  }
+  // Nothing listening (a port a service had a moment ago): the message says so and where the address comes from.
+  const gone = await serve(() => undefined);
+  await gone.close();
+  const m = { ...tool('gone', '/zonal'), runner: { type: 'http' as const, method: 'GET' as const, url: `${gone.base}/zonal` } };
+  await assert.rejects(runHttpTool(m, {}, { outDir: out, cwd: dir }), /gone: cannot call GET http:\/\/127\.0\.0\.1:\d+\/zonal \(ECONNREFUSED: nothing answers there: is the service running\?\); the address is the manifest's url/);
+});
+
+test('an OpenAPI operation runs as the document describes it: server address, path parameter, query and a multipart upload', { skip: gdalSkip('upload to an OpenAPI service') }, async () => {
+  const dir = tmpDir('gw-http-');
+  geotiff(dir);
+  const svc = await serve(async (s, res) => {
+    const u = new URL(s.url, 'http://x');
+    const form = await formOf(s);
+    const file = form.get('file') as File;
+    json(res, 201, { scene_id: `${u.pathname.split('/')[3]}-${u.searchParams.get('collection')}`, bytes: file.size, name: file.name });
+  });
+  try {
+    const tools = path.join(dir, 'tools');
+    writeJson(path.join(tools, 'eo.json'), {
+      openapi: '3.0.3', info: { title: 'eo', version: '1' }, servers: [{ url: `${svc.base}/v1` }],
+      paths: {
+        '/projects/{project}/uploads': {
+          post: {
+            operationId: 'upload_scene', summary: 'Upload a scene', description: 'Stores a GeoTIFF scene in a project.',
+            parameters: [{ name: 'project', in: 'path', required: true, schema: { type: 'string' } }, { name: 'collection', in: 'query', schema: { type: 'string' } }],
+            requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'the GeoTIFF' } } } } } },
+            responses: { '201': { description: 'stored', content: { 'application/json': { schema: { type: 'object', properties: { scene_id: { type: 'string' } } } } } } },
+          },
+        },
+      },
+    });
+    const c = loadCatalog({ noBuiltin: true, extraDirs: [tools] });
+    assert.deepEqual(c.problems, []);
+    const m = c.tools[0].manifest;
+    assert.deepEqual(m.runner, { type: 'http', method: 'POST', url: `${svc.base}/v1/projects/{project}/uploads`, query: ['collection'], body: 'multipart', files: ['file'] });
+    const r = await runHttpTool(m, { project: 'milan', collection: 'landsat', file: 'lst.tif' }, { outDir: path.join(dir, 'out'), cwd: dir });
+    assert.equal(svc.seen[0].url, '/v1/projects/milan/uploads?collection=landsat');
+    assert.deepEqual(r.stats, { scene_id: 'milan-landsat', bytes: fs.statSync(path.join(dir, 'lst.tif')).size, name: 'lst.tif' });
+  } finally {
+    await svc.close();
+  }
+});
