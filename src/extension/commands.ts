@@ -8,7 +8,7 @@ import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { Assistant } from './assistant';
 import { runCells } from './assistant';
-import { promptOpenaiKey } from './secrets';
+import { promptOpenaiKey, promptServiceKey } from './secrets';
 import { createNotebookFile, currentNotebook } from './notebook-session';
 import { stableStringify } from '../core/notebook/notebook-file';
 import { PANEL_VIEW_ID } from './panel';
@@ -77,6 +77,17 @@ export const COMMANDS: Record<string, Factory> = {
   'geoweave.newManifest': (d) => () => newManifest(d),
   'geoweave.setOpenAIKey': (d) => async () => {
     if (await promptOpenaiKey(d.secrets) && config.embedderKind() === 'openai') await d.retrieval.rebuild();
+  },
+  'geoweave.setServiceKey': (d) => async () => {
+    // The addresses of the catalog's services that say they take a key come first.
+    const gw = await d.retrieval.get();
+    const origins = new Set<string>();
+    for (const t of gw.tools) {
+      const r = t.manifest.runner;
+      if (r?.type !== 'http' || !r.auth) continue;
+      try { origins.add(new URL(r.url.replace(/\{[^{}/]*\}/g, 'x')).origin); } catch { /* not an address: its run says so */ }
+    }
+    await promptServiceKey(d.secrets, [...origins].sort());
   },
   'geoweave.clearMemory': (d) => () => d.assistant.clearMemory(),
   'geoweave.showLog': (d) => () => d.log.show(),

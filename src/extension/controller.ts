@@ -25,7 +25,7 @@ import { runProcessTool } from '../core/notebook/process-runner';
 import { runHttpTool, shownUrl } from '../core/notebook/http-runner';
 import { setHttpOptions } from '../core/raster/io/http-client';
 import { redactText } from '../core/net/redact';
-import { knownSecrets } from './secrets';
+import { knownSecrets, serviceKey } from './secrets';
 import { cellErrorMessage } from '../core/notebook/cell-errors';
 import { config } from './config';
 import type { Log } from './log';
@@ -43,7 +43,7 @@ export class ToolController implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private order = 0;
 
-  constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log, private readonly maps: ResultMapHost) {
+  constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log, private readonly maps: ResultMapHost, private readonly secrets: vscode.SecretStorage) {
     this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, vscode.l10n.t('GeoWeave tools'));
     this.controller.supportedLanguages = [TOOL_LANGUAGE];
     this.controller.supportsExecutionOrder = true;
@@ -130,7 +130,9 @@ export class ToolController implements vscode.Disposable {
         await exec.replaceOutput(viewOutput({ view: 'stopped', tool, message }, message));
       } else {
         // In cell syntax: "add a line `nir: 4`", not the command line's --arg; secrets redacted.
-        const message = redactText(cellErrorMessage(err, lang, this.paramZh), knownSecrets());
+        const said = redactText(cellErrorMessage(err, lang, this.paramZh), knownSecrets());
+        // The runners name the tool first ("heat_uhi: POST … answered 401"); the heading already does.
+        const message = tool !== 'GeoWeave' && said.startsWith(`${tool}: `) ? said.slice(tool.length + 2) : said;
         const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
       }
@@ -246,7 +248,7 @@ export class ToolController implements vscode.Disposable {
           ? vscode.l10n.t('{0} runs the external command "{1}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, runner.command)
           : vscode.l10n.t('{0} sends its inputs to the service at {1}, which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, shownUrl(runner.url)));
       }
-      runOne = runner.type === 'process' ? (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder }) : (args, o) => runHttpTool(manifest, args, { ...o, cwd: folder });
+      runOne = runner.type === 'process' ? (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder }) : (args, o) => runHttpTool(manifest, args, { ...o, cwd: folder }, { serviceKey: (origin) => serviceKey(this.secrets, origin) });
       shapes = shapesFromManifest(manifest.inputs);
     }
     // Several inputs for an argument that takes one: the tool runs once per input, each in a sub-folder.

@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     log, retrieval, data, assistant, panel, maps,
     registerSerializer(),
-    new ToolController(retrieval, assistant, log, maps),
+    new ToolController(retrieval, assistant, log, maps, context.secrets),
     vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
     new ToolCellLanguage(retrieval, data),
     registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),

@@ -17,7 +17,51 @@ const known = new Set<string>();
 const declined = new Set<string>();
 
 export function knownSecrets(): string[] {
-  return [...known, process.env.OPENAI_API_KEY ?? ''].filter(Boolean);
+  const serviceKeys = Object.entries(process.env).filter(([k]) => k.startsWith('GEOWEAVE_SERVICE_KEY_')).map(([, v]) => v ?? '');
+  return [...known, process.env.OPENAI_API_KEY ?? '', ...serviceKeys].filter(Boolean);
+}
+
+/** SecretStorage name of the key for the service at `origin` (scheme://host[:port]). */
+const serviceKeyName = (origin: string) => `geoweave.serviceKey:${origin}`;
+
+/** The user's key for the service at `origin`, if one was set (the environment is the runner's fallback). */
+export async function serviceKey(secrets: vscode.SecretStorage, origin: string): Promise<string | undefined> {
+  const key = await secrets.get(serviceKeyName(origin));
+  if (key) known.add(key);
+  return key || undefined;
+}
+
+/**
+ * Asks for a service (the addresses of the catalog's services that take a key first) and its key,
+ * and stores the key under that address only: a spec that names another address never gets it.
+ */
+export async function promptServiceKey(secrets: vscode.SecretStorage, origins: readonly string[]): Promise<boolean> {
+  const other = vscode.l10n.t('Another address…');
+  let origin: string | undefined = origins.length
+    ? await vscode.window.showQuickPick([...origins, other], { title: vscode.l10n.t('GeoWeave: Set Service Key'), placeHolder: vscode.l10n.t('The service the key is for') })
+    : other;
+  if (!origin) return false;
+  if (origin === other) {
+    const typed = await vscode.window.showInputBox({
+      title: vscode.l10n.t('GeoWeave: Set Service Key'), prompt: vscode.l10n.t('The service\'s address, e.g. http://localhost:8000'), ignoreFocusOut: true,
+      validateInput: (v) => (/^https?:\/\/[^/\s@]+/i.test(v.trim()) ? undefined : vscode.l10n.t('an http(s) address without a user name or password')),
+    });
+    if (!typed) return false;
+    origin = new URL(typed.trim()).origin;
+  }
+  const key = await vscode.window.showInputBox({
+    title: vscode.l10n.t('GeoWeave: key for {0}', origin),
+    prompt: vscode.l10n.t('Stored in VS Code SecretStorage and sent only to {0}. Leave empty to delete the stored key.', origin),
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (key === undefined) return false;
+  if (key.trim() === '') await secrets.delete(serviceKeyName(origin));
+  else {
+    await secrets.store(serviceKeyName(origin), key.trim());
+    known.add(key.trim());
+  }
+  return true;
 }
 
 export async function openaiKey(secrets: vscode.SecretStorage): Promise<string | undefined> {

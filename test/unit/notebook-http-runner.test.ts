@@ -245,3 +245,63 @@ test('an OpenAPI operation runs as the document describes it: server address, pa
     await svc.close();
   }
 });
+
+test('service keys: taken as the OpenAPI document says (bearer, API-key header or query), sent only to the address they were set for, never shown', async () => {
+  const KEY = 'k-7f3e9a1c55d2';
+  const svc = await serve((s, res) => {
+    const u = new URL(s.url, 'http://x');
+    const given = s.headers.authorization ?? (s.headers['x-api-key'] as string | undefined) ?? u.searchParams.get('api_key') ?? '';
+    if (!given.includes(KEY)) return json(res, 401, { detail: `Not authenticated (got "${given}")` });
+    json(res, 200, { ok: 1, echoed: given });
+  });
+  const dir = tmpDir('gw-http-');
+  const tools = path.join(dir, 'tools');
+  const origin = svc.base;
+  const envName = `GEOWEAVE_SERVICE_KEY_127_0_0_1_${new URL(origin).port}`;
+  try {
+    writeJson(path.join(tools, 'svc.json'), {
+      openapi: '3.1.0', info: { title: 'keyed', version: '1' }, servers: [{ url: origin }],
+      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' }, Header: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, Query: { type: 'apiKey', in: 'query', name: 'api_key' } } },
+      security: [{ HTTPBearer: [] }],
+      paths: {
+        '/bearer': { get: { operationId: 'bearer', description: 'a bearer service' } },
+        '/header': { get: { operationId: 'header', description: 'a header key', security: [{ Header: [] }] } },
+        '/query': { get: { operationId: 'query', description: 'a query key', security: [{ Query: [] }] } },
+        '/open': { get: { operationId: 'open', description: 'no key at all', security: [] } },
+      },
+    });
+    const c = loadCatalog({ noBuiltin: true, extraDirs: [tools] });
+    const m = (id: string) => c.tools.find((t) => t.manifest.id === id)!.manifest;
+    assert.deepEqual((m('bearer').runner as { auth?: unknown }).auth, { in: 'header', name: 'Authorization', scheme: 'Bearer' });
+    assert.deepEqual((m('header').runner as { auth?: unknown }).auth, { in: 'header', name: 'X-API-Key' });
+    assert.deepEqual((m('query').runner as { auth?: unknown }).auth, { in: 'query', name: 'api_key' });
+    assert.equal((m('open').runner as { auth?: unknown }).auth, undefined);
+    const run = (id: string, http = {}) => runHttpTool(m(id), {}, { outDir: path.join(dir, 'out'), cwd: dir }, http);
+    // No key set: the refusal says where to set one, by this address.
+    await assert.rejects(run('bearer'), new RegExp(`answered 401 Unauthorized: Not authenticated \\(got ""\\) \\(no key is set for ${origin.replace(/[.]/g, '\\.')}: set one with "GeoWeave: Set Service Key" or the environment variable ${envName}\\)`));
+    // A key for another address is not sent here.
+    await assert.rejects(run('bearer', { serviceKey: (o: string) => (o === 'http://127.0.0.1:1' ? KEY : undefined) }), /no key is set/);
+    process.env[envName] = KEY;
+    try {
+      const r = await run('bearer');
+      assert.equal(svc.seen.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+      // A service that quotes the key back: not in the results either.
+      assert.equal(r.stats.echoed, 'Bearer [redacted]');
+      await run('header');
+      assert.equal(svc.seen.at(-1)!.headers['x-api-key'], KEY);
+      assert.equal(svc.seen.at(-1)!.headers.authorization, undefined);
+      const q = await run('query');
+      assert.equal(svc.seen.at(-1)!.url, `/query?api_key=${KEY}`);
+      assert.ok(!q.summary.includes(KEY), q.summary);
+      await run('open').catch(() => undefined);
+      assert.equal(svc.seen.at(-1)!.headers.authorization, undefined, 'an operation with security: [] is sent no key');
+    } finally {
+      delete process.env[envName];
+    }
+    // The caller's store (the extension's SecretStorage) first; a refused key is named as refused, and not quoted.
+    await assert.rejects(run('bearer', { serviceKey: () => 'wrong-key-123' }), (e: Error) => /the key for .* was refused/.test(e.message) && !e.message.includes('wrong-key-123') && e.message.includes('[redacted]'));
+    assert.equal(svc.seen.at(-1)!.headers.authorization, 'Bearer wrong-key-123');
+  } finally {
+    await svc.close();
+  }
+});

@@ -150,9 +150,10 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
   }
   // An upload field: `format: binary` (OpenAPI 3.0, Swagger's `file`) or a media type (3.1, an encoding).
   const files = bodyType === 'multipart' ? Object.keys(properties).filter((k) => isObj(properties[k]) && ((properties[k] as Obj).format === 'binary' || typeof (properties[k] as Obj).contentMediaType === 'string')) : [];
+  const auth = securityOf(doc, op, swagger2);
   const tool: Obj = {
     name, inputSchema: { type: 'object', properties, required },
-    runner: { type: 'http', method: method.toUpperCase(), url: '', ...(query.length && bodyType ? { query } : {}), ...(bodyType ? { body: bodyType } : {}), ...(files.length ? { files } : {}), ...(contentType ? { contentType } : {}) },
+    runner: { type: 'http', method: method.toUpperCase(), url: '', ...(query.length && bodyType ? { query } : {}), ...(bodyType ? { body: bodyType } : {}), ...(files.length ? { files } : {}), ...(contentType ? { contentType } : {}), ...(auth ? { auth } : {}) },
   };
   const summary = typeof op.summary === 'string' && op.summary.trim() ? op.summary.trim() : undefined;
   if (summary) tool.title = summary;
@@ -164,6 +165,28 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
   const output = responseSchema(doc, op, swagger2);
   if (output) tool.outputSchema = output;
   return tool;
+}
+
+/**
+ * How the operation takes a key: its own `security` (else the document's), the first requirement's
+ * first scheme that is a bearer token or an API key in a header or the query (FastAPI's HTTPBearer,
+ * APIKeyHeader, APIKeyQuery). `security: []` on an operation means none. Basic auth, OAuth flows and
+ * cookies are not sent.
+ */
+function securityOf(doc: Obj, op: Obj, swagger2: boolean): Obj | undefined {
+  const reqs = Array.isArray(op.security) ? op.security : Array.isArray(doc.security) ? doc.security : [];
+  const schemes = swagger2 ? doc.securityDefinitions : isObj(doc.components) ? doc.components.securitySchemes : undefined;
+  if (!isObj(schemes)) return undefined;
+  for (const req of reqs) {
+    if (!isObj(req)) continue;
+    for (const name of Object.keys(req)) {
+      const sc = Object.prototype.hasOwnProperty.call(schemes, name) ? deref(doc, schemes[name]) : undefined;
+      if (!isObj(sc)) continue;
+      if (sc.type === 'http' && typeof sc.scheme === 'string' && sc.scheme.toLowerCase() === 'bearer') return { in: 'header', name: 'Authorization', scheme: 'Bearer' };
+      if (sc.type === 'apiKey' && (sc.in === 'header' || sc.in === 'query') && typeof sc.name === 'string' && sc.name.trim()) return { in: sc.in, name: sc.name.trim() };
+    }
+  }
+  return undefined;
 }
 
 /**

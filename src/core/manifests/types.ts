@@ -37,7 +37,12 @@ export type ToolRunner =
    *  path parameters; `query` names the arguments sent in the query string; the others go in the
    *  body (`json`, `form`, `multipart` with `files` uploaded, or `raw`: the one `body` file as is),
    *  or in the query string when there is no body. See notebook/http-runner.ts. */
-  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw'; files?: string[]; contentType?: string };
+  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw'; files?: string[]; contentType?: string; auth?: HttpAuth };
+
+/** How a service takes its key (an OpenAPI security scheme): a header (`Authorization` with
+ *  `scheme: "Bearer"`, or an API-key header such as `X-API-Key`) or a query parameter. The key
+ *  itself is never in a manifest: it is the user's, per service address (http-runner.ts). */
+export interface HttpAuth { in: 'header' | 'query'; name: string; scheme?: string }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

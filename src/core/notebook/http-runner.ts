@@ -31,6 +31,24 @@ export const MAX_FILE_ANSWER_BYTES = 4 * 1024 ** 3;
 const ERROR_BODY_BYTES = 8192;
 const PATH_TYPES = new Set(['raster', 'vector', 'table']);
 
+/** Where a service key comes from: the caller's store (the extension's SecretStorage), else the environment. */
+export interface HttpRunOptions {
+  /** The user's key for a service address (`scheme://host[:port]`), if any. */
+  serviceKey?: (origin: string) => Promise<string | undefined> | string | undefined;
+  fetch?: typeof fetch;
+}
+
+/**
+ * The environment variable that holds the key of the service at `origin`: GEOWEAVE_SERVICE_KEY_ and
+ * the host and port in capitals, other characters as "_" (http://127.0.0.1:8000 →
+ * GEOWEAVE_SERVICE_KEY_127_0_0_1_8000). Named by the address, so a key goes only to the service
+ * the user set it for, whatever address a cloned repository's spec names.
+ */
+export function serviceKeyEnv(origin: string): string {
+  const u = new URL(origin);
+  return `GEOWEAVE_SERVICE_KEY_${u.host.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
 /** Where a call goes, as messages show it: no credentials, no query string. */
 export function shownUrl(url: string): string {
   try {
@@ -42,7 +60,7 @@ export function shownUrl(url: string): string {
 }
 
 /** The request a call makes: the URL with its path and query filled in, and the body. */
-export async function buildRequest(manifest: ToolManifest, values: Record<string, unknown>): Promise<{ url: string; init: RequestInit; sentFiles: string[] }> {
+export async function buildRequest(manifest: ToolManifest, values: Record<string, unknown>, key?: string): Promise<{ url: string; init: RequestInit; sentFiles: string[] }> {
   const runner = manifest.runner as HttpRunner;
   const id = manifest.id;
   const text = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
@@ -74,6 +92,9 @@ export async function buildRequest(manifest: ToolManifest, values: Record<string
   const init: RequestInit = { method: runner.method, headers: { accept: 'application/json, image/tiff, application/geo+json, text/csv;q=0.9, */*;q=0.5' } };
   const sentFiles: string[] = [];
   const headers = init.headers as Record<string, string>;
+  const auth = runner.auth;
+  if (key && auth?.in === 'header') headers[auth.name.toLowerCase()] = auth.scheme ? `${auth.scheme} ${key}` : key;
+  if (key && auth?.in === 'query') u.searchParams.set(auth.name, key);
   if (runner.body === 'json' && rest.length) {
     init.body = JSON.stringify(Object.fromEntries(rest));
     headers['content-type'] = 'application/json';
@@ -148,6 +169,10 @@ export function errorDetail(body: string): string {
   return body.trim().split('\n')[0].slice(0, 300);
 }
 
+function hide(text: string, key: string | undefined): string {
+  return key && key.length >= 4 ? text.split(key).join('[redacted]') : text;
+}
+
 /** The first `max` bytes of a body as text (the rest is not read). */
 async function headText(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
@@ -193,16 +218,22 @@ function reachError(id: string, where: string, e: unknown, signal?: AbortSignal)
   return new Error(`${id}: cannot call ${where} (${code ? `${code}: ` : ''}${what}); the address is the manifest's url (an OpenAPI document's servers url)`);
 }
 
-export async function runHttpTool(manifest: ToolManifest, args: Record<string, unknown>, opts: RunOptions, fetchImpl: typeof fetch = fetch): Promise<ToolRunResult> {
+export async function runHttpTool(manifest: ToolManifest, args: Record<string, unknown>, opts: RunOptions, http: HttpRunOptions = {}): Promise<ToolRunResult> {
   const runner = manifest.runner;
   if (!runner || runner.type !== 'http') throw new Error(`${manifest.id} has no http runner`);
+  const fetchImpl = http.fetch ?? fetch;
   const cwd = path.resolve(opts.cwd ?? process.cwd());
   const outDir = path.resolve(cwd, opts.outDir);
   const params = (manifest.inputs ?? []).map((p) => p.name);
   const named = Object.fromEntries(Object.entries(args).map(([k, v]) => [aliasOf(k, params) ?? k, v]));
   const values = commandArgs(manifest, named, cwd);
+  // The key goes only where the user set it: looked up by the address the call goes to.
+  let origin: string | undefined;
+  try { origin = new URL(runner.url.replace(/\{[^{}/]*\}/g, 'x')).origin; } catch { /* buildRequest names the bad url */ }
+  const keyName = origin && origin !== 'null' ? serviceKeyEnv(origin) : undefined;
+  const key = runner.auth && origin && keyName ? ((await http.serviceKey?.(origin)) || process.env[keyName] || undefined) : undefined;
   // Every argument is checked (and every file opened) before anything is sent or created.
-  const { url, init, sentFiles } = await buildRequest(manifest, values);
+  const { url, init, sentFiles } = await buildRequest(manifest, values, key);
   const where = `${runner.method} ${shownUrl(url)}`;
   const t0 = Date.now();
   const started = new Date(t0).toISOString();
@@ -226,8 +257,12 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
       }
     }
     if (!res.ok) {
-      const detail = errorDetail(await headText(res, ERROR_BODY_BYTES).catch(() => ''));
-      const hint = res.status === 422 || res.status === 400 ? ' (check the cell\'s arguments)' : res.status === 401 || res.status === 403 ? ' (the service wants credentials, which GeoWeave does not send yet)' : res.status === 404 ? ' (check the manifest\'s url: the OpenAPI document may be older than the service)' : '';
+      // A service may quote the key back: it never reaches the message.
+      const detail = hide(errorDetail(await headText(res, ERROR_BODY_BYTES).catch(() => '')), key);
+      const keyHint = key
+        ? ` (the key for ${origin} was refused: set another with "GeoWeave: Set Service Key" or ${keyName})`
+        : ` (no key is set for ${origin}: set one with "GeoWeave: Set Service Key" or the environment variable ${keyName}${runner.auth ? '' : ', and say in the manifest how the service takes it (runner.auth, or the OpenAPI document\'s securitySchemes)'})`;
+      const hint = res.status === 422 || res.status === 400 ? ' (check the cell\'s arguments)' : res.status === 401 || res.status === 403 ? keyHint : res.status === 404 ? ' (check the manifest\'s url: the OpenAPI document may be older than the service)' : '';
       throw new Error(`${manifest.id}: ${where} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${detail ? `: ${detail}` : ''}${hint}`);
     }
     const contentType = res.headers.get('content-type') ?? '';
@@ -254,7 +289,8 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
         first.rest.destroy();
         throw new Error(`${manifest.id}: ${where} announced a ${declared}-byte JSON answer, more than the ${MAX_JSON_ANSWER_BYTES} bytes accepted`);
       }
-      const text = await readAll(first.rest, MAX_JSON_ANSWER_BYTES, `${manifest.id}: the JSON answer of ${where}`);
+      // (A key the service quotes back is not kept in the results.)
+      const text = hide(await readAll(first.rest, MAX_JSON_ANSWER_BYTES, `${manifest.id}: the JSON answer of ${where}`), key);
       let answer: unknown;
       try { answer = JSON.parse(text); } catch {
         throw new Error(`${manifest.id}: ${where} answered with ${contentType} that is not valid JSON: ${text.slice(0, 120)}`);
