@@ -16,7 +16,7 @@ const COMMANDS: Record<string, Command> = {
   learn: { summary: 'learn --trajectories FILE.jsonl: learn tool transitions from executed flows', load: () => import('./commands/learn') },
   index: { summary: 'index build|stats: build the tool index or show its state', load: () => import('./commands/index') },
   eval: { summary: 'eval --tasks FILE.jsonl [--train FILE.jsonl] [--k 1,3,5,10,20] [--json]', load: () => import('./commands/eval') },
-  run: { summary: 'run <tool> --arg name=value ... [--out DIR] [--json]: run a builtin raster tool', load: () => import('./commands/run') },
+  run: { summary: 'run <tool> --arg name=value ... [--out DIR] [--json] [--manifests DIR]: run a builtin raster tool, or a catalog tool with a process or http runner', load: () => import('./commands/run') },
   export: { summary: 'export NOTEBOOK.geonb --to sh|ipynb [--out FILE]: the notebook as a bash script or a Jupyter notebook', load: () => import('./commands/export') },
   sample: { summary: 'sample [DIR]: write the synthetic sample workspace', load: () => import('./commands/sample') },
 };

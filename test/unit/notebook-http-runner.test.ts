@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { runHttpTool } from '../../src/core/notebook/http-runner';
 import { loadCatalog } from '../../src/core/manifests/load';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import { PY, gdalSkip, tmpDir } from '../helpers/raster-gdal';
-import { writeJson } from '../fixtures/helpers';
+import { repoRoot, writeJson } from '../fixtures/helpers';
 
 interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }
 
@@ -301,6 +301,40 @@ test('service keys: taken as the OpenAPI document says (bearer, API-key header o
     // The caller's store (the extension's SecretStorage) first; a refused key is named as refused, and not quoted.
     await assert.rejects(run('bearer', { serviceKey: () => 'wrong-key-123' }), (e: Error) => /the key for .* was refused/.test(e.message) && !e.message.includes('wrong-key-123') && e.message.includes('[redacted]'));
     assert.equal(svc.seen.at(-1)!.headers.authorization, 'Bearer wrong-key-123');
+  } finally {
+    await svc.close();
+  }
+});
+
+test('geoweave run: a workspace OpenAPI operation runs from the command line as a cell would, and a catalog-only one says why it cannot', async () => {
+  const svc = await serve((s, res) => json(res, 200, { city: decodeURIComponent(s.url.split('/')[2].split('?')[0]), uhi_c: 2.5 }));
+  const ws = tmpDir('gw-http-');
+  try {
+    const spec = (servers?: unknown) => ({
+      openapi: '3.0.3', info: { title: 'heat', version: '1' }, ...(servers ? { servers } : {}),
+      paths: { '/uhi/{city}': { get: { operationId: 'uhi', description: 'urban heat island of a city', parameters: [{ name: 'city', in: 'path', required: true, schema: { type: 'string' } }] } } },
+    });
+    writeJson(path.join(ws, '.geoweave', 'tools', 'heat.json'), spec([{ url: svc.base }]));
+    const cli = (...a: string[]) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      // Asynchronously: the service answers from this process.
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'geoweave.js'), 'run', ...a], { cwd: ws });
+      let out = '', err = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.stderr.on('data', (d) => { err += d; });
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+    const r = await cli('uhi', '--arg', 'city=Torino', '--json');
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.deepEqual(j.stats, { city: 'Torino', uhi_c: 2.5 });
+    assert.match(j.summary, /^GET http:\/\/127\.0\.0\.1:\d+\/uhi\/Torino answered in \d+ ms: city Torino, uhi_c 2\.5\.$/);
+    assert.equal(j.provenance.tool, 'uhi');
+    writeJson(path.join(ws, '.geoweave', 'tools', 'heat.json'), spec());
+    const bare = await cli('uhi', '--arg', 'city=Torino');
+    assert.equal(bare.code, 2);
+    assert.match(bare.err, /uhi is catalog-only: its manifest has no runner \(an OpenAPI operation gets one from its document's servers url\)/);
+    const unknown = await cli('nope');
+    assert.match(unknown.err, /unknown tool "nope": not builtin .* and in no manifest of \.geoweave\/tools or --manifests DIR/);
   } finally {
     await svc.close();
   }

@@ -1,5 +1,6 @@
-/** `geoweave run <tool> --arg name=value ... [--out DIR] [--lang en|zh] [--json]`: runs a builtin raster tool
- *  (`--lang zh`: the summary in Simplified Chinese, same numbers). */
+/** `geoweave run <tool> --arg name=value ... [--out DIR] [--lang en|zh] [--json] [--manifests DIR]`: runs a
+ *  builtin raster tool, or a catalog tool with a process or http runner (`--lang zh`: the summary in
+ *  Simplified Chinese, same numbers). */
 import * as path from 'node:path';
 import { ParsedArgs, UsageError, opt, optAll } from '../args';
 import type { CliIO } from '../main';
@@ -10,7 +11,9 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const engine = await import('../../core/raster/engine');
   if (!tool || args.flags.has('help')) {
     const lines = engine.listBuiltinTools().map((t) => `  ${t.id.padEnd(24)} ${Object.entries(t.params).map(([k, p]) => (p.required ? k : `[${k}]`)).join(' ')}`);
-    io.out(['usage: geoweave run <tool> --arg name=value ... [--out DIR] [--lang en|zh] [--json]', '',
+    io.out(['usage: geoweave run <tool> --arg name=value ... [--out DIR] [--lang en|zh] [--json] [--manifests DIR] [--workspace DIR]', '',
+      'A tool of the workspace\'s .geoweave/tools or a --manifests folder runs too when its manifest has a',
+      'process runner (a command) or an http runner (a REST service, as an OpenAPI document with servers gives).', '',
       'An input that takes one raster may be given a glob (--arg image=\'scenes/*.tif\') or a list',
       '(--arg image=\'[a.tif, b.tif]\'): the tool runs once per input, into DIR/<input stem>.', '', 'builtin tools:', ...lines].join('\n'));
     return tool ? 0 : 2;
@@ -57,10 +60,10 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
       if (plan) return await runBatchCli(tool, plan, outDir, cwd, controller.signal, args.flags.has('json'), verbose, io, engine.runTool, batch, lang as SummaryLanguage);
     }
     const t0 = Date.now();
-    const ran = await engine.runTool(tool, toolArgs, {
-      outDir, cwd, signal: controller.signal,
-      onProgress: verbose ? (f, m) => io.err(`${Math.round(f * 100)}%${m ? ` ${m}` : ''}`) : undefined,
-    });
+    const onProgress = verbose ? (f: number, m?: string) => io.err(`${Math.round(f * 100)}%${m ? ` ${m}` : ''}`) : undefined;
+    // Not builtin: a tool of the workspace's .geoweave/tools or a --manifests folder with a process
+    // or http runner runs as a notebook cell would run it (a GDAL command, a team's REST service).
+    const ran = spec ? await engine.runTool(tool, toolArgs, { outDir, cwd, signal: controller.signal, onProgress }) : await runManifestTool(tool, toolArgs, args, { outDir, cwd, signal: controller.signal, onProgress });
     const prof = await import('../../core/raster/io/stage-times');
     if (prof.profiling) io.err(prof.profileLine(Date.now() - t0));
     const result = { ...ran, summary: localizeSummary(ran, lang as SummaryLanguage).text };
@@ -77,6 +80,17 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
+}
+
+/** A catalog tool with a runner, run from the command line (`--manifests DIR`, `--workspace DIR`). */
+async function runManifestTool(tool: string, toolArgs: Record<string, unknown>, args: ParsedArgs, opts: import('../../core/raster/types').RunOptions): Promise<import('../../core/raster/types').ToolRunResult> {
+  const { loadCatalog } = await import('../../core/manifests/load');
+  const catalog = loadCatalog({ extraDirs: optAll(args, 'manifests').map((d) => path.resolve(d)), workspaceDir: opt(args, 'workspace') ?? opts.cwd });
+  const m = catalog.tools.find((t) => t.manifest.id === tool)?.manifest;
+  if (!m) throw new UsageError(`unknown tool "${tool}": not builtin (geoweave run --help lists those) and in no manifest of .geoweave/tools or --manifests DIR`);
+  if (m.runner?.type === 'process') return (await import('../../core/notebook/process-runner')).runProcessTool(m, toolArgs, opts);
+  if (m.runner?.type === 'http') return (await import('../../core/notebook/http-runner')).runHttpTool(m, toolArgs, opts);
+  throw new UsageError(`${tool} is catalog-only: its manifest has no runner (an OpenAPI operation gets one from its document's servers url)`);
 }
 
 /** Status words of a batch's lines; an item's error stays as the engine wrote it (command-line syntax). */
