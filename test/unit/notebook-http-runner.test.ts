@@ -339,3 +339,67 @@ test('geoweave run: a workspace OpenAPI operation runs from the command line as 
     await svc.close();
   }
 });
+
+test('an OGC API - Processes description runs as an execute request; an async-only process is a job polled to its results; a failed, foreign or cancelled job says so', async () => {
+  let polls = 0;
+  const svc = await serve((s, res) => {
+    const u = new URL(s.url, 'http://x');
+    if (s.method === 'POST' && u.pathname === '/processes/ndvi-stats/execution') {
+      const body = JSON.parse(s.body.toString('utf8'));
+      const job = body.inputs.region === 'fail' ? 'bad' : body.inputs.region === 'away' ? 'away' : body.inputs.region === 'slow' ? 'slow' : 'j1';
+      res.writeHead(201, { location: `/jobs/${job}`, 'content-type': 'application/json', 'x-prefer': String(s.headers.prefer) });
+      res.end(JSON.stringify({ jobID: job, status: 'accepted' }));
+      return;
+    }
+    if (s.method === 'POST' && u.pathname === '/processes/echo/execution') return json(res, 200, { echoed: JSON.parse(s.body.toString('utf8')).inputs, prefer: s.headers.prefer ?? null });
+    if (u.pathname === '/jobs/j1') {
+      polls++;
+      return json(res, 200, polls < 2 ? { jobID: 'j1', status: 'running', progress: 40 } : { jobID: 'j1', status: 'successful', links: [{ rel: 'http://www.opengis.net/def/rel/ogc/1.0/results', href: `${svcBase()}/jobs/j1/results` }] });
+    }
+    if (u.pathname === '/jobs/j1/results') return json(res, 200, { mean_ndvi: 0.41, pixels: 1200 });
+    if (u.pathname === '/jobs/bad') return json(res, 200, { jobID: 'bad', status: 'failed', message: 'no scene covers the region' });
+    if (u.pathname === '/jobs/away') return json(res, 200, { jobID: 'away', status: 'successful', links: [{ rel: 'results', href: 'http://198.51.100.9/jobs/away/results' }] });
+    if (u.pathname === '/jobs/slow' && s.method === 'DELETE') return json(res, 200, { status: 'dismissed' });
+    if (u.pathname === '/jobs/slow') return json(res, 200, { jobID: 'slow', status: 'running' });
+    json(res, 404, { detail: 'Not Found' });
+  });
+  const svcBase = () => svc.base;
+  const dir = tmpDir('gw-http-');
+  const tools = path.join(dir, 'tools');
+  const description = (id: string, modes: string[]) => ({
+    id, title: id, description: `the ${id} process`, version: '1.0', jobControlOptions: modes,
+    inputs: { region: { title: 'Region', schema: { type: 'string' } }, year: { schema: { type: 'integer' } } },
+    outputs: { mean_ndvi: { schema: { type: 'number' } } },
+    links: [{ rel: 'self', href: `${svc.base}/processes/${id}` }, { rel: 'http://www.opengis.net/def/rel/ogc/1.0/execute', href: `${svc.base}/processes/${id}/execution`, title: 'Execute' }],
+  });
+  try {
+    writeJson(path.join(tools, 'ndvi-stats.json'), description('ndvi-stats', ['async-execute']));
+    writeJson(path.join(tools, 'echo.json'), description('echo', ['sync-execute', 'async-execute']));
+    const c = loadCatalog({ noBuiltin: true, extraDirs: [tools] });
+    const m = (id: string) => c.tools.find((t) => t.manifest.id === id)!.manifest;
+    assert.deepEqual(m('ndvi-stats').runner, { type: 'http', method: 'POST', url: `${svc.base}/processes/ndvi-stats/execution`, body: 'ogc', async: true });
+    assert.deepEqual(m('echo').runner, { type: 'http', method: 'POST', url: `${svc.base}/processes/echo/execution`, body: 'ogc' });
+    const out = path.join(dir, 'out');
+    // Synchronous: the inputs object, no Prefer header, the answer at once.
+    const echo = await runHttpTool(m('echo'), { region: 'Lombardia', year: 2024 }, { outDir: out, cwd: dir });
+    assert.deepEqual(echo.stats, { echoed: { region: 'Lombardia', year: 2024 }, prefer: null });
+    // Asynchronous: asked for a job, polled through "running", the results fetched from its link.
+    const stages: string[] = [];
+    const r = await runHttpTool(m('ndvi-stats'), { region: 'Lombardia' }, { outDir: out, cwd: dir, onProgress: (_f, msg) => { if (msg) stages.push(msg); } });
+    assert.deepEqual(r.stats, { mean_ndvi: 0.41, pixels: 1200 });
+    assert.equal(svc.seen.find((x) => x.method === 'POST' && x.url.startsWith('/processes/ndvi-stats'))!.headers.prefer, 'respond-async');
+    assert.ok(stages.some((x) => /job http:\/\/127\.0\.0\.1:\d+\/jobs\/j1: running 40 %/.test(x)), stages.join(' | '));
+    assert.equal(polls, 2);
+    await assert.rejects(runHttpTool(m('ndvi-stats'), { region: 'fail' }, { outDir: out, cwd: dir }), /^Error: ndvi-stats: job http:\/\/127\.0\.0\.1:\d+\/jobs\/bad failed: no scene covers the region$/);
+    await assert.rejects(runHttpTool(m('ndvi-stats'), { region: 'away' }, { outDir: out, cwd: dir }), /ndvi-stats: the service points its job at http:\/\/198\.51\.100\.9\/jobs\/away\/results, another address than it was called at/);
+    // Cancelled while it runs: "cancelled", and the service is asked to dismiss the job.
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    await assert.rejects(runHttpTool(m('ndvi-stats'), { region: 'slow' }, { outDir: out, cwd: dir, signal: stop.signal }), /^Error: ndvi-stats: cancelled$/);
+    await new Promise((res) => setTimeout(res, 200));
+    assert.ok(svc.seen.some((x) => x.method === 'DELETE' && x.url === '/jobs/slow'));
+    assert.deepEqual(fs.existsSync(out) ? fs.readdirSync(out) : [], []);
+  } finally {
+    await svc.close();
+  }
+});

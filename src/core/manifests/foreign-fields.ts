@@ -38,6 +38,10 @@ export function typeFromForeign(t: string): string | undefined {
 export function readForeignFields(file: string, data: unknown, problems: ManifestProblem[], at = ''): unknown {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
   const m = fromToolDefinition({ ...(data as Record<string, unknown>) });
+  if (m.runner === undefined) {
+    const runner = ogcExecution(m);
+    if (runner) m.runner = runner;
+  }
   const runs = m.runner !== undefined;
   const id = typeof m.id === 'string' ? readToolId(m.id) : undefined;
   if (id !== undefined && id !== m.id) {
@@ -66,6 +70,21 @@ export function readForeignFields(file: string, data: unknown, problems: Manifes
     m[list] = (m[list] as unknown[]).map((p, i) => readParam(file, `${at}/${list}/${i}`, p, runs, problems));
   }
   return m;
+}
+
+/**
+ * An OGC API - Processes description (pygeoapi serves one at /processes/{id}) links to where it is
+ * executed (rel ".../ogc/1.0/execute", an absolute address): that is its runner, an execute request
+ * with the arguments as `inputs`; a process that only runs as a job (`jobControlOptions` without
+ * "sync-execute") is asked for one and polled.
+ */
+function ogcExecution(m: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (!Array.isArray(m.links) || !m.inputs || typeof m.inputs !== 'object' || Array.isArray(m.inputs)) return undefined;
+  const link = m.links.find((l): l is { rel: string; href: string } => !!l && typeof l === 'object' && typeof (l as { rel?: unknown }).rel === 'string'
+    && /(^|\/)execute$/.test((l as { rel: string }).rel) && typeof (l as { href?: unknown }).href === 'string');
+  if (!link || !/^https?:\/\/[^\s{}@]+$/i.test(link.href)) return undefined;
+  const modes = Array.isArray(m.jobControlOptions) ? m.jobControlOptions : [];
+  return { type: 'http', method: 'POST', url: link.href, body: 'ogc', ...(modes.length && !modes.includes('sync-execute') && modes.includes('async-execute') ? { async: true } : {}) };
 }
 
 /** A JSON Schema object ({type: "object", properties, required}): the parameters of a tool definition. */

@@ -36,8 +36,10 @@ export type ToolRunner =
   /** A REST service (read from an OpenAPI document, or written by hand): `url` holds `{name}` for
    *  path parameters; `query` names the arguments sent in the query string; the others go in the
    *  body (`json`, `form`, `multipart` with `files` uploaded, or `raw`: the one `body` file as is),
-   *  or in the query string when there is no body. See notebook/http-runner.ts. */
-  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw'; files?: string[]; contentType?: string; auth?: HttpAuth };
+   *  or in the query string when there is no body; `ogc` is an OGC API - Processes execute request
+   *  ({"inputs": {...}}), `async` asks for a job (Prefer: respond-async) that is then polled.
+   *  See notebook/http-runner.ts. */
+  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw' | 'ogc'; files?: string[]; contentType?: string; auth?: HttpAuth; async?: boolean };
 
 /** How a service takes its key (an OpenAPI security scheme): a header (`Authorization` with
  *  `scheme: "Bearer"`, or an API-key header such as `X-API-Key`) or a query parameter. The key

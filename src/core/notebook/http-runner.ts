@@ -95,7 +95,12 @@ export async function buildRequest(manifest: ToolManifest, values: Record<string
   const auth = runner.auth;
   if (key && auth?.in === 'header') headers[auth.name.toLowerCase()] = auth.scheme ? `${auth.scheme} ${key}` : key;
   if (key && auth?.in === 'query') u.searchParams.set(auth.name, key);
-  if (runner.body === 'json' && rest.length) {
+  if (runner.async) headers.prefer = 'respond-async';
+  if (runner.body === 'ogc') {
+    // OGC API - Processes: {"inputs": {...}}, even with none.
+    init.body = JSON.stringify({ inputs: Object.fromEntries(rest) });
+    headers['content-type'] = 'application/json';
+  } else if (runner.body === 'json' && rest.length) {
     init.body = JSON.stringify(Object.fromEntries(rest));
     headers['content-type'] = 'application/json';
   } else if (runner.body === 'form' && rest.length) {
@@ -256,7 +261,7 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
         throw reachError(manifest.id, where, e2, opts.signal);
       }
     }
-    if (!res.ok) {
+    const refused = async (res: Response, where: string): Promise<never> => {
       // A service may quote the key back: it never reaches the message.
       const detail = hide(errorDetail(await headText(res, ERROR_BODY_BYTES).catch(() => '')), key);
       const keyHint = key
@@ -264,6 +269,14 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
         : ` (no key is set for ${origin}: set one with "GeoWeave: Set Service Key" or the environment variable ${keyName}${runner.auth ? '' : ', and say in the manifest how the service takes it (runner.auth, or the OpenAPI document\'s securitySchemes)'})`;
       const hint = res.status === 422 || res.status === 400 ? ' (check the cell\'s arguments)' : res.status === 401 || res.status === 403 ? keyHint : res.status === 404 ? ' (check the manifest\'s url: the OpenAPI document may be older than the service)' : '';
       throw new Error(`${manifest.id}: ${where} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${detail ? `: ${detail}` : ''}${hint}`);
+    };
+    if (!res.ok) await refused(res, where);
+    // A job (202 Accepted, or 201 for a process asked to run as one, with its Location): polled until
+    // it ends, and its results are the answer.
+    const location = res.headers.get('location');
+    if (location && (res.status === 202 || (res.status === 201 && runner.async))) {
+      await res.body?.cancel().catch(() => undefined);
+      res = await followJob(manifest.id, url, new URL(location, url), init.headers as Record<string, string>, fetchImpl, opts, refused);
     }
     const contentType = res.headers.get('content-type') ?? '';
     const declared = Number(res.headers.get('content-length'));
@@ -341,6 +354,72 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
     if (opts.signal?.aborted) throw new Error(`${manifest.id}: cancelled`);
     throw e;
   }
+}
+
+/** OGC API - Processes job states that are over. */
+const JOB_DONE = new Set(['successful', 'failed', 'dismissed']);
+
+/**
+ * Polls a job (OGC API - Processes: {status, message, progress, links}) until it ends, then fetches
+ * its results: the link whose rel ends in "/results", else `<job>/results`. Only on the address the
+ * call went to: a job elsewhere is refused. Cancelling asks the service to dismiss it (DELETE).
+ */
+async function followJob(id: string, called: string, job: URL, headers: Record<string, string>, fetchImpl: typeof fetch, opts: RunOptions,
+  refused: (res: Response, where: string) => Promise<never>): Promise<Response> {
+  const where = `job ${shownUrl(job.toString())}`;
+  const origin = new URL(called).origin;
+  const get: Record<string, string> = { ...headers, accept: 'application/json' };
+  delete get['content-type'];
+  delete get.prefer;
+  const ask = async (u: URL, accept?: string) => {
+    if (u.origin !== origin) throw new Error(`${id}: the service points its job at ${shownUrl(u.toString())}, another address than it was called at; GeoWeave does not follow it`);
+    try {
+      return await fetchImpl(u, { headers: accept ? { ...get, accept } : get, redirect: 'error', signal: opts.signal });
+    } catch (e) {
+      throw reachError(id, where, e, opts.signal);
+    }
+  };
+  let delay = 500;
+  try {
+    for (;;) {
+      const res = await ask(job);
+      if (!res.ok) await refused(res, where);
+      let status: Record<string, unknown>;
+      try { status = JSON.parse(await readAll(Readable.fromWeb(res.body as import('stream/web').ReadableStream<Uint8Array>), 1 << 20, `${id}: ${where}`)); } catch (e) {
+        throw new Error(`${id}: ${where} did not answer with a job status in JSON (${(e as Error).message.slice(0, 80)})`);
+      }
+      const state = typeof status.status === 'string' ? status.status : undefined;
+      if (!state) throw new Error(`${id}: ${where} answered without a "status"; GeoWeave follows jobs as OGC API - Processes describes them (accepted, running, successful, failed, dismissed)`);
+      const progress = typeof status.progress === 'number' ? Math.max(0, Math.min(100, status.progress)) / 100 : undefined;
+      opts.onProgress?.(0.1 + 0.6 * (progress ?? 0), `${where}: ${state}${progress !== undefined ? ` ${Math.round(progress * 100)} %` : ''}`);
+      if (state === 'successful') {
+        const links = Array.isArray(status.links) ? status.links as { rel?: unknown; href?: unknown }[] : [];
+        const link = links.find((l) => typeof l.rel === 'string' && /(^|\/)results$/.test(l.rel) && typeof l.href === 'string');
+        const results = new URL(typeof link?.href === 'string' ? link.href : `${job.pathname.replace(/\/+$/, '')}/results`, job);
+        const answer = await ask(results, 'application/json, image/tiff, application/geo+json, text/csv;q=0.9, */*;q=0.5');
+        if (!answer.ok) await refused(answer, `results ${shownUrl(results.toString())}`);
+        return answer;
+      }
+      if (JOB_DONE.has(state)) throw new Error(`${id}: ${where} ${state}${typeof status.message === 'string' && status.message ? `: ${status.message.slice(0, 300)}` : ''}`);
+      await sleep(delay, opts.signal);
+      delay = Math.min(5000, delay * 1.5);
+    }
+  } catch (e) {
+    if (opts.signal?.aborted) {
+      // Best effort: the service may stop the job (OGC's dismiss); nothing waits for it.
+      void fetchImpl(job, { method: 'DELETE', headers: get, redirect: 'error' }).then((r) => r.body?.cancel(), () => undefined);
+    }
+    throw e;
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('cancelled'));
+    const t = setTimeout(() => { signal?.removeEventListener('abort', stop); resolve(); }, ms);
+    const stop = () => { clearTimeout(t); reject(new Error('cancelled')); };
+    signal?.addEventListener('abort', stop, { once: true });
+  });
 }
 
 /** The stream's first bytes, and a stream that still yields all of it. */
