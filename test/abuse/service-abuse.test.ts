@@ -10,6 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import { Tally } from './tally';
 import { tmpDir } from './state-support';
 import { startMisbehavingServer } from '../helpers/misbehaving-server';
@@ -77,6 +79,50 @@ test('a misbehaving service behind an http runner, and OpenAPI documents with ho
     await trial(svc, 'a path parameter with slashes, a query and a fragment', tool('slashes', `${srv.base}/status/{city}`), { city: '500/../../etc?x=1#f' }, [host, 'answered 500']);
     await trial(svc, 'a prototype key as the argument', tool('proto', `${srv.base}/status/500`), JSON.parse('{"__proto__": {"polluted": 1}}'), ['unknown argument "__proto__"']);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    // Jobs (202 and a Location, as OGC API - Processes runs them) that misbehave.
+    const jobs = http.createServer((req, res) => {
+      const u = req.url ?? '/';
+      const job = (location: string) => { res.writeHead(202, { location }); res.end(); };
+      if (req.method === 'POST') {
+        const kind = u.split('/')[2];
+        if (kind === 'file') return job('file:///etc/passwd');
+        if (kind === 'elsewhere') return job('http://198.51.100.3/jobs/1');
+        return job(`/jobs/${kind}`);
+      }
+      if (req.method === 'DELETE') { res.writeHead(200); res.end(); return; }
+      // /jobs/<kind> only: /jobs/<kind>/results is not there.
+      const kind = u.split('/').length === 3 ? u.split('/')[2] : '';
+      res.setHeader('content-type', 'application/json');
+      if (kind === 'big') { res.end(`{"status": "running", "pad": "${'x'.repeat(3 << 20)}"}`); return; }
+      if (kind === 'nostatus') { res.end('{"state": "done"}'); return; }
+      if (kind === 'numberstatus') { res.end('{"status": 42}'); return; }
+      if (kind === 'notjson') { res.end('<html>busy</html>'); return; }
+      if (kind === 'forever') { res.end('{"status": "running", "progress": 1e308}'); return; }
+      if (kind === 'jsresults') { res.end('{"status": "successful", "links": [{"rel": "results", "href": "javascript:alert(1)"}]}'); return; }
+      if (kind === 'protolinks') { res.end('{"status": "successful", "links": {"__proto__": {"rel": "results"}}}'); return; }
+      res.statusCode = 404;
+      res.end('{"detail": "Not Found"}');
+    });
+    await new Promise<void>((r) => jobs.listen(0, '127.0.0.1', r));
+    const jobHost = `127.0.0.1:${(jobs.address() as AddressInfo).port}`;
+    const jobTool = (kind: string) => tool(`job_${kind}`, `http://${jobHost}/run/${kind}`, 'POST');
+    try {
+      const area = 'service jobs';
+      await trial(area, 'a job at file:///etc/passwd', jobTool('file'), {}, ['another address']);
+      await trial(area, 'a job at another host', jobTool('elsewhere'), {}, ['198.51.100.3', 'another address']);
+      await trial(area, 'a 3 MB job status', jobTool('big'), {}, [jobHost, 'larger than the 1048576 bytes accepted']);
+      await trial(area, 'a job status without a status', jobTool('nostatus'), {}, [jobHost, 'without a "status"']);
+      await trial(area, 'a status that is a number', jobTool('numberstatus'), {}, [jobHost, 'without a "status"']);
+      await trial(area, 'a job status that is HTML', jobTool('notjson'), {}, [jobHost, 'did not answer with a job status in JSON']);
+      await trial(area, 'a job that runs forever, progress 1e308 (cancelled)', jobTool('forever'), {}, ['cancelled'], true);
+      await trial(area, 'results at javascript:', jobTool('jsresults'), {}, ['another address']);
+      await trial(area, 'links as a prototype object (results at <job>/results: 404)', jobTool('protolinks'), {}, [jobHost, 'answered 404']);
+      await trial(area, 'a job that is not there', jobTool('gone'), {}, [jobHost, 'answered 404']);
+    } finally {
+      jobs.closeAllConnections();
+      jobs.close();
+    }
+
     // What the service was asked for: ".." encoded, never the parent path.
     assert.equal(srv.hits.get('etc') ?? 0, 0);
 
@@ -114,6 +160,6 @@ test('a misbehaving service behind an http runner, and OpenAPI documents with ho
     await srv.close();
   }
   console.log(tally.summary());
-  assert.ok(tally.trials.length >= 30, `${tally.trials.length} trials`);
+  assert.ok(tally.trials.length >= 40, `${tally.trials.length} trials`);
   assert.deepEqual(tally.failures(), []);
 });

@@ -384,10 +384,12 @@ async function followJob(id: string, called: string, job: URL, headers: Record<s
     for (;;) {
       const res = await ask(job);
       if (!res.ok) await refused(res, where);
+      const text = res.body ? await readAll(Readable.fromWeb(res.body as import('stream/web').ReadableStream<Uint8Array>), 1 << 20, `${id}: ${where}`) : '';
       let status: Record<string, unknown>;
-      try { status = JSON.parse(await readAll(Readable.fromWeb(res.body as import('stream/web').ReadableStream<Uint8Array>), 1 << 20, `${id}: ${where}`)); } catch (e) {
-        throw new Error(`${id}: ${where} did not answer with a job status in JSON (${(e as Error).message.slice(0, 80)})`);
+      try { status = JSON.parse(text); } catch {
+        throw new Error(`${id}: ${where} did not answer with a job status in JSON: ${text.trim().slice(0, 80)}`);
       }
+      if (!status || typeof status !== 'object') throw new Error(`${id}: ${where} did not answer with a job status in JSON: ${text.trim().slice(0, 80)}`);
       const state = typeof status.status === 'string' ? status.status : undefined;
       if (!state) throw new Error(`${id}: ${where} answered without a "status"; GeoWeave follows jobs as OGC API - Processes describes them (accepted, running, successful, failed, dismissed)`);
       const progress = typeof status.progress === 'number' ? Math.max(0, Math.min(100, status.progress)) / 100 : undefined;
