@@ -403,3 +403,76 @@ test('an OGC API - Processes description runs as an execute request; an async-on
     await svc.close();
   }
 });
+
+/** A Python with FastAPI, uvicorn and GDAL: a venv over the system's (python3-gdal) from the local wheel mirror. */
+function fastapiPython(): { py?: string; why?: string } {
+  const wheels = '/opt/pypi/files';
+  if (!fs.existsSync(wheels)) return { why: `no wheel mirror at ${wheels} to install FastAPI from` };
+  const venv = path.join(tmpDir('gw-fastapi-'), 'venv');
+  const made = spawnSync(PY, ['-m', 'venv', '--system-site-packages', venv], { encoding: 'utf8' });
+  if (made.status !== 0) return { why: `python3 -m venv failed: ${made.stderr.trim().split('\n').pop()}` };
+  const py = path.join(venv, 'bin', 'python');
+  const pip = spawnSync(py, ['-m', 'pip', 'install', '-q', '--no-index', '--find-links', wheels, 'fastapi', 'uvicorn', 'python-multipart'], { encoding: 'utf8' });
+  if (pip.status !== 0) return { why: `FastAPI is not in ${wheels}: ${pip.stderr.trim().split('\n').pop()}` };
+  return { py };
+}
+
+test('a real FastAPI + GDAL service, from the OpenAPI document it serves: band statistics equal to GDAL\'s, an NDVI GeoTIFF behind a bearer key, a polled job', { skip: gdalSkip('a FastAPI service reading GeoTIFFs with GDAL'), timeout: 180_000 }, async (t) => {
+  const { py, why } = fastapiPython();
+  if (!py) return t.skip(why);
+  const dir = tmpDir('gw-fastapi-');
+  const scene = path.join(dir, 'scene.tif');
+  // A 4-band UInt16 scene with a nodata border, as a Sentinel-2 subset would be.
+  const made = spawnSync(PY, ['-c', `
+from osgeo import gdal, osr
+import numpy as np
+rng = np.random.default_rng(7)
+d = gdal.GetDriverByName('GTiff').Create('${scene}', 120, 80, 4, gdal.GDT_UInt16)
+d.SetGeoTransform([600000, 10, 0, 5100000, 0, -10]); s = osr.SpatialReference(); s.ImportFromEPSG(32632); d.SetProjection(s.ExportToWkt())
+for i in range(4):
+    a = rng.integers(200, 5000, (80, 120)).astype('uint16'); a[:, :3] = 0
+    b = d.GetRasterBand(i + 1); b.SetNoDataValue(0); b.WriteArray(a)
+d = None
+`], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const port = await new Promise<number>((resolve) => { const s = http.createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => resolve(p)); }); });
+  const server = spawn(py, ['-m', 'uvicorn', 'eo_service:app', '--port', String(port), '--log-level', 'warning'], { cwd: path.join(repoRoot, 'test', 'fixtures', 'openapi'), env: { ...process.env, SVC_TOKEN: 'svc-token-2f9c' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  server.stderr.on('data', (d) => { log += d; });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    let spec: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && !spec; i++) {
+      spec = await fetch(`${base}/openapi.json`).then((r) => r.json() as Promise<Record<string, unknown>>, () => undefined);
+      if (!spec) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(spec, `uvicorn did not start: ${log}`);
+    writeJson(path.join(dir, '.geoweave', 'tools', 'eo.json'), { ...spec, servers: [{ url: base }] });
+    const c = loadCatalog({ noBuiltin: true, workspaceDir: dir });
+    assert.deepEqual(c.problems.filter((p) => !/no description; the title is used/.test(p.message)).map((p) => p.message), []);
+    const m = (prefix: string) => c.tools.find((x) => x.manifest.id.startsWith(prefix))!.manifest;
+    const o = { outDir: path.join(dir, 'out'), cwd: dir };
+    const gdal = (code: string) => {
+      const r = spawnSync(PY, ['-c', `from osgeo import gdal; import numpy as np, json\n${code}`], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${r.stderr} ${r.error?.message ?? ''} ${r.signal ?? ''}`);
+      return JSON.parse(r.stdout);
+    };
+    // Band statistics: the scene uploaded, the band in the path, the threshold in the query.
+    const stats = await runHttpTool(m('band_stats'), { band: 3, threshold: 2500, scene: 'scene.tif' }, o);
+    const want = gdal(`d = gdal.Open('${scene}'); a = d.GetRasterBand(3).ReadAsArray().astype('float64'); v = a[a != 0]\nprint(json.dumps([v.mean(), float((v > 2500).mean()), int(v.size)]))`);
+    assert.ok(Math.abs((stats.stats.mean as number) - want[0]) < 1e-9 && Math.abs((stats.stats.above as number) - want[1]) < 1e-12 && stats.stats.valid === want[2], `${JSON.stringify(stats.stats)} vs GDAL ${want}`);
+    // NDVI behind HTTPBearer: refused without a key, then a GeoTIFF whose mean is numpy's over GDAL's read.
+    await assert.rejects(runHttpTool(m('ndvi'), { red: 3, nir: 4, scene: 'scene.tif' }, o), /answered 401 Unauthorized: Not authenticated \(no key is set for http:\/\/127\.0\.0\.1:\d+/);
+    const ndvi = await runHttpTool(m('ndvi'), { red: 3, nir: 4, scene: 'scene.tif' }, o, { serviceKey: (origin) => (origin === base ? 'svc-token-2f9c' : undefined) });
+    const out = Object.values(ndvi.outputs)[0];
+    assert.equal(out.type, 'raster');
+    const mean = gdal(`d = gdal.Open('${scene}'); r = d.GetRasterBand(3).ReadAsArray().astype('float32'); n = d.GetRasterBand(4).ReadAsArray().astype('float32')\nv = np.where((n + r) != 0, (n - r) / (n + r), np.nan)\nprint(json.dumps(float(np.nanmean(v.astype('float64')))))`);
+    assert.ok(Math.abs((ndvi.stats.mean as number) - mean) < 1e-5, `${ndvi.stats.mean} vs ${mean}`);
+    // A job: 202 and a Location, polled until it is done.
+    const job = await runHttpTool(m('start'), { threshold: 2500, scene: 'scene.tif' }, o);
+    const above = gdal(`d = gdal.Open('${scene}'); a = d.GetRasterBand(1).ReadAsArray()\nprint(int((a > 2500).sum()))`);
+    assert.deepEqual(job.stats, { pixels_above: above });
+  } finally {
+    server.kill();
+  }
+});

@@ -258,6 +258,9 @@ function responseSchema(doc: Obj, op: Obj, swagger2: boolean): Obj | undefined {
     return { type: 'object', properties };
   }
   if (obj) return undefined;
+  // FastAPI gives a route without a response model `schema: {}`: it says nothing of what comes back.
+  const said = deref(doc, schema) as Obj;
+  if (!Object.keys(said).some((k) => k !== 'title' && k !== 'description') && !(media && !/json/.test(media))) return undefined;
   const desc = typeof res.description === 'string' ? res.description : 'the result';
   return { type: 'object', properties: { result: { ...deref(doc, schema) as Obj, ...(media && !/json/.test(media) ? { contentMediaType: media } : {}), description: desc } } };
 }
