@@ -113,8 +113,9 @@ export function fmt(x: number, digits = 3): string {
  * A task or flow file's tool names read against the catalog (`mcp__server__ndvi` or `NDVI` for the
  * catalog's `ndvi`, see `eval/flow-ids.ts`), with a warning per name read differently.
  */
-export function flowsOnCatalog(gw: GeoWeave, tasks: EvalTask[], file: string, io: CliIO): EvalTask[] {
-  const { tasks: out, read, dropped } = readFlowNames(tasks, gw.tools.map((t) => t.manifest.id));
+export function flowsOnCatalog(gw: GeoWeave | readonly string[], tasks: EvalTask[], file: string, io: CliIO): EvalTask[] {
+  const ids = Array.isArray(gw) ? gw : (gw as GeoWeave).tools.map((t) => t.manifest.id);
+  const { tasks: out, read, dropped } = readFlowNames(tasks, ids);
   const shown = [...read].slice(0, 10).map(([from, to]) => `"${from}" as "${to}"`);
   if (read.size) io.err(`warning: ${file}: ${read.size} tool name${read.size > 1 ? 's' : ''} read as the catalog names ${read.size > 1 ? 'them' : 'it'}: ${shown.join(', ')}${read.size > 10 ? `, and ${read.size - 10} more` : ''}`);
   const calls = [...dropped].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));

@@ -115,3 +115,28 @@ test('eval --cv N cross-validates the --train file only, per fold and pooled; ba
     assert.match(bad.err, msg);
   }
 });
+
+test('eval --cv reads log names as the catalog names its tools ("mcp__eo__slope", "NDVI"): the same folds and numbers as the plain file', async () => {
+  const { main } = await import('../../src/cli/main');
+  const { fixtureCatalog, repoRoot } = await import('../fixtures/helpers');
+  const plain = path.join(repoRoot, 'test', 'fixtures', 'tasks-small.jsonl');
+  const logged = path.join(tmpDir(), 'logged.jsonl');
+  // As a Claude Code log names an MCP server's tools, and a team's log writes an id in capitals.
+  const rename = (id: string, i: number) => (i % 2 ? `mcp__eo__${id}` : id.toUpperCase());
+  fs.writeFileSync(logged, fs.readFileSync(plain, 'utf8').split('\n').filter(Boolean).map((l) => {
+    const t = JSON.parse(l);
+    return JSON.stringify({ ...t, flow: t.flow.map(rename), gold: t.gold.map(rename) });
+  }).join('\n') + '\n');
+  const cli = async (...argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(argv, { out: (t) => { out += t + '\n'; }, err: (t) => { err += t + '\n'; } });
+    return { code, out, err };
+  };
+  const common = ['--no-builtin', '--manifests', fixtureCatalog, '--mode', 'full', '--json'];
+  const a = await cli('eval', '--cv', '2', '--train', plain, ...common, '--state', tmpDir());
+  const b = await cli('eval', '--cv', '2', '--train', logged, ...common, '--state', tmpDir());
+  assert.equal(b.code, 0, b.err);
+  assert.match(b.err, /tool names read as the catalog names them: .*"mcp__eo__/);
+  assert.deepEqual(JSON.parse(b.out), JSON.parse(a.out));
+});

@@ -17,7 +17,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { ParsedArgs, UsageError, opt } from '../args';
 import type { CliIO } from '../main';
-import { flowsOnCatalog, openFrom, table, fmt } from '../common';
+import { flowsOnCatalog, openFrom, optionsFrom, table, fmt } from '../common';
+import { loadCatalog } from '../../core/manifests/load';
 import { readTasks, missingIds, EvalTask, flowOf } from '../../core/eval/tasks';
 import { DEFAULT_KS, evaluate, EvalReport, StepRecord } from '../../core/eval/evaluate';
 import { crossValidate, CvReport, FoldRanker } from '../../core/eval/cv';
@@ -86,7 +87,10 @@ const cell = (r: Record<string, number>, c: string) => (c in r ? fmt(r[c]) : 'â€
 async function runCv(args: ParsedArgs, io: CliIO, folds: number, ks: number[], modes: Mode[], weights: Partial<Weights> | undefined): Promise<number> {
   const trainFile = opt(args, 'train');
   if (!trainFile) throw new UsageError('--cv N cross-validates over --train FILE.jsonl; give --train');
-  const train = readTasks(trainFile);
+  // Log names ("mcp__hydro__snow_cover", "NDVI") read as the catalog names its tools, as --train is below.
+  const o = optionsFrom(args, io);
+  const ids = loadCatalog({ noBuiltin: o.noBuiltin, extraDirs: o.extraManifestDirs, workspaceDir: o.workspaceDir }).tools.map((t) => t.manifest.id);
+  const train = flowsOnCatalog(ids, readTasks(trainFile), trainFile, io);
   const seedArg = opt(args, 'seed') ?? '0';
   const seed = Number(seedArg);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer (0 = folds dealt in id order), got "${seedArg}"`);
