@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { problemLine } from '../../src/core/manifests/problem-line';
+import { problemMessage } from '../../src/core/manifests/problem';
 
 test("a problem's JSON pointer is shown on its own key's line in a many-tool catalog, JSON or YAML; a missing field on its parent's key", () => {
   const json = JSON.stringify({
@@ -20,4 +21,11 @@ test("a problem's JSON pointer is shown on its own key's line in a many-tool cat
   assert.equal(problemLine(yaml, '/inputs/1/required'), 5);
   assert.equal(problemLine(yaml, '/nothing'), -1);
   assert.equal(problemLine('{"id": ', '/id'), -1);
+});
+
+test('a problem\'s JSON pointer reads with OpenAPI routes decoded and quoted', () => {
+  assert.equal(problemMessage({ file: 'f.json', path: '/paths/~1jobs~1{job_id}/get/description', severity: 'warning', message: 'no description' }), '/paths/"/jobs/{job_id}"/get/description: no description');
+  assert.equal(problemMessage({ file: 'f.json', path: '/paths/~1a~0b/post', severity: 'warning', message: 'x' }), '/paths/"/a~b"/post: x');
+  assert.equal(problemMessage({ file: 'f.json', path: '/inputs/0/type', severity: 'error', message: 'bad' }), '/inputs/0/type: bad');
+  assert.equal(problemMessage({ file: 'f.json', path: '/tags', severity: 'error', message: '/tags must be array' }), '/tags must be array');
 });
