@@ -168,6 +168,8 @@ test("FastAPI's own spec (written by FastAPI 0.142 from pydantic models, test/fi
   assert.equal(io('search_scenes_scenes_search_get').in, 'bbox:string* date_from:string* max_cloud:number');
   assert.equal(io('upload_scene_uploads_post').in, 'file:raster*');
   assert.equal(io('job_status_jobs__job_id__get').in, 'job_id:string*');
+  // `deprecated=True` on the route: kept as a tool, marked (readiness says so); the others are not.
+  assert.deepEqual(c.tools.filter((t) => t.manifest.deprecated).map((t) => t.manifest.id), ['job_status_jobs__job_id__get']);
   // FastAPI writes no servers: the tools are catalog-only, and one warning says what to add.
   assert.deepEqual(c.problems.map((p) => `${p.path}: ${p.message.replace(/ \(.*/, '')}`), [
     '/servers: no absolute server address, so its tools are catalog-only: add "servers": [{"url": "http://localhost:8000"}] with the service\'s address to run them from a notebook',

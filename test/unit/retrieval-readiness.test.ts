@@ -292,3 +292,13 @@ test('a service tool is ready on local files; one that is sent a path rather tha
   assert.equal(bare.ready, false);
   assert.equal(bare.caveats, undefined);
 });
+
+test('a tool its OpenAPI document marks deprecated says so, with or without data at hand, in English and Chinese', () => {
+  const m: ToolManifest = { id: 'surface_uhi_legacy', description: 'old UHI', deprecated: true, inputs: [{ name: 'scene', type: 'raster', required: true }], runner: { type: 'http', method: 'POST', url: 'http://localhost:8000/uhi', body: 'multipart', files: ['scene'] } };
+  const want = 'surface_uhi_legacy is deprecated by its service: it is kept for old flows and has a replacement';
+  assert.deepEqual(executability(m).caveats, [want]);
+  const r = executability(m, { items: [s2] } as DataContext);
+  assert.equal(r.ready, true);
+  assert.deepEqual(r.caveats, [want]);
+  assert.equal(localizeNote(want, 'zh'), 'surface_uhi_legacy 已被其服务弃用：仅为旧流程保留，另有替代工具');
+});

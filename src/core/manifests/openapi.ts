@@ -162,6 +162,7 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
   // the tool still loads, is found by its name and stays what the team's flows name.
   else if (!summary) tool.title = `${name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.:-]+/g, ' ').trim()} (${method.toUpperCase()} ${route})`;
   if (Array.isArray(op.tags) && op.tags.every((t) => typeof t === 'string') && op.tags.length) tool.tags = op.tags;
+  if (op.deprecated === true) tool.deprecated = true;
   const output = responseSchema(doc, op, swagger2);
   if (output) tool.outputSchema = output;
   return tool;

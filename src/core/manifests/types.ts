@@ -75,6 +75,8 @@ export interface ToolManifest {
   delivers?: string[];
   /** Indicators the tool computes, as analysts name them ("NDVI", "LST", "slope"): a task naming one brings the tool up. */
   computes?: string[];
+  /** Kept for old flows, with a replacement (an OpenAPI operation marked `deprecated`): readiness says so. */
+  deprecated?: boolean;
   runner?: ToolRunner;
 }
 

@@ -211,8 +211,9 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   const args: Record<string, unknown> = {};
   const required = (m.inputs ?? []).filter((p) => isDataParam(p) && p.required !== false);
   if (!runnable) notes.push('catalog only — no runner here');
+  const deprecated = m.deprecated ? [`${m.id} is deprecated by its service: it is kept for old flows and has a replacement`] : [];
   if (!data) {
-    return { ready: false, runnable, missing, args, notes, coverage: required.length ? 0.5 : 1 };
+    return { ready: false, runnable, missing, args, notes, coverage: required.length ? 0.5 : 1, ...(deprecated.length ? { caveats: deprecated } : {}) };
   }
   const task = opts.task ?? data.task;
   const named = namedInTask(task, data.items);
@@ -302,6 +303,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       notes.push(`${p.name}: ${name}`);
     }
   }
+  // Its service keeps it for old flows only: the reader should know before choosing it.
+  caveats.push(...deprecated);
   // A service is sent what a cell names: an upload field gets the file, any other field its path,
   // which only a service on this machine can open. Ready, but the reader is told.
   if (m.runner?.type === 'http') {
