@@ -31,6 +31,16 @@ export async function serviceKey(secrets: vscode.SecretStorage, origin: string):
   return key || undefined;
 }
 
+/** "http://host:8000/any/path" → "http://host:8000"; undefined for what is not an http(s) address or carries credentials. */
+function originOf(text: string): string | undefined {
+  try {
+    const u = new URL(text.trim());
+    return /^https?:$/.test(u.protocol) && !u.username && !u.password ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Asks for a service (the addresses of the catalog's services that take a key first) and its key,
  * and stores the key under that address only: a spec that names another address never gets it.
@@ -44,10 +54,10 @@ export async function promptServiceKey(secrets: vscode.SecretStorage, origins: r
   if (origin === other) {
     const typed = await vscode.window.showInputBox({
       title: vscode.l10n.t('GeoWeave: Set Service Key'), prompt: vscode.l10n.t('The service\'s address, e.g. http://localhost:8000'), ignoreFocusOut: true,
-      validateInput: (v) => (/^https?:\/\/[^/\s@]+/i.test(v.trim()) ? undefined : vscode.l10n.t('an http(s) address without a user name or password')),
+      validateInput: (v) => (originOf(v) ? undefined : vscode.l10n.t('an http(s) address without a user name or password')),
     });
-    if (!typed) return false;
-    origin = new URL(typed.trim()).origin;
+    origin = typed ? originOf(typed) : undefined;
+    if (!origin) return false;
   }
   const key = await vscode.window.showInputBox({
     title: vscode.l10n.t('GeoWeave: key for {0}', origin),
