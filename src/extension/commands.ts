@@ -9,6 +9,7 @@ import type { RetrievalService } from './retrieval-service';
 import type { Assistant } from './assistant';
 import { runCells } from './assistant';
 import { promptOpenaiKey, promptServiceKey } from './secrets';
+import { serviceOrigin } from '../core/notebook/http-runner';
 import { createNotebookFile, currentNotebook } from './notebook-session';
 import { stableStringify } from '../core/notebook/notebook-file';
 import { PANEL_VIEW_ID } from './panel';
@@ -84,8 +85,8 @@ export const COMMANDS: Record<string, Factory> = {
     const origins = new Set<string>();
     for (const t of gw.tools) {
       const r = t.manifest.runner;
-      if (r?.type !== 'http' || !r.auth) continue;
-      try { origins.add(new URL(r.url.replace(/\{[^{}/]*\}/g, 'x')).origin); } catch { /* not an address: its run says so */ }
+      const origin = r?.type === 'http' && r.auth ? serviceOrigin(r) : undefined;
+      if (origin) origins.add(origin);
     }
     await promptServiceKey(d.secrets, [...origins].sort());
   },

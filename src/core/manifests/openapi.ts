@@ -141,9 +141,10 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
     const type = BODY_TYPES.map((re) => types.find((t) => re.test(t))).find((t) => t) ?? types[0];
     const media = type ? (body.content as Obj)[type] : undefined;
     if (isObj(media)) {
-      const before = new Set(Object.keys(properties));
-      addSchema(doc, deref(doc, media.schema), body.required === true, properties, required, type, isObj(media.encoding) ? media.encoding : undefined);
-      const whole = !before.has('body') && 'body' in properties && !isObj(flatten(doc, deref(doc, media.schema) as Obj));
+      const schema = deref(doc, media.schema);
+      addSchema(doc, schema, body.required === true, properties, required, type, isObj(media.encoding) ? media.encoding : undefined);
+      // A body that is not an object (a GeoTIFF sent as is) is the one argument `body` (addSchema).
+      const whole = isObj(schema) && !flatten(doc, schema);
       bodyType = /multipart/.test(type!) ? 'multipart' : /x-www-form-urlencoded/.test(type!) ? 'form' : whole && !/json/.test(type!) ? 'raw' : 'json';
       if (bodyType === 'raw') contentType = type;
     }

@@ -16,10 +16,10 @@ import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
-import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
-import { addGdalMetadata } from '../raster/io/tiff-metadata';
-import { ProcessArgumentError, commandArgs, freshName } from './process-runner';
-import { styleProcessRaster } from './process-style';
+import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, type RunProvenance } from '../raster/provenance';
+import { ProcessArgumentError, commandArgs, freshName, own } from './process-runner';
+import { finishRasterOutput } from './process-style';
+import { sleep } from '../raster/io/http-client';
 
 type HttpRunner = Extract<NonNullable<ToolManifest['runner']>, { type: 'http' }>;
 
@@ -47,6 +47,16 @@ export interface HttpRunOptions {
 export function serviceKeyEnv(origin: string): string {
   const u = new URL(origin);
   return `GEOWEAVE_SERVICE_KEY_${u.host.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** The address (`scheme://host[:port]`) a runner's calls go to, its path parameters aside; undefined when its url is not one. */
+export function serviceOrigin(runner: { url: string }): string | undefined {
+  try {
+    const origin = new URL(runner.url.replace(/\{[^{}/]*\}/g, 'x')).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where a call goes, as messages show it: no credentials, no query string. */
@@ -141,10 +151,6 @@ async function fileBlob(id: string, name: string, file: string): Promise<Blob> {
   }
 }
 
-function own(args: Record<string, unknown>, name: string): unknown {
-  return Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined;
-}
-
 /** What an answer is, from its media type (and its first bytes where the type says little). */
 function answerKind(contentType: string, head: Uint8Array): 'raster' | 'vector' | 'table' | 'json' | undefined {
   const t = contentType.toLowerCase();
@@ -233,9 +239,9 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
   const named = Object.fromEntries(Object.entries(args).map(([k, v]) => [aliasOf(k, params) ?? k, v]));
   const values = commandArgs(manifest, named, cwd);
   // The key goes only where the user set it: looked up by the address the call goes to.
-  let origin: string | undefined;
-  try { origin = new URL(runner.url.replace(/\{[^{}/]*\}/g, 'x')).origin; } catch { /* buildRequest names the bad url */ }
-  const keyName = origin && origin !== 'null' ? serviceKeyEnv(origin) : undefined;
+  // (An url that is not an address has none: buildRequest names it.)
+  const origin = serviceOrigin(runner);
+  const keyName = origin ? serviceKeyEnv(origin) : undefined;
   const key = runner.auth && origin && keyName ? ((await http.serviceKey?.(origin)) || process.env[keyName] || undefined) : undefined;
   // Every argument is checked (and every file opened) before anything is sent or created.
   const { url, init, sentFiles } = await buildRequest(manifest, values, key);
@@ -328,12 +334,7 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
       await pipeline(stream, byteLimit(MAX_FILE_ANSWER_BYTES, `${manifest.id}: the answer of ${where}`), fs.createWriteStream(staged), { signal: opts.signal });
       const bytes = fs.statSync(staged).size;
       const prov = await provenance();
-      let styled;
-      if (type === 'raster') {
-        try { await addGdalMetadata(staged, provenanceItems(prov)); } catch { /* the record has it */ }
-        opts.onProgress?.(0.9, 'statistics and QGIS style');
-        styled = await styleProcessRaster(staged, opts.signal);
-      }
+      const styled = type === 'raster' ? await finishRasterOutput(staged, prov, opts) : undefined;
       await staging.commit();
       const moved = (f: string) => path.join(outDir, path.basename(f));
       const out = (manifest.outputs ?? []).find((o) => o.type === type) ?? manifest.outputs?.[0];
@@ -413,15 +414,6 @@ async function followJob(id: string, called: string, job: URL, headers: Record<s
     }
     throw e;
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('cancelled'));
-    const t = setTimeout(() => { signal?.removeEventListener('abort', stop); resolve(); }, ms);
-    const stop = () => { clearTimeout(t); reject(new Error('cancelled')); };
-    signal?.addEventListener('abort', stop, { once: true });
-  });
 }
 
 /** The stream's first bytes, and a stream that still yields all of it. */

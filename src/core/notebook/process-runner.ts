@@ -11,8 +11,7 @@ import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
 import { VECTOR_FILE } from '../raster/vector/formats';
 import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
-import { addGdalMetadata } from '../raster/io/tiff-metadata';
-import { styleProcessRaster, type ProcessRasterStyle } from './process-style';
+import { finishRasterOutput } from './process-style';
 
 const EXT: Record<OutputRef['type'], string> = { raster: '.tif', vector: '.geojson', table: '.csv' };
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
@@ -21,7 +20,8 @@ const PATH_TYPES = new Set(['raster', 'vector', 'table']);
 /** Argument error of a process tool: names the tool and the argument. */
 export class ProcessArgumentError extends Error {}
 
-function own(args: Record<string, unknown>, name: string): unknown {
+/** `args[name]` if the cell gave it: a name such as "__proto__" or "toString" is not read from the prototype. */
+export function own(args: Record<string, unknown>, name: string): unknown {
   return Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined;
 }
 
@@ -156,16 +156,8 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
       inputs: hashed.ok ? hashed.r.inputs : [], ...(hashed.ok && hashed.r.omitted ? { inputsOmitted: hashed.r.omitted } : {}),
       started, durationMs: Date.now() - t0,
     };
-    // A GeoTIFF the command wrote says how it was made (gdalinfo lists the items). A file this
-    // cannot be added to (a BigTIFF, or not a TIFF at all) keeps the provenance in the run's record only.
-    // Like a builtin output it gets statistics, a quicklook and a QGIS style beside it (unless
-    // GeoWeave cannot read what the command wrote: then the file alone).
-    let styled: ProcessRasterStyle | undefined;
-    if (type === 'raster' && /\.tiff?$/i.test(staged)) {
-      try { await addGdalMetadata(staged, provenanceItems(provenance)); } catch { /* the record has it */ }
-      opts.onProgress?.(0.9, 'statistics and QGIS style');
-      styled = await styleProcessRaster(staged, opts.signal);
-    }
+    // Like a builtin output (unless GeoWeave cannot read what the command wrote: then the file alone).
+    const styled = type === 'raster' && /\.tiff?$/i.test(staged) ? await finishRasterOutput(staged, provenance, opts) : undefined;
     await staging.commit();
     const out = path.join(outDir, name);
     const produced = (runner.outputs?.length ? runner.outputs : [first?.name ?? 'output']);

@@ -15,6 +15,9 @@ import { qmlMultiband, qmlStyle } from '../results/qml';
 import { roleFromDescription } from '../raster/bands';
 import type { RasterDataset } from '../raster/io/dataset';
 import { writeFileAtomic } from '../raster/io/atomic-file';
+import { addGdalMetadata } from '../raster/io/tiff-metadata';
+import { provenanceItems, type RunProvenance } from '../raster/provenance';
+import type { RunOptions } from '../raster/types';
 
 /** More distinct integer values than this and the raster is continuous. */
 export const MAX_CLASSES = 20;
@@ -24,6 +27,17 @@ export interface ProcessRasterStyle {
   stats: Record<string, unknown>;
   quicklook: string;
   style: string;
+}
+
+/**
+ * A GeoTIFF a command wrote or a service sent, finished as a builtin output is: the provenance
+ * items in the file (gdalinfo lists them; a file that cannot take them, such as a BigTIFF, keeps
+ * them in the run's record only), then statistics, a quicklook and a QGIS style beside it.
+ */
+export async function finishRasterOutput(file: string, provenance: RunProvenance, opts: Pick<RunOptions, 'signal' | 'onProgress'>): Promise<ProcessRasterStyle | undefined> {
+  try { await addGdalMetadata(file, provenanceItems(provenance)); } catch { /* the record has it */ }
+  opts.onProgress?.(0.9, 'statistics and QGIS style');
+  return styleProcessRaster(file, opts.signal);
 }
 
 /** Statistics, quicklook and `.qml` for `file` (written beside it), or undefined when GeoWeave cannot read it. */

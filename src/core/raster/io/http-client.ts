@@ -259,7 +259,8 @@ function abortError(signal: AbortSignal): Error {
   return e;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`; rejects at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
     const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
