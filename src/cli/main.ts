@@ -16,7 +16,8 @@ const COMMANDS: Record<string, Command> = {
   learn: { summary: 'learn --trajectories FILE.jsonl: learn tool transitions from executed flows', load: () => import('./commands/learn') },
   index: { summary: 'index build|stats: build the tool index or show its state', load: () => import('./commands/index') },
   eval: { summary: 'eval --tasks FILE.jsonl [--train FILE.jsonl] [--k 1,3,5,10,20] [--json]', load: () => import('./commands/eval') },
-  run: { summary: 'run <tool> --arg name=value ... [--out DIR] [--json] [--manifests DIR]: run a builtin raster tool, or a catalog tool with a process or http runner', load: () => import('./commands/run') },
+  run: { summary: 'run <tool> --arg name=value ... [--out DIR] [--json] [--manifests DIR]: run a builtin raster tool, or a catalog tool with a process, http or mcp runner', load: () => import('./commands/run') },
+  mcp: { summary: 'mcp list | mcp add SERVER... [--workspace DIR]: the MCP servers of .vscode/mcp.json, and their tools written into the catalog', load: () => import('./commands/mcp') },
   export: { summary: 'export NOTEBOOK.geonb --to sh|ipynb [--out FILE]: the notebook as a bash script or a Jupyter notebook', load: () => import('./commands/export') },
   sample: { summary: 'sample [DIR]: write the synthetic sample workspace', load: () => import('./commands/sample') },
 };
@@ -45,7 +46,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   // Nothing secret reaches the terminal: URLs lose their credentials, keys are masked.
-  const secrets = [process.env.OPENAI_API_KEY];
+  const secrets = [process.env.OPENAI_API_KEY, ...Object.entries(process.env).filter(([k]) => k.startsWith('GEOWEAVE_SERVICE_KEY_') || k.startsWith('GEOWEAVE_MCP_INPUT_')).map(([, v]) => v)];
   const safe: CliIO = { out: io.out, err: (t) => io.err(redactText(t, secrets)) };
   try {
     const mod = await command.load();

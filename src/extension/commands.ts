@@ -8,7 +8,9 @@ import type { Log } from './log';
 import type { RetrievalService } from './retrieval-service';
 import type { Assistant } from './assistant';
 import { runCells } from './assistant';
-import { promptOpenaiKey, promptServiceKey } from './secrets';
+import { mcpInputs, promptOpenaiKey, promptServiceKey } from './secrets';
+import { isStdioServer, readMcpConfig, MCP_CONFIG_FILES } from '../core/notebook/mcp-config';
+import { serverCatalog, serverCatalogFile } from '../core/notebook/mcp-runner';
 import { serviceOrigin } from '../core/notebook/http-runner';
 import { createNotebookFile, currentNotebook } from './notebook-session';
 import { stableStringify } from '../core/notebook/notebook-file';
@@ -90,10 +92,62 @@ export const COMMANDS: Record<string, Factory> = {
     }
     await promptServiceKey(d.secrets, [...origins].sort());
   },
+  'geoweave.addMcpTools': (d) => () => addMcpTools(d),
   'geoweave.clearMemory': (d) => () => d.assistant.clearMemory(),
   'geoweave.showLog': (d) => () => d.log.show(),
   'geoweave.createSample': (d) => () => createSample(d),
 };
+
+/**
+ * The tools of the workspace's MCP servers (`.vscode/mcp.json` and the like) into the catalog: each
+ * chosen server is started once and asked for its tools, which are written to
+ * `.geoweave/tools/mcp-<server>.json` ({"server", "tools"}); cells then run them through the server.
+ */
+async function addMcpTools(d: CommandDeps): Promise<void> {
+  const dir = d.retrieval.workspaceDir();
+  if (!dir) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave: open a folder first; workspace manifests live in .geoweave/tools/.'));
+    return;
+  }
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave starts MCP servers only in a trusted workspace: use "Workspaces: Manage Workspace Trust"'));
+    return;
+  }
+  const cfg = readMcpConfig(dir);
+  for (const p of cfg.problems) d.log.warn(p);
+  const stdio = [...cfg.servers.values()].filter((s) => isStdioServer(s.raw));
+  if (!stdio.length) {
+    void vscode.window.showErrorMessage(cfg.problems[0] ?? vscode.l10n.t('GeoWeave: no MCP server that runs as a command is configured in this workspace ({0}).', MCP_CONFIG_FILES.join(', ')));
+    return;
+  }
+  const picked = stdio.length === 1 ? stdio : await vscode.window.showQuickPick(stdio.map((s) => ({ label: s.name, description: [s.raw.command, ...(Array.isArray(s.raw.args) ? s.raw.args : [])].join(' '), detail: path.relative(dir, s.file), picked: true, s })), { canPickMany: true, title: vscode.l10n.t('GeoWeave: Add Tools from MCP Servers') }).then((items) => items?.map((i) => i.s));
+  if (!picked?.length) return;
+  const added: string[] = [];
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GeoWeave: asking MCP servers for their tools'), cancellable: true }, async (progress, token) => {
+    const ac = new AbortController();
+    token.onCancellationRequested(() => ac.abort());
+    for (const s of picked) {
+      if (ac.signal.aborted) break;
+      progress.report({ message: s.name });
+      try {
+        const { tools } = await serverCatalog(dir, s.name, { signal: ac.signal, input: mcpInputs(d.secrets, dir) });
+        const file = serverCatalogFile(dir, s.name);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        writeFileAtomic(file, stableStringify({ server: s.name, tools }) + '\n');
+        added.push(vscode.l10n.t('{0} tools from {1}', tools.length, s.name));
+        d.log.info(`MCP server "${s.name}": ${tools.length} tools written to ${file}`);
+      } catch (e) {
+        if (ac.signal.aborted) break;
+        d.log.warn(`MCP server "${s.name}": ${(e as Error).message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('GeoWeave: the tools of {0} were not added: {1}', s.name, (e as Error).message));
+      }
+    }
+  });
+  if (added.length) {
+    await d.retrieval.rebuild();
+    void vscode.window.showInformationMessage(vscode.l10n.t('GeoWeave: added {0}.', added.join(', ')));
+  }
+}
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable {
   return vscode.Disposable.from(...Object.entries(COMMANDS).map(([id, make]) => vscode.commands.registerCommand(id, make(deps))));

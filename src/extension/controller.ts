@@ -25,7 +25,8 @@ import { runProcessTool } from '../core/notebook/process-runner';
 import { runHttpTool, shownUrl } from '../core/notebook/http-runner';
 import { setHttpOptions } from '../core/raster/io/http-client';
 import { redactText } from '../core/net/redact';
-import { knownSecrets, serviceKey } from './secrets';
+import { knownSecrets, mcpInputs, serviceKey } from './secrets';
+import { McpPool, runMcpTool } from '../core/notebook/mcp-runner';
 import { cellErrorMessage } from '../core/notebook/cell-errors';
 import { config } from './config';
 import type { Log } from './log';
@@ -42,6 +43,8 @@ export class ToolController implements vscode.Disposable {
   private readonly controller: vscode.NotebookController;
   private readonly subscriptions: vscode.Disposable[] = [];
   private order = 0;
+  /** MCP server sessions kept between cells (a server that loads a model answers the next cell at once). */
+  private readonly mcpPool = new McpPool();
 
   constructor(private readonly retrieval: RetrievalService, private readonly assistant: Assistant, private readonly log: Log, private readonly maps: ResultMapHost, private readonly secrets: vscode.SecretStorage) {
     this.controller = vscode.notebooks.createNotebookController('geoweave-tools', NOTEBOOK_TYPE, vscode.l10n.t('GeoWeave tools'));
@@ -242,13 +245,17 @@ export class ToolController implements vscode.Disposable {
       const manifest = gw.getTool(call.tool);
       if (!manifest) throw new Error(vscode.l10n.t('unknown tool "{0}": no manifest and no builtin tool has this id (Find Tool lists them)', call.tool));
       const runner = manifest.runner;
-      if (runner?.type !== 'process' && runner?.type !== 'http') throw new Error(vscode.l10n.t('{0} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it', call.tool));
+      if (runner?.type !== 'process' && runner?.type !== 'http' && runner?.type !== 'mcp') throw new Error(vscode.l10n.t('{0} is catalog-only: its manifest has no runner, so GeoWeave can describe it but not run it', call.tool));
       if (!vscode.workspace.isTrusted) {
         throw new Error(runner.type === 'process'
           ? vscode.l10n.t('{0} runs the external command "{1}", which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, runner.command)
-          : vscode.l10n.t('{0} sends its inputs to the service at {1}, which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, shownUrl(runner.url)));
+          : runner.type === 'mcp'
+            ? vscode.l10n.t('{0} starts the MCP server "{1}" of this workspace\'s configuration, which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, runner.server)
+            : vscode.l10n.t('{0} sends its inputs to the service at {1}, which GeoWeave only does in a trusted workspace: use "Workspaces: Manage Workspace Trust"', call.tool, shownUrl(runner.url)));
       }
-      runOne = runner.type === 'process' ? (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder }) : (args, o) => runHttpTool(manifest, args, { ...o, cwd: folder }, { serviceKey: (origin) => serviceKey(this.secrets, origin) });
+      runOne = runner.type === 'process' ? (args, o) => runProcessTool(manifest, args, { ...o, cwd: folder })
+        : runner.type === 'mcp' ? (args, o) => runMcpTool(manifest, args, { ...o, cwd: folder }, { pool: this.mcpPool, input: mcpInputs(this.secrets, folder) })
+          : (args, o) => runHttpTool(manifest, args, { ...o, cwd: folder }, { serviceKey: (origin) => serviceKey(this.secrets, origin) });
       shapes = shapesFromManifest(manifest.inputs);
     }
     // Several inputs for an argument that takes one: the tool runs once per input, each in a sub-folder.
@@ -265,6 +272,7 @@ export class ToolController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.mcpPool.dispose();
     this.subscriptions.forEach((d) => d.dispose());
     this.controller.dispose();
   }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { endpointKey, keyDecision } from '../core/net/endpoint-trust';
 import { redactUrl } from '../core/net/redact';
 import { config, EndpointSetting } from './config';
+import type { McpInputResolver } from '../core/notebook/mcp-config';
 
 const KEY = 'geoweave.openai.apiKey';
 /** globalState: endpoints (see endpointKey) the user allowed to receive the key. */
@@ -17,7 +18,7 @@ const known = new Set<string>();
 const declined = new Set<string>();
 
 export function knownSecrets(): string[] {
-  const serviceKeys = Object.entries(process.env).filter(([k]) => k.startsWith('GEOWEAVE_SERVICE_KEY_')).map(([, v]) => v ?? '');
+  const serviceKeys = Object.entries(process.env).filter(([k]) => k.startsWith('GEOWEAVE_SERVICE_KEY_') || k.startsWith('GEOWEAVE_MCP_INPUT_')).map(([, v]) => v ?? '');
   return [...known, process.env.OPENAI_API_KEY ?? '', ...serviceKeys].filter(Boolean);
 }
 
@@ -29,6 +30,33 @@ export async function serviceKey(secrets: vscode.SecretStorage, origin: string):
   const key = await secrets.get(serviceKeyName(origin));
   if (key) known.add(key);
   return key || undefined;
+}
+
+/**
+ * Fills `${input:ID}` of a workspace's MCP configuration as VS Code does: asked once (a password
+ * box when the input says so), then kept in SecretStorage under the workspace folder and the id,
+ * so another folder's configuration never receives it.
+ */
+export function mcpInputs(secrets: vscode.SecretStorage, workspace: string): McpInputResolver {
+  return async (spec, server) => {
+    const name = `geoweave.mcpInput:${workspace}:${spec.id}`;
+    const kept = await secrets.get(name);
+    if (kept) {
+      known.add(kept);
+      return kept;
+    }
+    const value = await vscode.window.showInputBox({
+      title: vscode.l10n.t('GeoWeave: MCP server "{0}"', server),
+      prompt: spec.description ?? vscode.l10n.t('Value of ${input:{0}} in the workspace\'s MCP configuration', spec.id),
+      password: spec.password === true,
+      value: spec.password ? undefined : spec.default,
+      ignoreFocusOut: true,
+    });
+    if (value === undefined) return undefined;
+    await secrets.store(name, value);
+    if (value) known.add(value);
+    return value;
+  };
 }
 
 /** "http://host:8000/any/path" → "http://host:8000"; undefined for what is not an http(s) address or carries credentials. */

@@ -62,7 +62,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     const t0 = Date.now();
     const onProgress = verbose ? (f: number, m?: string) => io.err(`${Math.round(f * 100)}%${m ? ` ${m}` : ''}`) : undefined;
     // Not builtin: a tool of the workspace's .geoweave/tools or a --manifests folder with a process
-    // or http runner runs as a notebook cell would run it (a GDAL command, a team's REST service).
+    // http or mcp runner runs as a notebook cell would run it (a GDAL command, a team's REST service, an MCP server).
     const ran = spec ? await engine.runTool(tool, toolArgs, { outDir, cwd, signal: controller.signal, onProgress }) : await runManifestTool(tool, toolArgs, args, { outDir, cwd, signal: controller.signal, onProgress });
     const prof = await import('../../core/raster/io/stage-times');
     if (prof.profiling) io.err(prof.profileLine(Date.now() - t0));
@@ -90,6 +90,8 @@ async function runManifestTool(tool: string, toolArgs: Record<string, unknown>, 
   if (!m) throw new UsageError(`unknown tool "${tool}": not builtin (geoweave run --help lists those) and in no manifest of .geoweave/tools or --manifests DIR`);
   if (m.runner?.type === 'process') return (await import('../../core/notebook/process-runner')).runProcessTool(m, toolArgs, opts);
   if (m.runner?.type === 'http') return (await import('../../core/notebook/http-runner')).runHttpTool(m, toolArgs, opts);
+  // The server is started as the workspace's MCP configuration says (${input:ID} from GEOWEAVE_MCP_INPUT_<ID>).
+  if (m.runner?.type === 'mcp') return (await import('../../core/notebook/mcp-runner')).runMcpTool(m, toolArgs, { ...opts, cwd: path.resolve(opt(args, 'workspace') ?? opts.cwd ?? '.') });
   throw new UsageError(`${tool} is catalog-only: its manifest has no runner (an OpenAPI operation gets one from its document's servers url)`);
 }
 

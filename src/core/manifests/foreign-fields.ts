@@ -149,14 +149,34 @@ const ROLES: [string, RegExp, RegExp][] = [
   ['vector', /geojson|geo ?package|\bgpkg\b|shapefile|\bshp\b|\bkml\b|geoparquet|\bvector\b/, /\bpolygons?\b|\bfeatures\b|\blayer\b/],
   ['table', /\bcsv\b|spreadsheet|\bparquet\b|\bxlsx\b/, /\btable\b/],
 ];
+const WRITES = /\b(out|output|dest|destination|target)\b|\bwrite|\bsave/;
+const paramLabel = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+
+/**
+ * Whether a parameter is where the tool writes a file ("output_path", "dest", "where to save the
+ * GeoTIFF"): a runner that calls the tool chooses that path itself (mcp-runner.ts), as a process
+ * runner's `{out}`, so the file lands in the cell's output folder.
+ */
+export function writesFile(p: { name: string; type?: string; description?: string }): boolean {
+  if (p.type !== undefined && p.type !== 'string') return false;
+  const label = paramLabel(p.name);
+  const text = (p.description ?? '').toLowerCase();
+  const fileCue = /\b(path|file|filename|uri|tiff?|geotiff|cog|geojson|gpkg|geopackage|csv|raster|png)\b/;
+  return (WRITES.test(label) && (fileCue.test(label) || fileCue.test(text) || /^(out|output|dest|destination)$/.test(label))) || (/\b(write|save)/.test(text) && fileCue.test(text) && /\b(path|file)\b/.test(label));
+}
+
+/** A parameter the tool's runner fills itself: where an MCP tool writes its file (a staged path in the cell's output folder). Nobody has to set it. */
+export function chosenByRunner(m: { runner?: { type: string } }, p: { name: string; type?: string; description?: string }): boolean {
+  return m.runner?.type === 'mcp' && writesFile(p);
+}
+
 function pathRole(name: string, sc: Record<string, unknown>): string | undefined {
   const t = jsonType(sc);
   if (t !== undefined && t !== 'string') return undefined;
   if (sc.enum !== undefined || (typeof sc.format === 'string' && !/^(uri|uri-reference|iri|path|binary)$/.test(sc.format))) return undefined;
-  const label = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  const label = paramLabel(name);
   const text = `${typeof sc.title === 'string' ? sc.title : ''} ${typeof sc.description === 'string' ? sc.description : ''}`.toLowerCase();
-  const writes = /\b(out|output|dest|destination|target)\b|\bwrite|\bsave/;
-  if (writes.test(label) || writes.test(text)) return undefined;
+  if (WRITES.test(label) || WRITES.test(text)) return undefined;
   const fileCue = sc.format !== undefined || /\b(path|file|url|uri|href|input)\b/.test(text);
   for (const [role, strong, weak] of ROLES) if (strong.test(label) || weak.test(label) || strong.test(text) || (fileCue && weak.test(text))) return role;
   return undefined;

@@ -189,7 +189,13 @@ function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[])
   if (!list) return [['', raw]];
   // The same cap as on files: a list must not bring in more tools than a folder of files could.
   if (list.length > MAX_FOLDER_FILES) problems.push({ file, path: at, severity: 'warning', message: `lists ${list.length} tools; only the first ${MAX_FOLDER_FILES} are read` });
-  return list.slice(0, MAX_FOLDER_FILES).map((m, i) => [`${at}/${i}`, m]);
+  // {"server": "eo", "tools": [...]} ("GeoWeave: Add Tools from MCP Servers" writes it): a server's
+  // tools/list, each tool run by that server as the workspace's MCP configuration starts it.
+  const server = at === '/tools' && typeof o?.server === 'string' && o.server.trim() ? o.server : undefined;
+  const served = (m: unknown): unknown => (server && m && typeof m === 'object' && !Array.isArray(m) && typeof (m as { name?: unknown }).name === 'string' && (m as { runner?: unknown }).runner === undefined
+    ? { ...(m as Record<string, unknown>), runner: { type: 'mcp', server, tool: (m as { name: string }).name } }
+    : m);
+  return list.slice(0, MAX_FOLDER_FILES).map((m, i) => [`${at}/${i}`, served(m)]);
 }
 
 /** Manifest files: JSON, or YAML as teams often write them. */

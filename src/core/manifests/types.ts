@@ -39,7 +39,11 @@ export type ToolRunner =
    *  or in the query string when there is no body; `ogc` is an OGC API - Processes execute request
    *  ({"inputs": {...}}), `async` asks for a job (Prefer: respond-async) that is then polled.
    *  See notebook/http-runner.ts. */
-  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw' | 'ogc'; files?: string[]; contentType?: string; auth?: HttpAuth; async?: boolean };
+  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw' | 'ogc'; files?: string[]; contentType?: string; auth?: HttpAuth; async?: boolean }
+  /** A tool an MCP server serves: `server` names the server in the workspace's `.vscode/mcp.json`
+   *  (or `.mcp.json`, `.cursor/mcp.json`), which says how to start it; `tool` is its name there when
+   *  the manifest's id differs. See notebook/mcp-runner.ts. */
+  | { type: 'mcp'; server: string; tool?: string };
 
 /** How a service takes its key (an OpenAPI security scheme): a header (`Authorization` with
  *  `scheme: "Bearer"`, or an API-key header such as `X-API-Key`) or a query parameter. The key

@@ -12,6 +12,7 @@ import { aliasOf, closestName } from '../raster/arg-aliases';
 import { isReference, referencesIn } from './cell-value';
 import { parseToolCell } from './tool-cell';
 import { VECTOR_FILE } from '../raster/vector/formats';
+import { chosenByRunner } from '../manifests/foreign-fields';
 
 /** Everything the language features know about: tools, data and earlier cells. */
 export interface LanguageCatalog {
@@ -72,7 +73,8 @@ export function argInfos(tool: string, catalog: LanguageCatalog): ArgInfo[] | un
   for (const p of manifest?.inputs ?? []) {
     const s = spec?.[p.name];
     const described = (catalog.lang === 'zh' ? p.description_zh : undefined) ?? p.description ?? s?.description;
-    out.push({ name: p.name, kind: s?.kind ?? p.type, type: p.type, required: s ? !!s.required : !!p.required,
+    // Where an MCP tool writes its file is chosen by the runner: optional to the analyst.
+    out.push({ name: p.name, kind: s?.kind ?? p.type, type: p.type, required: s ? !!s.required : !!p.required && !(manifest && chosenByRunner(manifest, p)),
       default: s?.default ?? p.default, description: described, enum: s?.enum ?? p.enum });
   }
   for (const [name, s] of Object.entries(spec ?? {})) {

@@ -1,4 +1,5 @@
 /** Builds the tool call a suggestion inserts: arguments from readiness, earlier outputs as references. */
+import { chosenByRunner } from '../manifests/foreign-fields';
 import type { ToolManifest } from '../manifests/types';
 import type { ArgValue, ToolCall } from './types';
 import type { EarlierCell } from './references';
@@ -57,7 +58,7 @@ function outputReference(p: string, earlier: EarlierCell[], workspaceDir?: strin
 /** Comment lines under an inserted cell for the required arguments nothing could fill, each with its
  *  type and description in `lang` (a Chinese editor reads `# dem:（栅格，必填）数字高程模型…`). */
 export function missingArgComments(manifest: ToolManifest | undefined, given: string[], lang: SummaryLanguage = 'en'): string {
-  const missing = (manifest?.inputs ?? []).filter((p) => p.required && p.default === undefined && !given.includes(p.name));
+  const missing = (manifest?.inputs ?? []).filter((p) => p.required && p.default === undefined && !given.includes(p.name) && !chosenByRunner(manifest!, p));
   return missing.map((p) => {
     const what = (lang === 'zh' ? paramDescription(manifest!, p.name, 'zh') : undefined) ?? p.description;
     const kind = lang === 'zh' ? `（${kindWord(p.type, 'zh')}，必填）` : ` (${p.type}, required)`;

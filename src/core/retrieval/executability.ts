@@ -1,6 +1,7 @@
 /** Can a tool run on the data at hand? Required inputs, band roles and a runner, with readable reasons. */
 import * as path from 'path';
 import type { ToolManifest, ToolParam } from '../manifests/types';
+import { chosenByRunner } from '../manifests/foreign-fields';
 import type { DataContext, DataItem, Readiness } from './types';
 import { mentionOf, Mention } from '../data/mentions';
 import { parseQuery } from './query';
@@ -322,7 +323,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   // A value the analyst must choose (reclassify's breaks, a threshold's value) keeps the tool from
   // running as inserted, but says nothing about the data: it does not lower coverage.
   for (const p of m.inputs ?? []) {
-    if (isDataParam(p) || p.required !== true || p.default !== undefined) continue;
+    if (isDataParam(p) || p.required !== true || p.default !== undefined || chosenByRunner(m, p)) continue;
     notes.push(`set ${p.name} (${p.type}) — no default`);
     missing.push(p.name);
   }
