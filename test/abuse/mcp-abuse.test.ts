@@ -155,7 +155,7 @@ test('misbehaving MCP servers and broken configurations: bounded, clear, no proc
 
   const cfg = 'MCP configuration';
   await trial(cfg, 'a command that does not exist', tool('missing'), ['"missing"', 'was not found', 'no-such-mcp-server-binary']);
-  await trial(cfg, 'an SSE server', tool('remote'), ['server "remote"', 'an HTTP server (sse)']);
+  await trial(cfg, 'a server on the older SSE transport', tool('remote'), ['server "remote"', 'older SSE transport']);
   await trial(cfg, 'an ${input:...} nobody gives', tool('needs'), ['${input:token}', 'GEOWEAVE_MCP_INPUT_TOKEN']);
   await trial(cfg, 'a variable VS Code fills but GeoWeave does not', tool('unknownvar'), ['${config:python.path}', 'does not fill in']);
   await trial(cfg, 'an env value that is an object', tool('badenv'), ['"env"."A" must be a string']);

@@ -8,9 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { runMcpTool, serverCatalog, serverCatalogFile, McpPool } from '../../src/core/notebook/mcp-runner';
 import { parseJsonc, readMcpConfig, resolveLaunch } from '../../src/core/notebook/mcp-config';
+import type { McpLaunch } from '../../src/core/notebook/mcp-client';
 import { loadCatalog } from '../../src/core/manifests/load';
 import { executability } from '../../src/core/retrieval/executability';
 import { missingArgComments } from '../../src/core/notebook/suggested-cell';
@@ -71,12 +72,16 @@ test('mcp.json is read as VS Code reads it: comments, trailing commas, variables
   const { dir } = workspace();
   const config = readMcpConfig(dir);
   assert.deepEqual([...config.servers.keys()], ['eo', 'remote']);
-  const launch = await resolveLaunch(config, 'eo', dir, input);
+  const launch = await resolveLaunch(config, 'eo', dir, input) as McpLaunch;
   assert.equal(launch.env.EO_SERVER_TOKEN, TOKEN);
   assert.equal(launch.env.EO_STARTS_FILE, `${dir}/starts.txt`);
   assert.equal(launch.cwd, dir);
   await assert.rejects(resolveLaunch(config, 'eo', dir), /server "eo": "env"."EO_SERVER_TOKEN" needs \$\{input:eo-token\} \(EO server token\), which was not given/);
-  await assert.rejects(resolveLaunch(config, 'remote', dir), /server "remote" is an HTTP server \(http\); GeoWeave starts servers that run as a command on stdio/);
+  assert.deepEqual(await resolveLaunch(config, 'remote', dir), { name: 'remote', url: 'https://example.invalid/mcp', headers: {} });
+  fs.mkdirSync(path.join(dir, '.cursor'));
+  fs.writeFileSync(path.join(dir, '.cursor', 'mcp.json'), '{"mcpServers": {"old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}, "pw": {"url": "http://u:secret@127.0.0.1:9/mcp"}}}');
+  await assert.rejects(resolveLaunch(readMcpConfig(dir), 'old', dir), /server "old" is a server on the older SSE transport \("type": "sse"\)/);
+  await assert.rejects(resolveLaunch(readMcpConfig(dir), 'pw', dir), /server "pw": "url" holds a user name or password; put the key in "headers"/);
   await assert.rejects(resolveLaunch(config, 'eo2', dir), /no MCP server "eo2" is configured in this workspace .*; it configures eo, remote/);
   fs.writeFileSync(path.join(dir, '.mcp.json'), '{"mcpServers": {"bad": {"command": "node", "args": ["x"], "env": {"A": "${command:foo}"}}}}');
   await assert.rejects(resolveLaunch(readMcpConfig(dir), 'bad', dir), /\.mcp\.json: server "bad": "env"."A" uses \$\{command:foo\}, which GeoWeave does not fill in/);
@@ -179,7 +184,7 @@ test('geoweave mcp add and geoweave run: a server\'s tools written into the cata
   const cli = (...a: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'geoweave.js'), ...a], { cwd: dir, encoding: 'utf8', env: { ...process.env, GEOWEAVE_MCP_INPUT_EO_TOKEN: TOKEN } });
   const list = cli('mcp', 'list');
   assert.equal(list.status, 0, list.stderr);
-  assert.match(list.stdout, /^eo\tnode .*eo_server\.js\t\.vscode\/mcp\.json\nremote\t\(http https:\/\/example\.invalid\/mcp: not started by GeoWeave\)/);
+  assert.match(list.stdout, /^eo\tnode .*eo_server\.js\t\.vscode\/mcp\.json\nremote\thttps:\/\/example\.invalid\/mcp\t\.vscode\/mcp\.json\n$/);
   const add = cli('mcp', 'add', 'eo');
   assert.equal(add.status, 0, add.stderr);
   assert.equal(add.stdout, 'eo: 7 tools written to .geoweave/tools/mcp-eo.json\n');
@@ -195,4 +200,47 @@ test('geoweave mcp add and geoweave run: a server\'s tools written into the cata
   const wrong = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'geoweave.js'), 'run', 'crash'], { cwd: dir, encoding: 'utf8', env: { ...process.env, GEOWEAVE_MCP_INPUT_EO_TOKEN: TOKEN } });
   assert.match(wrong.stderr, /exited with code 3: eo_server: out of memory/);
   assert.ok(!`${wrong.stderr}${ran.stdout}${ran.stderr}${add.stdout}`.includes(TOKEN));
+});
+
+test('an MCP server on Streamable HTTP: its key sent as the configuration\'s headers say, statistics equal to GDAL\'s, progress streamed, a cancelled call ends its session', { skip: gdalSkip('an MCP server reading GeoTIFFs'), timeout: 60_000 }, async () => {
+  const { dir, scene } = workspace();
+  const deletes = path.join(dir, 'deletes.txt');
+  const server = spawn(process.execPath, [SERVER, '--http'], { env: { ...process.env, EO_EXPECTED_TOKEN: TOKEN, EO_DELETES_FILE: deletes }, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      server.stdout.on('data', (d: Buffer) => { const m = /listening (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+      server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+    });
+    fs.writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({
+      inputs: [{ type: 'promptString', id: 'eo-token', description: 'EO server token', password: true }],
+      servers: { eohttp: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${input:eo-token}' } } },
+    }));
+    await assert.rejects(serverCatalog(dir, 'eohttp', { input: async () => 'wrong' }), /"eohttp" refused: answered 401 Unauthorized: \{"error":"invalid token"\} \(check the key its "headers" send, in the MCP configuration\)/);
+    const listed = await serverCatalog(dir, 'eohttp', { input });
+    assert.equal(listed.tools.length, 7);
+    writeJson(serverCatalogFile(dir, 'eohttp'), { server: 'eohttp', tools: listed.tools });
+    const c = loadCatalog({ noBuiltin: true, workspaceDir: dir });
+    const m = (id: string): ToolManifest => c.tools.find((x) => x.manifest.id === id)!.manifest;
+    const o = { outDir: path.join(dir, 'out'), cwd: dir };
+    const pool = new McpPool();
+    try {
+      const stats = await runMcpTool(m('band_stats'), { raster: 'scene.tif', band: 4 }, o, { input, pool });
+      const want = gdal(`d = gdal.Open('${scene}'); a = d.GetRasterBand(4).ReadAsArray().astype('float64'); v = a[a != 0]\nprint(json.dumps(v.mean()))`);
+      assert.ok(Math.abs((stats.stats.mean as number) - want) < 1e-9, `${stats.stats.mean} vs ${want}`);
+      assert.match(stats.summary, /^eohttp\/band_stats answered in \d+ ms: mean /);
+      const ac = new AbortController();
+      const seen: string[] = [];
+      await assert.rejects(runMcpTool(m('slow_mosaic'), { seconds: 30 }, { ...o, signal: ac.signal, onProgress: (p, msg) => { if (msg?.startsWith('tile')) { seen.push(msg); if (seen.length === 2) ac.abort(); } } }, { input, pool }), /slow_mosaic: cancelled/);
+      assert.deepEqual(seen, ['tile 1 of 300', 'tile 2 of 300']);
+      assert.deepEqual(listing(o.outDir).filter((f) => !f.startsWith('.gw-stale')), []);
+      // Both sessions were ended (the listing's, and the cancelled call's): the server was sent DELETE for each.
+      const ended = () => (fs.existsSync(deletes) ? new Set(fs.readFileSync(deletes, 'utf8').trim().split('\n').filter((x) => x && x !== 'undefined')).size : 0);
+      for (let i = 0; i < 50 && ended() < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(ended(), 2);
+    } finally {
+      pool.dispose();
+    }
+  } finally {
+    server.kill();
+  }
 });

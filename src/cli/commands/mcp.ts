@@ -8,16 +8,22 @@ import * as path from 'node:path';
 import type { ParsedArgs } from '../args';
 import { UsageError, opt } from '../args';
 import type { CliIO } from '../main';
-import { isStdioServer, readMcpConfig, MCP_CONFIG_FILES } from '../../core/notebook/mcp-config';
+import { isUsableServer, readMcpConfig, MCP_CONFIG_FILES } from '../../core/notebook/mcp-config';
 import { serverCatalog, serverCatalogFile } from '../../core/notebook/mcp-runner';
 import { writeFileAtomic } from '../../core/index/fs-util';
 import { stableStringify } from '../../core/notebook/notebook-file';
+
+/** A server entry as `list` shows it: its command, its address, or why GeoWeave does not use it. */
+function serverWords(raw: Record<string, unknown>): string {
+  const shown = typeof raw.command === 'string' ? [raw.command, ...(Array.isArray(raw.args) ? raw.args : [])].join(' ') : String(raw.url ?? '');
+  return isUsableServer(raw) ? shown : `(${String(raw.type ?? '?')} ${shown}: a transport GeoWeave does not speak)`;
+}
 
 const USAGE = 'usage: geoweave mcp list [--workspace DIR] | geoweave mcp add SERVER... [--workspace DIR] [--json]';
 
 export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   if (args.flags.has('help')) {
-    io.out(`${USAGE}\nlist: the MCP servers of the workspace's ${MCP_CONFIG_FILES.join(', ')}\nadd: starts each server, asks for its tools and writes them to .geoweave/tools/mcp-<server>.json; cells and "geoweave run" then run them through the server`);
+    io.out(`${USAGE}\nlist: the MCP servers (commands on stdio, Streamable HTTP addresses) of the workspace's ${MCP_CONFIG_FILES.join(', ')}\nadd: starts each server, asks for its tools and writes them to .geoweave/tools/mcp-<server>.json; cells and "geoweave run" then run them through the server`);
     return 0;
   }
   const [sub, ...names] = args.positionals;
@@ -26,7 +32,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   for (const p of cfg.problems) io.err(`warning: ${p}`);
   if (sub === 'list') {
     if (!cfg.servers.size) io.out(`no MCP server is configured in ${ws} (${MCP_CONFIG_FILES.join(', ')})`);
-    for (const s of cfg.servers.values()) io.out(`${s.name}\t${isStdioServer(s.raw) ? [s.raw.command, ...(Array.isArray(s.raw.args) ? s.raw.args : [])].join(' ') : `(${String(s.raw.type ?? 'url')} ${String(s.raw.url ?? '')}: not started by GeoWeave)`}\t${path.relative(ws, s.file)}`);
+    for (const s of cfg.servers.values()) io.out(`${s.name}\t${serverWords(s.raw)}\t${path.relative(ws, s.file)}`);
     return 0;
   }
   if (sub !== 'add' || !names.length) throw new UsageError(USAGE);

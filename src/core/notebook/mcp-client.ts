@@ -1,7 +1,9 @@
 /**
- * A Model Context Protocol client over stdio: starts a server as its configuration says, speaks
- * JSON-RPC 2.0 one message per line (the MCP stdio transport), initializes, lists tools and calls
- * them. The server's stderr is kept (its last lines) for the messages of a failed start or call.
+ * A Model Context Protocol client: starts a server as its configuration says and speaks JSON-RPC
+ * 2.0 one message per line on its stdin/stdout (the stdio transport), or posts each message to a
+ * server's address and reads the answer as JSON or as an event stream (the Streamable HTTP
+ * transport); initializes, lists tools and calls them. A stdio server's stderr is kept (its last
+ * lines) for the messages of a failed start or call.
  *
  * Everything a server sends is bounded: a line longer than MAX_MESSAGE_BYTES ends the session, a
  * request GeoWeave does not serve (sampling, elicitation) is answered "method not found", and a
@@ -28,6 +30,15 @@ export interface McpLaunch {
   cwd: string;
 }
 
+/** A server reached over HTTP (the Streamable HTTP transport): its endpoint and the headers each request carries. */
+export interface McpEndpoint {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+
+
 /** A tool as `tools/list` describes it. */
 export interface McpToolInfo { name: string; title?: string; description?: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }
 
@@ -44,68 +55,49 @@ interface Pending { resolve: (v: unknown) => void; reject: (e: Error) => void; o
 
 export class McpError extends Error {}
 
+/** Where the client's messages go and how the session ends; the client is told what arrives. */
+interface Transport {
+  send(msg: Record<string, unknown>): void;
+  /** Ends the session gently (stdin closed, or DELETE on the session). */
+  close(): void;
+  /** Stops it at once (after a failure). */
+  kill(): void;
+  /** What the server said besides its messages (stderr), for error messages. */
+  tail(): string;
+  /** What it is, for "is … an MCP server?". */
+  readonly what: string;
+}
+
+interface Sink { receive(msg: unknown): void; fail(e: Error): void; closed(): boolean }
+
 export class McpClient {
   private readonly pending = new Map<number, Pending>();
   private readonly progress = new Map<string, number>();
   private nextId = 1;
-  private stderr = '';
-  private closed: Error | undefined;
+  private closedBy: Error | undefined;
+  private readonly transport: Transport;
   /** What the server said it is (`initialize`'s serverInfo), for messages. */
   serverInfo: { name?: string; version?: string } = {};
 
-  private constructor(private readonly launch: McpLaunch, private readonly child: ChildProcess) {
-    const decoder = new StringDecoder('utf8');
-    // The pieces of a line still arriving: only new data is searched for its end (a long message
-    // arrives in thousands of chunks, and searching all of it each time is quadratic).
-    let parts: string[] = [];
-    let size = 0;
-    child.stdout!.on('data', (d: Buffer) => {
-      if (this.closed) return;
-      let s = decoder.write(d);
-      let nl: number;
-      while ((nl = s.indexOf('\n')) >= 0) {
-        const line = (parts.length ? parts.join('') + s.slice(0, nl) : s.slice(0, nl)).trim();
-        parts = [];
-        size = 0;
-        s = s.slice(nl + 1);
-        if (line) this.receive(line);
-        if (this.closed) return;
-      }
-      parts.push(s);
-      size += s.length;
-      if (size > MAX_MESSAGE_BYTES) {
-        parts = [];
-        size = 0;
-        this.fail(new McpError(`the MCP server "${launch.name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`));
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => { this.stderr = (this.stderr + d.toString()).slice(-STDERR_KEEP); });
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      this.fail(new McpError(e.code === 'ENOENT'
-        ? `the MCP server "${launch.name}" could not start: command "${launch.command}" was not found (check "command" in its configuration, or install it)`
-        : `the MCP server "${launch.name}" could not start: ${e.message}`));
-    });
-    child.on('close', (code, sig) => {
-      this.fail(new McpError(`the MCP server "${launch.name}" ${code === null ? `was stopped by ${sig}` : `exited with code ${code}`}${this.stderrTail()}`));
-    });
-    child.stdin!.on('error', () => undefined);
+  private constructor(readonly name: string, make: (sink: Sink) => Transport) {
+    this.transport = make({ receive: (m) => this.receive(m), fail: (e) => this.fail(e), closed: () => !!this.closedBy });
   }
 
-  /** Starts the server and completes the initialize handshake (or fails, naming the server and what it said). */
-  static async start(launch: McpLaunch, opts: { signal?: AbortSignal; timeoutMs?: number; clientVersion?: string } = {}): Promise<McpClient> {
+  /** Starts the server (or opens a session with it) and completes the initialize handshake, or fails naming the server and what it said. */
+  static async start(launch: McpLaunch | McpEndpoint, opts: { signal?: AbortSignal; timeoutMs?: number; clientVersion?: string } = {}): Promise<McpClient> {
     opts.signal?.throwIfAborted();
-    const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
-    const client = new McpClient(launch, child);
+    const client = new McpClient(launch.name, (sink) => ('url' in launch ? new HttpTransport(launch, sink) : new StdioTransport(launch, sink)));
     const timeout = opts.timeoutMs ?? START_TIMEOUT_MS;
-    const timer = setTimeout(() => client.fail(new McpError(`the MCP server "${launch.name}" did not answer "initialize" within ${timeout / 1000} s${client.stderrTail()}`)), timeout);
+    const timer = setTimeout(() => client.fail(new McpError(`the MCP server "${launch.name}" did not answer "initialize" within ${timeout / 1000} s${client.transport.tail()}`)), timeout);
     try {
       const init = await client.request('initialize', {
         protocolVersion: MCP_PROTOCOL,
         capabilities: {},
         clientInfo: { name: 'GeoWeave', version: opts.clientVersion ?? '0' },
       }, { signal: opts.signal }) as { protocolVersion?: unknown; serverInfo?: { name?: string; version?: string } };
-      if (typeof init?.protocolVersion !== 'string') throw new McpError(`the MCP server "${launch.name}" answered "initialize" without a protocolVersion; is "${launch.command}" an MCP server?`);
+      if (typeof init?.protocolVersion !== 'string') throw new McpError(`the MCP server "${launch.name}" answered "initialize" without a protocolVersion; is ${client.transport.what} an MCP server?`);
       client.serverInfo = init.serverInfo ?? {};
+      if (client.transport instanceof HttpTransport) client.transport.protocol = init.protocolVersion;
       client.notify('notifications/initialized');
       return client;
     } catch (e) {
@@ -116,13 +108,9 @@ export class McpClient {
     }
   }
 
-  get name(): string {
-    return this.launch.name;
-  }
-
   /** Whether the session still runs (a pool reuses only live sessions). */
   get alive(): boolean {
-    return !this.closed;
+    return !this.closedBy;
   }
 
   /** Every tool of the server (`tools/list`, following its pages), at most `max`. */
@@ -132,7 +120,7 @@ export class McpClient {
     const seen = new Set<string>();
     do {
       const page = await this.request('tools/list', cursor ? { cursor } : {}, { signal: opts.signal }) as { tools?: unknown; nextCursor?: unknown };
-      if (!Array.isArray(page?.tools)) throw new McpError(`the MCP server "${this.launch.name}" answered "tools/list" without a list of tools`);
+      if (!Array.isArray(page?.tools)) throw new McpError(`the MCP server "${this.name}" answered "tools/list" without a list of tools`);
       for (const t of page.tools) if (t && typeof t === 'object' && typeof (t as McpToolInfo).name === 'string') out.push(t as McpToolInfo);
       cursor = typeof page.nextCursor === 'string' && page.nextCursor ? page.nextCursor : undefined;
       // A server that hands back a cursor it gave before would page forever.
@@ -146,39 +134,23 @@ export class McpClient {
   async callTool(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; onProgress?: (p: number | undefined, message?: string) => void } = {}): Promise<McpCallResult> {
     const token = `gw-${this.nextId}`;
     const res = await this.request('tools/call', { name, arguments: args, _meta: { progressToken: token } }, { signal: opts.signal, onProgress: opts.onProgress, progressToken: token }) as McpCallResult;
-    if (!res || !Array.isArray(res.content)) throw new McpError(`the MCP server "${this.launch.name}" answered the call of "${name}" without content`);
+    if (!res || !Array.isArray(res.content)) throw new McpError(`the MCP server "${this.name}" answered the call of "${name}" without content`);
     return res;
   }
 
-  /** Ends the session: stdin closed (the transport's way to say goodbye), then SIGTERM, then SIGKILL. */
+  /** Ends the session: a stdio server's stdin is closed (then SIGTERM, then SIGKILL); an HTTP session is deleted. */
   close(): void {
-    this.fail(new McpError(`the session with the MCP server "${this.launch.name}" was closed`), false);
-    const c = this.child;
-    if (c.exitCode !== null || c.signalCode !== null) return;
-    c.stdin?.end();
-    const term = setTimeout(() => { if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM'); }, 500);
-    const kill = setTimeout(() => { if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); }, 2500);
-    term.unref();
-    kill.unref();
-    c.once('close', () => { clearTimeout(term); clearTimeout(kill); });
-  }
-
-  private stderrTail(): string {
-    const lines = this.stderr.trim().split('\n').filter(Boolean).slice(-3).join(' | ');
-    return lines ? `: ${lines.slice(-600)}` : '';
-  }
-
-  private send(msg: Record<string, unknown>): void {
-    if (this.closed) return;
-    this.child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', ...msg }) + '\n');
+    if (this.closedBy) return;
+    this.settleAll(new McpError(`the session with the MCP server "${this.name}" was closed`));
+    this.transport.close();
   }
 
   private notify(method: string, params?: Record<string, unknown>): void {
-    this.send({ method, ...(params ? { params } : {}) });
+    if (!this.closedBy) this.transport.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
   }
 
   private request(method: string, params: Record<string, unknown>, opts: { signal?: AbortSignal; onProgress?: Pending['onProgress']; progressToken?: string } = {}): Promise<unknown> {
-    if (this.closed) return Promise.reject(this.closed);
+    if (this.closedBy) return Promise.reject(this.closedBy);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const abort = () => {
@@ -202,26 +174,20 @@ export class McpClient {
         onProgress: opts.onProgress,
       });
       if (opts.progressToken) this.progress.set(opts.progressToken, id);
-      this.send({ id, method, params });
+      this.transport.send({ jsonrpc: '2.0', id, method, params });
     });
   }
 
-  private receive(line: string): void {
-    let msg: Record<string, unknown>;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      // A server that prints to stdout breaks the transport; its line is kept for the message.
-      this.stderr = (this.stderr + `\n(stdout) ${line.slice(0, 200)}`).slice(-STDERR_KEEP);
-      return;
-    }
-    if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return;
+  /** One message from the server (parsed by the transport). */
+  private receive(raw: unknown): void {
+    if (this.closedBy || !raw || typeof raw !== 'object' || Array.isArray(raw)) return;
+    const msg = raw as Record<string, unknown>;
     const id = msg.id;
     if (typeof msg.method === 'string') {
       if (id !== undefined && id !== null) {
         // A request from the server: answered, so it never waits on GeoWeave.
-        if (msg.method === 'ping') this.send({ id, result: {} });
-        else this.send({ id, error: { code: -32601, message: `GeoWeave does not serve "${msg.method}"` } });
+        if (msg.method === 'ping') this.transport.send({ jsonrpc: '2.0', id, result: {} });
+        else this.transport.send({ jsonrpc: '2.0', id, error: { code: -32601, message: `GeoWeave does not serve "${msg.method}"` } });
         return;
       }
       if (msg.method === 'notifications/progress') {
@@ -239,17 +205,241 @@ export class McpClient {
     if (!pend) return;
     if (msg.error && typeof msg.error === 'object') {
       const err = msg.error as { code?: unknown; message?: unknown };
-      pend.reject(new McpError(`the MCP server "${this.launch.name}" refused: ${typeof err.message === 'string' ? err.message.slice(0, 500) : 'no message'}${typeof err.code === 'number' ? ` (code ${err.code})` : ''}`));
+      pend.reject(new McpError(`the MCP server "${this.name}" refused: ${typeof err.message === 'string' ? err.message.slice(0, 500) : 'no message'}${typeof err.code === 'number' ? ` (code ${err.code})` : ''}`));
     } else pend.resolve(msg.result);
   }
 
-  /** Ends every pending request with `e`; the process is killed unless `close` ends it gently. */
-  private fail(e: Error, kill = true): void {
-    if (this.closed) return;
-    this.closed = e;
+  /** The session failed: every pending request ends with `e`, and the transport is stopped. */
+  private fail(e: Error): void {
+    if (this.closedBy) return;
+    this.settleAll(e);
+    this.transport.kill();
+  }
+
+  private settleAll(e: Error): void {
+    this.closedBy = e;
     for (const p of [...this.pending.values()]) p.reject(e);
     this.pending.clear();
     this.progress.clear();
-    if (kill && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
+}
+
+/** A server started as a command: one JSON message per line on its stdin and stdout. */
+class StdioTransport implements Transport {
+  private readonly child: ChildProcess;
+  private stderr = '';
+  readonly what: string;
+
+  constructor(private readonly launch: McpLaunch, sink: Sink) {
+    this.what = `"${launch.command}"`;
+    const child = this.child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const decoder = new StringDecoder('utf8');
+    // The pieces of a line still arriving: only new data is searched for its end (a long message
+    // arrives in thousands of chunks, and searching all of it each time is quadratic).
+    let parts: string[] = [];
+    let size = 0;
+    const line = (text: string) => {
+      if (!text) return;
+      let msg: unknown;
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        // A server that prints to stdout breaks the transport; its line is kept for the message.
+        this.stderr = (this.stderr + `\n(stdout) ${text.slice(0, 200)}`).slice(-STDERR_KEEP);
+        return;
+      }
+      sink.receive(msg);
+    };
+    child.stdout!.on('data', (d: Buffer) => {
+      if (sink.closed()) return;
+      let s = decoder.write(d);
+      let nl: number;
+      while ((nl = s.indexOf('\n')) >= 0) {
+        const text = (parts.length ? parts.join('') + s.slice(0, nl) : s.slice(0, nl)).trim();
+        parts = [];
+        size = 0;
+        s = s.slice(nl + 1);
+        line(text);
+        if (sink.closed()) return;
+      }
+      parts.push(s);
+      size += s.length;
+      if (size > MAX_MESSAGE_BYTES) {
+        parts = [];
+        size = 0;
+        sink.fail(new McpError(`the MCP server "${launch.name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`));
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => { this.stderr = (this.stderr + d.toString()).slice(-STDERR_KEEP); });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      sink.fail(new McpError(e.code === 'ENOENT'
+        ? `the MCP server "${launch.name}" could not start: command "${launch.command}" was not found (check "command" in its configuration, or install it)`
+        : `the MCP server "${launch.name}" could not start: ${e.message}`));
+    });
+    child.on('close', (code, sig) => {
+      sink.fail(new McpError(`the MCP server "${launch.name}" ${code === null ? `was stopped by ${sig}` : `exited with code ${code}`}${this.tail()}`));
+    });
+    child.stdin!.on('error', () => undefined);
+  }
+
+  send(msg: Record<string, unknown>): void {
+    if (this.running()) this.child.stdin!.write(JSON.stringify(msg) + '\n');
+  }
+
+  close(): void {
+    const c = this.child;
+    if (!this.running()) return;
+    c.stdin?.end();
+    const term = setTimeout(() => { if (this.running()) c.kill('SIGTERM'); }, 500);
+    const kill = setTimeout(() => { if (this.running()) c.kill('SIGKILL'); }, 2500);
+    term.unref();
+    kill.unref();
+    c.once('close', () => { clearTimeout(term); clearTimeout(kill); });
+  }
+
+  kill(): void {
+    if (this.running()) this.child.kill('SIGKILL');
+  }
+
+  tail(): string {
+    const lines = this.stderr.trim().split('\n').filter(Boolean).slice(-3).join(' | ');
+    return lines ? `: ${lines.slice(-600)}` : '';
+  }
+
+  private running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+}
+
+/**
+ * A server at an address (Streamable HTTP): each message is POSTed; a request's answer comes as
+ * JSON or as an event stream that may carry the server's notifications and requests first. The
+ * session id the server gives at `initialize` goes with every later message, and ending the
+ * session DELETEs it. Redirects are not followed (the headers may hold a key).
+ */
+class HttpTransport implements Transport {
+  private session: string | undefined;
+  /** The protocol revision agreed at `initialize`, sent with every later message. */
+  protocol: string | undefined;
+  private readonly stop = new AbortController();
+  readonly what: string;
+
+  constructor(private readonly ep: McpEndpoint, private readonly sink: Sink) {
+    this.what = ep.url;
+  }
+
+  send(msg: Record<string, unknown>): void {
+    void this.post(msg).catch((e: unknown) => {
+      if (this.stop.signal.aborted || this.sink.closed()) return;
+      const reason = (e as { cause?: { code?: string; message?: string } }).cause;
+      const why = reason?.code ?? reason?.message ?? (e as Error).message;
+      const err = new McpError(`cannot reach the MCP server "${this.ep.name}" at ${this.ep.url} (${why})`);
+      // A request fails alone (the next may go through); a lost notification is not worth a session.
+      if (typeof msg.id === 'number' && typeof msg.method === 'string') this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: err.message.replace(/^the MCP server "[^"]*" /, '') } });
+    });
+  }
+
+  private async post(msg: Record<string, unknown>): Promise<void> {
+    const headers: Record<string, string> = {
+      ...this.ep.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(this.session ? { 'mcp-session-id': this.session } : {}),
+      ...(this.protocol ? { 'mcp-protocol-version': this.protocol } : {}),
+    };
+    const res = await fetch(this.ep.url, { method: 'POST', headers, body: JSON.stringify(msg), redirect: 'error', signal: this.stop.signal });
+    const sid = res.headers.get('mcp-session-id');
+    if (sid && msg.method === 'initialize') this.session = sid.slice(0, 1024);
+    const isRequest = typeof msg.id === 'number' && typeof msg.method === 'string';
+    if (!res.ok) {
+      const text = (await readCapped(res, 8192).catch(() => '')).replace(/\s+/g, ' ').trim();
+      await res.body?.cancel().catch(() => undefined);
+      if (res.status === 404 && this.session) return this.sink.fail(new McpError(`the MCP server "${this.ep.name}" no longer knows this session (404); run the cell again to start a new one`));
+      const hint = res.status === 401 || res.status === 403 ? ' (check the key its "headers" send, in the MCP configuration)' : '';
+      if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: `answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${text ? `: ${text.slice(0, 300)}` : ''}${hint}` } });
+      return;
+    }
+    const type = res.headers.get('content-type') ?? '';
+    if (res.status === 202 || !res.body) return;
+    if (/text\/event-stream/i.test(type)) return this.events(res);
+    if (/json/i.test(type)) {
+      let text: string;
+      try {
+        text = await readCapped(res, MAX_MESSAGE_BYTES);
+      } catch (e) {
+        if (e instanceof McpError) return this.sink.fail(new McpError(`the MCP server "${this.ep.name}" sent ${e.message}; the session was ended`));
+        throw e;
+      }
+      let parsed: unknown;
+      try { parsed = JSON.parse(text); } catch {
+        if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: `answered with JSON that does not parse: ${text.slice(0, 120)}` } });
+        return;
+      }
+      for (const m of Array.isArray(parsed) ? parsed : [parsed]) this.sink.receive(m);
+      return;
+    }
+    await res.body.cancel().catch(() => undefined);
+    if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: `answered with ${type || 'no media type'}, not JSON or an event stream; is ${this.ep.url} an MCP endpoint?` } });
+  }
+
+  /** An event stream: each event's data lines are one message. */
+  private async events(res: Response): Promise<void> {
+    const decoder = new TextDecoder();
+    let buf = '';
+    let data: string[] = [];
+    let size = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      if (this.sink.closed()) break;
+      buf += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).replace(/\r$/, '');
+        buf = buf.slice(nl + 1);
+        if (line === '') {
+          if (data.length) {
+            try { this.sink.receive(JSON.parse(data.join('\n'))); } catch { /* not a message: skipped */ }
+          }
+          data = [];
+          size = 0;
+        } else if (line.startsWith('data:')) {
+          data.push(line.slice(5).replace(/^ /, ''));
+          size += line.length;
+        }
+      }
+      if (size + buf.length > MAX_MESSAGE_BYTES) {
+        await res.body?.cancel().catch(() => undefined);
+        return this.sink.fail(new McpError(`the MCP server "${this.ep.name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`));
+      }
+    }
+  }
+
+  close(): void {
+    const session = this.session;
+    this.stop.abort();
+    // Ending the session frees what the server keeps for it; nobody waits for the answer.
+    if (session) void fetch(this.ep.url, { method: 'DELETE', headers: { ...this.ep.headers, 'mcp-session-id': session }, redirect: 'error', signal: AbortSignal.timeout(5000) }).then((r) => r.body?.cancel(), () => undefined);
+  }
+
+  kill(): void {
+    this.stop.abort();
+  }
+
+  tail(): string {
+    return '';
+  }
+}
+
+/** A response body as text, refused past `max` bytes. */
+async function readCapped(res: Response, max: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+    n += c.length;
+    if (n > max) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new McpError(`an answer larger than ${max >> 20 || max} ${max >= 1 << 20 ? 'MB' : 'bytes'}`);
+    }
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -11,7 +11,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { McpLaunch } from './mcp-client';
+import type { McpEndpoint, McpLaunch } from './mcp-client';
 
 /** The configuration files read, first found first; a server named in two keeps the first. */
 export const MCP_CONFIG_FILES = ['.vscode/mcp.json', '.mcp.json', '.cursor/mcp.json'];
@@ -91,9 +91,10 @@ export function readMcpConfig(workspace: string): McpConfig {
   return { servers, inputs, problems };
 }
 
-/** Whether a server entry is one GeoWeave can start (a command on stdio, not an HTTP address). */
-export function isStdioServer(raw: Record<string, unknown>): boolean {
-  return typeof raw.command === 'string' && (raw.type === undefined || raw.type === 'stdio');
+/** Whether a server entry is one GeoWeave can start (a command on stdio) or reach (Streamable HTTP); the older SSE transport is not spoken. */
+export function isUsableServer(raw: Record<string, unknown>): boolean {
+  if (typeof raw.command === 'string') return raw.type === undefined || raw.type === 'stdio';
+  return typeof raw.url === 'string' && (raw.type === undefined || raw.type === 'http' || raw.type === 'streamable-http' || raw.type === 'streamableHttp');
 }
 
 /** The environment variable that gives `${input:ID}` ("eo-token" → GEOWEAVE_MCP_INPUT_EO_TOKEN). */
@@ -109,7 +110,7 @@ export type McpInputResolver = (spec: McpInputSpec, server: string) => Promise<s
  * the entry's) and working folder, every variable filled in. Fails naming the file, the server and
  * the field when the entry cannot be started.
  */
-export async function resolveLaunch(config: McpConfig, name: string, workspace: string, input?: McpInputResolver): Promise<McpLaunch> {
+export async function resolveLaunch(config: McpConfig, name: string, workspace: string, input?: McpInputResolver): Promise<McpLaunch | McpEndpoint> {
   const entry = config.servers.get(name);
   if (!entry) {
     const known = [...config.servers.keys()];
@@ -117,8 +118,8 @@ export async function resolveLaunch(config: McpConfig, name: string, workspace: 
   }
   const { raw, file } = entry;
   const where = `${file}: server "${name}"`;
-  if (!isStdioServer(raw)) {
-    throw new Error(`${where} is ${typeof raw.url === 'string' ? `an HTTP server (${raw.type ?? 'url'})` : 'not a command'}; GeoWeave starts servers that run as a command on stdio ("command", "args")`);
+  if (!isUsableServer(raw)) {
+    throw new Error(`${where} is ${typeof raw.url === 'string' ? `a server on the older SSE transport ("type": "${String(raw.type)}")` : 'neither a command nor an address'}; GeoWeave starts servers that run as a command on stdio ("command", "args") and reaches those that speak Streamable HTTP ("type": "http", "url")`);
   }
   const fill = async (value: string, field: string): Promise<string> => {
     let out = '';
@@ -148,6 +149,7 @@ export async function resolveLaunch(config: McpConfig, name: string, workspace: 
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error(`${where}: "${field}" must be a list of strings`);
     return v as string[];
   };
+  if (typeof raw.url === 'string') return endpoint(raw, name, where, fill);
   const command = await fill(raw.command as string, '"command"');
   const args: string[] = [];
   for (const [i, a] of strings(raw.args, 'args').entries()) args.push(await fill(a, `"args"[${i}]`));
@@ -177,4 +179,24 @@ export async function resolveLaunch(config: McpConfig, name: string, workspace: 
   if (!fs.existsSync(cwd)) throw new Error(`${where}: its "cwd" ${cwd} does not exist`);
   if (!command.trim()) throw new Error(`${where}: "command" is empty`);
   return { name, command, args, env, cwd };
+}
+
+/** An HTTP server's entry: its address (http or https, no user name or password) and the headers each request carries (a key from `${input:ID}`). */
+async function endpoint(raw: Record<string, unknown>, name: string, where: string, fill: (v: string, field: string) => Promise<string>): Promise<McpEndpoint> {
+  const url = await fill(raw.url as string, '"url"');
+  let u: URL;
+  try { u = new URL(url); } catch { throw new Error(`${where}: "url" is not an address: ${url.slice(0, 200)}`); }
+  if (!/^https?:$/.test(u.protocol)) throw new Error(`${where}: "url" must be an http or https address, not ${u.protocol}`);
+  if (u.username || u.password) throw new Error(`${where}: "url" holds a user name or password; put the key in "headers" (with \${input:ID}) instead`);
+  const headers: Record<string, string> = {};
+  if (raw.headers !== undefined) {
+    if (!raw.headers || typeof raw.headers !== 'object' || Array.isArray(raw.headers)) throw new Error(`${where}: "headers" must be an object of names and values`);
+    for (const [k, v] of Object.entries(raw.headers as Record<string, unknown>)) {
+      if (typeof v !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) throw new Error(`${where}: "headers"."${k.slice(0, 60)}" must be a header name with a string value`);
+      const value = await fill(v, `"headers"."${k}"`);
+      if (/[\r\n\0]/.test(value)) throw new Error(`${where}: "headers"."${k}" holds a line break`);
+      headers[k.toLowerCase()] = value;
+    }
+  }
+  return { name, url: u.href, headers };
 }

@@ -21,7 +21,7 @@ import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersi
 import { writesFile } from '../manifests/foreign-fields';
 import { commandArgs, freshName } from './process-runner';
 import { finishRasterOutput } from './process-style';
-import { McpClient, McpCallResult, McpLaunch, McpToolInfo } from './mcp-client';
+import { McpClient, McpCallResult, McpEndpoint, McpLaunch, McpToolInfo } from './mcp-client';
 import { McpInputResolver, readMcpConfig, resolveLaunch } from './mcp-config';
 
 type McpRunner = Extract<NonNullable<ToolManifest['runner']>, { type: 'mcp' }>;
@@ -38,7 +38,7 @@ export const IDLE_MS = 5 * 60_000;
 export class McpPool {
   private readonly sessions = new Map<string, { client: McpClient; timer?: NodeJS.Timeout }>();
 
-  async get(launch: McpLaunch, signal?: AbortSignal): Promise<McpClient> {
+  async get(launch: McpLaunch | McpEndpoint, signal?: AbortSignal): Promise<McpClient> {
     const key = JSON.stringify(launch);
     const s = this.sessions.get(key);
     if (s?.client.alive) {
