@@ -123,6 +123,12 @@ test('an MCP server\'s tools become a catalog and run from cells: statistics equ
   assert.ok(Math.abs((ndvi.stats.mean as number) - mean) < 1e-5, `${ndvi.stats.mean} vs numpy ${mean}`);
   assert.deepEqual(gdal(`d = gdal.Open('${out.path}'); print(json.dumps([d.RasterXSize, d.RasterYSize, d.GetGeoTransform()[0]]))`), [90, 70, 600000]);
   assert.ok(!listing(o.outDir).some((f) => f.startsWith('.')), `staging left behind: ${listing(o.outDir)}`);
+  // A name the cell gives lands in the output folder; an absolute path is written where it says, and is the output.
+  const named = await runMcpTool(m('ndvi_gdal'), { scene: 'scene.tif', red: 3, nir: 4, output_path: 'ndvi_june.tif' }, o, { input });
+  assert.equal(named.outputs.output_path.path, path.join(o.outDir, 'ndvi_june.tif'));
+  const there = path.join(dir, 'elsewhere.tif');
+  const abs = await runMcpTool(m('ndvi_gdal'), { scene: 'scene.tif', red: 3, nir: 4, output_path: there }, o, { input });
+  assert.deepEqual(abs.outputs.output_path, { path: there, type: 'raster' });
 
   // A file the answer links (resource_link) is an output where it is; an image is saved as the quicklook.
   const copy = await runMcpTool(m('clip_copy'), { raster: 'scene.tif' }, o, { input });

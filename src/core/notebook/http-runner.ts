@@ -19,6 +19,7 @@ import { aliasOf } from '../raster/arg-aliases';
 import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, type RunProvenance } from '../raster/provenance';
 import { ProcessArgumentError, commandArgs, freshName, own } from './process-runner';
 import { finishRasterOutput } from './process-style';
+import { scalarWords, seconds } from './answer-words';
 import { sleep } from '../raster/io/http-client';
 
 type HttpRunner = Extract<NonNullable<ToolManifest['runner']>, { type: 'http' }>;
@@ -448,20 +449,7 @@ function isGeoJson(v: unknown): boolean {
   return !!v && typeof v === 'object' && !Array.isArray(v) && ['FeatureCollection', 'Feature'].includes((v as { type?: unknown }).type as string);
 }
 
-/** ": uhi_intensity 3.4, hottest_district Navigli" for the answer's first few numbers and words. */
-function scalarWords(stats: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(stats)) {
-    if (typeof v === 'number' && Number.isFinite(v)) parts.push(`${k} ${Number.isInteger(v) ? v : Number(v.toPrecision(4))}`);
-    else if (typeof v === 'string' && v.length <= 40 && !/^https?:/.test(v)) parts.push(`${k} ${v}`);
-    if (parts.length === 4) break;
-  }
-  return parts.length ? `: ${parts.join(', ')}` : '';
-}
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
 
 function sizeWords(n: number): string {
   return n < 1024 ? `${n} bytes` : n < 1024 ** 2 ? `${(n / 1024).toFixed(0)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`;

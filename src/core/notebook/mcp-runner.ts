@@ -21,6 +21,7 @@ import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersi
 import { writesFile } from '../manifests/foreign-fields';
 import { commandArgs, freshName } from './process-runner';
 import { finishRasterOutput } from './process-style';
+import { scalarWords, seconds } from './answer-words';
 import { McpClient, McpCallResult, McpEndpoint, McpLaunch, McpToolInfo } from './mcp-client';
 import { McpInputResolver, readMcpConfig, resolveLaunch } from './mcp-config';
 
@@ -123,13 +124,14 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
   try {
     // Where the tool writes: a staged path GeoWeave chose (a relative one the cell gave lands in the output folder too).
     const written = new Map<string, { staged: string; type: OutputRef['type'] }>();
+    const chosen = new Map<string, string>();
     for (const p of manifest.inputs ?? []) {
       if (!writesFile(p)) continue;
       const given = values[p.name];
       const text = `${p.name} ${p.description ?? ''}`.toLowerCase();
       const [, ext, type] = FILE_EXT.find(([re]) => re.test(text)) ?? [/./, '.tif', 'raster' as const];
       const name = typeof given === 'string' && given && !path.isAbsolute(given) ? path.basename(given) : typeof given === 'string' && given ? undefined : freshName(outDir, `${manifest.id}_${p.name}`, ext);
-      if (!name) continue; // An absolute path the cell chose: written where it says, and read from the answer.
+      if (!name) { chosen.set(p.name, given as string); continue; } // An absolute path the cell chose: written where it says.
       const staged = path.join(staging.dir, name);
       values[p.name] = staged;
       written.set(p.name, { staged, type: fileKind(name) ?? type });
@@ -179,8 +181,8 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
       images.push(path.basename(file));
       if (!quicklook && c.mimeType === 'image/png') quicklook = moved(file);
     }
-    // Files the answer links or names that the call wrote (not a path that was merely mentioned).
-    for (const [key, file] of linkedFiles(res, stats, cwd)) {
+    // Files the cell said where to write, and those the answer links or names, that the call wrote (not a path merely mentioned).
+    for (const [key, file] of [...chosen, ...linkedFiles(res, stats, cwd)]) {
       if (Object.values(outputs).some((o) => o.path === file) || [...written.values()].some((w) => w.staged === file)) continue;
       let st: fs.Stats;
       try { st = fs.statSync(file); } catch { continue; }
@@ -249,20 +251,7 @@ function linkedFiles(res: McpCallResult, stats: Record<string, unknown>, cwd: st
   return out;
 }
 
-/** ": mean 0.42, valid 3591" for the answer's first few numbers and short words. */
-function scalarWords(stats: Record<string, unknown>): string {
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(stats)) {
-    if (typeof v === 'number' && Number.isFinite(v)) parts.push(`${k} ${Number.isInteger(v) ? v : Number(v.toPrecision(4))}`);
-    else if (typeof v === 'string' && v.length <= 40 && !/^(https?|file):/.test(v) && !path.isAbsolute(v)) parts.push(`${k} ${v}`);
-    if (parts.length === 4) break;
-  }
-  return parts.length ? `: ${parts.join(', ')}` : '';
-}
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
 
 /** Most tools a server may bring into a catalog. */
 export const MAX_SERVER_TOOLS = 2000;
