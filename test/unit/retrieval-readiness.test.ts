@@ -302,3 +302,18 @@ test('a tool its OpenAPI document marks deprecated says so, with or without data
   assert.deepEqual(r.caveats, [want]);
   assert.equal(localizeNote(want, 'zh'), 'surface_uhi_legacy 已被其服务弃用：仅为旧流程保留，另有替代工具');
 });
+
+test('an MCP server\'s tool is ready only where the workspace configures that server, and says which one it needs, in English and Chinese', () => {
+  const m: ToolManifest = { id: 'band_stats', description: 'band statistics', inputs: [{ name: 'raster', type: 'raster', required: true }, { name: 'output_path', type: 'string', required: true, description: 'where to write the GeoTIFF' }], runner: { type: 'mcp', server: 'eo', tool: 'band_stats' } };
+  // Configured: ready (where it writes is the runner's to choose, not the analyst's).
+  assert.equal(executability(m, { items: [s2], mcpServers: ['eo', 'hydromet'] }).ready, true);
+  // Unknown (the command line's --data): judged on the data alone.
+  assert.equal(executability(m, { items: [s2] }).ready, true);
+  // Not configured here (a catalog file copied from another project): not runnable, and why.
+  const r = executability(m, { items: [s2], mcpServers: ['hydromet'] });
+  assert.equal(r.ready, false);
+  assert.equal(r.runnable, false);
+  const want = 'needs the MCP server "eo", which this workspace does not configure (.vscode/mcp.json)';
+  assert.ok(r.notes.includes(want), r.notes.join(' | '));
+  assert.equal(localizeNote(want, 'zh'), '需要 MCP 服务器“eo”，但此工作区没有配置它（.vscode/mcp.json）');
+});

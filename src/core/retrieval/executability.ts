@@ -206,12 +206,15 @@ function conflict(m: ToolManifest, a: DataItem, b: DataItem): string | undefined
 /** Evaluates readiness of `m` on `data`; without a data context only the runner is judged. A task
  *  (the option, else `data.task`) makes the files it names the first choice for every input. */
 export function executability(m: ToolManifest, data?: DataContext, opts: { task?: string } = {}): ExecutabilityResult {
-  const runnable = !!m.runner;
+  // A server's tool runs only where the workspace says how to start (or reach) that server.
+  const serverMissing = m.runner?.type === 'mcp' && data?.mcpServers !== undefined && !data.mcpServers.includes(m.runner.server);
+  const runnable = !!m.runner && !serverMissing;
   const notes: string[] = [];
   const missing: string[] = [];
   const args: Record<string, unknown> = {};
   const required = (m.inputs ?? []).filter((p) => isDataParam(p) && p.required !== false);
-  if (!runnable) notes.push('catalog only — no runner here');
+  if (!m.runner) notes.push('catalog only — no runner here');
+  if (serverMissing) notes.push(`needs the MCP server "${(m.runner as { server: string }).server}", which this workspace does not configure (.vscode/mcp.json)`);
   const deprecated = m.deprecated ? [`${m.id} is deprecated by its service: it is kept for old flows and has a replacement`] : [];
   if (!data) {
     return { ready: false, runnable, missing, args, notes, coverage: required.length ? 0.5 : 1, ...(deprecated.length ? { caveats: deprecated } : {}) };

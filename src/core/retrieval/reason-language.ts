@@ -106,6 +106,7 @@ const CLAUSES: Phrase[] = [
   [/^often follows (.+)$/, (m, c) => `常在${inline(c.tool(m[1]))}之后运行`],
   [/^often runs before (.+)$/, (m, c) => `常在${inline(c.tool(m[1]))}之前运行`],
   [/^catalog only — no runner here$/, () => '仅在目录中，此处没有运行器'],
+  [/^needs the MCP server "(.+?)", which this workspace does not configure \(\.vscode\/mcp\.json\)$/, (m) => `需要 MCP 服务器“${m[1]}”，但此工作区没有配置它（.vscode/mcp.json）`],
   [/^(.+?) is deprecated by its service: it is kept for old flows and has a replacement$/, (m) => `${m[1]} 已被其服务弃用：仅为旧流程保留，另有替代工具`],
   [/^the service at (.+?) is sent the path of (.+?), not the file: only a service on this machine can read it$/, (m) => `发送给 ${m[1]} 服务的是 ${m[2]} 的路径而不是文件本身：只有本机上的服务能读取它`],
   [/^set (\S+) \((\w+)\) — no default$/, (m) => `请设置 ${m[1]}（${m[2]}）：没有默认值`],

@@ -31,6 +31,9 @@ export interface DataContext {
   items: DataItem[];
   /** The task the data serves: a file it names is used before any other (and readiness says so). */
   task?: string;
+  /** The MCP servers the workspace configures that GeoWeave can start or reach (mcp-config.ts);
+   *  absent when unknown. A tool of a server not among them cannot run here. */
+  mcpServers?: string[];
 }
 
 /** Why a candidate was ranked: each entry is short and readable. */
