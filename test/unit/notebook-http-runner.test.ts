@@ -476,3 +476,32 @@ d = None
     server.kill();
   }
 });
+
+test('an OpenAPI JSON body that is not an object (a list of points) is the argument "body", sent as the whole body', async () => {
+  const svc = await serve((s, res) => json(res, 200, { received: JSON.parse(s.body.toString('utf8')), n: 3 }));
+  try {
+    const dir = tmpDir('gw-http-array-');
+    writeJson(path.join(dir, '.geoweave', 'tools', 'pts.json'), {
+      openapi: '3.1.0', info: { title: 'points', version: '1' }, servers: [{ url: svc.base }],
+      paths: { '/sample': { post: {
+        operationId: 'sample_points', description: 'Samples the land surface temperature at a list of points.',
+        parameters: [{ name: 'band', in: 'query', schema: { type: 'integer' } }],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'array', items: { type: 'number' } }, description: 'lon, lat pairs' } } } },
+        responses: { 200: { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } } },
+      } } },
+    });
+    const c = loadCatalog({ noBuiltin: true, workspaceDir: dir });
+    const m = c.tools.find((t) => t.manifest.id === 'sample_points')!.manifest;
+    assert.deepEqual(m.runner, { type: 'http', method: 'POST', url: `${svc.base}/sample`, query: ['band'], body: 'json-value' });
+    // As a cell writes it (a string), and as a list: the same body.
+    const r = await runHttpTool(m, { band: 2, body: '[[9.19, 45.46], [9.2, 45.47], [9.21, 45.48]]' }, { outDir: path.join(dir, 'out'), cwd: dir });
+    await runHttpTool(m, { body: [[9.19, 45.46]] }, { outDir: path.join(dir, 'out'), cwd: dir });
+    assert.deepEqual(svc.seen.map((s) => [s.url, s.headers['content-type'], JSON.parse(s.body.toString('utf8'))]), [
+      ['/sample?band=2', 'application/json', [[9.19, 45.46], [9.2, 45.47], [9.21, 45.48]]],
+      ['/sample', 'application/json', [[9.19, 45.46]]],
+    ]);
+    assert.deepEqual(r.stats.received, [[9.19, 45.46], [9.2, 45.47], [9.21, 45.48]]);
+  } finally {
+    await svc.close();
+  }
+});

@@ -109,7 +109,7 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
   }
   // How a call sends each argument (notebook/http-runner.ts); the address is set by the caller.
   const query: string[] = [];
-  let bodyType: 'json' | 'form' | 'multipart' | 'raw' | undefined;
+  let bodyType: 'json' | 'json-value' | 'form' | 'multipart' | 'raw' | undefined;
   let contentType: string | undefined;
   for (const p of params.values()) {
     // Headers and cookies carry keys and sessions, not the tool's inputs.
@@ -145,7 +145,8 @@ function toolOf(file: string, at: string, doc: Obj, route: string, method: strin
       addSchema(doc, schema, body.required === true, properties, required, type, isObj(media.encoding) ? media.encoding : undefined);
       // A body that is not an object (a GeoTIFF sent as is) is the one argument `body` (addSchema).
       const whole = isObj(schema) && !flatten(doc, schema);
-      bodyType = /multipart/.test(type!) ? 'multipart' : /x-www-form-urlencoded/.test(type!) ? 'form' : whole && !/json/.test(type!) ? 'raw' : 'json';
+      // A JSON body that is not an object (a list of points, one number) is the argument `body`, sent as it is.
+      bodyType = /multipart/.test(type!) ? 'multipart' : /x-www-form-urlencoded/.test(type!) ? 'form' : whole ? (/json/.test(type!) ? 'json-value' : 'raw') : 'json';
       if (bodyType === 'raw') contentType = type;
     }
   }

@@ -35,11 +35,12 @@ export type ToolRunner =
   | { type: 'process'; command: string; args: string[]; outputs?: string[] }
   /** A REST service (read from an OpenAPI document, or written by hand): `url` holds `{name}` for
    *  path parameters; `query` names the arguments sent in the query string; the others go in the
-   *  body (`json`, `form`, `multipart` with `files` uploaded, or `raw`: the one `body` file as is),
+   *  body (`json`, `form`, `multipart` with `files` uploaded, `raw`: the one `body` file as is, or
+   *  `json-value`: the one argument `body` as the whole JSON body, for a schema that is not an object),
    *  or in the query string when there is no body; `ogc` is an OGC API - Processes execute request
    *  ({"inputs": {...}}), `async` asks for a job (Prefer: respond-async) that is then polled.
    *  See notebook/http-runner.ts. */
-  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'form' | 'multipart' | 'raw' | 'ogc'; files?: string[]; contentType?: string; auth?: HttpAuth; async?: boolean }
+  | { type: 'http'; method: HttpMethod; url: string; query?: string[]; body?: 'json' | 'json-value' | 'form' | 'multipart' | 'raw' | 'ogc'; files?: string[]; contentType?: string; auth?: HttpAuth; async?: boolean }
   /** A tool an MCP server serves: `server` names the server in the workspace's `.vscode/mcp.json`
    *  (or `.mcp.json`, `.cursor/mcp.json`), which says how to start it; `tool` is its name there when
    *  the manifest's id differs. See notebook/mcp-runner.ts. */

@@ -111,6 +111,17 @@ export async function buildRequest(manifest: ToolManifest, values: Record<string
     // OGC API - Processes: {"inputs": {...}}, even with none.
     init.body = JSON.stringify({ inputs: Object.fromEntries(rest) });
     headers['content-type'] = 'application/json';
+  } else if (runner.body === 'json-value' && rest.length) {
+    // The whole body is the one argument `body` (its schema is a list or a value, not an object).
+    const extra = rest.filter(([k]) => k !== 'body').map(([k]) => k);
+    if (extra.length) throw new ProcessArgumentError(`${id}: the request body is the one argument "body"; ${extra.join(', ')} ${extra.length > 1 ? 'have' : 'has'} no place in the request (query: ${[...inQuery].join(', ') || 'none'})`);
+    const v = rest[0][1];
+    let value: unknown = v;
+    if (typeof v === 'string' && /^\s*[[{"\d-]|^\s*(true|false|null)\s*$/.test(v)) {
+      try { value = JSON.parse(v); } catch { value = v; }
+    }
+    init.body = JSON.stringify(value);
+    headers['content-type'] = 'application/json';
   } else if (runner.body === 'json' && rest.length) {
     init.body = JSON.stringify(Object.fromEntries(rest));
     headers['content-type'] = 'application/json';
