@@ -505,3 +505,44 @@ test('an OpenAPI JSON body that is not an object (a list of points) is the argum
     await svc.close();
   }
 });
+
+test('OGC results that give outputs by reference: each linked GeoTIFF or GeoJSON is fetched into the output folder (the key only to the service\'s own address), the values are statistics', { skip: gdalSkip('OGC results by reference') }, async () => {
+  const dir = tmpDir('gw-ogc-ref-');
+  const tif = fs.readFileSync(geotiff(dir));
+  const cdn = await serve((s, res) => {
+    if (s.url === '/zones.geojson') { res.writeHead(200, { 'content-type': 'application/geo+json' }); res.end(JSON.stringify({ type: 'FeatureCollection', features: [] })); return; }
+    json(res, 404, {});
+  });
+  const svc = await serve((s, res) => {
+    if (s.method === 'POST' && s.url === '/processes/lst/execution') return json(res, 200, { lst: { href: '/files/lst.tif', type: 'image/tiff; application=geotiff' }, zones: { href: `${cdn.base}/zones.geojson`, type: 'application/geo+json' }, mean_c: { value: 26.9, mediaType: 'application/json' }, pixels: 199 });
+    if (s.url === '/files/lst.tif') { res.writeHead(200, { 'content-type': 'image/tiff' }); res.end(tif); return; }
+    if (s.method === 'POST' && s.url === '/processes/broken/execution') return json(res, 200, { lst: { href: '/files/missing.tif' } });
+    json(res, 404, { detail: 'Not Found' });
+  });
+  try {
+    const m = (id: string): ToolManifest => ({ id, description: id, inputs: [{ name: 'region', type: 'string' }], runner: { type: 'http', method: 'POST', url: `${svc.base}/processes/${id}/execution`, body: 'ogc', auth: { in: 'header', name: 'Authorization', scheme: 'Bearer' } } });
+    const o = { outDir: path.join(dir, 'out'), cwd: dir };
+    const r = await runHttpTool(m('lst'), { region: 'milano' }, o, { serviceKey: async () => 'k-123456' });
+    assert.deepEqual(Object.keys(r.outputs), ['lst', 'zones']);
+    assert.equal(r.outputs.lst.type, 'raster');
+    assert.equal(r.outputs.zones.type, 'vector');
+    // The same pixels and grid as the service's file (GeoWeave adds its provenance items to the copy).
+    const same = spawnSync(PY, ['-c', `from osgeo import gdal; import numpy as np\na = gdal.Open('${path.join(dir, 'lst.tif')}'); b = gdal.Open('${r.outputs.lst.path}')\nprint(bool(np.array_equal(a.ReadAsArray(), b.ReadAsArray())) and a.GetGeoTransform() == b.GetGeoTransform())`], { encoding: 'utf8' });
+    assert.equal(same.stdout.trim(), 'True', same.stderr);
+    assert.equal(r.stats.mean_c, 26.9);
+    assert.equal(r.stats.pixels, 199);
+    // The raster is finished like any output: its statistics are GDAL's (199 valid of 200).
+    assert.deepEqual([r.stats.valid_pixels, r.stats.nodata_pixels], [199, 1]);
+    assert.match(r.summary, /answered with 2 files \(lst_lst_\d+\.tif \d+ KB, lst_zones_\d+\.geojson 42 bytes\) in \d+ ms: mean_c 26\.9, pixels 199\.$/);
+    // The key went to the service's own address only.
+    assert.equal(svc.seen.find((s) => s.url === '/files/lst.tif')!.headers.authorization, 'Bearer k-123456');
+    assert.equal(cdn.seen[0].headers.authorization, undefined);
+    // A linked output that is not there: the run fails, naming it, and leaves nothing.
+    const before = listing(o.outDir).length;
+    await assert.rejects(runHttpTool(m('broken'), {}, o, { serviceKey: async () => 'k-123456' }), /broken: output "lst" at http:\/\/127\.0\.0\.1:\d+\/files\/missing\.tif answered 404/);
+    assert.equal(listing(o.outDir).filter((f) => !f.startsWith('.')).length, before);
+  } finally {
+    await svc.close();
+    await cdn.close();
+  }
+});

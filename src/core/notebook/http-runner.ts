@@ -292,8 +292,10 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
     // A job (202 Accepted, or 201 for a process asked to run as one, with its Location): polled until
     // it ends, and its results are the answer.
     const location = res.headers.get('location');
+    let answeredAt = url;
     if (location && (res.status === 202 || (res.status === 201 && runner.async))) {
       await res.body?.cancel().catch(() => undefined);
+      answeredAt = new URL(location, url).toString();
       res = await followJob(manifest.id, url, new URL(location, url), init.headers as Record<string, string>, fetchImpl, opts, refused);
     }
     const contentType = res.headers.get('content-type') ?? '';
@@ -328,6 +330,10 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
       }
       // GeoJSON sent as plain JSON is still a layer.
       if (isGeoJson(answer)) return await fileAnswer('vector', Readable.from([Buffer.from(text)]));
+      // OGC API - Processes results (of an execute request or a job) may give outputs by reference,
+      // {"ndvi": {"href": ".../ndvi.tif", "type": "image/tiff"}}: each is fetched into the output folder.
+      const refs = runner.body === 'ogc' || answeredAt !== url ? referencedOutputs(answer, res.url || answeredAt) : [];
+      if (refs.length) return await referencedAnswer(answer as Record<string, unknown>, refs);
       opts.onProgress?.(1);
       const stats = answer && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, unknown>) : { answer };
       return { tool: manifest.id, outputs: {}, stats, summary: `${where} answered in ${seconds(Date.now() - t0)}${scalarWords(stats)}.`, provenance: await provenance() };
@@ -337,6 +343,59 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
       throw new Error(`${manifest.id}: ${where} announced a ${declared}-byte file, more than the ${MAX_FILE_ANSWER_BYTES} bytes accepted`);
     }
     return await fileAnswer(kind, first.rest);
+
+    /** Outputs given by reference: each fetched (the key only to the service's own address), staged, then moved in together; the other outputs are statistics. */
+    async function referencedAnswer(answer: Record<string, unknown>, refs: { name: string; href: URL }[]): Promise<ToolRunResult> {
+      staging = await RunStaging.create(outDir);
+      const headers: Record<string, string> = { accept: 'image/tiff, application/geo+json, text/csv;q=0.9, */*;q=0.5' };
+      const prov = await provenance();
+      const outputs: Record<string, OutputRef> = {};
+      const sizes: string[] = [];
+      let quicklook: string | undefined;
+      let rasterStats: Record<string, unknown> | undefined;
+      const moved = (f: string) => path.join(outDir, path.basename(f));
+      const auth = (runner as HttpRunner).auth;
+      for (const { name, href } of refs) {
+        const own = href.origin === new URL(url).origin;
+        const sent = own ? { ...headers, ...Object.fromEntries(Object.entries(init.headers as Record<string, string>).filter(([k]) => k === auth?.name.toLowerCase())) } : headers;
+        const at = `output "${name}" at ${shownUrl(href.toString())}`;
+        opts.onProgress?.(0.7, `fetching ${at}`);
+        let r: Response;
+        try {
+          r = await fetchImpl(own && auth?.in === 'query' && key ? withKey(href, auth.name, key) : href, { headers: sent, redirect: 'error', signal: opts.signal });
+        } catch (e) {
+          throw reachError(manifest.id, at, e, opts.signal);
+        }
+        if (!r.ok) await refused(r, at);
+        const stream = r.body ? Readable.fromWeb(r.body as import('stream/web').ReadableStream<Uint8Array>) : Readable.from([]);
+        const got = await firstBytes(stream);
+        const k = answerKind(r.headers.get('content-type') ?? '', got.head);
+        if (k !== 'raster' && k !== 'vector' && k !== 'table') {
+          got.rest.destroy();
+          throw new Error(`${manifest.id}: ${at} is ${r.headers.get('content-type') || 'of no media type'}, not a GeoTIFF, GeoJSON or CSV GeoWeave can show`);
+        }
+        const file = freshName(outDir, `${manifest.id}_${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`, k === 'raster' ? '.tif' : k === 'vector' ? '.geojson' : '.csv');
+        const staged = path.join(staging.dir, file);
+        await pipeline(got.rest, byteLimit(MAX_FILE_ANSWER_BYTES, `${manifest.id}: ${at}`), fs.createWriteStream(staged), { signal: opts.signal });
+        const styled = k === 'raster' ? await finishRasterOutput(staged, prov, opts) : undefined;
+        sizes.push(`${file} ${sizeWords(fs.statSync(staged).size)}`);
+        if (styled && !quicklook) { quicklook = moved(styled.quicklook); rasterStats = styled.stats; }
+        outputs[name] = { path: moved(staged), type: k, ...(styled ? { style: moved(styled.style) } : {}) };
+      }
+      await staging.commit();
+      opts.onProgress?.(1);
+      // The outputs given as values: a qualified value ({"value": …}) is its value.
+      const values: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(answer)) {
+        if (refs.some((r) => r.name === k)) continue;
+        values[k] = v && typeof v === 'object' && !Array.isArray(v) && 'value' in v ? (v as { value: unknown }).value : v;
+      }
+      return {
+        tool: manifest.id, outputs, stats: { ...(rasterStats ?? {}), ...values }, provenance: prov,
+        summary: `${where} answered with ${refs.length} file${refs.length > 1 ? 's' : ''} (${sizes.join(', ')}) in ${seconds(Date.now() - t0)}${scalarWords(values)}.`,
+        ...(quicklook ? { quicklook } : {}),
+      };
+    }
 
     async function fileAnswer(type: OutputRef['type'], stream: Readable): Promise<ToolRunResult> {
       staging = await RunStaging.create(outDir);
@@ -367,6 +426,32 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
     if (opts.signal?.aborted) throw new Error(`${manifest.id}: cancelled`);
     throw e;
   }
+}
+
+/**
+ * The outputs an OGC API - Processes result gives by reference: top-level entries {"href", "type"?}
+ * whose address is http(s) (relative ones read against the results' address). At most 20.
+ */
+function referencedOutputs(answer: unknown, base: string): { name: string; href: URL }[] {
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return [];
+  const out: { name: string; href: URL }[] = [];
+  for (const [name, v] of Object.entries(answer as Record<string, unknown>)) {
+    const href = v && typeof v === 'object' && !Array.isArray(v) ? (v as { href?: unknown }).href : undefined;
+    if (typeof href !== 'string') continue;
+    let u: URL;
+    try { u = new URL(href, base); } catch { continue; }
+    if (!/^https?:$/.test(u.protocol) || u.username || u.password) continue;
+    out.push({ name, href: u });
+    if (out.length === 20) break;
+  }
+  return out;
+}
+
+/** `u` with the key in its query (a service that takes it there). */
+function withKey(u: URL, name: string, key: string): URL {
+  const c = new URL(u);
+  c.searchParams.set(name, key);
+  return c;
 }
 
 /** OGC API - Processes job states that are over. */
