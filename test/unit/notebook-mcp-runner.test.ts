@@ -122,6 +122,8 @@ test('an MCP server\'s tools become a catalog and run from cells: statistics equ
   const mean = gdal(`d = gdal.Open('${scene}'); r = d.GetRasterBand(3).ReadAsArray().astype('float64'); n = d.GetRasterBand(4).ReadAsArray().astype('float64')\nok = (r != 0)\nv = ((n - r) / (n + r + 1e-12)).astype('float32')[ok]\nprint(json.dumps(float(v.astype('float64').mean())))`);
   assert.ok(Math.abs((ndvi.stats.mean as number) - mean) < 1e-5, `${ndvi.stats.mean} vs numpy ${mean}`);
   assert.deepEqual(gdal(`d = gdal.Open('${out.path}'); print(json.dumps([d.RasterXSize, d.RasterYSize, d.GetGeoTransform()[0]]))`), [90, 70, 600000]);
+  // The server quotes the path it was given (a staged one): the summary reads where the file is now.
+  assert.ok(ndvi.summary.includes(`NDVI written to ${out.path}`), ndvi.summary);
   assert.ok(!listing(o.outDir).some((f) => f.startsWith('.')), `staging left behind: ${listing(o.outDir)}`);
   // A name the cell gives lands in the output folder; an absolute path is written where it says, and is the output.
   const named = await runMcpTool(m('ndvi_gdal'), { scene: 'scene.tif', red: 3, nir: 4, output_path: 'ndvi_june.tif' }, o, { input });
@@ -249,4 +251,17 @@ test('an MCP server on Streamable HTTP: its key sent as the configuration\'s hea
   } finally {
     server.kill();
   }
+});
+
+test('a server\'s tool named as a builtin one ("slope") is read as "<server>.slope", with a warning, and still called by its own name', () => {
+  const dir = tmpDir('gw-mcp-names-');
+  writeJson(serverCatalogFile(dir, 'eo'), { server: 'eo', tools: [
+    { name: 'slope', description: 'Slope of a DEM in degrees.', inputSchema: { type: 'object', properties: { dem: { type: 'string', description: 'the DEM GeoTIFF' } }, required: ['dem'] } },
+    { name: 'snow_line', description: 'Snow line elevation per aspect.', inputSchema: { type: 'object', properties: {} } },
+  ] });
+  const c = loadCatalog({ workspaceDir: dir });
+  const ids = c.tools.filter((t) => t.manifest.runner?.type === 'mcp').map((t) => [t.manifest.id, t.manifest.runner]);
+  assert.deepEqual(ids, [['eo.slope', { type: 'mcp', server: 'eo', tool: 'slope' }], ['snow_line', { type: 'mcp', server: 'eo', tool: 'snow_line' }]]);
+  assert.deepEqual(c.problems.filter((p) => /MCP tool/.test(p.message)).map((p) => p.message), ['the MCP tool "slope" of server "eo" is read as "eo.slope": the catalog already has a tool "slope"']);
+  assert.equal(c.problems.filter((p) => p.severity === 'error').length, 0);
 });

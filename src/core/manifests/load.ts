@@ -75,7 +75,7 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       const raw = readManifestFile(file, problems, budget);
       if (raw === undefined) continue;
       // A team's catalog may be one file listing its tools ([...] or {"tools": [...]}); each is read as a manifest.
-      for (const [where, one] of folder.source === 'builtin' ? [['', raw] as [string, unknown]] : catalogEntries(file, raw, problems)) {
+      for (const [where, one] of folder.source === 'builtin' ? [['', raw] as [string, unknown]] : catalogEntries(file, raw, problems, (id) => byId.has(id) || [...byId.keys()].some((k) => k.toLowerCase() === id.toLowerCase()))) {
         // Builtin manifests are ours exactly; a team's own are read in their words first (foreign-fields.ts).
         const data = folder.source === 'builtin' ? one : readForeignFields(file, one, problems, where);
         const found = validator.validate(file, data);
@@ -179,7 +179,7 @@ function overBudget(b: Budget, what: string): void {
 }
 
 /** The manifests in one file: the file itself, or each entry of a list of tools (JSON pointer, manifest). */
-function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[]): [string, unknown][] {
+function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[], taken: (id: string) => boolean = () => false): [string, unknown][] {
   // A REST service's OpenAPI (or Swagger) document: one tool per operation.
   if (isOpenApi(raw)) return openApiTools(file, raw, problems, MAX_FOLDER_FILES);
   const o = raw as Record<string, unknown> | null;
@@ -192,10 +192,16 @@ function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[])
   // {"server": "eo", "tools": [...]} ("GeoWeave: Add Tools from MCP Servers" writes it): a server's
   // tools/list, each tool run by that server as the workspace's MCP configuration starts it.
   const server = at === '/tools' && typeof o?.server === 'string' && o.server.trim() ? o.server : undefined;
-  const served = (m: unknown): unknown => (server && m && typeof m === 'object' && !Array.isArray(m) && typeof (m as { name?: unknown }).name === 'string' && (m as { runner?: unknown }).runner === undefined
-    ? { ...(m as Record<string, unknown>), runner: { type: 'mcp', server, tool: (m as { name: string }).name } }
-    : m);
-  return list.slice(0, MAX_FOLDER_FILES).map((m, i) => [`${at}/${i}`, served(m)]);
+  // A tool named as one the catalog already has (a server's "slope" beside the builtin slope) is
+  // read as "<server>.<name>", as assistants' gateways name it, rather than refused.
+  const served = (m: unknown, i: number): unknown => {
+    if (!server || !m || typeof m !== 'object' || Array.isArray(m) || typeof (m as { name?: unknown }).name !== 'string' || (m as { runner?: unknown }).runner !== undefined) return m;
+    const name = (m as { name: string }).name;
+    const own = taken(name) ? `${server}.${name}` : undefined;
+    if (own) problems.push({ file, path: `${at}/${i}/name`, severity: 'warning', message: `the MCP tool "${name}" of server "${server}" is read as "${own}": the catalog already has a tool "${name}"` });
+    return { ...(m as Record<string, unknown>), ...(own ? { name: own } : {}), runner: { type: 'mcp', server, tool: name } };
+  };
+  return list.slice(0, MAX_FOLDER_FILES).map((m, i) => [`${at}/${i}`, served(m, i)]);
 }
 
 /** Manifest files: JSON, or YAML as teams often write them. */

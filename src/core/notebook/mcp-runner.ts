@@ -15,7 +15,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
-import { RunStaging } from '../raster/io/run-staging';
+import { RunStaging, remapPaths } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
 import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, type RunProvenance } from '../raster/provenance';
 import { writesFile } from '../manifests/foreign-fields';
@@ -193,10 +193,12 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
     await staging.commit();
     opts.onProgress?.(1);
     const files = [...Object.values(outputs).map((o) => path.basename(o.path)), ...images];
-    const said = texts.join(' ').replace(/\s+/g, ' ').trim();
-    const words = scalarWords(stats) || (said && !said.startsWith('{') ? `: ${said.slice(0, 200)}${said.length > 200 ? '…' : ''}` : '');
+    // The answer names the staged paths it was given: read as where the files are now.
+    const said = texts.join(' ').replace(/\s+/g, ' ').trim().split(staging.dir).join(outDir);
+    const answer = remapPaths(stats, staging.dir, outDir);
+    const words = scalarWords(answer) || (said && !said.startsWith('{') ? `: ${said.slice(0, 200)}${said.length > 200 ? '…' : ''}` : '');
     return {
-      tool: manifest.id, outputs, stats: finished ? { ...finished, ...stats } : stats, provenance: prov,
+      tool: manifest.id, outputs, stats: finished ? { ...finished, ...answer } : answer, provenance: prov,
       summary: `${where} answered in ${seconds(Date.now() - t0)}${words}${files.length ? `; wrote ${files.join(', ')}` : ''}.`,
       ...(quicklook ? { quicklook } : {}),
     };
