@@ -16,8 +16,8 @@ const PACK = path.join(__dirname, '..', 'fixtures', 'zh-cn-pack');
 const TASK_ZH = '评估哨兵二号影像的植被健康状况';
 const TASK_EN = 'Assess vegetation health in the Sentinel-2 scene';
 // package.nls.zh-cn.json: the titles the palette must show.
-const ZH_TITLES = ['新建笔记本', '描述任务', '查找工具', '推荐后续工具', '插入工具单元格', '重建工具索引', '打开工具清单', '新建工具清单', '显示日志', '创建示例工作区'];
-const EN_TITLES = ['New Notebook', 'Describe Task', 'Find Tool', 'Suggest Next Tools', 'Insert Tool Cell', 'Rebuild Tool Index', 'Open Tool Manifest', 'New Tool Manifest', 'Show Log', 'Create Sample Workspace'];
+const ZH_TITLES = ['新建笔记本', '描述任务', '查找工具', '推荐后续工具', '插入工具单元格', '重建工具索引', '打开工具清单', '新建工具清单', '显示日志', '创建示例工作区', '从 MCP 服务器添加工具'];
+const EN_TITLES = ['New Notebook', 'Describe Task', 'Find Tool', 'Suggest Next Tools', 'Insert Tool Cell', 'Rebuild Tool Index', 'Open Tool Manifest', 'New Tool Manifest', 'Show Log', 'Create Sample Workspace', 'Add Tools from MCP Servers'];
 const HAN = /[\u4e00-\u9fff]/;
 
 /** The language pack as a vsix (VS Code installs extensions from packages, not folders). */
