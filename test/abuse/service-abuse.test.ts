@@ -126,6 +126,66 @@ test('a misbehaving service behind an http runner, and OpenAPI documents with ho
     // What the service was asked for: ".." encoded, never the parent path.
     assert.equal(srv.hits.get('etc') ?? 0, 0);
 
+    // OGC results that give outputs by reference, with hostile links: a link that is not http(s) or
+    // holds a password is not followed (it stays a value); one that fails, is not a file GeoWeave
+    // shows, or is endless fails the run, naming the output, and leaves nothing.
+    const refs = http.createServer((req, res) => {
+      const u = req.url ?? '/';
+      const kind = u.split('/')[2];
+      if (req.method === 'POST') {
+        res.setHeader('content-type', 'application/json');
+        const links: Record<string, unknown> = {
+          file: { a: { href: 'file:///etc/passwd' }, b: { href: 'javascript:alert(1)' }, c: { href: `http://abuser:${PASSWORD}@127.0.0.1:9/x.tif` }, d: { href: 'http://[::1' }, n: 3 },
+          many: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`o${i}`, { href: '/files/gone.tif' }])),
+          html: { page: { href: '/files/page.html' } },
+          gone: { lst: { href: '/files/gone.tif' } },
+          endless: { lst: { href: '/files/endless.tif' } },
+          proto: JSON.parse('{"__proto__": {"href": "/files/gone.tif"}, "n": 1}'),
+        };
+        res.end(JSON.stringify(links[kind] ?? {}));
+        return;
+      }
+      if (u === '/files/page.html') { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>login</html>'); return; }
+      if (u === '/files/endless.tif') {
+        res.writeHead(200, { 'content-type': 'image/tiff' });
+        res.write(Buffer.from([0x49, 0x49, 0x2a, 0]));
+        const t = setInterval(() => res.write(Buffer.alloc(1 << 16)), 50);
+        res.on('close', () => clearInterval(t));
+        return;
+      }
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"detail": "Not Found"}');
+    });
+    await new Promise<void>((r) => refs.listen(0, '127.0.0.1', r));
+    const refHost = `127.0.0.1:${(refs.address() as AddressInfo).port}`;
+    const refTool = (kind: string): ToolManifest => ({ id: `ref_${kind}`, description: kind, inputs: [], runner: { type: 'http', method: 'POST', url: `http://${refHost}/run/${kind}`, body: 'ogc' } });
+    try {
+      const area = 'OGC outputs by reference';
+      const skipped = async (input: string, kind: string, values: string[]) => {
+        const out = path.join(root, `out-${tally.trials.length}`);
+        try {
+          const r = await runHttpTool(refTool(kind), {}, { outDir: out, cwd: root });
+          const left = fs.existsSync(out) ? fs.readdirSync(out) : [];
+          const shown = JSON.stringify(r.stats) + r.summary;
+          if (Object.keys(r.outputs).length || left.length) tally.add(area, input, 'partial', left.join(', '));
+          else if (!values.every((k) => k in r.stats)) tally.add(area, input, 'crashed', `stats ${shown.slice(0, 200)}`);
+          else if (({} as Record<string, unknown>).href !== undefined) tally.add(area, input, 'escape', 'Object.prototype polluted');
+          else tally.add(area, input, 'handled');
+        } catch (e) {
+          tally.add(area, input, 'crashed', (e as Error).message);
+        }
+      };
+      await skipped('links to file:, javascript:, an address with a password, a broken address', 'file', ['a', 'b', 'c', 'd', 'n']);
+      await skipped('a __proto__ output with a link', 'proto', ['n']);
+      await trial(area, '40 links (20 followed), all 404', refTool('many'), {}, [refHost, 'output "o0"', 'answered 404']);
+      await trial(area, 'a link to an HTML login page', refTool('html'), {}, ['output "page"', 'text/html', 'not a GeoTIFF, GeoJSON or CSV']);
+      await trial(area, 'a link that is not there', refTool('gone'), {}, ['output "lst"', 'answered 404']);
+      await trial(area, 'an endless GeoTIFF (cancelled)', refTool('endless'), {}, ['cancelled'], true);
+    } finally {
+      refs.closeAllConnections();
+      refs.close();
+    }
+
     // OpenAPI documents: a hostile address gives no runner (catalog-only, one warning), never a call elsewhere.
     const docs = 'OpenAPI addresses';
     const dir = path.join(root, 'tools');

@@ -385,11 +385,9 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
       await staging.commit();
       opts.onProgress?.(1);
       // The outputs given as values: a qualified value ({"value": …}) is its value.
-      const values: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(answer)) {
-        if (refs.some((r) => r.name === k)) continue;
-        values[k] = v && typeof v === 'object' && !Array.isArray(v) && 'value' in v ? (v as { value: unknown }).value : v;
-      }
+      const values: Record<string, unknown> = Object.fromEntries(Object.entries(answer)
+        .filter(([k]) => !refs.some((r) => r.name === k))
+        .map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) && 'value' in v ? (v as { value: unknown }).value : v]));
       return {
         tool: manifest.id, outputs, stats: { ...(rasterStats ?? {}), ...values }, provenance: prov,
         summary: `${where} answered with ${refs.length} file${refs.length > 1 ? 's' : ''} (${sizes.join(', ')}) in ${seconds(Date.now() - t0)}${scalarWords(values)}.`,
@@ -437,7 +435,8 @@ function referencedOutputs(answer: unknown, base: string): { name: string; href:
   const out: { name: string; href: URL }[] = [];
   for (const [name, v] of Object.entries(answer as Record<string, unknown>)) {
     const href = v && typeof v === 'object' && !Array.isArray(v) ? (v as { href?: unknown }).href : undefined;
-    if (typeof href !== 'string') continue;
+    // (`__proto__` would name an output that replaces the outputs' prototype: left as a value.)
+    if (typeof href !== 'string' || name === '__proto__') continue;
     let u: URL;
     try { u = new URL(href, base); } catch { continue; }
     if (!/^https?:$/.test(u.protocol) || u.username || u.password) continue;
