@@ -16,7 +16,7 @@ import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
-import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, type RunProvenance } from '../raster/provenance';
+import { startRunRecord } from '../raster/provenance';
 import { ProcessArgumentError, commandArgs, freshName, own } from './process-runner';
 import { finishRasterOutput } from './process-style';
 import { scalarWords, seconds } from './answer-words';
@@ -258,11 +258,8 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
   // Every argument is checked (and every file opened) before anything is sent or created.
   const { url, init, sentFiles } = await buildRequest(manifest, values, key);
   const where = `${runner.method} ${shownUrl(url)}`;
-  const t0 = Date.now();
-  const started = new Date(t0).toISOString();
-  const kinds = Object.fromEntries((manifest.inputs ?? []).map((p) => [p.name, p.type === 'array' ? 'raster_list' : p.type]));
-  const hashStop = new AbortController();
-  const hashing = describeInputs(inputPaths(values, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+  const record = startRunRecord(manifest, args, values);
+  const t0 = record.t0;
   opts.onProgress?.(0, `${where}${sentFiles.length ? ` (sending ${sentFiles.map((f) => path.basename(f)).join(', ')})` : ''}`);
   let staging: RunStaging | undefined;
   try {
@@ -305,14 +302,7 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
     // The first bytes say what a file is when its media type does not ("application/octet-stream").
     const first = await firstBytes(body);
     const kind = answerKind(contentType, first.head);
-    const hashed = async () => {
-      const h = await hashing;
-      return { inputs: h.ok ? h.r.inputs : [], ...(h.ok && h.r.omitted ? { inputsOmitted: h.r.omitted } : {}) };
-    };
-    const provenance = async (): Promise<RunProvenance> => ({
-      tool: manifest.id, ...(manifestVersion(manifest) ? { manifest: manifestVersion(manifest) } : {}),
-      geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}), ...(await hashed()), started, durationMs: Date.now() - t0,
-    });
+    const provenance = record.provenance;
     if (kind === 'json' || kind === undefined) {
       if (kind === undefined) {
         first.rest.destroy();
@@ -419,7 +409,7 @@ export async function runHttpTool(manifest: ToolManifest, args: Record<string, u
       };
     }
   } catch (e) {
-    hashStop.abort();
+    record.stop();
     await staging?.discard();
     if (opts.signal?.aborted) throw new Error(`${manifest.id}: cancelled`);
     throw e;

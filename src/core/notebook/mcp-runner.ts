@@ -17,7 +17,7 @@ import type { ToolManifest } from '../manifests/types';
 import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging, remapPaths } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
-import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, type RunProvenance } from '../raster/provenance';
+import { geoweaveVersion, startRunRecord } from '../raster/provenance';
 import { writesFile } from '../manifests/foreign-fields';
 import { commandArgs, freshName } from './process-runner';
 import { finishRasterOutput } from './process-style';
@@ -113,11 +113,8 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
   const launch = await resolveLaunch(readMcpConfig(cwd), runner.server, cwd, mcp.input).catch((e) => { throw failed(e); });
   const toolName = runner.tool ?? manifest.id;
   const where = `${runner.server}/${toolName}`;
-  const t0 = Date.now();
-  const started = new Date(t0).toISOString();
-  const kinds = Object.fromEntries((manifest.inputs ?? []).map((p) => [p.name, p.type === 'array' ? 'raster_list' : p.type]));
-  const hashStop = new AbortController();
-  const hashing = describeInputs(inputPaths(values, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+  const record = startRunRecord(manifest, args, values);
+  const t0 = record.t0;
   const staging = await RunStaging.create(outDir);
   let client: McpClient | undefined;
   let keep = true;
@@ -154,10 +151,7 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
     const texts = res.content.filter((c): c is Extract<typeof c, { type: 'text' }> => c.type === 'text').map((c) => c.text);
     if (res.isError) throw new Error(`${manifest.id}: ${where} reported an error: ${texts.join(' ').trim().slice(0, 800) || 'no message'}`);
     const stats = answerStats(res, texts);
-    const prov: RunProvenance = {
-      tool: manifest.id, ...(manifestVersion(manifest) ? { manifest: manifestVersion(manifest) } : {}),
-      geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}), ...(await hashedInputs(hashing)), started, durationMs: Date.now() - t0,
-    };
+    const prov = await record.provenance();
     const outputs: Record<string, OutputRef> = {};
     let quicklook: string | undefined;
     let finished: Record<string, unknown> | undefined;
@@ -203,7 +197,7 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
       ...(quicklook ? { quicklook } : {}),
     };
   } catch (e) {
-    hashStop.abort();
+    record.stop();
     await staging.discard();
     if (opts.signal?.aborted) throw new Error(`${manifest.id}: cancelled`);
     throw e;
@@ -215,10 +209,6 @@ export async function runMcpTool(manifest: ToolManifest, args: Record<string, un
   }
 }
 
-async function hashedInputs(hashing: Promise<{ ok: true; r: Awaited<ReturnType<typeof describeInputs>> } | { ok: false; e: unknown }>): Promise<Pick<RunProvenance, 'inputs' | 'inputsOmitted'>> {
-  const h = await hashing;
-  return { inputs: h.ok ? h.r.inputs : [], ...(h.ok && h.r.omitted ? { inputsOmitted: h.r.omitted } : {}) };
-}
 
 /** The answer's numbers and words: its structured content, else its one text when that is a JSON object. */
 function answerStats(res: McpCallResult, texts: string[]): Record<string, unknown> {

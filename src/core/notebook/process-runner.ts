@@ -10,7 +10,7 @@ import type { OutputRef, RunOptions, ToolRunResult } from '../raster/types';
 import { RunStaging } from '../raster/io/run-staging';
 import { aliasOf } from '../raster/arg-aliases';
 import { VECTOR_FILE } from '../raster/vector/formats';
-import { boundedArgs, describeInputs, geoweaveVersion, inputPaths, manifestVersion, provenanceItems, type RunProvenance } from '../raster/provenance';
+import { provenanceItems, startRunRecord } from '../raster/provenance';
 import { finishRasterOutput } from './process-style';
 
 const EXT: Record<OutputRef['type'], string> = { raster: '.tif', vector: '.geojson', table: '.csv' };
@@ -121,11 +121,7 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
   // Check every argument before anything is created or run.
   runner.args.forEach((a) => expandArgv(a, values, path.join(outDir, 'out'), manifest.id));
   // How the output was made, as builtin runs record it: inputs hashed beside the command.
-  const t0 = Date.now();
-  const started = new Date(t0).toISOString();
-  const kinds = Object.fromEntries((manifest.inputs ?? []).map((p) => [p.name, p.type === 'array' ? 'raster_list' : p.type]));
-  const hashStop = new AbortController();
-  const hashing = describeInputs(inputPaths(values, kinds), hashStop.signal).then((r) => ({ ok: true as const, r }), (e: unknown) => ({ ok: false as const, e }));
+  const record = startRunRecord(manifest, args, values);
   const staging = await RunStaging.create(outDir);
   try {
     const name = freshName(outDir, manifest.id, EXT[type]);
@@ -149,13 +145,7 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
     if (!fs.existsSync(staged)) {
       throw new Error(`${manifest.id}: ${runner.command} exited with code 0 but did not write ${name}; check the manifest's "{out}" argument${stderr.trim() ? ` (${stderr.trim().split('\n').pop()})` : ''}`);
     }
-    const hashed = await hashing;
-    const provenance: RunProvenance = {
-      tool: manifest.id, ...(manifestVersion(manifest) ? { manifest: manifestVersion(manifest) } : {}),
-      geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}),
-      inputs: hashed.ok ? hashed.r.inputs : [], ...(hashed.ok && hashed.r.omitted ? { inputsOmitted: hashed.r.omitted } : {}),
-      started, durationMs: Date.now() - t0,
-    };
+    const provenance = await record.provenance();
     // Like a builtin output (unless GeoWeave cannot read what the command wrote: then the file alone).
     const styled = type === 'raster' && /\.tiff?$/i.test(staged) ? await finishRasterOutput(staged, provenance, opts) : undefined;
     await staging.commit();
@@ -171,7 +161,7 @@ export async function runProcessTool(manifest: ToolManifest, args: Record<string
       ...(styled ? { quicklook: moved(styled.quicklook) } : {}),
     };
   } catch (e) {
-    hashStop.abort();
+    record.stop();
     await staging.discard();
     throw e;
   }

@@ -171,6 +171,32 @@ export function inputPaths(args: Record<string, unknown>, kinds: Record<string, 
 }
 
 /**
+ * The record of a catalog tool's run (a command, a service, an MCP server), begun once its
+ * arguments are checked: its file inputs are hashed in the background while the tool runs, and
+ * `provenance()` is the record as of the moment it is asked (duration included).
+ */
+export function startRunRecord(manifest: { id: string; inputs?: { name: string; type: string }[] }, args: Record<string, unknown>, values: Record<string, unknown>): { t0: number; stop(): void; provenance(): Promise<RunProvenance> } {
+  const t0 = Date.now();
+  const started = new Date(t0).toISOString();
+  const kinds = Object.fromEntries((manifest.inputs ?? []).map((p) => [p.name, p.type === 'array' ? 'raster_list' : p.type]));
+  const stop = new AbortController();
+  const hashing = describeInputs(inputPaths(values, kinds), stop.signal).then((r) => ({ ok: true as const, r }), () => ({ ok: false as const }));
+  return {
+    t0,
+    stop: () => stop.abort(),
+    async provenance() {
+      const h = await hashing;
+      return {
+        tool: manifest.id, ...(manifestVersion(manifest) ? { manifest: manifestVersion(manifest) } : {}),
+        geoweave: geoweaveVersion(), args: boundedArgs(args ?? {}),
+        inputs: h.ok ? h.r.inputs : [], ...(h.ok && h.r.omitted ? { inputsOmitted: h.r.omitted } : {}),
+        started, durationMs: Date.now() - t0,
+      };
+    },
+  };
+}
+
+/**
  * The GDAL metadata items a GeoTIFF output carries (`gdalinfo` lists them): what determines its
  * content. When and how long it ran stay in the cell's record: the same call on the same inputs
  * then writes the same bytes, so a later step's input hash does not change with every re-run.
