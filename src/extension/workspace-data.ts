@@ -11,7 +11,7 @@ import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/forma
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
-import { isUsableServer, readMcpConfig } from '../core/notebook/mcp-config';
+import { usableMcpServers } from '../core/notebook/mcp-config';
 
 const DATA_GLOB = `**/*.{tif,tiff,TIF,TIFF,vrt,${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
@@ -63,8 +63,7 @@ export class WorkspaceData implements vscode.Disposable {
     files.splice(0, files.length, ...withBandProducts(files));
     files.sort((a, b) => roleCount(b) - roleCount(a) || a.path.localeCompare(b.path));
     // The MCP servers this folder configures: a tool of another server is not ready here.
-    const cfg = dir ? readMcpConfig(dir) : undefined;
-    const mcpServers = cfg ? [...cfg.servers.values()].filter((s) => isUsableServer(s.raw)).map((s) => s.name) : undefined;
+    const mcpServers = dir ? usableMcpServers(dir) : undefined;
     return { items: [...outputs, ...files], ...(mcpServers ? { mcpServers } : {}) };
   }
 

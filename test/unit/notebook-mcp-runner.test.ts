@@ -79,8 +79,9 @@ test('mcp.json is read as VS Code reads it: comments, trailing commas, variables
   await assert.rejects(resolveLaunch(config, 'eo', dir), /server "eo": "env"."EO_SERVER_TOKEN" needs \$\{input:eo-token\} \(EO server token\), which was not given/);
   assert.deepEqual(await resolveLaunch(config, 'remote', dir), { name: 'remote', url: 'https://example.invalid/mcp', headers: {} });
   fs.mkdirSync(path.join(dir, '.cursor'));
-  fs.writeFileSync(path.join(dir, '.cursor', 'mcp.json'), '{"mcpServers": {"old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}, "pw": {"url": "http://u:secret@127.0.0.1:9/mcp"}}}');
-  await assert.rejects(resolveLaunch(readMcpConfig(dir), 'old', dir), /server "old" is a server on the older SSE transport \("type": "sse"\)/);
+  fs.writeFileSync(path.join(dir, '.cursor', 'mcp.json'), '{"mcpServers": {"old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}, "ws": {"type": "websocket", "url": "ws://127.0.0.1:9/"}, "pw": {"url": "http://u:secret@127.0.0.1:9/mcp"}}}');
+  assert.deepEqual(await resolveLaunch(readMcpConfig(dir), 'old', dir), { name: 'old', url: 'http://127.0.0.1:9/sse', headers: {}, sse: true });
+  await assert.rejects(resolveLaunch(readMcpConfig(dir), 'ws', dir), /server "ws" is of "type": "websocket", which GeoWeave does not speak; .* Streamable HTTP \("type": "http"\) or the older HTTP\+SSE transport \("type": "sse"\)/);
   await assert.rejects(resolveLaunch(readMcpConfig(dir), 'pw', dir), /server "pw": "url" holds a user name or password; put the key in "headers"/);
   await assert.rejects(resolveLaunch(config, 'eo2', dir), /no MCP server "eo2" is configured in this workspace .*; it configures eo, remote/);
   fs.writeFileSync(path.join(dir, '.mcp.json'), '{"mcpServers": {"bad": {"command": "node", "args": ["x"], "env": {"A": "${command:foo}"}}}}');
@@ -208,6 +209,20 @@ test('geoweave mcp add and geoweave run: a server\'s tools written into the cata
   const wrong = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'geoweave.js'), 'run', 'crash'], { cwd: dir, encoding: 'utf8', env: { ...process.env, GEOWEAVE_MCP_INPUT_EO_TOKEN: TOKEN } });
   assert.match(wrong.stderr, /exited with code 3: eo_server: out of memory/);
   assert.ok(!`${wrong.stderr}${ran.stdout}${ran.stderr}${add.stdout}`.includes(TOKEN));
+  // suggest --data judges a server's tool as the panel does: runnable where the workspace configures
+  // its server, and not where the catalog file was copied without the configuration.
+  const readiness = (cwd: string) => {
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'geoweave.js'), 'suggest', 'band statistics of the scene', '--data', dir, '--k', '40', '--json', '--state', tmpDir('gw-mcp-state-')], { cwd, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return (JSON.parse(r.stdout).candidates as { id: string; readiness: { runnable: boolean; notes: string[] } }[]).find((c) => c.id === 'band_stats')?.readiness;
+  };
+  assert.equal(readiness(dir)?.runnable, true);
+  const copied = tmpDir('gw-mcp-copied-');
+  fs.mkdirSync(path.join(copied, '.geoweave', 'tools'), { recursive: true });
+  fs.copyFileSync(path.join(dir, '.geoweave', 'tools', 'mcp-eo.json'), path.join(copied, '.geoweave', 'tools', 'mcp-eo.json'));
+  const elsewhere = readiness(copied);
+  assert.equal(elsewhere?.runnable, false);
+  assert.ok(elsewhere?.notes.some((n) => n.includes('needs the MCP server "eo", which this workspace does not configure')), JSON.stringify(elsewhere));
 });
 
 test('an MCP server on Streamable HTTP: its key sent as the configuration\'s headers say, statistics equal to GDAL\'s, progress streamed, a cancelled call ends its session', { skip: gdalSkip('an MCP server reading GeoTIFFs'), timeout: 60_000 }, async () => {
@@ -248,6 +263,62 @@ test('an MCP server on Streamable HTTP: its key sent as the configuration\'s hea
     } finally {
       pool.dispose();
     }
+  } finally {
+    server.kill();
+  }
+});
+
+test('an MCP server on the older HTTP+SSE transport: "type": "sse" and an "http" entry that falls back to it, the key sent, statistics equal to GDAL\'s, a cancelled call ends its stream', { skip: gdalSkip('an MCP server reading GeoTIFFs'), timeout: 60_000 }, async () => {
+  const { dir, scene } = workspace();
+  const ended = path.join(dir, 'ended.txt');
+  const server = spawn(process.execPath, [SERVER, '--sse'], { env: { ...process.env, EO_EXPECTED_TOKEN: TOKEN, EO_DELETES_FILE: ended }, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      server.stdout.on('data', (d: Buffer) => { const m = /listening (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+      server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+    });
+    const auth = { Authorization: 'Bearer ${input:eo-token}' };
+    fs.writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({
+      inputs: [{ type: 'promptString', id: 'eo-token', description: 'EO server token', password: true }],
+      servers: {
+        eosse: { type: 'sse', url: `http://127.0.0.1:${port}/sse`, headers: auth },
+        // VS Code's own entry for such a server: Streamable HTTP is tried first (POST answered 404), then the older transport.
+        eoold: { type: 'http', url: `http://127.0.0.1:${port}/sse`, headers: auth },
+      },
+    }));
+    await assert.rejects(serverCatalog(dir, 'eosse', { input: async () => 'wrong' }), /"eosse" answered 401 Unauthorized when its event stream at http:\/\/127\.0\.0\.1:\d+\/sse was opened: \{"error":"invalid token"\} \(check the key its "headers" send/);
+    for (const name of ['eosse', 'eoold']) {
+      const listed = await serverCatalog(dir, name, { input });
+      assert.equal(listed.tools.length, 7, name);
+      writeJson(serverCatalogFile(dir, name), { server: name, tools: listed.tools });
+    }
+    const c = loadCatalog({ noBuiltin: true, workspaceDir: dir });
+    const m = (id: string): ToolManifest => c.tools.find((x) => x.manifest.id === id)!.manifest;
+    // The first file read (mcp-eoold.json) keeps the plain names; the second server's are qualified.
+    assert.deepEqual(m('band_stats').runner, { type: 'mcp', server: 'eoold', tool: 'band_stats' });
+    assert.deepEqual(m('eosse.band_stats').runner, { type: 'mcp', server: 'eosse', tool: 'band_stats' });
+    const o = { outDir: path.join(dir, 'out'), cwd: dir };
+    const pool = new McpPool();
+    try {
+      const want = gdal(`d = gdal.Open('${scene}'); a = d.GetRasterBand(2).ReadAsArray().astype('float64'); v = a[a != 0]\nprint(json.dumps(v.mean()))`);
+      for (const id of ['band_stats', 'eosse.band_stats']) {
+        const stats = await runMcpTool(m(id), { raster: 'scene.tif', band: 2 }, o, { input, pool });
+        assert.ok(Math.abs((stats.stats.mean as number) - want) < 1e-9, `${id}: ${stats.stats.mean} vs ${want}`);
+      }
+      const ac = new AbortController();
+      const seen: string[] = [];
+      await assert.rejects(runMcpTool(m('slow_mosaic'), { seconds: 30 }, { ...o, signal: ac.signal, onProgress: (p, msg) => { if (msg?.startsWith('tile')) { seen.push(msg); if (seen.length === 2) ac.abort(); } } }, { input, pool }), /slow_mosaic: cancelled/);
+      assert.deepEqual(seen, ['tile 1 of 300', 'tile 2 of 300']);
+    } finally {
+      pool.dispose();
+    }
+    // Every stream GeoWeave opened was closed: the two listings' and one per server in the pool (eoold's
+    // ran band_stats and the cancelled call, which closed it; eosse's was closed with the pool). The
+    // wrong key's was refused before it opened.
+    const closed = () => (fs.existsSync(ended) ? new Set(fs.readFileSync(ended, 'utf8').trim().split('\n').filter(Boolean)).size : 0);
+    for (let i = 0; i < 50 && closed() < 4; i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(closed(), 4);
   } finally {
     server.kill();
   }

@@ -20,7 +20,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     const unknown = done.filter((id) => !gw.getTool(id));
     if (unknown.length) throw new UsageError(`--done: unknown tool id(s) ${unknown.join(', ')}; see "geoweave index stats" or the manifests folder`);
     const memory = memoryFromFlow(gw, task, done, opt(args, 'result') ?? '');
-    const res = await gw.complementarySuggestions(memory, { k, data: await readDataContext(opt(args, 'data'), io), mode: modeFrom(args) });
+    const res = await gw.complementarySuggestions(memory, { k, data: await readDataContext(opt(args, 'data'), io, opt(args, 'workspace')), mode: modeFrom(args) });
     const catalog = gw.tools.map((t) => t.manifest);
     const local = <T extends Parameters<typeof inLanguage>[0]>(x: T) => ({ ...x, ...inLanguage(x, lang, catalog) });
     const shown = { ...res, ranked: res.ranked.map(local), groups: res.groups.map((g) => ({ ...g, suggestions: g.suggestions.map(local) })), lang };

@@ -11,9 +11,20 @@ import type { ToolManifest, WorkflowTemplate } from '../../core/manifests/types'
 import type { SummaryLanguage } from '../../core/results/summary-language';
 import type { DataContext, Readiness } from '../../core/retrieval/types';
 import type { RetrievalMode } from '../../core/retrieval/context';
+import { usableMcpServers } from '../../core/notebook/mcp-config';
 
-/** `--data` is a folder to scan (rasters are described from their headers) or a DataContext JSON file. */
-export async function readDataContext(file: string | undefined, io?: CliIO): Promise<DataContext | undefined> {
+/**
+ * `--data` is a folder to scan (rasters are described from their headers) or a DataContext JSON file.
+ * The MCP servers of the workspace (`--workspace`, else the current folder) go with it, as in the
+ * panel: a tool of a server the workspace does not configure is not ready.
+ */
+export async function readDataContext(file: string | undefined, io?: CliIO, workspace?: string): Promise<DataContext | undefined> {
+  const data = await readData(file, io);
+  if (data && data.mcpServers === undefined) data.mcpServers = usableMcpServers(path.resolve(workspace ?? process.cwd()));
+  return data;
+}
+
+async function readData(file: string | undefined, io?: CliIO): Promise<DataContext | undefined> {
   if (!file) return undefined;
   if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
     const { scanDataFolder } = await import('../../core/data/scan');
@@ -40,7 +51,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   if (!task) throw new UsageError('usage: geoweave suggest "<task>" [--k 10] [--lang en|zh] [--json] [--data context.json]');
   const k = optInt(args, 'k', 10);
   const lang = langFrom(args, task);
-  const data = await readDataContext(opt(args, 'data'), io);
+  const data = await readDataContext(opt(args, 'data'), io, opt(args, 'workspace'));
   const gw = await openFrom(args, io);
   try {
     const res = await gw.forwardCandidates(task, { k, data, mode: modeFrom(args) });

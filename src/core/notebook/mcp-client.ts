@@ -1,8 +1,9 @@
 /**
  * A Model Context Protocol client: starts a server as its configuration says and speaks JSON-RPC
- * 2.0 one message per line on its stdin/stdout (the stdio transport), or posts each message to a
+ * 2.0 one message per line on its stdin/stdout (the stdio transport), posts each message to a
  * server's address and reads the answer as JSON or as an event stream (the Streamable HTTP
- * transport); initializes, lists tools and calls them. A stdio server's stderr is kept (its last
+ * transport), or, for servers on the older HTTP+SSE transport, opens their event stream and posts to
+ * the address it names; initializes, lists tools and calls them. A stdio server's stderr is kept (its last
  * lines) for the messages of a failed start or call.
  *
  * Everything a server sends is bounded: a line longer than MAX_MESSAGE_BYTES ends the session, a
@@ -30,14 +31,18 @@ export interface McpLaunch {
   cwd: string;
 }
 
-/** A server reached over HTTP (the Streamable HTTP transport): its endpoint and the headers each request carries. */
+/** A server reached over HTTP: its endpoint and the headers each request carries. */
 export interface McpEndpoint {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /**
+   * The older HTTP+SSE transport (protocol 2024-11-05, `"type": "sse"`): `url` is the event
+   * stream's. Without it Streamable HTTP is spoken, and a server that refuses it (400, 404 or 405
+   * to the first POST) is tried on the older transport, as the specification's compatibility rule says.
+   */
+  sse?: boolean;
 }
-
-
 
 /** A tool as `tools/list` describes it. */
 export interface McpToolInfo { name: string; title?: string; description?: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }
@@ -86,22 +91,38 @@ export class McpClient {
   /** Starts the server (or opens a session with it) and completes the initialize handshake, or fails naming the server and what it said. */
   static async start(launch: McpLaunch | McpEndpoint, opts: { signal?: AbortSignal; timeoutMs?: number; clientVersion?: string } = {}): Promise<McpClient> {
     opts.signal?.throwIfAborted();
-    const client = new McpClient(launch.name, (sink) => ('url' in launch ? new HttpTransport(launch, sink) : new StdioTransport(launch, sink)));
-    const timeout = opts.timeoutMs ?? START_TIMEOUT_MS;
-    const timer = setTimeout(() => client.fail(new McpError(`the MCP server "${launch.name}" did not answer "initialize" within ${timeout / 1000} s${client.transport.tail()}`)), timeout);
+    const client = new McpClient(launch.name, (sink) => ('url' in launch ? launch.sse ? new SseTransport(launch, sink) : new HttpTransport(launch, sink) : new StdioTransport(launch, sink)));
     try {
-      const init = await client.request('initialize', {
+      return await client.initialize(opts);
+    } catch (e) {
+      // A server on the older transport answers a POST to its stream's address 400, 404 or 405.
+      if ('url' in launch && !launch.sse && client.transport instanceof HttpTransport && client.transport.refusedPost && !opts.signal?.aborted) {
+        try {
+          return await McpClient.start({ ...launch, sse: true }, opts);
+        } catch {
+          throw e;
+        }
+      }
+      throw e;
+    }
+  }
+
+  private async initialize(opts: { signal?: AbortSignal; timeoutMs?: number; clientVersion?: string }): Promise<McpClient> {
+    const timeout = opts.timeoutMs ?? START_TIMEOUT_MS;
+    const timer = setTimeout(() => this.fail(new McpError(`the MCP server "${this.name}" did not answer "initialize" within ${timeout / 1000} s${this.transport.tail()}`)), timeout);
+    try {
+      const init = await this.request('initialize', {
         protocolVersion: MCP_PROTOCOL,
         capabilities: {},
         clientInfo: { name: 'GeoWeave', version: opts.clientVersion ?? '0' },
       }, { signal: opts.signal }) as { protocolVersion?: unknown; serverInfo?: { name?: string; version?: string } };
-      if (typeof init?.protocolVersion !== 'string') throw new McpError(`the MCP server "${launch.name}" answered "initialize" without a protocolVersion; is ${client.transport.what} an MCP server?`);
-      client.serverInfo = init.serverInfo ?? {};
-      if (client.transport instanceof HttpTransport) client.transport.protocol = init.protocolVersion;
-      client.notify('notifications/initialized');
-      return client;
+      if (typeof init?.protocolVersion !== 'string') throw new McpError(`the MCP server "${this.name}" answered "initialize" without a protocolVersion; is ${this.transport.what} an MCP server?`);
+      this.serverInfo = init.serverInfo ?? {};
+      if (this.transport instanceof HttpTransport) this.transport.protocol = init.protocolVersion;
+      this.notify('notifications/initialized');
+      return this;
     } catch (e) {
-      client.close();
+      this.close();
       throw e;
     } finally {
       clearTimeout(timer);
@@ -321,6 +342,8 @@ class HttpTransport implements Transport {
   private session: string | undefined;
   /** The protocol revision agreed at `initialize`, sent with every later message. */
   protocol: string | undefined;
+  /** `initialize` was answered 400, 404 or 405: perhaps a server on the older HTTP+SSE transport. */
+  refusedPost = false;
   private readonly stop = new AbortController();
   readonly what: string;
 
@@ -331,9 +354,7 @@ class HttpTransport implements Transport {
   send(msg: Record<string, unknown>): void {
     void this.post(msg).catch((e: unknown) => {
       if (this.stop.signal.aborted || this.sink.closed()) return;
-      const reason = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = reason?.code ?? reason?.message ?? (e as Error).message;
-      const err = new McpError(`cannot reach the MCP server "${this.ep.name}" at ${this.ep.url} (${why})`);
+      const err = new McpError(`cannot reach the MCP server "${this.ep.name}" at ${this.ep.url} (${reasonOf(e)})`);
       // A request fails alone (the next may go through); a lost notification is not worth a session.
       if (typeof msg.id === 'number' && typeof msg.method === 'string') this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: err.message.replace(/^the MCP server "[^"]*" /, '') } });
     });
@@ -355,8 +376,8 @@ class HttpTransport implements Transport {
       const text = (await readCapped(res, 8192).catch(() => '')).replace(/\s+/g, ' ').trim();
       await res.body?.cancel().catch(() => undefined);
       if (res.status === 404 && this.session) return this.sink.fail(new McpError(`the MCP server "${this.ep.name}" no longer knows this session (404); run the cell again to start a new one`));
-      const hint = res.status === 401 || res.status === 403 ? ' (check the key its "headers" send, in the MCP configuration)' : '';
-      if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: `answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${text ? `: ${text.slice(0, 300)}` : ''}${hint}` } });
+      if (msg.method === 'initialize' && (res.status === 400 || res.status === 404 || res.status === 405)) this.refusedPost = true;
+      if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: `answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${text ? `: ${text.slice(0, 300)}` : ''}${authHint(res.status)}` } });
       return;
     }
     const type = res.headers.get('content-type') ?? '';
@@ -382,35 +403,12 @@ class HttpTransport implements Transport {
     if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: `answered with ${type || 'no media type'}, not JSON or an event stream; is ${this.ep.url} an MCP endpoint?` } });
   }
 
-  /** An event stream: each event's data lines are one message. */
+  /** An event stream: each event's data is one message. */
   private async events(res: Response): Promise<void> {
-    const decoder = new TextDecoder();
-    let buf = '';
-    let data: string[] = [];
-    let size = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      if (this.sink.closed()) break;
-      buf += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).replace(/\r$/, '');
-        buf = buf.slice(nl + 1);
-        if (line === '') {
-          if (data.length) {
-            try { this.sink.receive(JSON.parse(data.join('\n'))); } catch { /* not a message: skipped */ }
-          }
-          data = [];
-          size = 0;
-        } else if (line.startsWith('data:')) {
-          data.push(line.slice(5).replace(/^ /, ''));
-          size += line.length;
-        }
-      }
-      if (size + buf.length > MAX_MESSAGE_BYTES) {
-        await res.body?.cancel().catch(() => undefined);
-        return this.sink.fail(new McpError(`the MCP server "${this.ep.name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`));
-      }
-    }
+    const end = await readEvents(res, () => this.sink.closed(), (_name, data) => {
+      try { this.sink.receive(JSON.parse(data)); } catch { /* not a message: skipped */ }
+    });
+    if (end === 'too large') this.sink.fail(new McpError(`the MCP server "${this.ep.name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`));
   }
 
   close(): void {
@@ -427,6 +425,135 @@ class HttpTransport implements Transport {
   tail(): string {
     return '';
   }
+}
+
+/**
+ * A server on the older HTTP+SSE transport (protocol 2024-11-05; many deployed servers still speak
+ * only it): one event stream is opened with GET, its "endpoint" event names where to POST messages,
+ * and every answer comes back on the stream. The POST address must be on the stream's own origin, so
+ * a server cannot have the key its headers carry sent elsewhere; redirects are not followed.
+ */
+class SseTransport implements Transport {
+  private readonly stop = new AbortController();
+  private readonly postTo: Promise<string>;
+  readonly what: string;
+
+  constructor(private readonly ep: McpEndpoint, private readonly sink: Sink) {
+    this.what = ep.url;
+    let found: (url: string) => void = () => undefined;
+    this.postTo = new Promise<string>((resolve) => { found = resolve; });
+    void this.listen(found).catch((e: unknown) => {
+      if (this.stop.signal.aborted || sink.closed()) return;
+      sink.fail(e instanceof McpError ? e : new McpError(`cannot reach the MCP server "${ep.name}" at ${ep.url} (${reasonOf(e)})`));
+    });
+  }
+
+  private async listen(found: (url: string) => void): Promise<void> {
+    const { name, url } = this.ep;
+    const res = await fetch(url, { headers: { ...this.ep.headers, accept: 'text/event-stream' }, redirect: 'error', signal: this.stop.signal });
+    if (!res.ok) {
+      const text = (await readCapped(res, 8192).catch(() => '')).replace(/\s+/g, ' ').trim();
+      throw new McpError(`the MCP server "${name}" answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} when its event stream at ${url} was opened${text ? `: ${text.slice(0, 300)}` : ''}${authHint(res.status)}`);
+    }
+    const type = res.headers.get('content-type') ?? '';
+    if (!/text\/event-stream/i.test(type)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new McpError(`the MCP server "${name}" answered with ${type || 'no media type'}, not an event stream, at ${url}; with "type": "sse" the "url" is the server's event stream (often ending in /sse)`);
+    }
+    const origin = new URL(url).origin;
+    let bad: McpError | undefined;
+    const end = await readEvents(res, () => this.sink.closed() || !!bad, (event, data) => {
+      if (event === 'endpoint') {
+        let to: URL | undefined;
+        try { to = new URL(data.trim(), url); } catch { /* named below */ }
+        if (!to || to.origin !== origin) bad = new McpError(`the MCP server "${name}" named ${to ? to.origin : `"${data.slice(0, 100)}"`} as where to send its messages, not its own address ${origin}; GeoWeave sends messages, and the headers of its configuration, only to the server's own address`);
+        else found(to.href);
+      } else if (event === 'message') {
+        try { this.sink.receive(JSON.parse(data)); } catch { /* not a message: skipped */ }
+      }
+    });
+    if (bad) throw bad;
+    if (end === 'too large') throw new McpError(`the MCP server "${name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`);
+    if (!this.stop.signal.aborted && !this.sink.closed()) throw new McpError(`the MCP server "${name}" closed its event stream at ${url}`);
+  }
+
+  send(msg: Record<string, unknown>): void {
+    const isRequest = typeof msg.id === 'number' && typeof msg.method === 'string';
+    const refuse = (why: string) => { if (isRequest) this.sink.receive({ jsonrpc: '2.0', id: msg.id, error: { message: why } }); };
+    void (async () => {
+      const to = await this.postTo;
+      const res = await fetch(to, { method: 'POST', headers: { ...this.ep.headers, 'content-type': 'application/json' }, body: JSON.stringify(msg), redirect: 'error', signal: this.stop.signal });
+      if (!res.ok) {
+        const text = (await readCapped(res, 8192).catch(() => '')).replace(/\s+/g, ' ').trim();
+        refuse(`answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${text ? `: ${text.slice(0, 300)}` : ''}${authHint(res.status)}`);
+      }
+      await res.body?.cancel().catch(() => undefined);
+    })().catch((e: unknown) => {
+      if (this.stop.signal.aborted || this.sink.closed()) return;
+      refuse(`could not be reached at ${this.ep.url} (${reasonOf(e)})`);
+    });
+  }
+
+  close(): void {
+    // The server ends the session when its stream closes.
+    this.stop.abort();
+  }
+
+  kill(): void {
+    this.stop.abort();
+  }
+
+  tail(): string {
+    return '';
+  }
+}
+
+/** Why a fetch failed, in a word or two (ECONNREFUSED, a TLS error). */
+function reasonOf(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (e as Error).message;
+}
+
+function authHint(status: number): string {
+  return status === 401 || status === 403 ? ' (check the key its "headers" send, in the MCP configuration)' : '';
+}
+
+/**
+ * Reads an event stream, handing each event's name ("message" when it has none) and data to
+ * `onEvent`; 'too large' when one event passes MAX_MESSAGE_BYTES (the stream is then cancelled).
+ */
+async function readEvents(res: Response, stopped: () => boolean, onEvent: (name: string, data: string) => void): Promise<'ended' | 'too large'> {
+  const decoder = new TextDecoder();
+  let buf = '';
+  let data: string[] = [];
+  let event = 'message';
+  let size = 0;
+  reading: for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (stopped()) break;
+    buf += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).replace(/\r$/, '');
+      buf = buf.slice(nl + 1);
+      if (line === '') {
+        if (data.length) onEvent(event, data.join('\n'));
+        data = [];
+        event = 'message';
+        size = 0;
+        // Not waiting for the next chunk: a stream that goes quiet would hold the session open.
+        if (stopped()) break reading;
+      } else if (line.startsWith('data:')) {
+        data.push(line.slice(5).replace(/^ /, ''));
+        size += line.length;
+      } else if (line.startsWith('event:')) event = line.slice(6).trim();
+    }
+    if (size + buf.length > MAX_MESSAGE_BYTES) {
+      await res.body?.cancel().catch(() => undefined);
+      return 'too large';
+    }
+  }
+  await res.body?.cancel().catch(() => undefined);
+  return 'ended';
 }
 
 /** A response body as text, refused past `max` bytes. */

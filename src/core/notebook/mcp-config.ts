@@ -91,11 +91,19 @@ export function readMcpConfig(workspace: string): McpConfig {
   return { servers, inputs, problems };
 }
 
-/** Whether a server entry is one GeoWeave can start (a command on stdio) or reach (Streamable HTTP); the older SSE transport is not spoken. */
+/** Whether a server entry is one GeoWeave can start (a command on stdio) or reach (Streamable HTTP, or the older HTTP+SSE transport). */
 export function isUsableServer(raw: Record<string, unknown>): boolean {
   if (typeof raw.command === 'string') return raw.type === undefined || raw.type === 'stdio';
-  return typeof raw.url === 'string' && (raw.type === undefined || raw.type === 'http' || raw.type === 'streamable-http' || raw.type === 'streamableHttp');
+  return typeof raw.url === 'string' && (raw.type === undefined || HTTP_TYPES.has(String(raw.type)) || raw.type === 'sse');
 }
+
+/** The servers a workspace configures that GeoWeave can start or reach (a tool of any other server is not ready there). */
+export function usableMcpServers(workspace: string): string[] {
+  return [...readMcpConfig(workspace).servers.values()].filter((s) => isUsableServer(s.raw)).map((s) => s.name);
+}
+
+/** The names configurations give Streamable HTTP (VS Code "http"; other clients the transport's name). */
+const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp']);
 
 /** The environment variable that gives `${input:ID}` ("eo-token" → GEOWEAVE_MCP_INPUT_EO_TOKEN). */
 export function mcpInputEnv(id: string): string {
@@ -119,7 +127,7 @@ export async function resolveLaunch(config: McpConfig, name: string, workspace: 
   const { raw, file } = entry;
   const where = `${file}: server "${name}"`;
   if (!isUsableServer(raw)) {
-    throw new Error(`${where} is ${typeof raw.url === 'string' ? `a server on the older SSE transport ("type": "${String(raw.type)}")` : 'neither a command nor an address'}; GeoWeave starts servers that run as a command on stdio ("command", "args") and reaches those that speak Streamable HTTP ("type": "http", "url")`);
+    throw new Error(`${where} is ${typeof raw.url === 'string' ? `of "type": "${String(raw.type).slice(0, 60)}", which GeoWeave does not speak` : typeof raw.command === 'string' ? `a command of "type": "${String(raw.type).slice(0, 60)}"` : 'neither a command nor an address'}; GeoWeave starts servers that run as a command on stdio ("command", "args") and reaches those at an address ("url") that speak Streamable HTTP ("type": "http") or the older HTTP+SSE transport ("type": "sse")`);
   }
   const fill = async (value: string, field: string): Promise<string> => {
     let out = '';
@@ -198,5 +206,5 @@ async function endpoint(raw: Record<string, unknown>, name: string, where: strin
       headers[k.toLowerCase()] = value;
     }
   }
-  return { name, url: u.href, headers };
+  return { name, url: u.href, headers, ...(raw.type === 'sse' ? { sse: true } : {}) };
 }
