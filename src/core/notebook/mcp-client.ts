@@ -19,6 +19,8 @@ export const MCP_PROTOCOL = '2025-06-18';
 export const MAX_MESSAGE_BYTES = 64 << 20;
 /** How long a server may take to start and answer `initialize`. */
 export const START_TIMEOUT_MS = 30_000;
+/** How long a server on the HTTP+SSE transport may take to name where messages go, once its stream is open. */
+export const ENDPOINT_TIMEOUT_MS = 10_000;
 const STDERR_KEEP = 4000;
 
 /** How to start a server (resolved from a configuration: see mcp-config.ts). */
@@ -450,31 +452,44 @@ class SseTransport implements Transport {
 
   private async listen(found: (url: string) => void): Promise<void> {
     const { name, url } = this.ep;
-    const res = await fetch(url, { headers: { ...this.ep.headers, accept: 'text/event-stream' }, redirect: 'error', signal: this.stop.signal });
-    if (!res.ok) {
-      const text = (await readCapped(res, 8192).catch(() => '')).replace(/\s+/g, ' ').trim();
-      throw new McpError(`the MCP server "${name}" answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} when its event stream at ${url} was opened${text ? `: ${text.slice(0, 300)}` : ''}${authHint(res.status)}`);
-    }
-    const type = res.headers.get('content-type') ?? '';
-    if (!/text\/event-stream/i.test(type)) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new McpError(`the MCP server "${name}" answered with ${type || 'no media type'}, not an event stream, at ${url}; with "type": "sse" the "url" is the server's event stream (often ending in /sse)`);
-    }
-    const origin = new URL(url).origin;
     let bad: McpError | undefined;
-    const end = await readEvents(res, () => this.sink.closed() || !!bad, (event, data) => {
-      if (event === 'endpoint') {
-        let to: URL | undefined;
-        try { to = new URL(data.trim(), url); } catch { /* named below */ }
-        if (!to || to.origin !== origin) bad = new McpError(`the MCP server "${name}" named ${to ? to.origin : `"${data.slice(0, 100)}"`} as where to send its messages, not its own address ${origin}; GeoWeave sends messages, and the headers of its configuration, only to the server's own address`);
-        else found(to.href);
-      } else if (event === 'message') {
-        try { this.sink.receive(JSON.parse(data)); } catch { /* not a message: skipped */ }
+    // The endpoint is the stream's first event, and it is waited for from the request on (a server
+    // may hold the headers back). A stream that names none is not this transport: a Streamable HTTP
+    // server tried here after refusing a POST may open one for its own messages.
+    const waiting = setTimeout(() => {
+      bad = new McpError(`the MCP server "${name}" named no endpoint for its messages within ${ENDPOINT_TIMEOUT_MS / 1000} s of the request for its event stream at ${url}; is it an MCP server on the HTTP+SSE transport?`);
+      this.sink.fail(bad);
+      this.stop.abort();
+    }, ENDPOINT_TIMEOUT_MS);
+    try {
+      const res = await fetch(url, { headers: { ...this.ep.headers, accept: 'text/event-stream' }, redirect: 'error', signal: this.stop.signal });
+      if (!res.ok) {
+        const text = (await readCapped(res, 8192).catch(() => '')).replace(/\s+/g, ' ').trim();
+        throw new McpError(`the MCP server "${name}" answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} when its event stream at ${url} was opened${text ? `: ${text.slice(0, 300)}` : ''}${authHint(res.status)}`);
       }
-    });
-    if (bad) throw bad;
-    if (end === 'too large') throw new McpError(`the MCP server "${name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`);
-    if (!this.stop.signal.aborted && !this.sink.closed()) throw new McpError(`the MCP server "${name}" closed its event stream at ${url}`);
+      const type = res.headers.get('content-type') ?? '';
+      if (!/text\/event-stream/i.test(type)) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new McpError(`the MCP server "${name}" answered with ${type || 'no media type'}, not an event stream, at ${url}; with "type": "sse" the "url" is the server's event stream (often ending in /sse)`);
+      }
+      const origin = new URL(url).origin;
+      const end = await readEvents(res, () => this.sink.closed() || !!bad, (event, data) => {
+        if (event === 'endpoint') {
+          clearTimeout(waiting);
+          let to: URL | undefined;
+          try { to = new URL(data.trim(), url); } catch { /* named below */ }
+          if (!to || to.origin !== origin) bad = new McpError(`the MCP server "${name}" named ${to ? to.origin : `"${data.slice(0, 100)}"`} as where to send its messages, not its own address ${origin}; GeoWeave sends messages, and the headers of its configuration, only to the server's own address`);
+          else found(to.href);
+        } else if (event === 'message') {
+          try { this.sink.receive(JSON.parse(data)); } catch { /* not a message: skipped */ }
+        }
+      });
+      if (bad) throw bad;
+      if (end === 'too large') throw new McpError(`the MCP server "${name}" sent a message larger than ${MAX_MESSAGE_BYTES >> 20} MB; the session was ended`);
+      if (!this.stop.signal.aborted && !this.sink.closed()) throw new McpError(`the MCP server "${name}" closed its event stream at ${url}`);
+    } finally {
+      clearTimeout(waiting);
+    }
   }
 
   send(msg: Record<string, unknown>): void {
