@@ -115,12 +115,12 @@ async function addMcpTools(d: CommandDeps): Promise<void> {
   }
   const cfg = readMcpConfig(dir);
   for (const p of cfg.problems) d.log.warn(p);
-  const stdio = [...cfg.servers.values()].filter((s) => isUsableServer(s.raw));
-  if (!stdio.length) {
-    void vscode.window.showErrorMessage(cfg.problems[0] ?? vscode.l10n.t('GeoWeave: no MCP server that runs as a command or speaks Streamable HTTP is configured in this workspace ({0}).', MCP_CONFIG_FILES.join(', ')));
+  const usable = [...cfg.servers.values()].filter((s) => isUsableServer(s.raw));
+  if (!usable.length) {
+    void vscode.window.showErrorMessage(cfg.problems[0] ?? vscode.l10n.t('GeoWeave: no MCP server that runs as a command or is reached at an address (Streamable HTTP or HTTP+SSE) is configured in this workspace ({0}).', MCP_CONFIG_FILES.join(', ')));
     return;
   }
-  const picked = stdio.length === 1 ? stdio : await vscode.window.showQuickPick(stdio.map((s) => ({ label: s.name, description: typeof s.raw.command === 'string' ? [s.raw.command, ...(Array.isArray(s.raw.args) ? s.raw.args : [])].join(' ') : String(s.raw.url), detail: path.relative(dir, s.file), picked: true, s })), { canPickMany: true, title: vscode.l10n.t('GeoWeave: Add Tools from MCP Servers') }).then((items) => items?.map((i) => i.s));
+  const picked = usable.length === 1 ? usable : await vscode.window.showQuickPick(usable.map((s) => ({ label: s.name, description: typeof s.raw.command === 'string' ? [s.raw.command, ...(Array.isArray(s.raw.args) ? s.raw.args : [])].join(' ') : String(s.raw.url), detail: path.relative(dir, s.file), picked: true, s })), { canPickMany: true, title: vscode.l10n.t('GeoWeave: Add Tools from MCP Servers') }).then((items) => items?.map((i) => i.s));
   if (!picked?.length) return;
   const added: string[] = [];
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('GeoWeave: asking MCP servers for their tools'), cancellable: true }, async (progress, token) => {

@@ -19,7 +19,7 @@ export const MCP_PROTOCOL = '2025-06-18';
 export const MAX_MESSAGE_BYTES = 64 << 20;
 /** How long a server may take to start and answer `initialize`. */
 export const START_TIMEOUT_MS = 30_000;
-/** How long a server on the HTTP+SSE transport may take to name where messages go, once its stream is open. */
+/** How long a server on the HTTP+SSE transport may take, from the request for its stream, to name where messages go. */
 export const ENDPOINT_TIMEOUT_MS = 10_000;
 const STDERR_KEEP = 4000;
 
@@ -101,8 +101,9 @@ export class McpClient {
       if ('url' in launch && !launch.sse && client.transport instanceof HttpTransport && client.transport.refusedPost && !opts.signal?.aborted) {
         try {
           return await McpClient.start({ ...launch, sse: true }, opts);
-        } catch {
-          throw e;
+        } catch (e2) {
+          // Not on the older transport either: what Streamable HTTP said is the error (unless cancelled).
+          throw opts.signal?.aborted ? e2 : e;
         }
       }
       throw e;

@@ -91,6 +91,9 @@ export function readMcpConfig(workspace: string): McpConfig {
   return { servers, inputs, problems };
 }
 
+/** The names configurations give Streamable HTTP (VS Code "http"; other clients the transport's name). */
+const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp']);
+
 /** Whether a server entry is one GeoWeave can start (a command on stdio) or reach (Streamable HTTP, or the older HTTP+SSE transport). */
 export function isUsableServer(raw: Record<string, unknown>): boolean {
   if (typeof raw.command === 'string') return raw.type === undefined || raw.type === 'stdio';
@@ -101,9 +104,6 @@ export function isUsableServer(raw: Record<string, unknown>): boolean {
 export function usableMcpServers(workspace: string): string[] {
   return [...readMcpConfig(workspace).servers.values()].filter((s) => isUsableServer(s.raw)).map((s) => s.name);
 }
-
-/** The names configurations give Streamable HTTP (VS Code "http"; other clients the transport's name). */
-const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp']);
 
 /** The environment variable that gives `${input:ID}` ("eo-token" → GEOWEAVE_MCP_INPUT_EO_TOKEN). */
 export function mcpInputEnv(id: string): string {
