@@ -63,6 +63,11 @@ const gdal = (code: string) => {
   assert.equal(r.status, 0, `${r.stderr} ${r.error?.message ?? ''} ${r.signal ?? ''}`);
   return JSON.parse(r.stdout);
 };
+/** The port the fixture server started with `--http` or `--sse` prints ("listening PORT"). */
+const listening = (server: ReturnType<typeof spawn>) => new Promise<number>((resolve, reject) => {
+  server.stdout!.on('data', (d: Buffer) => { const m = /listening (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+  server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+});
 const startCount = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0);
 /** Files left in an output folder, staging folders included. */
 const listing = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
@@ -230,10 +235,7 @@ test('an MCP server on Streamable HTTP: its key sent as the configuration\'s hea
   const deletes = path.join(dir, 'deletes.txt');
   const server = spawn(process.execPath, [SERVER, '--http'], { env: { ...process.env, EO_EXPECTED_TOKEN: TOKEN, EO_DELETES_FILE: deletes }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      server.stdout.on('data', (d: Buffer) => { const m = /listening (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
-      server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-    });
+    const port = await listening(server);
     fs.writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({
       inputs: [{ type: 'promptString', id: 'eo-token', description: 'EO server token', password: true }],
       servers: { eohttp: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${input:eo-token}' } } },
@@ -273,10 +275,7 @@ test('an MCP server on the older HTTP+SSE transport: "type": "sse" and an "http"
   const ended = path.join(dir, 'ended.txt');
   const server = spawn(process.execPath, [SERVER, '--sse'], { env: { ...process.env, EO_EXPECTED_TOKEN: TOKEN, EO_DELETES_FILE: ended }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      server.stdout.on('data', (d: Buffer) => { const m = /listening (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
-      server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-    });
+    const port = await listening(server);
     const auth = { Authorization: 'Bearer ${input:eo-token}' };
     fs.writeFileSync(path.join(dir, '.vscode', 'mcp.json'), JSON.stringify({
       inputs: [{ type: 'promptString', id: 'eo-token', description: 'EO server token', password: true }],
