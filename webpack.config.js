@@ -31,6 +31,8 @@ const extension = {
     // Strip runs (slope, aspect, hillshade, reclassify, clip, resample) look for it next to the bundle too;
     // without it they run inline.
     'strip-worker': './src/core/raster/pipeline/strip-worker.ts',
+    // JPEG 2000 tiles decode on its threads (io/jp2/decode-pool.ts looks for it next to the bundle); without it, inline.
+    'jp2-worker': './src/core/raster/io/jp2/jp2-worker.ts',
   },
   output: {
     path: path.resolve(__dirname, 'dist'),
@@ -46,6 +48,8 @@ const extension = {
     'better-sqlite3': 'commonjs better-sqlite3',
     '@huggingface/transformers': 'commonjs @huggingface/transformers',
     'onnxruntime-node': 'commonjs onnxruntime-node',
+    // OpenJPEG as WebAssembly: Emscripten's loader finds its .wasm next to itself in node_modules.
+    '@cornerstonejs/codec-openjpeg/decodewasmjs': 'commonjs @cornerstonejs/codec-openjpeg/decodewasmjs',
   },
   resolve: {
     extensions: ['.ts', '.js', '.json'],

@@ -6,7 +6,9 @@ import * as path from 'node:path';
 export const PY = '/usr/bin/python3';
 
 /** The inputs of one size: 4-band uint16 scene, float32 NDVI, float32 DEM, uint8 mask, uint8 zones. */
-export interface BenchInputs { size: number; scene: string; ndvi: string; dem: string; mask: string; zones: string }
+export interface BenchInputs { size: number; scene: string; ndvi: string; dem: string; mask: string; zones: string;
+  /** The scene's red and NIR as Sentinel-2 delivers bands: lossless JPEG 2000, 1024-pixel tiles, GeoJP2 + GMLJP2. */
+  jp2: { red: string; nir: string } }
 
 const CO = "'TILED=YES', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'COMPRESS=DEFLATE', 'BIGTIFF=IF_SAFER'";
 
@@ -97,8 +99,17 @@ export function inputs(dataDir: string, size: number): BenchInputs {
     size, scene,
     ndvi: path.join(dataDir, `ndvi_f32_${size}.tif`), dem: path.join(dataDir, `dem_${size}.tif`),
     mask: path.join(dataDir, `mask_${size}.tif`), zones: path.join(dataDir, `zones_${size}.tif`),
+    jp2: { red: path.join(dataDir, `red_${size}.jp2`), nir: path.join(dataDir, `nir_${size}.jp2`) },
   };
   generateScene(scene, size);
   generateDerived(scene, inp);
+  for (const [role, band] of [['red', 3], ['nir', 4]] as const) {
+    const f = inp.jp2[role];
+    if (fs.existsSync(f)) continue;
+    console.log(`generating ${path.basename(f)} (band ${band} as lossless JPEG 2000, 1024-pixel tiles) ...`);
+    const r = spawnSync('gdal_translate', ['-q', '-b', String(band), '-of', 'JP2OpenJPEG', '-co', 'REVERSIBLE=YES', '-co', 'QUALITY=100', '-co', 'BLOCKXSIZE=1024', '-co', 'BLOCKYSIZE=1024', scene, `${f}.tmp.jp2`], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('JPEG 2000 generation failed (needs gdal_translate with the JP2OpenJPEG driver)');
+    fs.renameSync(`${f}.tmp.jp2`, f);
+  }
   return inp;
 }

@@ -103,6 +103,11 @@ export function toolCases(inp: BenchInputs, cli: string, outRoot: string): ToolC
     gdal: { cmd: 'gdal_calc.py', args: ['-A', inp.scene, '--A_band=3', '-B', inp.scene, '--B_band=4', '--calc=(B.astype(numpy.float32)-A)/(B.astype(numpy.float32)+A)',
       '--type=Float32', '--NoDataValue=-9999', ...calcCo(3), '--overwrite', `--outfile=${g('calc_ndvi.tif')}`, '--quiet'] } }, raster(1e-6));
 
+  // Sentinel-2 as downloaded: two JPEG 2000 bands (GDAL decodes them with native OpenJPEG, GeoWeave with its WebAssembly build).
+  add({ tool: 'ndvi_jp2', counterpart: 'gdal_calc.py', gwArgs: gw('ndvi', { red: inp.jp2.red, nir: inp.jp2.nir }), gwOut: path.join(gwDir, `${path.basename(path.dirname(inp.jp2.red)).replace(/^\.+/, '')}_ndvi.tif`), gdalOut: g('calc_ndvi_jp2.tif'),
+    gdal: { cmd: 'gdal_calc.py', args: ['-A', inp.jp2.red, '-B', inp.jp2.nir, '--calc=(B.astype(numpy.float32)-A)/(B.astype(numpy.float32)+A)',
+      '--type=Float32', '--NoDataValue=-9999', ...calcCo(3), '--overwrite', `--outfile=${g('calc_ndvi_jp2.tif')}`, '--quiet'] } }, raster(1e-6));
+
   add({ tool: 'threshold', counterpart: 'gdal_calc.py', gwArgs: gw('threshold', { image: inp.ndvi, op: 'gt', value: 0.25 }), gwOut: path.join(gwDir, `${stem(inp.ndvi)}_threshold.tif`), gdalOut: g('calc_threshold.tif'),
     gdal: { cmd: 'gdal_calc.py', args: ['-A', inp.ndvi, '--calc=A>0.25', '--type=Byte', '--NoDataValue=255', ...calcCo(2), '--overwrite', `--outfile=${g('calc_threshold.tif')}`, '--quiet'] } }, raster(0));
 

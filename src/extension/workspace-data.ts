@@ -8,12 +8,13 @@ import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
+import { RASTER_GLOB_EXTENSIONS } from '../core/raster/raster-files';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
 import { usableMcpServers } from '../core/notebook/mcp-config';
 
-const DATA_GLOB = `**/*.{tif,tiff,TIF,TIFF,vrt,${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
+const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},vrt,${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
 
 export class WorkspaceData implements vscode.Disposable {

@@ -28,6 +28,8 @@ test('other run errors: argument names, cell-syntax hints and batch failures in 
   assert.equal(zh('slope: unknown argument "zfactor"; did you mean "z_factor"?'), 'slope: 未知参数 "zfactor"；是否想写 "z_factor"？');
   assert.equal(zh('zonal_stats: argument "zones" is required'), 'zonal_stats: 缺少必需的参数 "zones"');
   assert.equal(zh('ndvi: argument "image": /ws/x.tif does not exist'), 'ndvi: 参数 "image"：/ws/x.tif 不存在');
+  assert.equal(zh('/ws/pleiades.jp2: it has 4 bands, and GeoWeave reads JPEG 2000 files of one band or three; convert it with gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN OUT.tif'),
+    '/ws/pleiades.jp2：它有 4 个波段，GeoWeave 只读取单波段或三波段的 JPEG 2000 文件；请先转换：gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN OUT.tif');
   assert.equal(zh('ndvi: band 9 is out of range: pass --arg red=3'), 'ndvi: band 9 is out of range: 在单元格中加上 `red: 3`');
   assert.equal(cellErrorMessage(new Error('ndvi: pass --arg red=3'), 'en'), 'ndvi: add a line `red: 3`');
 });

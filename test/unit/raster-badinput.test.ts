@@ -29,11 +29,10 @@ test('not a TIFF and truncated files: errors name the file; no partial output', 
   assertNoOutput(out);
 });
 
-test('rasters in formats GDAL reads but GeoWeave does not (JPEG 2000, VRT, ERDAS, NetCDF) are named, with the conversion to run', needGdal(), async () => {
+test('rasters in formats GDAL reads but GeoWeave does not (VRT, ERDAS, NetCDF) are named, with the conversion to run (JPEG 2000 is read: raster-jp2.test.ts)', needGdal(), async () => {
   const dir = tmpDir();
   const src = makeS2(dir);
   const cases: [string, string[], RegExp][] = [
-    ['band.jp2', ['-of', 'JP2OpenJPEG', '-b', '1'], /JPEG 2000, as Sentinel-2 SAFE bands are; convert it with gdal_translate/],
     ['scene.vrt', ['-of', 'VRT'], /GDAL virtual raster \(VRT\); convert it with gdal_translate/],
     ['scene.img', ['-of', 'HFA'], /ERDAS Imagine \(\.img\) file; convert/],
     ['scene.nc', ['-of', 'netCDF', '-b', '1'], /NetCDF\/HDF file; convert it with gdal_translate .*NETCDF:IN:variable/],

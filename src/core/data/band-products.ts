@@ -19,7 +19,8 @@ export function withBandProducts(items: DataItem[]): DataItem[] {
     if (item.type !== 'raster' || item.producedBy || (item.bands?.length ?? 0) !== 1) continue;
     const b = bandFileOf(item.path);
     if (!b) continue;
-    const dir = path.dirname(item.path);
+    // A SAFE's R10m, R20m and R60m folders hold one granule: its bands at three resolutions.
+    const dir = path.dirname(item.path).replace(/[\\/]R(10|20|60)m$/, '');
     const key = `${dir}\u0001${b.sensor}\u0001${b.product}`;
     (perDir.get(dir) ?? perDir.set(dir, new Set()).get(dir)!).add(key);
     const g = groups.get(key) ?? groups.set(key, { dir, sensor: b.sensor, files: [] }).get(key)!;
@@ -30,8 +31,11 @@ export function withBandProducts(items: DataItem[]): DataItem[] {
     if (g.files.length < 2) continue;
     const first = g.files[0].item;
     const alone = perDir.get(g.dir)!.size === 1 && g.dir !== '.' && g.dir !== '';
+    // A SAFE granule is shown (and named in tasks) as the .SAFE folder the analyst downloaded; the engine
+    // goes down from there (raster/band-files.ts safeBandFolder).
+    const safe = /^(.*\.SAFE)[\\/]GRANULE[\\/][^\\/]+[\\/]IMG_DATA$/i.exec(g.dir)?.[1];
     products.push({
-      path: alone ? g.dir : (g.files.find((f) => f.role === 'red') ?? g.files[0]).item.path,
+      path: alone ? safe ?? g.dir : (g.files.find((f) => f.role === 'red') ?? g.files[0]).item.path,
       type: 'raster',
       bands: g.files.map((f, i) => ({ index: i + 1, role: f.role, description: f.token })),
       roles: g.files.filter((f) => !['qa', 'thermal'].includes(f.role)).length >= 2 ? ['multispectral'] : [],

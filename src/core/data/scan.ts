@@ -9,15 +9,17 @@ import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
 
-const RASTER = /\.(tif|tiff|vrt)$/i;
+// .vrt is listed so a scan names it (describeRaster's error says how to convert it).
+const RASTER = /\.(tif|tiff|vrt|jp2|j2k)$/i;
 const VECTOR = VECTOR_DATA;
 const TABLE = /\.csv$/i;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.geoweave', '.geoweave-state', 'out']);
 
-/** Files with data under `dir` (workspace-relative, sorted), at most `maxDepth` folders deep. */
+/** Files with data under `dir` (workspace-relative, sorted), at most `maxDepth` folders deep; inside
+ *  a Sentinel-2 `.SAFE` folder four more (its bands sit in GRANULE/<granule>/IMG_DATA/R10m). */
 export function listDataFiles(dir: string, maxDepth = 3): string[] {
   const found: string[] = [];
-  const walk = (rel: string, depth: number) => {
+  const walk = (rel: string, depth: number, limit: number) => {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
@@ -27,13 +29,13 @@ export function listDataFiles(dir: string, maxDepth = 3): string[] {
     for (const e of entries) {
       const child = rel ? path.join(rel, e.name) : e.name;
       if (e.isDirectory()) {
-        if (depth < maxDepth && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(child, depth + 1);
+        if (depth < limit && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(child, depth + 1, /\.SAFE$/i.test(e.name) ? Math.max(limit, depth + 5) : limit);
       } else if ((RASTER.test(e.name) || VECTOR.test(e.name) || TABLE.test(e.name)) && regularFile(path.join(dir, child), e)) {
         found.push(child);
       }
     }
   };
-  walk('', 0);
+  walk('', 0, maxDepth);
   return found.sort();
 }
 

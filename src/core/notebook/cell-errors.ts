@@ -120,6 +120,8 @@ const INPUT: [RegExp, string | ((...m: string[]) => string)][] = [
   [/: not a TIFF \(only (\d+) bytes\)/g, (_m, n) => `：不是 TIFF 文件（只有 ${n} 字节）`],
   [/: not a TIFF file \((.+?)\)(?=$|;)/g, (_m, w) => `：不是 TIFF 文件（${w}）`],
   [/: not a readable TIFF \((.+?)\)(?=$|;)/g, (_m, w) => `：无法读取的 TIFF（${w}）`],
+  [/: not a readable JPEG 2000 file \((.+?)\)(?=$|;)/g, (_m, w) => `：无法读取的 JPEG 2000 文件（${w}）`],
+  [/: it has (\d+) bands, and GeoWeave reads JPEG 2000 files of one band or three; convert it with (.+)$/g, (_m, n, c) => `：它有 ${n} 个波段，GeoWeave 只读取单波段或三波段的 JPEG 2000 文件；请先转换：${c}`],
   [/: cannot open \((.+?)\)(?=$|;)/g, (_m, w) => `：无法打开（${w}）`],
   [/\bband (\d+) is out of range for (.+?) \((\d+) bands?: (.+)\)$/g, (_m, b, f, n, d) => `第 ${b} 波段超出 ${f} 的范围（共 ${n} 个波段：${d}）`],
   [/\bno band named "(.+?)" in (.+?) \((\d+) bands?: (.+?)\); (?:add|pass) /g, (_m, b, f, n, d) => `${f} 中没有名为 "${b}" 的波段（共 ${n} 个波段：${d}）；请用从 1 开始的序号，`],

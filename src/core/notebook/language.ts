@@ -9,6 +9,7 @@ import type { ToolParamSpec } from '../raster/tools/types';
 import type { ArgValue, CellProblem, TextRange } from './types';
 import type { DataItem } from '../retrieval/types';
 import { aliasOf, closestName } from '../raster/arg-aliases';
+import { RASTER_FILE } from '../raster/raster-files';
 import { isReference, referencesIn } from './cell-value';
 import { parseToolCell } from './tool-cell';
 import { VECTOR_FILE } from '../raster/vector/formats';
@@ -61,8 +62,8 @@ export interface CompletionEntry {
   range: TextRange;
 }
 
-// Only what the engine reads: a .vrt or .img offered here would fail when the cell runs.
-const RASTER_EXT = /\.(tif|tiff)$/i;
+// Only what the engine reads (GeoTIFF, JPEG 2000): a .vrt or .img offered here would fail when the cell runs.
+const RASTER_EXT = RASTER_FILE;
 const VECTOR_EXT = VECTOR_FILE;
 
 export function argInfos(tool: string, catalog: LanguageCatalog): ArgInfo[] | undefined {

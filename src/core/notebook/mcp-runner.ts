@@ -94,7 +94,7 @@ const IMAGE_MAGIC: Record<string, RegExp> = { 'image/png': /^\x89PNG\r\n\x1a\n/,
 
 /** The kind of a file a tool wrote, by its extension (undefined: not a file GeoWeave shows). */
 function fileKind(file: string): OutputRef['type'] | undefined {
-  if (/\.(tiff?|vrt|nc)$/i.test(file)) return 'raster';
+  if (/\.(tiff?|vrt|nc|jp2|j2k)$/i.test(file)) return 'raster';
   if (/\.(geojson|json|gpkg|shp|kml|fgb|parquet)$/i.test(file)) return 'vector';
   if (/\.(csv|xlsx)$/i.test(file)) return 'table';
   return undefined;

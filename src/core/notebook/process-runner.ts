@@ -84,7 +84,7 @@ export function commandArgs(manifest: ToolManifest, args: Record<string, unknown
     if (v === undefined || v === null || v === '') continue;
     const isLocal = (s: string) => !/^(https?:\/\/|\/vsi)/i.test(s);
     if (PATH_TYPES.has(spec.type)) out[k] = typeof v === 'string' && isLocal(v) ? path.resolve(cwd, v) : v;
-    else if (spec.type === 'array' && Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'string' && isLocal(x) && (/\.(tiff?|vrt)$/i.test(x) || VECTOR_FILE.test(x)) ? path.resolve(cwd, x) : x));
+    else if (spec.type === 'array' && Array.isArray(v)) out[k] = v.map((x) => (typeof x === 'string' && isLocal(x) && (/\.(tiff?|vrt|jp2|j2k)$/i.test(x) || VECTOR_FILE.test(x)) ? path.resolve(cwd, x) : x));
     else if (spec.type === 'number') {
       const n = typeof v === 'number' ? v : typeof v === 'string' && NUMBER.test(v.trim()) ? Number(v) : NaN;
       if (!Number.isFinite(n)) throw new ProcessArgumentError(`${manifest.id}: argument "${k}" must be a number, got ${JSON.stringify(v).slice(0, 60)}`);

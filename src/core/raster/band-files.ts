@@ -31,8 +31,8 @@ const L457_ROLES: Record<string, string> = {
 
 /** Landsat C2 L2 band file: LC08_/LC09_/LE07_/LT05_/LT04_ … _SR_B4.TIF (the prefix says which sensor names the bands). */
 const LANDSAT = /^(L[COTE]0[4-9])_.*_(SR_B[1-7]|ST_B10|ST_B6|QA_PIXEL)\.tiff?$/i;
-/** Sentinel-2 band file: …_B04_10m.tif, …_B04.tif, B04.tif (JP2 converted to GeoTIFF, or COGs). */
-const SENTINEL2 = /^(?:(.*?)[_-])?(B0[1-9]|B1[0-2]|B8A|SCL)(?:[_-](10|20|60)m)?\.tiff?$/i;
+/** Sentinel-2 band file: …_B04_10m.jp2 as in the SAFE, …_B04.jp2 (L1C), the same converted to GeoTIFF, or COGs (B04.tif). */
+const SENTINEL2 = /^(?:(.*?)[_-])?(B0[1-9]|B1[0-2]|B8A|SCL)(?:[_-](10|20|60)m)?\.(?:tiff?|jp2)$/i;
 
 /** The band a file holds, from its name; undefined for names that say nothing. */
 export function bandFileOf(file: string): BandFile | undefined {
@@ -75,7 +75,7 @@ export function siblingBandFiles(file: string, roles?: string[]): Record<string,
     for (const n of names.sort()) {
       const b = bandFileOf(n);
       if (!b || b.product !== me.product || b.sensor !== me.sensor) continue;
-      found.push({ role: b.role, file: path.join(d, n), res: Number(/(10|20|60)m\.tiff?$/i.exec(n)?.[1] ?? 10), rank: b.token === 'B8A' ? 1 : 0 });
+      found.push({ role: b.role, file: path.join(d, n), res: Number(/(10|20|60)m\.(?:tiff?|jp2)$/i.exec(n)?.[1] ?? 10), rank: b.token === 'B8A' ? 1 : 0 });
     }
   }
   const best = (cands: typeof found) => {
@@ -101,6 +101,7 @@ export function siblingBandFiles(file: string, roles?: string[]): Record<string,
  * folder an analyst downloaded (a Landsat scene, a Sentinel-2 granule's IMG_DATA).
  */
 export function productInFolder(dir: string): Record<string, string> {
+  dir = safeBandFolder(dir);
   let names: string[];
   try { names = fs.readdirSync(dir).sort(); } catch (e) { throw new Error(`cannot list ${dir}: ${(e as Error).message}`); }
   const products = new Map<string, string>();
@@ -115,6 +116,26 @@ export function productInFolder(dir: string): Record<string, string> {
     throw new Error(`${dir} holds band files of ${products.size} products (${[...products.values()].slice(0, 3).join(', ')}${products.size > 3 ? ', …' : ''}); give one of its files, and GeoWeave takes the other bands of that product from beside it`);
   }
   return siblingBandFiles(path.join(dir, [...products.values()][0]));
+}
+
+/**
+ * The folder of a Sentinel-2 SAFE product that holds its band files, from the folder an analyst
+ * names: the `.SAFE` itself, its GRANULE folder, the granule, or IMG_DATA (L2A: its R10m, whose
+ * siblings R20m and R60m are looked in too). Any other folder is returned as it is.
+ */
+export function safeBandFolder(dir: string): string {
+  const only = (d: string, test: (n: string) => boolean): string | undefined => {
+    try {
+      const hits = fs.readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory() && test(e.name));
+      return hits.length === 1 ? path.join(d, hits[0].name) : undefined;
+    } catch { return undefined; }
+  };
+  let d = dir;
+  if (/\.SAFE$/i.test(path.basename(d))) d = only(d, (n) => n === 'GRANULE') ?? d;
+  if (path.basename(d) === 'GRANULE') d = only(d, () => true) ?? d;
+  if (path.basename(path.dirname(d)) === 'GRANULE') d = only(d, (n) => n === 'IMG_DATA') ?? d;
+  if (path.basename(d) === 'IMG_DATA') d = only(d, (n) => n === 'R10m') ?? d;
+  return d;
 }
 
 /** Sentinel-2 products of processing baseline 04.00 and later (from 25 January 2022) store DN + 1000. */

@@ -245,7 +245,7 @@ export function validateArgs(tool: BuiltinTool, args: Record<string, unknown>, c
  * comes a file per band is named, are the {role: path} mapping of the tool's `image`.
  */
 function bandFilesAsImage(tool: BuiltinTool, args: Record<string, unknown>): Record<string, unknown> {
-  const isFile = (v: unknown) => typeof v === 'string' && (/\.(tiff?|vrt)$/i.test(v.trim()) || /^https?:\/\//i.test(v.trim()));
+  const isFile = (v: unknown) => typeof v === 'string' && (/\.(tiff?|vrt|jp2|j2k)$/i.test(v.trim()) || /^https?:\/\//i.test(v.trim()));
   const files = Object.entries(args).filter(([k, v]) => tool.params[k]?.kind === 'band' && BAND_ROLES.includes(k) && isFile(v));
   const image = tool.params.image;
   if (!files.length || !image || image.kind !== 'raster' || image.single) return args;

@@ -11,6 +11,8 @@ import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
 import { readLightImage } from './light-ifd';
+import { isJpeg2000 } from './jp2/codestream';
+import { bandFileOf } from '../band-files';
 import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
@@ -744,7 +746,7 @@ function sniff(head: Buffer): string {
   const h = head.toString('latin1');
   const convert = 'convert it with gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN OUT.tif';
   if (h.startsWith('\x00\x00\x00\x0cjP  ') || (head[0] === 0xff && head[1] === 0x4f && head[2] === 0xff && head[3] === 0x51)) {
-    return `it is JPEG 2000, as Sentinel-2 SAFE bands are; ${convert} (stack bands with gdal_merge.py -separate or gdalbuildvrt -separate first)`;
+    return `it is JPEG 2000, which GeoWeave reads from local files only; download it, or ${convert}`;
   }
   if (/^\s*<VRTDataset/.test(h)) return `it is a GDAL virtual raster (VRT); ${convert}`;
   if (h.startsWith('EHFA_HEADER_TAG')) return `it is an ERDAS Imagine (.img) file; ${convert}`;
@@ -759,12 +761,13 @@ function sniff(head: Buffer): string {
   return 'no TIFF signature II*/MM*';
 }
 
-/** Opens a GeoTIFF from a path (relative to opts.cwd) or an http(s) URL read with range requests. */
+/** Opens a GeoTIFF from a path (relative to opts.cwd) or an http(s) URL read with range requests; a local JPEG 2000 file too. */
 export async function openRaster(src: string, opts: { cwd?: string; signal?: AbortSignal } = {}): Promise<RasterDataset> {
   if (typeof src !== 'string' || !src.trim()) throw new RasterError(`raster path is empty`);
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
+  let jp2 = false;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
     throw new RasterError(`${src}: ${scheme[1]}:// URLs are not read; give a local path${scheme[1].toLowerCase() === 'file' ? ' (the part after file://)' : ''} or an http(s) URL`);
@@ -781,12 +784,33 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       await fh.read(head, 0, 16, 0);
       const ok = (head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0)
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
-      if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
+      if (!ok && isJpeg2000(head)) jp2 = true;
+      else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
+  }
+  if (jp2) {
+    // Loaded on the first JPEG 2000 file: the decoder is WebAssembly that TIFF-only sessions never need.
+    const { Jp2Dataset } = require('./jp2/jp2-dataset') as typeof import('./jp2/jp2-dataset');
+    const ds = new Jp2Dataset(source, (m) => new RasterError(m));
+    await ds.init();
+    return sentinel2NoData(ds);
   }
   const ds = isRemote(src) ? new TiffDataset(redactUrl(src), src) : new TiffDataset(source);
   await ds.init(opts.signal);
   try { await ds.readSidecar(opts.signal); } catch (e) { await ds.close().catch(() => undefined); throw e; }
+  return sentinel2NoData(ds);
+}
+
+/**
+ * A Sentinel-2 band file (`…_B04_10m.jp2` as the SAFE holds it, or the same converted to GeoTIFF)
+ * that declares no nodata: DN 0 is the product's NODATA value (ESA's Special_Values; GDAL's
+ * SENTINEL2 driver says the same), outside the swath and in the granule's empty corners. Read as
+ * such, an index over those corners is no data rather than a block of "bare soil" at NDVI 0.
+ */
+function sentinel2NoData<T extends RasterDataset>(ds: T): T {
+  if (ds.nodata !== null || !/^uint(8|16)$/.test(ds.dtype) || ds.bandCount !== 1) return ds;
+  const b = bandFileOf(ds.source);
+  if (b && b.sensor.startsWith('sentinel2')) ds.nodata = 0;
   return ds;
 }
 

@@ -10,6 +10,7 @@ import { StatsAccumulator, StatsState } from '../stats';
 import { KernelSpec } from './kernels';
 import { DatasetCache, InputRef, runTileJob, TileJobSpec, TileResult } from './tile-job';
 import { chooseWorkers, reportWorkers } from './workers';
+import { JP2_FILE } from '../raster-files';
 
 export interface PixelRunSpec {
   inputs: InputRef[];
@@ -73,6 +74,8 @@ export async function runPixels(spec: PixelRunSpec): Promise<PixelRunResult> {
   let nWorkers = await chooseWorkers(spec.width * spec.height, spec.workers, inlineBelow(spec.kernel));
   if (spec.workers === undefined && inlineBelow(spec.kernel) > spec.width * spec.height) nWorkers = 0;
   if (tiles.length < 2 || !fs.existsSync(WORKER_JS)) nWorkers = 0;
+  // JPEG 2000 inputs decode on their reader's own threads; run workers would each decode the same tiles again.
+  if (spec.inputs.some((i) => JP2_FILE.test(i.source))) nWorkers = 0;
   nWorkers = Math.min(nWorkers, tiles.length);
   const stages: Record<string, number>[] = [];
   try {

@@ -13,6 +13,7 @@ import { addTallies, StripKernelSpec, Tallies } from './strip-kernels';
 import { runStripJob, statsIgnore, StripJobSpec, StripResult } from './strip-job';
 import { DatasetCache, InputRef } from './tile-job';
 import { chooseWorkers, reportWorkers } from './workers';
+import { JP2_FILE } from '../raster-files';
 import { memLine, MemPeaks, traceMemory } from './mem-trace';
 
 export interface StripRunSpec {
@@ -86,6 +87,8 @@ export async function runStrips(spec: StripRunSpec): Promise<StripRunResult> {
   // GEOWEAVE_WORKERS and free cores give a thread budget; a caller's explicit count is taken as it is.
   if (spec.workers === undefined) n = Math.min(n, workerCap(spec.kernel));
   if (strips < 2 || !fs.existsSync(WORKER_JS)) n = 0;
+  // JPEG 2000 inputs decode on their reader's own threads; run workers would each decode the same tiles again.
+  if (spec.inputs.some((i) => JP2_FILE.test(i.source))) n = 0;
   n = Math.min(n, strips);
   try {
     if (spec.signal?.aborted) throw abortError(spec.signal);

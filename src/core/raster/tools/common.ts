@@ -4,12 +4,14 @@ import type { RasterDataset } from '../io/dataset';
 import type { WriteSpec } from '../io/writer';
 import type { OutputRef } from '../types';
 import type { ToolContext } from './types';
+import { bandFileOf } from '../band-files';
 
 /** File name without directory and extension ("s2_scene" for ".../s2_scene.tif"; URLs use their last segment). */
 export function stemOf(p: string): string {
   const last = p.split(/[\\/]/).pop() ?? p;
   // Output names are built from it: no control characters, and short enough that "<stem>_<tool>.tif" stays a valid name.
-  const stem = last.replace(/\?.*$/, '').replace(/\.(tiff?|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_');
+  // A leading dot (a folder such as ".data") would make every output a hidden file.
+  const stem = last.replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
   let out = '', bytes = 0;
   for (const ch of stem) {
     bytes += Buffer.byteLength(ch);
@@ -25,7 +27,15 @@ export function inputStem(args: Record<string, unknown>): string {
     const v = args[k];
     if (typeof v === 'string' && v) return stemOf(v);
     if (Array.isArray(v) && typeof v[0] === 'string') return stemOf(v[0]);
-    if (v && typeof v === 'object') { const first = Object.values(v as Record<string, unknown>)[0]; if (typeof first === 'string') return stemOf(path.dirname(first)) || 'bands'; }
+    if (v && typeof v === 'object') {
+      const first = Object.values(v as Record<string, unknown>)[0];
+      if (typeof first !== 'string') continue;
+      // Band files of one product ("T31TDF_20240612T103021_B04_10m.jp2"): the product's name, else their folder's.
+      const b = bandFileOf(first);
+      const name = path.basename(first);
+      const product = b ? name.slice(0, name.toUpperCase().lastIndexOf(b.token)).replace(/[_-]+$/, '') : '';
+      return stemOf(product || path.dirname(first)) || 'bands';
+    }
   }
   return 'raster';
 }
