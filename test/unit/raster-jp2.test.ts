@@ -117,6 +117,14 @@ m = gdal.GetDriverByName('MEM').Create('', 60, 50, 2, gdal.GDT_UInt16)
 gdal.Translate(${JSON.stringify(two)}, m, format='JP2OpenJPEG', creationOptions=['REVERSIBLE=YES', 'QUALITY=100'])
 `);
   await assert.rejects(openRaster(two), (e: Error) => e instanceof RasterError && e.message.includes(two) && /2 bands/.test(e.message) && /gdal_translate -of GTiff/.test(e.message));
+  // A cancelled read rejects with the run's reason, and the file reads on afterwards.
+  const ds2 = await openRaster(good);
+  const ac = new AbortController();
+  const pending = ds2.readWindowRaw(1, 0, 0, 600, 500, ac.signal);
+  ac.abort(new Error('cancelled by the analyst'));
+  await assert.rejects(pending, /cancelled by the analyst/);
+  assert.equal((await ds2.readWindowRaw(1, 599, 499, 1, 1))[0], (499 * 600 + 599) % 4000);
+  await ds2.close();
   const ok = await openRaster(good);
   const v = await ok.readWindowRaw(1, 300, 260, 2, 1);
   assert.deepEqual(Array.from(v), [(260 * 600 + 300) % 4000, (260 * 600 + 301) % 4000]);

@@ -16,13 +16,14 @@ import { cores } from '../../pipeline/workers';
 const WORKER_JS = path.join(__dirname, 'jp2-worker.js');
 const IDLE_MS = 5000;
 
-interface Job { cs: Uint8Array; resolve: (t: DecodedTile) => void; reject: (e: Error) => void }
+interface Job { cs: Uint8Array; resolve: (t: DecodedTile) => void; reject: (e: Error) => void; signal?: AbortSignal }
 
 let threads: { w: Worker; busy?: number }[] = [];
 const queue: Job[] = [];
 const pending = new Map<number, Job>();
 let nextId = 1;
 let idleTimer: NodeJS.Timeout | undefined;
+const listened = new WeakSet<AbortSignal>();
 
 /** Threads the pool may start: 0 (inline) in a worker thread, on one core, or without the script. */
 export function poolSize(): number {
@@ -34,6 +35,11 @@ export function poolSize(): number {
 }
 
 function dispatch(): void {
+  // A cancelled run's tiles still waiting are dropped, not decoded (a whole 10980² band is 121 of them).
+  for (let i = queue.length - 1; i >= 0; i--) {
+    const s = queue[i].signal;
+    if (s?.aborted) { const [job] = queue.splice(i, 1); job.reject(s.reason instanceof Error ? s.reason : new Jp2Error('cancelled')); }
+  }
   for (const t of threads) {
     if (t.busy !== undefined || !queue.length) continue;
     const job = queue.shift()!;
@@ -88,11 +94,16 @@ function scheduleIdle(): void {
   idleTimer.unref();
 }
 
-/** Decodes one tile codestream on a pool thread (inline where the pool has none). `cs` is handed over. */
-export function decodeTile(cs: Uint8Array): Promise<DecodedTile> {
+/**
+ * Decodes one tile codestream on a pool thread (inline where the pool has none). `cs` is handed over.
+ * Once `signal` aborts, the tile is dropped if it has not started.
+ */
+export function decodeTile(cs: Uint8Array, signal?: AbortSignal): Promise<DecodedTile> {
   if (poolSize() === 0) return decodeCodestream(cs);
   return new Promise<DecodedTile>((resolve, reject) => {
-    queue.push({ cs, resolve, reject });
+    queue.push({ cs, resolve, reject, signal });
+    // One listener per run's signal, not per tile (a band's 121 tiles would trip Node's listener warning).
+    if (signal && !listened.has(signal)) { listened.add(signal); signal.addEventListener('abort', () => dispatch(), { once: true }); }
     dispatch();
   });
 }

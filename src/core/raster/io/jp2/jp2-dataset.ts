@@ -134,20 +134,20 @@ export class Jp2Dataset implements RasterDataset {
    * in row order, one per decoder thread: readers go along rows, and the threads work while the
    * caller copies.
    */
-  private tile(tx: number, ty: number): Promise<DecodedTile> {
+  private tile(tx: number, ty: number, signal?: AbortSignal): Promise<DecodedTile> {
     const key = ty * this.layout.tilesAcross + tx;
     const hit = this.cache.get(key);
     if (hit) { this.cache.delete(key); this.cache.set(key, hit); return hit; }
-    const p = this.decode(tx, ty);
+    const p = this.decode(tx, ty, signal);
     const ahead = Math.min(poolSize(), this.cacheLimit - 2);
     const total = this.layout.tilesAcross * this.layout.tilesDown;
     for (let k = key + 1; k <= key + ahead && k < total; k++) {
-      if (!this.cache.has(k)) this.decode(k % this.layout.tilesAcross, Math.floor(k / this.layout.tilesAcross)).catch(() => undefined);
+      if (!this.cache.has(k)) this.decode(k % this.layout.tilesAcross, Math.floor(k / this.layout.tilesAcross), signal).catch(() => undefined);
     }
     return p;
   }
 
-  private decode(tx: number, ty: number): Promise<DecodedTile> {
+  private decode(tx: number, ty: number, signal?: AbortSignal): Promise<DecodedTile> {
     const key = ty * this.layout.tilesAcross + tx;
     const p = (async () => {
       const r = tileRect(this.layout.siz, tx, ty);
@@ -155,7 +155,7 @@ export class Jp2Dataset implements RasterDataset {
       const cs = tileCodestream(this.fd, this.size, this.layout, tx, ty);
       // A tile the codestream leaves out decodes as zeros (as OpenJPEG leaves it in a whole-image decode).
       if (!cs) return { width: w, height: h, components: this.bandCount, bits: 0, signed: false, data: new CTORS[this.dtype](w * h * this.bandCount) as DecodedTile['data'] };
-      const t = await decodeTile(cs);
+      const t = await decodeTile(cs, signal);
       if (t.width !== w || t.height !== h || t.components !== this.bandCount) {
         throw new Jp2Error(`tile ${key} decoded to ${t.width}×${t.height}×${t.components}, not ${w}×${h}×${this.bandCount}`);
       }
@@ -189,7 +189,7 @@ export class Jp2Dataset implements RasterDataset {
     for (let ty = tyOf(y); ty <= tyOf(y + h - 1); ty++) {
       for (let tx = txOf(x); tx <= txOf(x + w - 1); tx++) {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-        jobs.push(this.tile(tx, ty).then((t) => {
+        jobs.push(this.tile(tx, ty, signal).then((t) => {
           if (signal?.aborted) throw signal.reason ?? new Error('aborted');
           const r = tileRect(siz, tx, ty);
           const gx0 = Math.max(x, r.x0), gx1 = Math.min(x + w, r.x1), gy0 = Math.max(y, r.y0), gy1 = Math.min(y + h, r.y1);
