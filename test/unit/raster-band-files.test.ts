@@ -57,6 +57,20 @@ test('a SAFE granule: the finest resolution that holds every band a tool needs (
   }
 });
 
+test('an L1C granule (every band at its own resolution, none named): NDMI takes B8A beside B11, NDVI the 10 m bands', () => {
+  const g = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-l1c-'));
+  try {
+    for (const b of ['B01', 'B02', 'B03', 'B04', 'B05', 'B06', 'B07', 'B08', 'B8A', 'B09', 'B10', 'B11', 'B12']) fs.writeFileSync(path.join(g, `T33UUP_20240612T100031_${b}.jp2`), '');
+    const from = path.join(g, 'T33UUP_20240612T100031_B04.jp2');
+    const ndvi = siblingBandFiles(from, ['red', 'nir']);
+    assert.deepEqual([path.basename(ndvi.red), path.basename(ndvi.nir)], ['T33UUP_20240612T100031_B04.jp2', 'T33UUP_20240612T100031_B08.jp2']);
+    const ndmi = siblingBandFiles(from, ['nir', 'swir1']);
+    assert.deepEqual([path.basename(ndmi.nir), path.basename(ndmi.swir1)], ['T33UUP_20240612T100031_B8A.jp2', 'T33UUP_20240612T100031_B11.jp2']);
+  } finally {
+    fs.rmSync(g, { recursive: true, force: true });
+  }
+});
+
 test('Landsat C2 L2 delivered a file per band: NDVI from one band file, the folder, or red=/nir= files, scaled as C2 (numpy)', { skip }, async () => {
   const src = path.join(dir, 'thermal_landsat.tif');
   const scene = path.join(dir, 'LC09_L2SP_123032_20240612_20240613_02_T1');

@@ -19,6 +19,13 @@ export interface BandFile {
   sensor: Sensor;
 }
 
+/**
+ * Each Sentinel-2 band's own resolution, m: an L1C granule's IMG_DATA holds every band at it with no
+ * "_10m" in the name (T33UUP_…_B11.jp2 is 20 m), so NDMI must take B8A, not the 10 m B08, beside B11.
+ */
+const S2_NATIVE_RES: Record<string, number> = {
+  B01: 60, B02: 10, B03: 10, B04: 10, B05: 20, B06: 20, B07: 20, B08: 10, B8A: 20, B09: 60, B10: 60, B11: 20, B12: 20, SCL: 20,
+};
 const S2_ROLES: Record<string, string> = {
   B01: 'coastal', B02: 'blue', B03: 'green', B04: 'red', B05: 'rededge', B08: 'nir', B8A: 'nir', B11: 'swir1', B12: 'swir2', SCL: 'qa',
 };
@@ -75,7 +82,7 @@ export function siblingBandFiles(file: string, roles?: string[]): Record<string,
     for (const n of names.sort()) {
       const b = bandFileOf(n);
       if (!b || b.product !== me.product || b.sensor !== me.sensor) continue;
-      found.push({ role: b.role, file: path.join(d, n), res: Number(/(10|20|60)m\.(?:tiff?|jp2)$/i.exec(n)?.[1] ?? 10), rank: b.token === 'B8A' ? 1 : 0 });
+      found.push({ role: b.role, file: path.join(d, n), res: Number(/(10|20|60)m\.(?:tiff?|jp2)$/i.exec(n)?.[1] ?? S2_NATIVE_RES[b.token] ?? 10), rank: b.token === 'B8A' ? 1 : 0 });
     }
   }
   const best = (cands: typeof found) => {
