@@ -24,12 +24,14 @@ const pending = new Map<number, Job>();
 let nextId = 1;
 let idleTimer: NodeJS.Timeout | undefined;
 const listened = new WeakSet<AbortSignal>();
+/** Whether the worker script is there, looked up once (poolSize runs for every tile). */
+let scriptThere: boolean | undefined;
 
 /** Threads the pool may start: 0 (inline) in a worker thread, on one core, or without the script. */
 export function poolSize(): number {
   const env = process.env.GEOWEAVE_JP2_THREADS;
   if (env !== undefined && env !== '') return Math.max(0, Math.min(8, Math.floor(Number(env)) || 0));
-  if (!isMainThread || !fs.existsSync(WORKER_JS)) return 0;
+  if (!isMainThread || !(scriptThere ??= fs.existsSync(WORKER_JS))) return 0;
   const n = cores();
   return n >= 2 ? Math.min(8, n) : 0;
 }
