@@ -127,7 +127,7 @@ test('vector abuse: hostile KML, KMZ and GeoJSON zones and cutlines, formats Geo
     await trial('a text file named .kmz', 'text.kmz', Buffer.from('not a zip '.repeat(10)), { mustFail: true });
     // Formats named, not read.
     for (const name of ['fields.fgb', 'fields.gml', 'fields.gpx', 'fields.csv', 'fields.parquet']) await trial(`${name} (a format GeoWeave names)`, name, Buffer.from('whatever is inside'), { mustFail: true });
-    // Rasters GeoWeave names instead of reading, and rasters without a geotransform, as the image.
+    // Rasters GeoWeave names instead of reading (and a JPEG 2000 it reads), and rasters without a geotransform, as the image.
     const py = spawnSync('/usr/bin/python3', ['-c', String.raw`
 import sys
 from osgeo import gdal, osr
@@ -159,9 +159,11 @@ gdal.Translate(d0 + '/scene.img', d0 + '/src.tif', format='HFA')
         await trial(`${name}: area_by_class`, name, bytes, { mustFail: true, op: need('area_by_class', (f) => ({ image: f })) });
         await trial(`${name}: threshold runs`, name, bytes, { mustRun: true, op: need('threshold', (f) => ({ image: f, op: 'gt', value: 50 })) });
       }
-      for (const name of ['band.jp2', 'scene.vrt', 'scene.img']) {
+      for (const name of ['scene.vrt', 'scene.img']) {
         await trial(`${name} as the image`, name, fs.readFileSync(path.join(root, name)), { mustFail: true, op: (_, f) => ({ kind: 'runTool', tool: 'raster_stats', args: { image: f }, outDir }) });
       }
+      // JPEG 2000 is read (io/jp2/; its hostile files are jp2-abuse.test.ts's).
+      await trial('band.jp2 as the image', 'band.jp2', fs.readFileSync(path.join(root, 'band.jp2')), { mustRun: true, op: (_, f) => ({ kind: 'runTool', tool: 'raster_stats', args: { image: f }, outDir }) });
     }
   } finally {
     runner.close();
