@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from '../dataset';
 import { CTORS, type DType, type TypedArray } from '../samples';
-import { readCategoryNames, type CategoryNames } from '../color-table';
+import { categoryNamesFromPam, MAX_PAM_BYTES, type CategoryNames } from '../color-table';
 import { Jp2Error, readJp2Layout, tileCodestream, tileRect, type Jp2Layout } from './codestream';
 import type { DecodedTile } from './openjpeg';
 import { decodeTile, poolSize } from './decode-pool';
@@ -18,7 +18,6 @@ import { parseCrs } from '../../crs/crs';
 
 /** Decoded tiles kept per file: a 1024² Sentinel-2 tile is 2 MB, so a strip of a 10980-wide band fits. */
 const CACHE_BYTES = 48 << 20;
-const MAX_PAM_BYTES = 4 << 20;
 /** Samples of one tile decoded at once (an untiled 10980² Sentinel-2 band is 120 M; OpenJPEG's heap tops out at 2 GB). */
 const MAX_TILE_SAMPLES = 160_000_000;
 
@@ -125,7 +124,8 @@ export class Jp2Dataset implements RasterDataset {
       const d = tag('Description');
       if (d) this.bandDescriptions[b] = d;
     }
-    const names = readCategoryNames(this.source, this.bandCount, (w) => this.warn(w));
+    // From the text already read (readCategoryNames would read the sidecar a second time).
+    const names = categoryNamesFromPam(`${this.source}.aux.xml`, xml, this.bandCount, (w) => this.warn(w));
     if (names) this.categoryNames = names;
   }
 
