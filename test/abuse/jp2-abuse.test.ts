@@ -23,8 +23,7 @@ from osgeo import gdal, osr
 import numpy as np
 gdal.UseExceptions()
 d0 = sys.argv[1]
-W, H = 300, 260
-def mk(name, dt, bands, co, srs=32631, nodata=None):
+def mk(name, dt, bands, co, srs=32631, nodata=None, W=300, H=260):
     m = gdal.GetDriverByName('MEM').Create('', W, H, bands, dt)
     gt = (5.9, 0.0001, 0, 49.9, 0, -0.0001) if srs == 4326 else (399960, 10, 0, 5000040, 0, -10)
     m.SetGeoTransform(gt); s = osr.SpatialReference(); s.ImportFromEPSG(srs); m.SetProjection(s.ExportToWkt())
@@ -37,6 +36,8 @@ mk('s2.jp2', gdal.GDT_UInt16, 1, ['REVERSIBLE=YES', 'QUALITY=100', 'BLOCKXSIZE=1
 mk('rgb_gml.jp2', gdal.GDT_Byte, 3, ['REVERSIBLE=YES', 'QUALITY=100', 'BLOCKXSIZE=100', 'BLOCKYSIZE=100', 'GeoJP2=NO'], srs=4326)
 mk('bare.j2k', gdal.GDT_UInt16, 1, ['REVERSIBLE=YES', 'QUALITY=100', 'CODEC=J2K', 'BLOCKXSIZE=128', 'BLOCKYSIZE=96', 'TLM=YES', 'PLT=YES'], nodata=7)
 mk('lossy.jp2', gdal.GDT_UInt16, 1, ['QUALITY=30', 'BLOCKXSIZE=256', 'BLOCKYSIZE=256'])
+# Large enough that a quicklook decodes a resolution level (every 3rd pixel: level 1, 1050×750).
+mk('zbig.jp2', gdal.GDT_UInt16, 1, ['REVERSIBLE=YES', 'QUALITY=100', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'RESOLUTIONS=3'], W=2100, H=1500)
 `;
 
 function opFor(k: number, file: string, outDir: string): Op {
@@ -74,7 +75,9 @@ test('JPEG 2000 abuse: truncated, bit-flipped and odd-header .jp2/.j2k files, ho
       fs.writeFileSync(file, bytes);
       if (opts.sidecar) fs.writeFileSync(`${file}.aux.xml`, opts.sidecar);
       const frozenIn = fingerprint(inDir);
-      const r = await runner.run(opFor(k++, file, outDir));
+      // The large file goes through quicklook (reduced-resolution decoding) and raster_info (its levels).
+      const op: Op = name.startsWith('zbig') ? { kind: 'runTool', tool: k++ % 2 ? 'raster_info' : 'quicklook', args: { image: file }, outDir } : opFor(k++, file, outDir);
+      const r = await runner.run(op);
       judge(tally, 'jpeg2000', label, r, {
         names: [file], outDir, mustSucceed: opts.mustSucceed,
         frozen: [{ dir: inDir, before: frozenIn }, { dir: outside, before: outsideBefore }],

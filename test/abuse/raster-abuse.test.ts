@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { Tally } from './tally';
 import { TrialRunner, judge, emptyDir, fingerprint, Op } from './harness';
 import { layersOf } from './tiff-layers';
-import { patchEntry, ifdEntries } from '../helpers/tiff-patch';
+import { patchEntry, ifdEntries, ifdChain, patchNextIfd } from '../helpers/tiff-patch';
 import { writeRaster } from '../../src/core/raster/io/writer';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
@@ -231,6 +231,103 @@ test('raster abuse: truncated, bit-flipped and odd-header TIFFs of every sample 
     if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
   }
   if (!process.env.GEOWEAVE_ABUSE_BASES) assert.ok(tally.trials.length >= 1000, `only ${tally.trials.length} trials`);
+  assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** Files with overviews: a COG (overview IFDs and tiles before the image's) and gdaladdo's, appended after it, beside a mask. */
+const GDAL_OVERVIEW_BASES = String.raw`
+import sys
+from osgeo import gdal
+import numpy as np
+gdal.UseExceptions()
+d0 = sys.argv[1]
+m = gdal.GetDriverByName('MEM').Create('', 1300, 900, 1, gdal.GDT_UInt16)
+m.SetGeoTransform((300000, 30, 0, 5000000, 0, -30))
+yy, xx = np.mgrid[0:900, 0:1300]
+m.GetRasterBand(1).WriteArray(((np.sin(xx / 40.0) + np.cos(yy / 30.0) + 2) * 1000).astype(np.uint16))
+gdal.Translate(d0 + '/cog.tif', m, format='COG', creationOptions=['COMPRESS=DEFLATE', 'BLOCKSIZE=128'])
+gdal.Translate(d0 + '/addo.tif', m, creationOptions=['COMPRESS=LZW', 'TILED=YES', 'BLOCKXSIZE=128', 'BLOCKYSIZE=128'])
+gdal.SetConfigOption('GDAL_TIFF_INTERNAL_MASK', 'YES')
+d = gdal.Open(d0 + '/addo.tif', gdal.GA_Update); d.CreateMaskBand(gdal.GMF_PER_DATASET); d.GetRasterBand(1).GetMaskBand().WriteArray((yy % 50 > 2).astype(np.uint8) * 255)
+d.BuildOverviews('AVERAGE', [2, 4, 8]); d = None
+`;
+
+/** What is done to one overview IFD (the image's own IFD and tiles are left whole). */
+const OVERVIEW_EDITS: [string, number, { count?: number; value?: number; type?: number }][] = [
+  ['kind 0 (a second image)', 254, { value: 0 }], ['kind 4 (a mask)', 254, { value: 4 }], ['kind 0xffffffff', 254, { type: 4, value: 0xffffffff }],
+  ['width 0', 256, { type: 4, value: 0 }], ['width 2^31', 256, { type: 4, value: 2 ** 31 }], ['width 1301', 256, { type: 4, value: 1301 }],
+  ['height 2^32-1', 257, { type: 4, value: 2 ** 32 - 1 }], ['tile width 0', 322, { type: 4, value: 0 }], ['tile width 65535', 322, { type: 4, value: 65535 }],
+  ['offsets count 0', 324, { count: 0 }], ['offsets count 1e9', 324, { count: 1e9 }], ['offset 2^32-1', 324, { count: 1, value: 2 ** 32 - 1 }],
+  ['byte counts 2^31', 325, { count: 1, value: 2 ** 31 }], ['bits 33', 258, { value: 33 }], ['spp 2', 277, { value: 2 }],
+  ['compression 99', 259, { value: 99 }], ['format 3', 339, { value: 3 }], ['predictor 4', 317, { value: 4 }],
+];
+
+test('raster abuse: broken overviews are passed over, and a quicklook still shows the image', { timeout: 600_000 }, async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-abuse-overviews-'));
+  const corpus = path.join(root, 'corpus'), inDir = path.join(root, 'in'), outDir = path.join(root, 'out'), outside = path.join(root, 'outside');
+  fs.mkdirSync(corpus); fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'victim.txt'), 'must not change');
+  const outsideBefore = fingerprint(outside);
+  const tally = new Tally();
+  const runner = new TrialRunner(Number(process.env.GEOWEAVE_ABUSE_TIMEOUT_MS) || 20_000);
+  try {
+    const py = spawnSync('/usr/bin/python3', ['-c', GDAL_OVERVIEW_BASES, corpus], { encoding: 'utf8' });
+    if (py.status !== 0) { if (process.env.CI) assert.fail(`GDAL is required in CI: ${py.stderr}`); return; }
+    let k = 0;
+    const trial = async (label: string, bytes: Buffer, mustSucceed: boolean) => {
+      emptyDir(inDir); emptyDir(outDir);
+      const file = path.join(inDir, 'hostile.tif');
+      fs.writeFileSync(file, bytes);
+      const frozenIn = fingerprint(inDir);
+      // quicklook reads the overviews' pixels; raster_info opens every one of them.
+      const op: Op = k++ % 3 === 2 ? { kind: 'runTool', tool: 'raster_info', args: { image: file }, outDir } : { kind: 'runTool', tool: 'quicklook', args: { image: file }, outDir };
+      judge(tally, 'overviews', label, await runner.run(op), {
+        names: [file], outDir, mustSucceed,
+        frozen: [{ dir: inDir, before: frozenIn }, { dir: outside, before: outsideBefore }], tempRoots: [inDir, outDir],
+      });
+    };
+    for (const name of ['cog.tif', 'addo.tif']) {
+      const orig = fs.readFileSync(path.join(corpus, name));
+      const chain = ifdChain(orig);
+      const kindOf = (at: number) => ifdEntries(orig, at).find((e) => e.tag === 254)?.value ?? 0;
+      const overviews = chain.filter((at) => (kindOf(at) & 1) === 1 && (kindOf(at) & 4) === 0);
+      assert.ok(overviews.length >= 3, `${name}: ${overviews.length} overview IFDs`);
+      await trial(`${name} intact`, orig, true);
+      const rnd = mulberry32(name.length * 977);
+      for (const [i, at] of overviews.entries()) {
+        const tags = new Set(ifdEntries(orig, at).map((e) => e.tag));
+        for (const [what, tag, change] of OVERVIEW_EDITS) {
+          if (!tags.has(tag)) continue;
+          await trial(`${name} overview ${i + 1}: ${what}`, patchEntry(Buffer.from(orig), tag, change, at), true);
+        }
+        // Its tiles: bits flipped (a DEFLATE/LZW stream that may still decode, to other values), or cut off.
+        const offs = ifdEntries(orig, at).find((e) => e.tag === 324)!;
+        const cnts = ifdEntries(orig, at).find((e) => e.tag === 325)!;
+        const le = orig[0] === 0x49;
+        const u32 = (o: number) => (le ? orig.readUInt32LE(o) : orig.readUInt32BE(o));
+        const first = offs.count === 1 ? offs.value : u32(offs.value), len = cnts.count === 1 ? cnts.value : u32(cnts.value);
+        for (let j = 0; j < 3; j++) {
+          const b = Buffer.from(orig);
+          for (let f = 0; f < 6; f++) b[first + Math.floor(rnd() * len)] ^= 1 << Math.floor(rnd() * 8);
+          await trial(`${name} overview ${i + 1}: bits flipped in its first tile`, b, true);
+        }
+        // A COG keeps the overviews' tiles before the image's: cutting there cuts the image too.
+        await trial(`${name} truncated in overview ${i + 1}'s first tile`, orig.subarray(0, first + Math.floor(len / 2)), name === 'addo.tif');
+      }
+      // The IFD chain looping back onto the image's IFD, and onto an overview's own.
+      await trial(`${name} last IFD links back to the first`, patchNextIfd(Buffer.from(orig), chain[0], chain[chain.length - 1]), true);
+      await trial(`${name} an overview IFD links to itself`, patchNextIfd(Buffer.from(orig), overviews[0], overviews[0]), true);
+      // Overviews appended after the image (gdaladdo): cut inside their IFDs.
+      if (name === 'addo.tif') for (const at of overviews) await trial(`${name} truncated in the IFD at ${at}`, orig.subarray(0, at + 7), true);
+    }
+  } finally {
+    runner.close();
+    console.log(tally.summary());
+    const fails = tally.failures();
+    if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
+  }
+  assert.ok(tally.trials.length >= 100, `only ${tally.trials.length} trials`);
   assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);
   fs.rmSync(root, { recursive: true, force: true });
 });

@@ -30,16 +30,24 @@ export function ifdEntries(b: Buffer, at = firstIfd(b)): IfdEntry[] {
   });
 }
 
-export function entry(b: Buffer, tag: number): IfdEntry {
-  const e = ifdEntries(b).find((x) => x.tag === tag);
-  if (!e) throw new Error(`no tag ${tag} in the first IFD`);
+export function entry(b: Buffer, tag: number, ifd = firstIfd(b)): IfdEntry {
+  const e = ifdEntries(b, ifd).find((x) => x.tag === tag);
+  if (!e) throw new Error(`no tag ${tag} in the IFD at ${ifd}`);
   return e;
 }
 
-/** Sets a tag's count and/or its inline value / data offset (type kept). Returns the buffer. */
-export function patchEntry(b: Buffer, tag: number, change: { count?: number; value?: number; type?: number }): Buffer {
+/** Offsets of every IFD of a classic TIFF, first to last (stopping at a loop). */
+export function ifdChain(b: Buffer): number[] {
   const r = reader(b);
-  const e = entry(b, tag);
+  const out: number[] = [];
+  for (let at = firstIfd(b); at && !out.includes(at) && at + 2 <= b.length; at = r.u32(at + 2 + 12 * r.u16(at))) out.push(at);
+  return out;
+}
+
+/** Sets a tag's count and/or its inline value / data offset (type kept), in the first IFD or the one at `ifd`. Returns the buffer. */
+export function patchEntry(b: Buffer, tag: number, change: { count?: number; value?: number; type?: number }, ifd = firstIfd(b)): Buffer {
+  const r = reader(b);
+  const e = entry(b, tag, ifd);
   // A value that does not fit a SHORT makes the entry a LONG.
   if (change.value !== undefined && change.value > 0xffff && (change.type ?? e.type) === 3) change = { ...change, type: 4 };
   if (change.type !== undefined) r.w16(e.at + 2, change.type);
@@ -57,10 +65,9 @@ export function patchShort(b: Buffer, tag: number, value: number): Buffer {
   return patchEntry(b, tag, { value });
 }
 
-/** Points the first IFD's next-IFD link at `to` (e.g. itself: a loop). */
-export function patchNextIfd(b: Buffer, to: number): Buffer {
+/** Points the next-IFD link of the first IFD (or the one at `at`) at `to` (e.g. itself: a loop). */
+export function patchNextIfd(b: Buffer, to: number, at = firstIfd(b)): Buffer {
   const r = reader(b);
-  const at = firstIfd(b);
   r.w32(at + 2 + 12 * r.u16(at), to);
   return b;
 }

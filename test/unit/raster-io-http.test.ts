@@ -67,6 +67,42 @@ test('a Cloud-Optimized GeoTIFF over HTTP is read with range requests, window fo
   }
 });
 
+test('a quicklook of a COG over HTTP reads its overview: a fraction of the file, and the picture GDAL\'s overview gives', needGdal(), async () => {
+  const dir = tmpDir();
+  const cog = path.join(dir, 'big_cog.tif');
+  const [gw, gh] = py(`from osgeo import gdal
+import numpy as np
+gdal.UseExceptions()
+rng = np.random.default_rng(3)
+m = gdal.GetDriverByName('MEM').Create('', 3000, 2400, 1, gdal.GDT_UInt16)
+m.SetGeoTransform((300000, 10, 0, 4500000, 0, -10))
+m.GetRasterBand(1).WriteArray(rng.integers(0, 10000, (2400, 3000)).astype(np.uint16))
+gdal.Translate(${JSON.stringify(cog)}, m, format='COG', creationOptions=['COMPRESS=DEFLATE', 'BLOCKSIZE=256'])
+d = gdal.Open(${JSON.stringify(cog)}); o = d.GetRasterBand(1).GetOverview(0)
+print(o.XSize, o.YSize)`).trim().split(' ').map(Number);
+  const srv = await serve(cog);
+  try {
+    // 3000 wide at most 1024 a side: every 3rd pixel, 1000×800, from the smallest overview at least
+    // that large: the first, 1500×1200 (the second, 750×600, is too small).
+    const q = await runTool('quicklook', { image: srv.url }, { outDir: path.join(dir, 'q') });
+    assert.deepEqual([q.stats.width, q.stats.height], [1000, 800]);
+    const size = fs.statSync(cog).size;
+    assert.equal(srv.stats.full, 0);
+    assert.ok(srv.stats.bytes < size * 0.4, `a quicklook fetched ${srv.stats.bytes} of ${size} bytes (the first overview is a quarter of the pixels)`);
+    const local = await openRaster(cog);
+    const [ov] = await local.overviews!();
+    assert.deepEqual([ov.width, ov.height], [gw, gh]);
+    assert.deepEqual([gw, gh], [1500, 1200]);
+    const full = await ov.readWindow(1, 0, 0, 1500, 1200);
+    let sum = 0, n = 0;
+    for (let j = 0; j < 800; j++) for (let i = 0; i < 1000; i++) { sum += full[Math.floor(j * 3 * 1200 / 2400) * 1500 + Math.floor(i * 3 * 1500 / 3000)]; n++; }
+    assert.ok(Math.abs((q.stats.mean as number) - sum / n) < 1e-6 * (sum / n), `quicklook mean ${q.stats.mean} is that of the overview's pixels ${sum / n}`);
+    await local.close();
+  } finally {
+    await srv.close();
+  }
+});
+
 test('an unreachable URL fails with an error naming it', async () => {
   await assert.rejects(() => openRaster('http://127.0.0.1:9/missing.tif'), /127\.0\.0\.1:9\/missing\.tif/);
 });

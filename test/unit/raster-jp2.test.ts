@@ -95,12 +95,18 @@ gdal.Translate(${JSON.stringify(good)}, m, format='JP2OpenJPEG', creationOptions
   const cut = path.join(dir, 'cut.jp2');
   fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
   await assert.rejects(openRaster(cut), (e: Error) => e instanceof RasterError && e.message.includes(cut) && /truncated|past the end/.test(e.message));
-  // A coding style OpenJPEG refuses (238 wavelet levels in COD): the file opens (its layout is sound),
-  // and the read fails naming it.
+  // 238 wavelet levels in COD (at most 32): refused on opening, naming the file and the field.
+  const cod = bytes.indexOf(Buffer.from([0xff, 0x52]), bytes.indexOf(Buffer.from([0xff, 0x4f, 0xff, 0x51])));
+  const levels = path.join(dir, 'levels.jp2');
+  const b1 = Buffer.from(bytes);
+  b1[cod + 9] = 0xee;
+  fs.writeFileSync(levels, b1);
+  await assert.rejects(openRaster(levels), (e: Error) => e instanceof RasterError && e.message.includes(levels) && /238 decomposition levels/.test(e.message));
+  // A coding style OpenJPEG refuses (code-blocks of 2^14 × 2^14 samples): the file opens (its layout
+  // is sound), and the read fails naming it.
   const bad = path.join(dir, 'bad.jp2');
   const b2 = Buffer.from(bytes);
-  const cod = b2.indexOf(Buffer.from([0xff, 0x52]), b2.indexOf(Buffer.from([0xff, 0x4f, 0xff, 0x51])));
-  b2[cod + 9] = 0xee;
+  b2[cod + 10] = 12; b2[cod + 11] = 12;
   fs.writeFileSync(bad, b2);
   const ds = await openRaster(bad);
   await assert.rejects(ds.readWindowRaw(1, 0, 0, 600, 500), (e: Error) => e instanceof RasterError && e.message.includes(bad) && /cannot decode/.test(e.message));

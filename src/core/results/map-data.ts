@@ -19,7 +19,7 @@ import { TILE_SIZE, maxZoomFor } from '../../shared/result-protocol';
 import { hex, labelsFromText, valueStats } from './palettes';
 import { projectionOf } from './crs';
 import { crsOfGeo } from '../raster/crs/crs';
-import { throwIfAborted } from '../raster/tools/common';
+import { readDecimated } from '../raster/tools/common';
 
 /** Rasters up to this side are read directly at every zoom; larger ones get an overview. */
 export const OVERVIEW_SIDE = 2048;
@@ -98,20 +98,8 @@ export class MapData {
       const buf = await fs.promises.readFile(file);
       if (buf.length === width * height * 4) return { factor, width, height, data: new Float32Array(buf.buffer, buf.byteOffset, width * height) };
     } catch { /* not built yet */ }
-    const data = new Float32Array(width * height);
-    // One tile row at a time (each tile decoded once); pixel (i, j) of the overview is pixel (i·f, j·f).
-    const th = Math.max(1, ds.blockHeight);
-    for (let y0 = 0; y0 < ds.height; y0 += th) {
-      throwIfAborted(signal);
-      const y1 = Math.min(ds.height, y0 + th);
-      const first = Math.ceil(y0 / factor);
-      if (first * factor >= y1) continue;
-      const strip = await ds.readWindow(band, 0, y0, ds.width, y1 - y0, signal);
-      for (let j = first; j * factor < y1; j++) {
-        const ro = (j * factor - y0) * ds.width;
-        for (let i = 0; i < width; i++) data[j * width + i] = strip[ro + i * factor];
-      }
-    }
+    // From the file's own overview nearest above this size when it has one (a COG's), else the full grid.
+    const { data } = await readDecimated(ds, band, factor, signal);
     await fs.promises.mkdir(this.opts.cacheDir, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     await fs.promises.writeFile(tmp, Buffer.from(data.buffer, data.byteOffset, data.byteLength));

@@ -83,7 +83,41 @@ export interface RasterDataset {
   blockWindow?(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<BlockWindow | null>;
   /** Everything a worker thread needs to reopen this file without geotiff.js; null when not a local DEFLATE/raw little-endian TIFF. */
   describe?(): DatasetDescriptor | null;
+  /**
+   * Reduced-resolution copies the file holds, largest first, as datasets on their own grids (a COG's
+   * or gdaladdo's internal overviews; a JPEG 2000 codestream's resolution levels). Opened on the
+   * first call, closed with this dataset; metadata (nodata, scales, descriptions) as this one's.
+   */
+  overviews?(signal?: AbortSignal): Promise<RasterDataset[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The georeferencing of a `width`×`height` overview of a `W`×`H` raster: the same origin, pixels
+ * W/width and H/height times as large (GDAL's rule), ground control points moved onto its grid.
+ */
+export function overviewGeo(geo: GeoInfo, W: number, H: number, width: number, height: number): GeoInfo {
+  const fx = W / width, fy = H / height;
+  const g = geo.geoTransform;
+  const out: GeoInfo = { ...geo, geoTransform: [g[0], g[1] * fx, g[2] * fy, g[3], g[4] * fx, g[5] * fy] };
+  if (geo.ungeoreferenced) {
+    const gcps = geo.ungeoreferenced.gcps.map((v, i) => (i % 6 === 0 ? v / fx : i % 6 === 1 ? v / fy : v));
+    out.ungeoreferenced = { gcps };
+  }
+  return out;
+}
+
+/**
+ * The dataset to read for a picture of `ds` at least `w`×`h` pixels: its smallest overview that is
+ * still that large (GDAL's choice for a downsampled read), or `ds` itself. A broken overview is
+ * passed over for the full-resolution data.
+ */
+export async function overviewFor(ds: RasterDataset, w: number, h: number, signal?: AbortSignal): Promise<RasterDataset> {
+  let best = ds;
+  let list: RasterDataset[] = [];
+  try { list = (await ds.overviews?.(signal)) ?? []; } catch (e) { if (signal?.aborted) throw e; }
+  for (const o of list) if (o.width >= w && o.height >= h && o.width * o.height < best.width * best.height) best = o;
+  return best;
 }
 
 /**
@@ -110,6 +144,9 @@ export interface DatasetDescriptor {
 /** Largest raster side and pixel count GeoWeave opens (strips span the width; outputs have one tile per 512×512). */
 export const MAX_RASTER_SIDE = 1 << 17;
 export const MAX_RASTER_PIXELS = 2 ** 31;
+
+/** IFDs looked at for overviews (GDAL writes one per halving, with a mask IFD each at most). */
+const MAX_OVERVIEW_IFDS = 64;
 
 let cacheBytes = 32 << 20;
 /** Ceiling for reserveTiles: a strip of a wide many-band raster with its halo still fits. */
@@ -176,6 +213,13 @@ class TiffDataset implements RasterDataset {
 
   /** The full URL of a remote raster (`source` is its redacted form, for messages). */
   private url?: string;
+  /** Descriptor of the local file geotiff.js reads (-1: none, or remote). */
+  private tiffFd = -1;
+  /** Set on an overview: the full-resolution dataset it belongs to (which owns the geotiff.js object). */
+  private base?: TiffDataset;
+  private overviewList?: Promise<TiffDataset[]>;
+  /** The first IFD links to no other (read by the light reader): no overviews, nothing to open geotiff.js for. */
+  private singleIfd = false;
 
   constructor(source: string, url?: string) { this.source = source; this.url = url; }
 
@@ -240,7 +284,7 @@ class TiffDataset implements RasterDataset {
       else {
         const fh = await fs.promises.open(name, 'r');
         const size = fileSize = (await fh.stat()).size;
-        fd = fh.fd;
+        fd = this.tiffFd = fh.fd;
         try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal); }
         catch (e) { await fh.close().catch(() => undefined); throw e; }
       }
@@ -260,6 +304,64 @@ class TiffDataset implements RasterDataset {
     }
   }
 
+  overviews(signal?: AbortSignal): Promise<RasterDataset[]> {
+    if (this.base) return Promise.resolve([]);
+    if (this.closed) return Promise.reject(new RasterError(`${this.source}: dataset is closed`));
+    if (!this.overviewList) {
+      this.overviewList = this.openOverviews(signal);
+      this.overviewList.catch(() => { this.overviewList = undefined; });
+    }
+    return this.overviewList;
+  }
+
+  /**
+   * The reduced-resolution IFDs after the first (NewSubfileType bit 0 set, not a mask), through
+   * geotiff.js (opened here for a file the light reader opened). Each is read as the first IFD is:
+   * tiles straight from the file where it can, geotiff.js's decoders otherwise.
+   */
+  private async openOverviews(signal?: AbortSignal): Promise<TiffDataset[]> {
+    // Every output GeoWeave writes: one IFD.
+    if (this.singleIfd) return [];
+    if (!this.tiff) {
+      const { GeoTIFF } = await import('geotiff');
+      const fh = await fs.promises.open(this.source, 'r');
+      const size = (await fh.stat()).size;
+      this.tiffFd = fh.fd;
+      try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal); }
+      catch (e) { this.tiffFd = -1; await fh.close().catch(() => undefined); throw new RasterError(`${this.source}: cannot read its overviews (${(e as Error).message})`); }
+    }
+    const t = this.tiff;
+    const size: number | undefined = Number.isFinite(t.source?.fileSize) ? t.source.fileSize : undefined;
+    const out: TiffDataset[] = [];
+    let prev = await t.requestIFD(0);
+    // GDAL writes at most a few dozen levels; a cycle of IFD offsets is cut here.
+    for (let i = 1; i <= MAX_OVERVIEW_IFDS && prev.nextIFDByteOffset; i++) {
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      const at = Number(prev.nextIFDByteOffset);
+      let ifd: any;
+      try { ifd = await t.requestIFD(i); } catch (e) { this.warn(`${this.source}: IFD ${i} is unreadable (${(e as Error).message}); the overviews after it are not used`); break; }
+      prev = ifd;
+      const kind = Number((await ifd.loadValue('NewSubfileType')) ?? 0);
+      if ((kind & 1) === 0 || (kind & 4) !== 0) continue;
+      const v = new TiffDataset(this.source, this.url);
+      v.base = this; v.tiff = t;
+      try {
+        const image = v.image = await t.getImage(i);
+        const entries = await scanFirstIfd(t.source, t.littleEndian, t.bigTiff, at, size, signal);
+        await v.describeImage(image, entries, this.tiffFd, size, false);
+        if (v.bandCount !== this.bandCount || v.dtype !== this.dtype || v.width > this.width || v.height > this.height) {
+          throw new Error(`it is ${v.width}x${v.height} with ${v.bandCount} ${v.dtype} band${v.bandCount === 1 ? '' : 's'}, not a reduced copy of the ${this.width}x${this.height} image`);
+        }
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        this.warn(`${this.source}: overview IFD ${i} is not used (${(e as Error).message})`);
+        continue;
+      }
+      out.push(v);
+    }
+    return out.sort((a, b) => b.width * b.height - a.width * a.height);
+  }
+
   /**
    * A local little-endian DEFLATE or uncompressed TIFF opened without geotiff.js (light-ifd.ts): true when
    * done. Anything else, and any error on the way, leaves the file to the geotiff.js path (the same values
@@ -273,12 +375,25 @@ class TiffDataset implements RasterDataset {
       const light = await readLightImage(fd, size);
       if (light && await this.describeImage(light.image, light.entries, fd, size, true)) {
         this.ownFd = fd;
+        this.singleIfd = light.nextIfd === 0;
         return true;
       }
     } catch { /* the geotiff.js path says what is wrong */ }
     if (fd >= 0) try { fs.closeSync(fd); } catch { /* already closed */ }
     this.raw = null; this.layout = null;
     return false;
+  }
+
+  /** Georeferencing, nodata, scales, offsets and descriptions of the first IFD. */
+  private async describeMetadata(image: any, fdir: any): Promise<void> {
+    this.geo = await readGeoInfo(image);
+    const ndStr = fdir.hasTag('GDAL_NODATA') ? String(await fdir.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
+    this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;
+    const xml = fdir.hasTag('GDAL_METADATA') ? String(await fdir.loadValue('GDAL_METADATA')) : undefined;
+    const meta = parseGdalMetadata(xml, this.bandCount);
+    this.bandDescriptions = meta.map((m) => m.description);
+    this.scales = meta.map((m) => m.scale);
+    this.offsets = meta.map((m) => m.offset);
   }
 
   /**
@@ -336,14 +451,15 @@ class TiffDataset implements RasterDataset {
       const have = entries.get(tag)?.count ?? 0;
       if (have < blocks) throw new Error(`${tagName(tag)} has ${have} entr${have === 1 ? 'y' : 'ies'} but the ${this.width}x${this.height} image in ${this.blockWidth}x${this.blockHeight} blocks${this.planar === 2 ? ` with ${this.bandCount} separate bands` : ''} needs ${blocks}`);
     }
-    this.geo = await readGeoInfo(image);
-    const ndStr = fdir.hasTag('GDAL_NODATA') ? String(await fdir.loadValue('GDAL_NODATA')).replace(/\0/g, '').trim() : '';
-    this.nodata = !ndStr ? null : /^[-+]?nan$/i.test(ndStr) ? NaN : Number.isFinite(Number(ndStr)) ? Number(ndStr) : null;
-    const xml = fdir.hasTag('GDAL_METADATA') ? String(await fdir.loadValue('GDAL_METADATA')) : undefined;
-    const meta = parseGdalMetadata(xml, this.bandCount);
-    this.bandDescriptions = meta.map((m) => m.description);
-    this.scales = meta.map((m) => m.scale);
-    this.offsets = meta.map((m) => m.offset);
+    if (this.base) {
+      // An overview IFD: the grid is the base's, scaled; nodata, scales and names are the base's.
+      const b = this.base;
+      Object.assign(this, {
+        geo: overviewGeo(b.geo, b.width, b.height, this.width, this.height), nodata: b.nodata,
+        bandDescriptions: b.bandDescriptions, scales: b.scales, offsets: b.offsets, categoryNames: b.categoryNames,
+      });
+      if (!this.colorTable) this.colorTable = b.colorTable;
+    } else await this.describeMetadata(image, fdir);
     if (fd >= 0 && fileSize !== undefined) {
       const layout = await rawLayoutOf(image, fileSize, this.nodata);
       if (layout) { this.raw = new RawTileReader(layout, fd, name); this.layout = layout; }
@@ -696,6 +812,10 @@ class TiffDataset implements RasterDataset {
     this.closed = true;
     this.cache.clear(); this.streamed.clear(); this.recycled = [];
     this.raw = null;
+    // An overview reads through its base's file and geotiff.js object; the base closes them.
+    if (this.base) return;
+    const views = this.overviewList ? await this.overviewList.catch(() => []) : [];
+    for (const v of views) await v.close();
     if (this.ownFd >= 0) { try { fs.closeSync(this.ownFd); } catch { /* already closed */ } this.ownFd = -1; }
     try { await this.tiff?.close?.(); } catch { /* already closed */ }
   }

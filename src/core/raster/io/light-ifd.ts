@@ -87,7 +87,7 @@ const SIZE: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 6: 1, 7: 1, 8: 2,
  * Parses the first IFD of the little-endian TIFF open on `fd`; null when the file is not one this reader
  * handles exactly as geotiff.js would (then open it through geotiff.js). Never throws for file contents.
  */
-export async function readLightImage(fd: number, fileSize: number): Promise<{ image: LightImage; entries: Map<number, IfdEntryInfo> } | null> {
+export async function readLightImage(fd: number, fileSize: number): Promise<{ image: LightImage; entries: Map<number, IfdEntryInfo>; /** The first IFD's link to the next (0: none; -1: not read). */ nextIfd: number } | null> {
   try {
     if (fileSize < 16) return null;
     const head = readAt(fd, 0, 16);
@@ -159,7 +159,14 @@ export async function readLightImage(fd: number, fileSize: number): Promise<{ im
       getBitsPerSample: (i = 0) => (bps as ArrayLike<number>)[i],
       getSampleFormat: (i = 0) => (fmt ? (fmt as ArrayLike<number>)[i] : 1),
     };
-    return { image, entries };
+    // The link to the next IFD (0: the file holds one image, no overviews or masks; -1: cut off).
+    let nextIfd = -1;
+    try {
+      const n = big ? Number(readAt(fd, first, 8).readBigUInt64LE(0)) : readAt(fd, first, 2).readUInt16LE(0);
+      const link = readAt(fd, first + (big ? 8 + 20 * n : 2 + 12 * n), big ? 8 : 4);
+      nextIfd = big ? Number(link.readBigUInt64LE(0)) : link.readUInt32LE(0);
+    } catch { /* the image may still be whole */ }
+    return { image, entries, nextIfd };
   } catch {
     return null;
   }

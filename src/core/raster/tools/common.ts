@@ -1,6 +1,6 @@
 /** Helpers shared by builtin tools (ours and the algorithm tools): output paths, grids, whole-band reads, previews. */
 import * as path from 'node:path';
-import type { RasterDataset } from '../io/dataset';
+import { overviewFor, type RasterDataset } from '../io/dataset';
 import type { WriteSpec } from '../io/writer';
 import type { OutputRef } from '../types';
 import type { ToolContext } from './types';
@@ -79,20 +79,42 @@ export async function readBand(ds: RasterDataset, band: number, signal?: AbortSi
 
 /** Decimated band (nearest, at most maxSide on the long side) for quicklooks of large rasters. */
 export async function readPreview(ds: RasterDataset, band: number, maxSide = 768, signal?: AbortSignal): Promise<{ data: Float32Array; w: number; h: number }> {
-  const f = Math.max(1, Math.ceil(Math.max(ds.width, ds.height) / maxSide));
+  return readDecimated(ds, band, Math.max(1, Math.ceil(Math.max(ds.width, ds.height) / maxSide)), signal);
+}
+
+/**
+ * Every f-th pixel of a band, ceil(W/f) × ceil(H/f): pixel (px, py) is the sample at (px·f, py·f).
+ * Read from the smallest overview the file has that is still that large (a COG's, a JP2's resolution
+ * levels), where it is the overview's pixel there, (px·f·ow/W, py·f·oh/H): a remote COG sends a few
+ * tiles, not the image.
+ */
+export async function readDecimated(ds: RasterDataset, band: number, f: number, signal?: AbortSignal): Promise<{ data: Float32Array; w: number; h: number }> {
   const w = Math.ceil(ds.width / f), h = Math.ceil(ds.height / f);
+  const src = await overviewFor(ds, w, h, signal);
+  if (src === ds) return decimate(ds, ds, band, f, w, h, signal);
+  // An overview whose tiles do not decode (a file cut short at its end, where GDAL puts them) is
+  // passed over for the full-resolution data, which may still be whole.
+  try { return await decimate(ds, src, band, f, w, h, signal); } catch (e) {
+    if (signal?.aborted) throw e;
+    return decimate(ds, ds, band, f, w, h, signal);
+  }
+}
+
+async function decimate(ds: RasterDataset, src: RasterDataset, band: number, f: number, w: number, h: number, signal?: AbortSignal): Promise<{ data: Float32Array; w: number; h: number }> {
   const data = new Float32Array(w * h);
-  // Read one tile row at a time (each tile decoded once), then pick the preview rows inside it.
-  const th = Math.max(1, ds.blockHeight);
-  for (let y0 = 0; y0 < ds.height; y0 += th) {
+  const rowOf = (py: number) => Math.floor((py * f * src.height) / ds.height);
+  const cols = Int32Array.from({ length: w }, (_, px) => Math.floor((px * f * src.width) / ds.width));
+  // Read one tile row at a time (each tile decoded once), then pick the rows inside it.
+  const th = Math.max(1, src.blockHeight);
+  let py = 0;
+  for (let y0 = 0; y0 < src.height && py < h; y0 += th) {
     throwIfAborted(signal);
-    const y1 = Math.min(ds.height, y0 + th);
-    const first = Math.ceil(y0 / f);
-    if (first * f >= y1) continue;
-    const strip = await ds.readWindow(band, 0, y0, ds.width, y1 - y0, signal);
-    for (let py = first; py * f < y1; py++) {
-      const ro = (py * f - y0) * ds.width;
-      for (let px = 0; px < w; px++) data[py * w + px] = strip[ro + px * f];
+    const y1 = Math.min(src.height, y0 + th);
+    if (rowOf(py) >= y1) continue;
+    const strip = await src.readWindow(band, 0, y0, src.width, y1 - y0, signal);
+    for (; py < h && rowOf(py) < y1; py++) {
+      const ro = (rowOf(py) - y0) * src.width;
+      for (let px = 0; px < w; px++) data[py * w + px] = strip[ro + cols[px]];
     }
   }
   return { data, w, h };

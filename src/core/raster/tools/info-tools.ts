@@ -31,10 +31,12 @@ export const rasterInfoTool = defineTool({
       const xs = [0, ds.width].flatMap((px) => [0, ds.height].map((py) => g[0] + px * g[1] + py * g[2]));
       const ys = [0, ds.width].flatMap((px) => [0, ds.height].map((py) => g[3] + px * g[4] + py * g[5]));
       const extent = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+      // As gdalinfo lists them: a COG's overviews, a JPEG 2000's resolution levels (quicklooks and maps read them).
+      const overviews = ((await ds.overviews?.(ctx.signal).catch(() => undefined)) ?? []).map((o) => [o.width, o.height]);
       const stats = {
         width: ds.width, height: ds.height, bandCount: ds.bandCount, dtype: ds.dtype, crs, epsg: ds.geo.epsg ?? null,
         geographic: ds.geo.geographic, geoTransform: u ? null : g, pixelSize: u ? null : size, ...(u ? { gcps } : {}), ...(rotation ? { rotationDegrees: rotation } : {}), extent,
-        nodata: ds.nodata, blockSize: [ds.blockWidth, ds.blockHeight], bands,
+        nodata: ds.nodata, blockSize: [ds.blockWidth, ds.blockHeight], overviews, bands,
       };
       const roles = bands.filter((b) => b.role).map((b) => `${b.role}=${b.index}`);
       const area = projectedPixelArea(ds);
@@ -43,7 +45,8 @@ export const rasterInfoTool = defineTool({
         : `at ${num(size[0])}${size[1] !== size[0] ? `×${num(size[1])}` : ''}${unit}${rotation ? ` (grid rotated ${num(rotation)}°)` : ''}`;
       const summary = `${ds.width}×${ds.height} pixels, ${ds.bandCount} ${ds.dtype} band${ds.bandCount === 1 ? '' : 's'} ${where} in ${crsName}`
         + `${areaKm2 !== null ? ` covering ${num(areaKm2)} km²` : ''}; nodata ${ds.nodata ?? 'not set'}.`
-        + (roles.length ? ` Band roles from descriptions: ${roles.join(', ')}.` : ds.bandCount > 1 ? ' Bands have no role descriptions: pass --arg red=3 etc. or sensor=.' : '');
+        + (roles.length ? ` Band roles from descriptions: ${roles.join(', ')}.` : ds.bandCount > 1 ? ' Bands have no role descriptions: pass --arg red=3 etc. or sensor=.' : '')
+        + (overviews.length ? ` Overviews: ${overviews.map(([w, h]) => `${w}×${h}`).join(', ')}.` : '');
       return { tool: 'raster_info', outputs: {}, stats, summary };
     } finally { await ds.close(); }
   },

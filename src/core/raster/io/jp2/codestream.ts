@@ -25,6 +25,11 @@ export interface Jp2Layout {
   /** Tile index → its tile-parts as [file offset of SOT, length through the end of its data]. */
   tileParts: Map<number, { offset: number; length: number }[]>;
   tilesAcross: number; tilesDown: number;
+  /**
+   * Wavelet decomposition levels every component has (the fewest of COD and COC in the main
+   * header): resolution r = 1..levels decodes at 1/2^r of the size without the finer levels.
+   */
+  levels: number;
   /** Boxes that georeference a JP2 (absent in a bare codestream). */
   geoJp2?: Uint8Array;
   gmlXml?: string[];
@@ -35,7 +40,7 @@ const GEOJP2_UUID = 'b14bf8bd083d4b43a5ae8cd7d5a6ce03';
 const MAX_META_BOX = 8 << 20;
 const MAX_TILE_PARTS = 1 << 20;
 
-const SOC = 0xff4f, SIZ = 0xff51, SOT = 0xff90, EOC = 0xffd9;
+const SOC = 0xff4f, SIZ = 0xff51, SOT = 0xff90, EOC = 0xffd9, COD = 0xff52, COC = 0xff53;
 /** Main-header markers that index the codestream as a whole (left out of a tile's codestream). */
 const INDEX_MARKERS = new Set([0xff55 /* TLM */, 0xff57 /* PLM */]);
 /** Packed packet headers in the main header: tiles cannot be cut out without them. */
@@ -140,6 +145,7 @@ export function readJp2Layout(fd: number, size: number): Jp2Layout {
     mainSegments.push({ marker, offset: p, length: len });
     p += len;
   }
+  const levels = decompositionLevels(fd, size, mainSegments, nc);
   const tilesAcross = Math.ceil((siz.xsiz - siz.xtosiz) / siz.xtsiz), tilesDown = Math.ceil((siz.ysiz - siz.ytosiz) / siz.ytsiz);
   const tileParts = new Map<number, { offset: number; length: number }[]>();
   let parts = 0;
@@ -160,16 +166,47 @@ export function readJp2Layout(fd: number, size: number): Jp2Layout {
     list.push({ offset: p, length: psot });
     p += psot;
   }
-  return { csOffset, csLength, siz, mainSegments, tileParts, tilesAcross, tilesDown, ...(geoJp2 ? { geoJp2 } : {}), ...(gml.length ? { gmlXml: gml } : {}) };
+  return { csOffset, csLength, siz, mainSegments, tileParts, tilesAcross, tilesDown, levels, ...(geoJp2 ? { geoJp2 } : {}), ...(gml.length ? { gmlXml: gml } : {}) };
 }
 
-/** Image-grid rectangle of tile (tx, ty), relative to the image origin (XOsiz, YOsiz). */
-export function tileRect(siz: Siz, tx: number, ty: number): { x0: number; y0: number; x1: number; y1: number } {
+/**
+ * NL of COD's SPcod (byte 9 of the segment after the marker and length: Scod, progression, layers
+ * ×2, MCT, then NL), lowered by any COC (its Ccoc is one byte below 257 components, two above).
+ */
+function decompositionLevels(fd: number, size: number, segs: Jp2Layout['mainSegments'], nc: number): number {
+  let levels = -1;
+  for (const seg of segs) {
+    if (seg.marker !== COD && seg.marker !== COC) continue;
+    const b = readAt(fd, seg.offset, seg.length, size, seg.marker === COD ? 'COD' : 'COC');
+    const at = seg.marker === COD ? 9 : 4 + (nc < 257 ? 1 : 2) + 1;
+    if (at >= b.length) throw new Jp2Error(`the ${seg.marker === COD ? 'COD' : 'COC'} marker is cut short (${b.length} bytes)`);
+    const nl = b[at];
+    if (nl > 32) throw new Jp2Error(`the ${seg.marker === COD ? 'COD' : 'COC'} marker asks for ${nl} decomposition levels (at most 32)`);
+    levels = levels < 0 ? nl : Math.min(levels, nl);
+  }
+  if (levels < 0) throw new Jp2Error('the main header has no COD marker (coding style); the codestream is corrupt');
+  return levels;
+}
+
+/** ceil(v / 2^r): a reference-grid coordinate at resolution r (ISO 15444-1 B.5). */
+const down = (v: number, r: number) => (r === 0 ? v : Math.ceil(v / 2 ** r));
+
+/**
+ * Image-grid rectangle of tile (tx, ty), relative to the image origin (XOsiz, YOsiz), at
+ * resolution r (0: full size; r: the grid of 1/2^r).
+ */
+export function tileRect(siz: Siz, tx: number, ty: number, r = 0): { x0: number; y0: number; x1: number; y1: number } {
   const ox = siz.xtosiz + tx * siz.xtsiz, oy = siz.ytosiz + ty * siz.ytsiz;
+  const ix = down(siz.xosiz, r), iy = down(siz.yosiz, r);
   return {
-    x0: Math.max(ox, siz.xosiz) - siz.xosiz, y0: Math.max(oy, siz.yosiz) - siz.yosiz,
-    x1: Math.min(ox + siz.xtsiz, siz.xsiz) - siz.xosiz, y1: Math.min(oy + siz.ytsiz, siz.ysiz) - siz.yosiz,
+    x0: down(Math.max(ox, siz.xosiz), r) - ix, y0: down(Math.max(oy, siz.yosiz), r) - iy,
+    x1: down(Math.min(ox + siz.xtsiz, siz.xsiz), r) - ix, y1: down(Math.min(oy + siz.ytsiz, siz.ysiz), r) - iy,
   };
+}
+
+/** Image size at resolution r. */
+export function imageSizeAt(siz: Siz, r: number): { width: number; height: number } {
+  return { width: down(siz.xsiz, r) - down(siz.xosiz, r), height: down(siz.ysiz, r) - down(siz.yosiz, r) };
 }
 
 /**

@@ -16,7 +16,7 @@ import { cores } from '../../pipeline/workers';
 const WORKER_JS = path.join(__dirname, 'jp2-worker.js');
 const IDLE_MS = 5000;
 
-interface Job { cs: Uint8Array; resolve: (t: DecodedTile) => void; reject: (e: Error) => void; signal?: AbortSignal }
+interface Job { cs: Uint8Array; reduce: number; size?: { width: number; height: number }; resolve: (t: DecodedTile) => void; reject: (e: Error) => void; signal?: AbortSignal }
 
 let threads: { w: Worker; busy?: number }[] = [];
 const queue: Job[] = [];
@@ -50,7 +50,7 @@ function dispatch(): void {
     pending.set(id, job);
     // Held while it works (the caller awaits it), let go when idle (so an idle pool never keeps a process alive).
     t.w.ref();
-    t.w.postMessage({ id, cs: job.cs }, [job.cs.buffer as ArrayBuffer]);
+    t.w.postMessage({ id, cs: job.cs, reduce: job.reduce, size: job.size }, [job.cs.buffer as ArrayBuffer]);
   }
   const want = poolSize();
   if (queue.length && threads.length < want) { spawn(); dispatch(); }
@@ -98,12 +98,12 @@ function scheduleIdle(): void {
 
 /**
  * Decodes one tile codestream on a pool thread (inline where the pool has none). `cs` is handed over.
- * Once `signal` aborts, the tile is dropped if it has not started.
+ * Once `signal` aborts, the tile is dropped if it has not started. `reduce`/`size`: as decodeCodestream.
  */
-export function decodeTile(cs: Uint8Array, signal?: AbortSignal): Promise<DecodedTile> {
-  if (poolSize() === 0) return decodeCodestream(cs);
+export function decodeTile(cs: Uint8Array, signal?: AbortSignal, reduce = 0, size?: { width: number; height: number }): Promise<DecodedTile> {
+  if (poolSize() === 0) return decodeCodestream(cs, reduce, size);
   return new Promise<DecodedTile>((resolve, reject) => {
-    queue.push({ cs, resolve, reject, signal });
+    queue.push({ cs, reduce, size, resolve, reject, signal });
     // One listener per run's signal, not per tile (a band's 121 tiles would trip Node's listener warning).
     if (signal && !listened.has(signal)) { listened.add(signal); signal.addEventListener('abort', () => dispatch(), { once: true }); }
     dispatch();

@@ -9,11 +9,11 @@ import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from '../dataset';
 import { CTORS, type DType, type TypedArray } from '../samples';
 import { categoryNamesFromPam, MAX_PAM_BYTES, type CategoryNames } from '../color-table';
-import { Jp2Error, readJp2Layout, tileCodestream, tileRect, type Jp2Layout } from './codestream';
+import { Jp2Error, imageSizeAt, readJp2Layout, tileCodestream, tileRect, type Jp2Layout } from './codestream';
 import type { DecodedTile } from './openjpeg';
 import { decodeTile, poolSize } from './decode-pool';
 import { elements, firstInner, geoFromGeoJp2, geoFromGml } from './georef';
-import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE } from '../dataset';
+import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE, overviewGeo } from '../dataset';
 import { parseCrs } from '../../crs/crs';
 
 /** Decoded tiles kept per file: a 1024² Sentinel-2 tile is 2 MB, so a strip of a 10980-wide band fits. */
@@ -30,9 +30,53 @@ export class Jp2Dataset implements RasterDataset {
   private cache = new Map<number, Promise<DecodedTile>>();
   private cacheLimit = 2;
   private closed = false;
+  /** Resolution level read (0: full size; r: 1/2^r, the wavelet's low-pass, as GDAL's JP2 overviews). */
+  private level = 0;
+  /** The full-size dataset this resolution level belongs to (it owns the file descriptor). */
+  private parent?: Jp2Dataset;
+  private levelViews?: Jp2Dataset[];
 
   /** `fail` turns a reason into the caller's error type (RasterError, naming the file). */
   constructor(readonly source: string, private fail: (message: string) => Error) {}
+
+  /**
+   * The codestream's resolution levels, largest first, as datasets of their own (GDAL's overviews of
+   * a JP2): a tile at level r decodes without its r finest wavelet levels, so a quicklook of a
+   * 10980² band reads 1/4^r of the samples and skips most of the decoding. Closed with this one.
+   */
+  async overviews(): Promise<RasterDataset[]> {
+    if (this.parent) return [];
+    if (this.closed) throw this.fail(`${this.source}: dataset is closed`);
+    if (!this.levelViews) {
+      // The levels GDAL lists as overviews: while the level above is over 128 pixels on a side, and
+      // (several tiles) its tiles halve evenly, so the levels' tiles stay aligned.
+      const L = this.layout, one = L.tilesAcross * L.tilesDown === 1;
+      this.levelViews = [];
+      let w = this.width, h = this.height, tw = L.siz.xtsiz, th = L.siz.ytsiz;
+      for (let r = 1; r <= L.levels && (w > 128 || h > 128) && (one || (tw % 2 === 0 && th % 2 === 0)); r++) {
+        const v = this.atLevel(r);
+        this.levelViews.push(v);
+        w = v.width; h = v.height; tw = Math.floor(tw / 2); th = Math.floor(th / 2);
+      }
+    }
+    return this.levelViews;
+  }
+
+  private atLevel(r: number): Jp2Dataset {
+    const v = new Jp2Dataset(this.source, this.fail);
+    const { width, height } = imageSizeAt(this.layout.siz, r);
+    const s = this.layout.siz;
+    Object.assign(v, {
+      fd: this.fd, size: this.size, layout: this.layout, level: r, parent: this,
+      width, height, bandCount: this.bandCount, dtype: this.dtype, nodata: this.nodata,
+      bandDescriptions: this.bandDescriptions, scales: this.scales, offsets: this.offsets, categoryNames: this.categoryNames,
+      blockWidth: Math.min(Math.ceil(s.xtsiz / 2 ** r), width), blockHeight: Math.min(Math.ceil(s.ytsiz / 2 ** r), height),
+      geo: overviewGeo(this.geo, this.width, this.height, width, height),
+    });
+    const tileBytes = v.blockWidth * v.blockHeight * this.bandCount * CTORS[this.dtype].BYTES_PER_ELEMENT;
+    v.cacheLimit = Math.max(2, Math.floor(CACHE_BYTES / Math.max(1, tileBytes)));
+    return v;
+  }
 
   async init(): Promise<void> {
     try {
@@ -150,12 +194,13 @@ export class Jp2Dataset implements RasterDataset {
   private decode(tx: number, ty: number, signal?: AbortSignal): Promise<DecodedTile> {
     const key = ty * this.layout.tilesAcross + tx;
     const p = (async () => {
-      const r = tileRect(this.layout.siz, tx, ty);
+      const r = tileRect(this.layout.siz, tx, ty, this.level);
       const w = r.x1 - r.x0, h = r.y1 - r.y0;
+      if (this.parent?.closed) throw new Jp2Error('the dataset is closed');
       const cs = tileCodestream(this.fd, this.size, this.layout, tx, ty);
       // A tile the codestream leaves out decodes as zeros (as OpenJPEG leaves it in a whole-image decode).
       if (!cs) return { width: w, height: h, components: this.bandCount, bits: 0, signed: false, data: new CTORS[this.dtype](w * h * this.bandCount) as DecodedTile['data'] };
-      const t = await decodeTile(cs, signal);
+      const t = await decodeTile(cs, signal, this.level, { width: w, height: h });
       if (t.width !== w || t.height !== h || t.components !== this.bandCount) {
         throw new Jp2Error(`tile ${key} decoded to ${t.width}×${t.height}×${t.components}, not ${w}×${h}×${this.bandCount}`);
       }
@@ -168,7 +213,7 @@ export class Jp2Dataset implements RasterDataset {
   }
 
   private check(band: number, x: number, y: number, w: number, h: number): void {
-    if (this.closed) throw this.fail(`${this.source}: dataset is closed`);
+    if (this.closed || this.parent?.closed) throw this.fail(`${this.source}: dataset is closed`);
     if (!Number.isInteger(band) || band < 1 || band > this.bandCount) {
       throw this.fail(`${this.source}: band ${band} is out of range (the file has ${this.bandCount} band${this.bandCount === 1 ? '' : 's'}, numbered 1..${this.bandCount})`);
     }
@@ -181,9 +226,10 @@ export class Jp2Dataset implements RasterDataset {
   private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], float: boolean, signal?: AbortSignal): Promise<void> {
     for (const b of bands) this.check(b, x, y, w, h);
     const { siz, tilesAcross, tilesDown } = this.layout;
+    const L = this.level;
     // Image coordinates → tile grid: tiles are anchored on the reference grid, the image starts at (XOsiz, YOsiz).
-    const txOf = (ix: number) => Math.min(tilesAcross - 1, Math.floor((ix + siz.xosiz - siz.xtosiz) / siz.xtsiz));
-    const tyOf = (iy: number) => Math.min(tilesDown - 1, Math.floor((iy + siz.yosiz - siz.ytosiz) / siz.ytsiz));
+    const txOf = (ix: number) => tileOf(ix + Math.ceil(siz.xosiz / 2 ** L), siz.xtosiz, siz.xtsiz, L, tilesAcross);
+    const tyOf = (iy: number) => tileOf(iy + Math.ceil(siz.yosiz / 2 ** L), siz.ytosiz, siz.ytsiz, L, tilesDown);
     const S = this.bandCount;
     const jobs: Promise<void>[] = [];
     for (let ty = tyOf(y); ty <= tyOf(y + h - 1); ty++) {
@@ -191,7 +237,7 @@ export class Jp2Dataset implements RasterDataset {
         if (signal?.aborted) throw signal.reason ?? new Error('aborted');
         jobs.push(this.tile(tx, ty, signal).then((t) => {
           if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-          const r = tileRect(siz, tx, ty);
+          const r = tileRect(siz, tx, ty, L);
           const gx0 = Math.max(x, r.x0), gx1 = Math.min(x + w, r.x1), gy0 = Math.max(y, r.y0), gy1 = Math.min(y + h, r.y1);
           const n = gx1 - gx0;
           bands.forEach((band, k) => {
@@ -242,8 +288,7 @@ export class Jp2Dataset implements RasterDataset {
   }
 
   reserveTiles(tiles: number): void {
-    const s = this.layout.siz;
-    const tileBytes = s.xtsiz * s.ytsiz * this.bandCount * CTORS[this.dtype].BYTES_PER_ELEMENT;
+    const tileBytes = this.blockWidth * this.blockHeight * this.bandCount * CTORS[this.dtype].BYTES_PER_ELEMENT;
     this.cacheLimit = Math.max(this.cacheLimit, Math.min(Math.floor((256 << 20) / Math.max(1, tileBytes)), tiles));
   }
 
@@ -251,6 +296,21 @@ export class Jp2Dataset implements RasterDataset {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
+    for (const v of this.levelViews ?? []) await v.close();
+    // A resolution level shares its parent's descriptor.
+    if (this.parent) return;
     if (this.fd >= 0) { try { fs.closeSync(this.fd); } catch { /* already closed */ } this.fd = -1; }
   }
+}
+
+/**
+ * The tile (along one axis) holding reference-grid coordinate `at` of resolution r: the last k whose
+ * start, ceil((origin + k·size) / 2^r), is at or before it.
+ */
+function tileOf(at: number, origin: number, size: number, r: number, count: number): number {
+  const start = (k: number) => Math.ceil((origin + k * size) / 2 ** r);
+  let k = Math.max(0, Math.min(count - 1, Math.floor((at * 2 ** r - origin) / size)));
+  while (k + 1 < count && start(k + 1) <= at) k++;
+  while (k > 0 && start(k) > at) k--;
+  return k;
 }

@@ -16,6 +16,8 @@ interface Decoder {
   getEncodedBuffer(n: number): Uint8Array;
   getDecodedBuffer(): Uint8Array;
   decode(): void;
+  /** Decodes without the `level` finest resolutions (quality layers: 0 = all). */
+  decodeSubResolution(level: number, layer: number): void;
   getFrameInfo(): { width: number; height: number; bitsPerSample: number; componentCount: number; isSigned: boolean };
   delete?(): void;
 }
@@ -39,14 +41,21 @@ function load(): Promise<{ J2KDecoder: new () => Decoder }> {
   return wasm;
 }
 
-/** Decodes a whole codestream (SOC … EOC). Throws Jp2Error with OpenJPEG's reason. */
-export async function decodeCodestream(cs: Uint8Array): Promise<DecodedTile> {
+/**
+ * Decodes a whole codestream (SOC … EOC). Throws Jp2Error with OpenJPEG's reason. `reduce` r > 0
+ * decodes at resolution 1/2^r (`size`, which OpenJPEG's frame info does not give then, is that size).
+ */
+export async function decodeCodestream(cs: Uint8Array, reduce = 0, size?: { width: number; height: number }): Promise<DecodedTile> {
   const m = await load();
   try {
     decoder ??= new m.J2KDecoder();
     decoder.getEncodedBuffer(cs.length).set(cs);
-    decoder.decode();
-    const fi = decoder.getFrameInfo();
+    if (reduce > 0) decoder.decodeSubResolution(reduce, 0); else decoder.decode();
+    const fi = { ...decoder.getFrameInfo() };
+    if (reduce > 0) {
+      if (!size) throw new Jp2Error('a reduced-resolution decode needs the size it decodes to');
+      fi.width = size.width; fi.height = size.height;
+    }
     const out = decoder.getDecodedBuffer();
     const bytes = out.slice();
     const wide = fi.bitsPerSample > 8;
