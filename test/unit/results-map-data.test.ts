@@ -96,3 +96,52 @@ print(json.dumps(1))
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a JPEG 2000 band and a COG on the map: every zoom but the finest from their own overviews, pixels as GDAL reads them', gdalSkip('JPEG 2000 and COG map tiles against GDAL') ? { skip: gdalSkip('JPEG 2000 and COG map tiles against GDAL') as string } : {}, async () => {
+  const dir = tmpDir('gw-map-ov-');
+  const jp2 = path.join(dir, 'T31TDF_20240612T103021_B04_10m.jp2'), cog = path.join(dir, 'cog.tif');
+  // 5000×1200: maxZoom 5; the cached overview is every 4th pixel (zooms 0–3), zoom 4 (every 2nd) reads
+  // the file's first overview, zoom 5 the file.
+  const want = pyJson(`
+import sys, json
+from osgeo import gdal, osr
+import numpy as np
+gdal.UseExceptions()
+jp2, cog = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(4)
+m = gdal.GetDriverByName('MEM').Create('', 5000, 1200, 1, gdal.GDT_UInt16)
+m.SetGeoTransform((399960, 10, 0, 5000040, 0, -10)); s = osr.SpatialReference(); s.ImportFromEPSG(32631); m.SetProjection(s.ExportToWkt())
+yy, xx = np.mgrid[0:1200, 0:5000]
+# Smooth plus noise, well above 0 (DN 0 is a Sentinel-2 band's no data, at every level).
+m.GetRasterBand(1).WriteArray((5000 + 3000 * np.sin(xx / 50.0) * np.cos(yy / 40.0) + rng.integers(0, 200, (1200, 5000))).astype(np.uint16))
+gdal.Translate(jp2, m, format='JP2OpenJPEG', creationOptions=['REVERSIBLE=YES', 'QUALITY=100', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'RESOLUTIONS=4'])
+gdal.Translate(cog, m, format='COG', creationOptions=['COMPRESS=DEFLATE', 'BLOCKSIZE=256', 'OVERVIEW_RESAMPLING=AVERAGE'])
+out = {}
+for name, f in (('jp2', jp2), ('cog', cog)):
+    d = gdal.Open(f); b = d.GetRasterBand(1)
+    o0 = b.GetOverview(0).ReadAsArray(); o1 = b.GetOverview(1).ReadAsArray(); full = b.ReadAsArray()
+    out[name] = {'ov0': o0[256:512, 256:512].tolist(), 'ov1': o1[0:256, 0:256].tolist(), 'full': full[256:512, 256:512].tolist(), 'px': int(full[1034, 4345])}
+print(json.dumps(out))
+`, jp2, cog);
+  const data = new MapData({ roots: () => [dir], cacheDir: path.join(dir, 'cache') });
+  for (const [name, file] of [['jp2', jp2], ['cog', cog]] as const) {
+    const w = want[name];
+    const info = await data.describe({ path: file, bands: [1] });
+    assert.equal(info.exists, true, `${name}: ${info.error}`);
+    assert.equal(info.maxZoom, 5);
+    assert.equal(info.overview, true);
+    assert.equal(info.epsg, 32631);
+    const same = (tile: Float32Array, grid: number[][], what: string) => {
+      for (let j = 0; j < 256; j += 7) for (let i = 0; i < 256; i += 11) assert.equal(tile[j * 256 + i], grid[j][i], `${name} ${what} at ${i},${j}`);
+    };
+    // Zoom 3 (every 4th pixel): the cached overview, built from the file's second overview.
+    same((await data.tile({ path: file, bands: [1] }, 3, 0, 0))[0], w.ov1, 'zoom 3');
+    // Zoom 4 (every 2nd pixel): a window of the file's first overview.
+    same((await data.tile({ path: file, bands: [1] }, 4, 1, 1))[0], w.ov0, 'zoom 4');
+    // Zoom 5: the file's own samples.
+    same((await data.tile({ path: file, bands: [1] }, 5, 1, 1))[0], w.full, 'zoom 5');
+    const [v] = await data.pixel({ path: file, bands: [1] }, 4345, 1034);
+    assert.equal(v, w.px);
+  }
+  await data.dispose();
+});

@@ -75,6 +75,9 @@ test('map: outputs over inputs, relative inputs resolved, vectors on top, before
   assert.deepEqual(m.compare, ['in:pre', 'in:post']);
   const view = resultView(result, { pre: 'fire_pre.tif', post: 'fire_post.tif' }, { cwd: '/w', units: { dnbr: 'dNBR, -2..2' } });
   assert.equal(view.map?.layers.find((l) => l.role === 'output')?.unit, 'dNBR');
+  // A Sentinel-2 band as the SAFE holds it (JPEG 2000) is a layer like a GeoTIFF; a text file is not.
+  const jp2 = mapSpec({ tool: 'ndvi', outputs: {}, stats: {}, summary: '' }, { red: 'T31TDF_20240612T103021_B04_10m.jp2', nir: 'notes.txt' }, { cwd: '/w' })!;
+  assert.deepEqual(jp2.layers.map((l) => `${l.id} ${l.path} ${l.visible}`), ['in:red /w/T31TDF_20240612T103021_B04_10m.jp2 true']);
 });
 
 test('outputs are named per cell: alias when unique in the notebook, else tool and cell id', () => {

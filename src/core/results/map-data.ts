@@ -10,7 +10,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { openRaster, type RasterDataset } from '../raster/io/dataset';
+import { openRaster, overviewFor, type RasterDataset } from '../raster/io/dataset';
+import { RASTER_FILE } from '../raster/raster-files';
 import { roleFromDescription } from '../raster/bands';
 import { insideScope } from '../notebook/references';
 import type { LayerInfo, LayerKind, LayerRef, MapClass } from '../../shared/result-protocol';
@@ -53,7 +54,7 @@ export class MapData {
   }
 
   private async dataset(file: string): Promise<Open> {
-    const st = this.check(file, /\.tiff?$/i);
+    const st = this.check(file, RASTER_FILE);
     const key = `${file}|${st.size}|${st.mtimeMs}`;
     const cached = this.open.get(file);
     if (cached) {
@@ -203,6 +204,23 @@ export class MapData {
         for (let i = 0; i < w; i++) out[j * T + i] = ov.data[row + ox + i * step];
       }
       return out;
+    }
+    if (f > 1) {
+      // Between the cached overview and full resolution: from the file's own overview at least this
+      // fine when it has one (a COG's, a JPEG 2000's resolution levels), as GDAL reads a downsampled window.
+      const src = await overviewFor(ds, Math.ceil(ds.width / f), Math.ceil(ds.height / f), signal);
+      if (src !== ds) {
+        const sx = src.width / ds.width, sy = src.height / ds.height;
+        const cols = Array.from({ length: w }, (_, i) => Math.min(src.width - 1, Math.floor((x0 + i * f) * sx)));
+        const rows = Array.from({ length: h }, (_, j) => Math.min(src.height - 1, Math.floor((y0 + j * f) * sy)));
+        const wx = cols[0], wy = rows[0], ww = cols[w - 1] - wx + 1, wh = rows[h - 1] - wy + 1;
+        // A broken overview is passed over for the full-resolution data, as readDecimated does.
+        const win = await src.readWindow(band, wx, wy, ww, wh, signal).catch((e) => { if (signal?.aborted) throw e; return undefined; });
+        if (win) {
+          for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) out[j * T + i] = win[(rows[j] - wy) * ww + cols[i] - wx];
+          return out;
+        }
+      }
     }
     const ww = Math.min(T * f, ds.width - x0), wh = Math.min(T * f, ds.height - y0);
     const win = await ds.readWindow(band, x0, y0, ww, wh, signal);

@@ -8,6 +8,7 @@ import { RESULT_VIEW_VERSION } from '../../shared/result-protocol';
 import { classColors } from './palettes';
 import * as path from 'node:path';
 import { argSummary } from '../notebook/result-view';
+import { RASTER_FILE } from '../raster/raster-files';
 
 /** Rows a table shows before "Show all". */
 export const VISIBLE_ROWS = 10;
@@ -225,7 +226,8 @@ function inputFiles(args: Record<string, unknown>): { name: string; path: string
   const out: { name: string; path: string; kind: 'raster' | 'vector' }[] = [];
   const add = (name: string, v: unknown) => {
     if (typeof v !== 'string') return;
-    if (/\.tiff?$/i.test(v)) out.push({ name, path: v, kind: 'raster' });
+    // GeoTIFFs and JPEG 2000 (a SAFE's band files): the map reads both.
+    if (RASTER_FILE.test(v)) out.push({ name, path: v, kind: 'raster' });
     else if (/\.(geo)?json$/i.test(v)) out.push({ name, path: v, kind: 'vector' });
   };
   for (const [k, v] of Object.entries(args)) {
