@@ -11,6 +11,8 @@ import type { Log } from './log';
 
 export class ResultMapHost implements vscode.Disposable {
   private mapData?: Promise<{ data: MapData; encodeFloats: (a: Float32Array) => string }>;
+  /** Files open in the raster viewer: readable by the map wherever they lie (counted: two tabs may show one). */
+  private readonly viewed = new Map<string, number>();
   private readonly messaging = vscode.notebooks.createRendererMessaging(RENDERER_ID);
   private readonly subscription: vscode.Disposable;
 
@@ -21,7 +23,7 @@ export class ResultMapHost implements vscode.Disposable {
 
   private load() {
     this.mapData ??= import('../core/results/map-data').then((m) => ({
-      data: new m.MapData({ roots: () => mapRoots(), cacheDir: path.join(this.storageDir, 'map-overviews') }),
+      data: new m.MapData({ roots: () => [...mapRoots(), ...this.viewed.keys()], cacheDir: path.join(this.storageDir, 'map-overviews') }),
       encodeFloats: m.encodeFloats,
     }));
     return this.mapData;
@@ -38,7 +40,17 @@ export class ResultMapHost implements vscode.Disposable {
     });
   }
 
-  private async answer(m: RendererMessage): Promise<HostMessage> {
+  /** Lets the map read `file` (a raster the analyst opened in the viewer) until the returned disposable runs. */
+  allow(file: string): vscode.Disposable {
+    this.viewed.set(file, (this.viewed.get(file) ?? 0) + 1);
+    return new vscode.Disposable(() => {
+      const n = (this.viewed.get(file) ?? 1) - 1;
+      if (n > 0) this.viewed.set(file, n); else this.viewed.delete(file);
+    });
+  }
+
+  /** The answer to a renderer's request (a cell output's map, or the raster viewer's). */
+  async answer(m: RendererMessage): Promise<HostMessage> {
     const { data, encodeFloats } = await this.load();
     switch (m.type) {
       case 'describe': {

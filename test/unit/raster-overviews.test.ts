@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { openRaster, type RasterDataset } from '../../src/core/raster/io/dataset';
 import { readPreview } from '../../src/core/raster/tools/common';
 import { runTool } from '../../src/core/raster/engine';
+import { localizeSummary } from '../../src/core/results/summary-language';
 import { needGdal, py, tmpDir } from '../helpers/raster-gdal';
 
 const W = 1500, H = 1100;
@@ -130,6 +131,10 @@ test('raster_info lists the overviews; quicklook of a JPEG 2000 band reads a res
   const info = await runTool('raster_info', { image: file }, { outDir: dir });
   assert.deepEqual(info.stats.overviews, [[750, 550], [375, 275], [188, 138]]);
   assert.match(info.summary, /Overviews: 750×550, 375×275, 188×138\./);
+  // In Chinese too (the summary template keeps every number).
+  const zh = localizeSummary(info, 'zh');
+  assert.ok(zh.translated, zh.text);
+  assert.match(zh.text, /像元.*概视图：750×550, 375×275, 188×138。$/);
   const q = await runTool('quicklook', { image: file }, { outDir: dir });
   // 1500 wide at most 1024 a side: every 2nd pixel, 750×550, the first resolution level.
   assert.deepEqual([q.stats.width, q.stats.height], [750, 550]);

@@ -146,7 +146,8 @@ export function renderResult(v: ResultView, request: Request | undefined, handle
   if (toolName !== String(v.tool)) head.appendChild(el('span', 'gw-tool-name', toolName));
   head.appendChild(el('span', 'gw-tool', String(v.tool)));
   const outputs = Array.isArray(v.outputs) ? v.outputs : [];
-  head.appendChild(el('span', 'gw-muted', outputs.length === 1 ? S.output : fill(S.outputs, outputs.length)));
+  // A run that wrote nothing (raster_info, statistics, the raster viewer) says nothing about outputs.
+  if (outputs.length) head.appendChild(el('span', 'gw-muted', outputs.length === 1 ? S.output : fill(S.outputs, outputs.length)));
   root.appendChild(head);
   root.appendChild(el('div', 'gw-summary', `${toolName}: ${String(v.summary)}`));
   if (v.restored) root.appendChild(el('div', 'gw-note', fill(S.savedAt, String(v.restored))));

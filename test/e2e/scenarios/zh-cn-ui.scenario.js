@@ -212,9 +212,15 @@ module.exports = {
       if (card.outputs !== '1 个输出' || card.json !== 'JSON 结果' || !card.kpis.includes('均值') || !card.kpis.includes('中位数')) throw new Error(`result card headings: ${JSON.stringify(card)}`);
       if (card.kpis.some((k) => /^[A-Z][a-z]/.test(k))) throw new Error(`English key statistics: ${card.kpis.join(', ')}`);
       if (!HAN.test(card.summary.split(';')[0])) throw new Error(card.summary);
+      // 6. A GeoTIFF opened from the explorer: the raster viewer's summary in Chinese.
+      await openFile(page, 's2_scene.tif');
+      const viewer = await resultFrame(page, 'raster_info', { map: true, timeoutMs: 90000 });
+      const info = await inResult(viewer, (el) => el.querySelector('.gw-summary').textContent);
+      if (!/^raster_info: 600×600 像元，8 个 uint16 波段/.test(info)) throw new Error(`the raster viewer's summary: ${info}`);
+      await shot('raster-viewer');
       return `VS Code in zh-cn; palette: ${shown.length}/${ZH_TITLES.length} Chinese titles (e.g. "${geo[0]}"), "GeoWeave: Find Tool" → "${alias}"; panel: ${labels.task}/${labels.suggest}/${labels.candidates}, "${ready.readiness.slice(0, 30)}"; `
         + `hover "${hover.replace(/\s+/g, ' ').trim().slice(0, 60)}…"; `
-        + `result: "${card.summary.slice(0, 70)}…", ${card.outputs}, ${card.kpis.join('/')}`;
+        + `result: "${card.summary.slice(0, 70)}…", ${card.outputs}, ${card.kpis.join('/')}; raster viewer: "${info.slice(0, 50)}…"`;
     } finally {
       if (session) await session.close();
       fs.rmSync(tmp, { recursive: true, force: true });
