@@ -36,17 +36,19 @@ export class RasterViewer implements vscode.CustomReadonlyEditorProvider {
         (v) => ({ type: 'geoweave.view' as const, view: v }),
         (e: Error) => { this.log.warn(`raster viewer: ${e.message}`); return { type: 'geoweave.error' as const, message: e.message }; },
       ));
+    // A reply after the tab was closed goes nowhere (postMessage on a disposed webview throws).
+    const post = (msg: unknown) => {
+      if (stop.signal.aborted) return;
+      try { void Promise.resolve(panel.webview.postMessage(msg)).catch(() => undefined); } catch { /* disposed */ }
+    };
     const sub = panel.webview.onDidReceiveMessage((raw: unknown) => {
       if (raw && typeof raw === 'object' && (raw as { type?: unknown }).type === 'geoweave.ready') {
-        void load().then((m) => panel.webview.postMessage(m));
+        void load().then(post);
         return;
       }
       const m = parseRendererMessage(raw);
       if (!m) return;
-      void this.maps.answer(m).then(
-        (reply) => panel.webview.postMessage(reply),
-        (e: Error) => panel.webview.postMessage({ type: 'error', id: m.id, message: e.message }),
-      );
+      void this.maps.answer(m, stop.signal).then(post, (e: Error) => post({ type: 'error', id: m.id, message: e.message }));
     });
     panel.onDidDispose(() => { stop.abort(); sub.dispose(); allowed.dispose(); });
   }

@@ -50,18 +50,18 @@ export class ResultMapHost implements vscode.Disposable {
   }
 
   /** The answer to a renderer's request (a cell output's map, or the raster viewer's). */
-  async answer(m: RendererMessage): Promise<HostMessage> {
+  async answer(m: RendererMessage, signal?: AbortSignal): Promise<HostMessage> {
     const { data, encodeFloats } = await this.load();
     switch (m.type) {
       case 'describe': {
-        const layers = await Promise.all(m.layers.map((l) => data.describe(l)));
+        const layers = await Promise.all(m.layers.map((l) => data.describe(l, signal)));
         const vectors = m.vectors.map((p) => ({ path: p, exists: data.vectorExists(p) }));
         const basemap = config.mapBasemap();
         for (const l of layers) if (l.error) this.log.info(`map: ${l.error}`);
         return { type: 'describe', id: m.id, layers, vectors, ...(basemap ? { basemap } : {}) };
       }
       case 'tile': {
-        const bands = await data.tile(m.layer, m.z, m.x, m.y);
+        const bands = await data.tile(m.layer, m.z, m.x, m.y, signal);
         return { type: 'tile', id: m.id, width: 256, height: 256, bands: bands.map(encodeFloats) };
       }
       case 'pixel': {

@@ -13,6 +13,7 @@ import { openRaster, type RasterDataset } from '../../src/core/raster/io/dataset
 import { readPreview } from '../../src/core/raster/tools/common';
 import { runTool } from '../../src/core/raster/engine';
 import { localizeSummary } from '../../src/core/results/summary-language';
+import { rasterFileView } from '../../src/core/results/raster-view';
 import { needGdal, py, tmpDir } from '../helpers/raster-gdal';
 
 const W = 1500, H = 1100;
@@ -141,6 +142,19 @@ test('raster_info lists the overviews; quicklook of a JPEG 2000 band reads a res
   const want = gdalLevel(file, 0, 1, 750, 550, false)[0];
   let sum = 0; for (let k = 0; k < want.length; k++) sum += want[k];
   assert.ok(Math.abs((q.stats.mean as number) - sum / want.length) < 1e-3 * (sum / want.length), `quicklook mean ${q.stats.mean} is the level's mean ${sum / want.length}`);
+  // The raster viewer's view of the file: raster_info's summary, the band table, the file on the map; nothing written.
+  const before = fs.readdirSync(dir).sort();
+  const view = await rasterFileView(file);
+  assert.equal(view.tool, 'raster_info');
+  assert.match(view.summary, /^1500×1100 pixels, 1 uint16 band at 10 m in EPSG:32631 .*Overviews: 750×550, 375×275, 188×138\.$/);
+  assert.deepEqual(view.map?.layers.map((l) => `${l.id} ${l.path} ${l.visible} ${l.auto}`), [`in:image ${file} true true`]);
+  assert.ok(view.tables.some((t) => t.rows.length === 1), 'a table of the one band');
+  assert.deepEqual(view.outputs, []);
+  assert.equal(view.lang, undefined);
+  const zhView = await rasterFileView(file, 'zh');
+  assert.equal(zhView.lang, 'zh');
+  assert.match(zhView.summary, /^1500×1100 像元/);
+  assert.deepEqual(fs.readdirSync(dir).sort(), before, 'the viewer writes nothing');
   const ds: RasterDataset = await openRaster(file);
   const [o] = await ds.overviews!();
   await ds.close();

@@ -115,7 +115,8 @@ export class MapData {
   }
 
   /** Grid, CRS, value ranges and legend values of a raster layer. */
-  async describe(ref: LayerRef): Promise<LayerInfo> {
+  /** `signal`: the viewer was closed (a first look at a large file without overviews reads all of it). */
+  async describe(ref: LayerRef, signal?: AbortSignal): Promise<LayerInfo> {
     const empty: LayerInfo = { path: ref.path, exists: false, width: 0, height: 0, bandCount: 0, geoTransform: [], geographic: false, maxZoom: 0, bandStats: [], overview: false, bands: ref.bands };
     let o: Open;
     try { o = await this.dataset(ref.path); } catch (e) { return { ...empty, error: (e as Error).message }; }
@@ -131,7 +132,7 @@ export class MapData {
       else if (ds.bandCount >= 3 && !roles.some(Boolean)) { bands = [3, 2, 1]; kind = 'rgb'; }
     }
     const maxZoom = maxZoomFor(ds.width, ds.height);
-    const z0 = await Promise.all(bands.map((b) => this.tileData(o, b, 0, 0, 0)));
+    const z0 = await Promise.all(bands.map((b) => this.tileData(o, b, 0, 0, 0, signal)));
     const bandStats = z0.map((d) => valueStats(d));
     let values: number[] | undefined;
     const distinct = new Set<number>();
@@ -165,7 +166,7 @@ export class MapData {
       if (values && values.length <= 2 && values.every((v) => v === 0 || v === 1)) kind = 'mask';
       else if (labels || (values && values.length <= 16 && /u?int8/.test(ds.dtype))) kind = 'class';
     }
-    const ov = await this.overview(o, bands[0]).catch(() => undefined);
+    const ov = await this.overview(o, bands[0], signal).catch(() => undefined);
     const epsg = ds.geo.epsg;
     // The engine's CRS of the file (EPSG table or GeoTIFF keys without a code), so the map draws
     // every CRS the tools read and write; the file's citation only when the engine has none.
