@@ -251,6 +251,9 @@ gdal.Translate(d0 + '/addo.tif', m, creationOptions=['COMPRESS=LZW', 'TILED=YES'
 gdal.SetConfigOption('GDAL_TIFF_INTERNAL_MASK', 'YES')
 d = gdal.Open(d0 + '/addo.tif', gdal.GA_Update); d.CreateMaskBand(gdal.GMF_PER_DATASET); d.GetRasterBand(1).GetMaskBand().WriteArray((yy % 50 > 2).astype(np.uint8) * 255)
 d.BuildOverviews('AVERAGE', [2, 4, 8]); d = None
+# External overviews: a read-only open writes them to ext.tif.ovr.
+gdal.Translate(d0 + '/ext.tif', m, creationOptions=['COMPRESS=DEFLATE', 'TILED=YES', 'BLOCKXSIZE=128', 'BLOCKYSIZE=128'])
+d = gdal.Open(d0 + '/ext.tif'); d.BuildOverviews('AVERAGE', [2, 4]); d = None
 `;
 
 /** What is done to one overview IFD (the image's own IFD and tiles are left whole). */
@@ -275,10 +278,11 @@ test('raster abuse: broken overviews are passed over, and a quicklook still show
     const py = spawnSync('/usr/bin/python3', ['-c', GDAL_OVERVIEW_BASES, corpus], { encoding: 'utf8' });
     if (py.status !== 0) { if (process.env.CI) assert.fail(`GDAL is required in CI: ${py.stderr}`); return; }
     let k = 0;
-    const trial = async (label: string, bytes: Buffer, mustSucceed: boolean) => {
+    const trial = async (label: string, bytes: Buffer, mustSucceed: boolean, ovr?: Buffer) => {
       emptyDir(inDir); emptyDir(outDir);
       const file = path.join(inDir, 'hostile.tif');
       fs.writeFileSync(file, bytes);
+      if (ovr) fs.writeFileSync(`${file}.ovr`, ovr);
       const frozenIn = fingerprint(inDir);
       // quicklook reads the overviews' pixels; raster_info opens every one of them.
       const op: Op = k++ % 3 === 2 ? { kind: 'runTool', tool: 'raster_info', args: { image: file }, outDir } : { kind: 'runTool', tool: 'quicklook', args: { image: file }, outDir };
@@ -321,6 +325,21 @@ test('raster abuse: broken overviews are passed over, and a quicklook still show
       // Overviews appended after the image (gdaladdo): cut inside their IFDs.
       if (name === 'addo.tif') for (const at of overviews) await trial(`${name} truncated in the IFD at ${at}`, orig.subarray(0, at + 7), true);
     }
+    // A hostile `.ovr` beside an intact image: cut, bit-flipped, not a TIFF, empty, another image's.
+    const ext = fs.readFileSync(path.join(corpus, 'ext.tif')), ovr = fs.readFileSync(path.join(corpus, 'ext.tif.ovr'));
+    await trial('ext.tif with its .ovr', ext, true, ovr);
+    const rnd = mulberry32(4242);
+    for (const f of [0.001, 0.01, 0.3, 0.7, 0.999]) await trial(`ext.tif with its .ovr cut at ${f}`, ext, true, ovr.subarray(0, Math.floor(ovr.length * f)));
+    for (let j = 0; j < 8; j++) {
+      const b = Buffer.from(ovr);
+      // The header and first IFD (the first 600 bytes) half the time, the tiles otherwise.
+      for (let f = 0; f < 4; f++) b[j % 2 ? Math.floor(rnd() * 600) : 600 + Math.floor(rnd() * (b.length - 600))] ^= 1 << Math.floor(rnd() * 8);
+      await trial(`ext.tif with its .ovr bit-flipped (${j % 2 ? 'header' : 'tiles'})`, ext, true, b);
+    }
+    await trial('ext.tif with a text .ovr', ext, true, Buffer.from('not overviews\n'));
+    await trial('ext.tif with an empty .ovr', ext, true, Buffer.alloc(0));
+    await trial('ext.tif with another image as its .ovr', ext, true, fs.readFileSync(path.join(corpus, 'cog.tif')));
+    await trial('ext.tif with a larger image as its .ovr', ext, true, Buffer.concat([ext]));
   } finally {
     runner.close();
     console.log(tally.summary());

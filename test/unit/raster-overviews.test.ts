@@ -1,6 +1,6 @@
 /**
  * Overviews read as GDAL reads them: a COG's and gdaladdo's internal overviews (DEFLATE through the
- * direct reader, LZW through geotiff.js, strips, an internal mask beside them), and a JPEG 2000
+ * direct reader, LZW through geotiff.js, strips, an internal mask beside them, an external .ovr), and a JPEG 2000
  * codestream's resolution levels (1 and 3 components, tiles cut at the edges). Sizes, samples of
  * whole levels and of windows across tiles, and geotransforms equal GDAL's; previews, quicklooks and
  * raster_info read them.
@@ -29,6 +29,8 @@ d.BuildOverviews('NEAREST', [2, 4, 8]); d = None`,
   },
   // Strips, and a factor that is not a power of two.
   { name: 'strips.tif', bands: 1, make: `gdal.Translate(f, m, creationOptions=['COMPRESS=DEFLATE'])\nd = gdal.Open(f, gdal.GA_Update); d.BuildOverviews('AVERAGE', [3, 9]); d = None` },
+  // External overviews (`<file>.ovr`, as gdaladdo writes for a file opened read-only and QGIS's "Build Pyramids" by default).
+  { name: 'external.tif', bands: 1, make: `gdal.Translate(f, m, creationOptions=['COMPRESS=DEFLATE', 'TILED=YES'])\nd = gdal.Open(f); d.BuildOverviews('AVERAGE', [2, 4, 8]); d = None\nassert os.path.exists(f + '.ovr')` },
   // JPEG 2000: 3 decomposition levels, 512² tiles cut at the right and bottom edges.
   { name: 'band.jp2', bands: 1, make: `gdal.Translate(f, m, format='JP2OpenJPEG', creationOptions=['REVERSIBLE=YES', 'QUALITY=100', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'RESOLUTIONS=4'])` },
   // Three components, lossy, tiles that do not halve evenly (300 → 150 → 75 → 38).
@@ -41,7 +43,7 @@ function make(dir: string, c: (typeof FILES)[number]): { file: string; levels: {
   const type = c.type ?? 'UInt16';
   const out = py(`
 from osgeo import gdal, osr
-import numpy as np, json
+import numpy as np, json, os
 gdal.UseExceptions()
 f = ${JSON.stringify(file)}
 rng = np.random.default_rng(11)
@@ -70,7 +72,7 @@ function gdalLevel(file: string, i: number, bands: number, w: number, h: number,
   return Array.from({ length: bands }, (_, k) => all.subarray(k * w * h, (k + 1) * w * h));
 }
 
-test('overviews equal GDAL\'s: COG, gdaladdo beside a mask, strips, JPEG 2000 resolution levels (sizes, samples, windows, geotransforms)', needGdal(), async () => {
+test('overviews equal GDAL\'s: COG, gdaladdo beside a mask, strips, an external .ovr, JPEG 2000 resolution levels (sizes, samples, windows, geotransforms)', needGdal(), async () => {
   const dir = tmpDir();
   for (const c of FILES) {
     const { file, levels } = make(dir, c);
@@ -128,7 +130,7 @@ test('a preview reads the smallest overview as large as itself; a file without o
 
 test('raster_info lists the overviews; quicklook of a JPEG 2000 band reads a resolution level; closed means closed', needGdal(), async () => {
   const dir = tmpDir();
-  const { file } = make(dir, FILES[3]);
+  const { file } = make(dir, FILES.find((c) => c.name === 'band.jp2')!);
   const info = await runTool('raster_info', { image: file }, { outDir: dir });
   assert.deepEqual(info.stats.overviews, [[750, 550], [375, 275], [188, 138]]);
   assert.match(info.summary, /Overviews: 750×550, 375×275, 188×138\./);

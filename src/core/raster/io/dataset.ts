@@ -185,6 +185,19 @@ class BoundedFileSource {
   async close(): Promise<void> { await this.fh.close(); }
 }
 
+/** geotiff.js on a local file (bounded reads), with the descriptor its source holds. */
+async function openTiffFile(file: string, signal?: AbortSignal): Promise<{ tiff: any; fd: number }> {
+  const { GeoTIFF } = await import('geotiff');
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    return { tiff: await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal), fd: fh.fd };
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    throw e;
+  }
+}
+
 class TiffDataset implements RasterDataset {
   source: string; width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 0;
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
@@ -218,6 +231,8 @@ class TiffDataset implements RasterDataset {
   /** Set on an overview: the full-resolution dataset it belongs to (which owns the geotiff.js object). */
   private base?: TiffDataset;
   private overviewList?: Promise<TiffDataset[]>;
+  /** geotiff.js on an external `<file>.ovr` (closed with this dataset). */
+  private ovrTiff: any;
   /** The first IFD links to no other (read by the light reader): no overviews, nothing to open geotiff.js for. */
   private singleIfd = false;
 
@@ -315,51 +330,67 @@ class TiffDataset implements RasterDataset {
   }
 
   /**
-   * The reduced-resolution IFDs after the first (NewSubfileType bit 0 set, not a mask), through
-   * geotiff.js (opened here for a file the light reader opened). Each is read as the first IFD is:
-   * tiles straight from the file where it can, geotiff.js's decoders otherwise.
+   * The reduced-resolution IFDs after the first (NewSubfileType bit 0 set, not a mask); without any,
+   * those of an external `<file>.ovr` beside a local file (gdaladdo -ro, QGIS's "Build Pyramids"), as
+   * GDAL reads them. Each is read as the first IFD is: tiles straight from the file where it can,
+   * geotiff.js's decoders otherwise.
    */
   private async openOverviews(signal?: AbortSignal): Promise<TiffDataset[]> {
-    // Every output GeoWeave writes: one IFD.
-    if (this.singleIfd) return [];
-    if (!this.tiff) {
-      const { GeoTIFF } = await import('geotiff');
-      const fh = await fs.promises.open(this.source, 'r');
-      const size = (await fh.stat()).size;
-      this.tiffFd = fh.fd;
-      try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal); }
-      catch (e) { this.tiffFd = -1; await fh.close().catch(() => undefined); throw new RasterError(`${this.source}: cannot read its overviews (${(e as Error).message})`); }
+    // Every output GeoWeave writes has one IFD (the light reader saw no link to a next one).
+    let out: TiffDataset[] = [];
+    if (!this.singleIfd) {
+      if (!this.tiff) {
+        const o = await openTiffFile(this.source, signal).catch((e: Error) => { throw new RasterError(`${this.source}: cannot read its overviews (${e.message})`); });
+        this.tiff = o.tiff; this.tiffFd = o.fd;
+      }
+      out = await this.overviewIfds(this.tiff, this.tiffFd, this.source, 1, signal);
     }
-    const t = this.tiff;
+    const ovr = `${this.source}.ovr`;
+    if (!out.length && !this.url && fs.existsSync(ovr)) {
+      try {
+        const o = await openTiffFile(ovr, signal);
+        this.ovrTiff = o.tiff;
+        out = await this.overviewIfds(o.tiff, o.fd, ovr, 0, signal);
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        this.warn(`${ovr}: not used as overviews (${(e as Error).message})`);
+      }
+    }
+    return out.sort((a, b) => b.width * b.height - a.width * a.height);
+  }
+
+  /** Overview datasets of the IFDs from `first` on in `t` (the file `name`, open on `fd`): in the .ovr every IFD but a mask is one. */
+  private async overviewIfds(t: any, fd: number, name: string, first: number, signal?: AbortSignal): Promise<TiffDataset[]> {
     const size: number | undefined = Number.isFinite(t.source?.fileSize) ? t.source.fileSize : undefined;
     const out: TiffDataset[] = [];
-    let prev = await t.requestIFD(0);
+    let at = Number(t.firstIFDOffset);
     // GDAL writes at most a few dozen levels; a cycle of IFD offsets is cut here.
-    for (let i = 1; i <= MAX_OVERVIEW_IFDS && prev.nextIFDByteOffset; i++) {
+    for (let i = 0; i <= MAX_OVERVIEW_IFDS && at; i++) {
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-      const at = Number(prev.nextIFDByteOffset);
       let ifd: any;
-      try { ifd = await t.requestIFD(i); } catch (e) { this.warn(`${this.source}: IFD ${i} is unreadable (${(e as Error).message}); the overviews after it are not used`); break; }
-      prev = ifd;
+      try { ifd = await t.requestIFD(i); } catch (e) { this.warn(`${name}: IFD ${i} is unreadable (${(e as Error).message}); the overviews after it are not used`); break; }
+      const here = at;
+      at = Number(ifd.nextIFDByteOffset);
+      if (i < first) continue;
       const kind = Number((await ifd.loadValue('NewSubfileType')) ?? 0);
-      if ((kind & 1) === 0 || (kind & 4) !== 0) continue;
-      const v = new TiffDataset(this.source, this.url);
+      if ((first > 0 && (kind & 1) === 0) || (kind & 4) !== 0) continue;
+      const v = new TiffDataset(name, name === this.source ? this.url : undefined);
       v.base = this; v.tiff = t;
       try {
         const image = v.image = await t.getImage(i);
-        const entries = await scanFirstIfd(t.source, t.littleEndian, t.bigTiff, at, size, signal);
-        await v.describeImage(image, entries, this.tiffFd, size, false);
+        const entries = await scanFirstIfd(t.source, t.littleEndian, t.bigTiff, here, size, signal);
+        await v.describeImage(image, entries, fd, size, false);
         if (v.bandCount !== this.bandCount || v.dtype !== this.dtype || v.width > this.width || v.height > this.height) {
           throw new Error(`it is ${v.width}x${v.height} with ${v.bandCount} ${v.dtype} band${v.bandCount === 1 ? '' : 's'}, not a reduced copy of the ${this.width}x${this.height} image`);
         }
       } catch (e) {
         if (signal?.aborted) throw e;
-        this.warn(`${this.source}: overview IFD ${i} is not used (${(e as Error).message})`);
+        this.warn(`${name}: overview IFD ${i} is not used (${(e as Error).message})`);
         continue;
       }
       out.push(v);
     }
-    return out.sort((a, b) => b.width * b.height - a.width * a.height);
+    return out;
   }
 
   /**
@@ -818,6 +849,7 @@ class TiffDataset implements RasterDataset {
     for (const v of views) await v.close();
     if (this.ownFd >= 0) { try { fs.closeSync(this.ownFd); } catch { /* already closed */ } this.ownFd = -1; }
     try { await this.tiff?.close?.(); } catch { /* already closed */ }
+    try { await this.ovrTiff?.close?.(); } catch { /* already closed */ }
   }
 }
 
