@@ -186,12 +186,12 @@ class BoundedFileSource {
 }
 
 /** geotiff.js on a local file (bounded reads), with the descriptor its source holds. */
-async function openTiffFile(file: string, signal?: AbortSignal): Promise<{ tiff: any; fd: number }> {
+async function openTiffFile(file: string, signal?: AbortSignal): Promise<{ tiff: any; fd: number; size: number }> {
   const { GeoTIFF } = await import('geotiff');
   const fh = await fs.promises.open(file, 'r');
   try {
     const size = (await fh.stat()).size;
-    return { tiff: await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal), fd: fh.fd };
+    return { tiff: await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal), fd: fh.fd, size };
   } catch (e) {
     await fh.close().catch(() => undefined);
     throw e;
@@ -294,14 +294,10 @@ class TiffDataset implements RasterDataset {
     let fileSize: number | undefined;
     let fd = -1;
     try {
-      const { GeoTIFF } = await import('geotiff');
       if (this.url) this.tiff = await httpClient().openRemoteTiff(this.url, signal);
       else {
-        const fh = await fs.promises.open(name, 'r');
-        const size = fileSize = (await fh.stat()).size;
-        fd = this.tiffFd = fh.fd;
-        try { this.tiff = await (GeoTIFF as any).fromSource(new BoundedFileSource(fh, size), undefined, signal); }
-        catch (e) { await fh.close().catch(() => undefined); throw e; }
+        const o = await openTiffFile(name, signal);
+        this.tiff = o.tiff; fileSize = o.size; fd = this.tiffFd = o.fd;
       }
     } catch (e) {
       if (this.url && e instanceof httpClient().HttpError) throw new RasterError(e.message);
