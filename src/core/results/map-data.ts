@@ -114,8 +114,10 @@ export class MapData {
     return !!(await this.overview(o, 1, signal));
   }
 
-  /** Grid, CRS, value ranges and legend values of a raster layer. */
-  /** `signal`: the viewer was closed (a first look at a large file without overviews reads all of it). */
+  /**
+   * Grid, CRS, value ranges and legend values of a raster layer. `signal`: the raster viewer was
+   * closed (a first look at a large file without overviews reads all of it).
+   */
   async describe(ref: LayerRef, signal?: AbortSignal): Promise<LayerInfo> {
     const empty: LayerInfo = { path: ref.path, exists: false, width: 0, height: 0, bandCount: 0, geoTransform: [], geographic: false, maxZoom: 0, bandStats: [], overview: false, bands: ref.bands };
     let o: Open;
