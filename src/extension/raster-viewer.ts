@@ -1,12 +1,13 @@
 /**
  * The raster viewer: a GeoTIFF or JPEG 2000 file opened from the explorer shows what raster_info
  * says of it (size, CRS, pixel size, bands and their roles, nodata, overviews) and the file itself on
- * the interactive map, instead of VS Code's "binary file" notice. The webview loads the notebook's
+ * the interactive map, instead of VS Code's "binary file" notice, and again when the file is rewritten. The webview loads the notebook's
  * result renderer (dist/result-renderer.js) and stands in for VS Code's renderer messaging, so the
  * map, its inspector and its tiles are the cell outputs' own (result-map-host.ts answers them).
  */
 import * as vscode from 'vscode';
 import * as crypto from 'crypto';
+import * as path from 'path';
 import { parseRendererMessage } from '../shared/result-protocol';
 import type { ResultMapHost } from './result-map-host';
 import type { Log } from './log';
@@ -28,13 +29,16 @@ export class RasterViewer implements vscode.CustomReadonlyEditorProvider {
     const stop = new AbortController();
     const allowed = this.maps.allow(file);
     // Read once per editor; the webview asks again (ready) each time it is shown.
-    let view: Promise<{ type: 'geoweave.view'; view: unknown } | { type: 'geoweave.error'; message: string }> | undefined;
+    let view: Promise<{ type: 'geoweave.view'; view: unknown } | { type: 'geoweave.error'; message: string; hint?: string }> | undefined;
     const load = () => (view ??= doc.uri.scheme !== 'file'
       ? Promise.resolve({ type: 'geoweave.error' as const, message: vscode.l10n.t('{0} is not a local file; GeoWeave reads rasters on this machine.', doc.uri.toString()) })
       : Promise.all([import('../core/results/raster-view'), import('../core/results/summary-language')])
         .then(([m, l]) => m.rasterFileView(file, l.summaryLanguage(vscode.env.language, ''), stop.signal)).then(
         (v) => ({ type: 'geoweave.view' as const, view: v }),
-        (e: Error) => { this.log.warn(`raster viewer: ${e.message}`); return { type: 'geoweave.error' as const, message: e.message }; },
+        (e: Error) => {
+          this.log.warn(`raster viewer: ${e.message}`);
+          return { type: 'geoweave.error' as const, message: e.message, hint: vscode.l10n.t('To see the file as text, use "Open With…" and choose Text Editor.') };
+        },
       ));
     // A reply after the tab was closed goes nowhere (postMessage on a disposed webview throws).
     const post = (msg: unknown) => {
@@ -50,7 +54,19 @@ export class RasterViewer implements vscode.CustomReadonlyEditorProvider {
       if (!m) return;
       void this.maps.answer(m, stop.signal).then(post, (e: Error) => post({ type: 'error', id: m.id, message: e.message }));
     });
-    panel.onDidDispose(() => { stop.abort(); sub.dispose(); allowed.dispose(); });
+    // The file rewritten (a cell run again over its output, a download finished): read and drawn again.
+    const watcher = doc.uri.scheme === 'file'
+      ? vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(doc.uri, '..'), path.basename(file)))
+      : undefined;
+    let again: NodeJS.Timeout | undefined;
+    const reread = () => {
+      if (again) clearTimeout(again);
+      // A writer renames its temp file into place once; a copy may take a few events: wait for quiet.
+      again = setTimeout(() => { view = undefined; void load().then(post); }, 300);
+    };
+    watcher?.onDidChange(reread);
+    watcher?.onDidCreate(reread);
+    panel.onDidDispose(() => { stop.abort(); sub.dispose(); allowed.dispose(); watcher?.dispose(); if (again) clearTimeout(again); });
   }
 
   private html(webview: vscode.Webview, dist: vscode.Uri): string {
@@ -67,7 +83,7 @@ export class RasterViewer implements vscode.CustomReadonlyEditorProvider {
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>GeoWeave</title>
-<style nonce="${nonce}">body { padding: 8px 16px; } .gw-viewer-error { color: var(--vscode-errorForeground); font-family: var(--vscode-font-family); }</style>
+<style nonce="${nonce}">body { padding: 8px 16px; } .gw-viewer-error { color: var(--vscode-errorForeground); font-family: var(--vscode-font-family); } .gw-viewer-hint { color: var(--vscode-descriptionForeground); font-family: var(--vscode-font-family); margin-top: 6px; }</style>
 </head>
 <body>
 <div id="container"><div class="gw-viewer-status" style="color: var(--vscode-descriptionForeground); font-family: var(--vscode-font-family)">${h(reading)}</div></div>
@@ -91,7 +107,10 @@ window.addEventListener('message', (e) => {
     const p = document.createElement('div');
     p.className = 'gw-viewer-error';
     p.textContent = m.message;
-    container.replaceChildren(p);
+    const hint = document.createElement('div');
+    hint.className = 'gw-viewer-hint';
+    hint.textContent = m.hint || '';
+    container.replaceChildren(p, hint);
   } else for (const l of listeners) l(m);
 });
 vscode.postMessage({ type: 'geoweave.ready' });

@@ -186,6 +186,11 @@ export interface LayerInfo {
   classes?: MapClass[];
   /** Whether a downsampled overview serves the outer zoom levels. */
   overview: boolean;
+  /**
+   * The file's size and modification time: changes when it is rewritten (a cell run again over the
+   * same output path), so the renderer's tile cache, which keys on it, never paints the old file.
+   */
+  version?: string;
   /** The bands to draw and how (for `auto` layers the host's choice, else those asked for). */
   bands: number[];
   kind?: LayerKind;

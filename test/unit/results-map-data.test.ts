@@ -57,6 +57,15 @@ test('tiles sample every 2^(maxZoom−z)-th pixel, from the file or from the ove
     assert.equal(ov[2 * 256 + 7], 7 * 16 + 10000 * 32);
     assert.equal(fs.readdirSync(path.join(dir, 'cache')).length, 1);
 
+    // Rewritten in place (a cell run again over its output): a new version, so the renderer's tile
+    // cache (keyed on it) does not paint the old file; the host reads the new one.
+    await new Promise((r) => setTimeout(r, 20));
+    await writeGrid(small, 300, 200);
+    const again = await data.describe({ path: small, bands: [1] });
+    assert.notEqual(again.version, info.version);
+    assert.equal(again.width, 300);
+    assert.ok(Number.isNaN((await data.tile({ path: small, bands: [1] }, 2, 1, 1))[0][0]), 'the old tile at 256,256 is outside the new file');
+
     await assert.rejects(data.vector('/etc/passwd'), /not a file the map reads|outside/);
     const outside = await data.describe({ path: '/etc/hostname.tif', bands: [1] });
     assert.equal(outside.exists, false);

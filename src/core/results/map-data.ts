@@ -179,7 +179,7 @@ export class MapData {
       path: ref.path, exists: true, width: ds.width, height: ds.height, bandCount: ds.bandCount, geoTransform: [...ds.geo.geoTransform],
       ...(epsg ? { epsg } : {}), ...(projection ? { projection } : {}),
       geographic: ds.geo.geographic || epsg === 4326, maxZoom, bandStats, ...(values ? { values } : {}), ...(labels ? { labels } : {}),
-      overview: !!ov, bands, ...(kind ? { kind } : {}), ...(classes ? { classes } : {}),
+      overview: !!ov, bands, ...(kind ? { kind } : {}), ...(classes ? { classes } : {}), version: o.key.slice(ref.path.length + 1),
     };
   }
 

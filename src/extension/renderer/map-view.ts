@@ -139,7 +139,8 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     r.source = new ImageTileSource({
       projection, tileGrid, wrapX: false, interpolate: false, transition: 0,
       loader: async (z: number, x: number, y: number) => {
-        const key = `${ref.path}|${ref.bands.join(',')}|${z}/${x}/${y}`;
+        // The file's version too: a cell run again over the same output path must not show the old tiles.
+        const key = `${ref.path}|${info.version ?? ''}|${ref.bands.join(',')}|${z}/${x}/${y}`;
         let data = tileCache.get(key);
         if (!data) {
           const t = await request<'tile'>({ type: 'tile', layer: ref, z, x, y });

@@ -1,7 +1,9 @@
 // Rasters opened from the explorer: a GeoTIFF and a Sentinel-2 JPEG 2000 band open in GeoWeave's
 // raster viewer, not as a binary file. Each shows raster_info's summary (the JP2 with its overviews),
 // its band table and the file on the map; the pixel inspector on the JP2 shows what GDAL reads there.
+// A file rewritten while open is shown again; a file that is not a raster says so, naming it.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const { execFileSync, spawnSync } = require('child_process');
 
@@ -20,8 +22,10 @@ yy, xx = np.mgrid[0:2200, 0:2600]
 m.GetRasterBand(1).WriteArray((2500 + 1500 * np.sin(xx / 90.0) * np.cos(yy / 70.0)).astype(np.uint16))
 gdal.Translate(sys.argv[1], m, format='JP2OpenJPEG', creationOptions=['REVERSIBLE=YES', 'QUALITY=100', 'BLOCKXSIZE=512', 'BLOCKYSIZE=512', 'RESOLUTIONS=4'])
 `, path.join(ws, JP2)]);
+    fs.writeFileSync(path.join(ws, 'notes_not_a_raster.tif'), 'field notes, typed into a file named .tif\n');
+    execFileSync('gdal_translate', ['-q', '-srcwin', '0', '0', '300', '200', path.join(ws, 'dem.tif'), path.join(ws, 'rewritten.tif')]);
   },
-  async run({ page, ws, openFile, until, resultFrame, inResult, pointInResult, shot }) {
+  async run({ page, ws, openFile, until, resultFrame, inResult, pointInResult, inFrames, shot }) {
     const seen = [];
     for (const [file, want] of [['s2_scene.tif', /pixels, \d+ uint16 bands/], [JP2, /2600×2200 pixels, 1 uint16 band at 10 m in EPSG:32632.*Overviews: 1300×1100, 650×550, 325×275\./]]) {
       await openFile(page, file);
@@ -47,6 +51,29 @@ gdal.Translate(sys.argv[1], m, format='JP2OpenJPEG', creationOptions=['REVERSIBL
       if (gdal.status !== 0 || Number(gdal.stdout.trim()) !== read.value) throw new Error(`the inspector shows ${read.value} at col ${read.col}, row ${read.row}; GDAL reads ${gdal.stdout.trim() || gdal.stderr}`);
       seen.push(`inspector col ${read.col} row ${read.row} = ${read.value} (GDAL the same)`);
     }
+    // Rewritten while open (a cell run again over its output): the viewer reads it again.
+    await openFile(page, 'rewritten.tif');
+    const before = await resultFrame(page, 'raster_info', { map: true, timeoutMs: 60000 });
+    const first = await inResult(before, (el) => el.querySelector('.gw-summary').textContent);
+    if (!/^raster_info: 300×200 pixels/.test(first)) throw new Error(`rewritten.tif before: ${first}`);
+    const tmp = path.join(ws, 'rewritten.tmp.tif');
+    execFileSync('gdal_translate', ['-q', '-srcwin', '0', '0', '120', '90', path.join(ws, 'dem.tif'), tmp]);
+    fs.renameSync(tmp, path.join(ws, 'rewritten.tif'));
+    const after = await until('the viewer to show the rewritten file', async () => {
+      const f = await resultFrame(page, 'raster_info', { map: true, timeoutMs: 5000 }).catch(() => null);
+      const t = f && await inResult(f, (el) => el.querySelector('.gw-summary').textContent).catch(() => '');
+      return t && /^raster_info: 120×90 pixels/.test(t) ? t : null;
+    }, 30000, 500);
+    seen.push(`rewritten while open: "${first.slice(13, 30)}" → "${after.slice(13, 29)}"`);
+    // Not a raster: the viewer says why, naming the file.
+    await openFile(page, 'notes_not_a_raster.tif');
+    const err = await until('the viewer\'s error', async () => {
+      const hit = await inFrames(page, '.gw-viewer-error');
+      return hit ? hit.el.textContent() : null;
+    }, 30000);
+    if (!err.includes('notes_not_a_raster.tif') || !/not a TIFF/.test(err)) throw new Error(`the viewer's error for a text file: ${err}`);
+    await shot('not-a-raster');
+    seen.push(`a text file: "${err.slice(err.indexOf('notes_not'), err.indexOf('notes_not') + 70)}"`);
     return seen.join('; ');
   },
 };
