@@ -128,7 +128,9 @@ test('JPEG 2000 abuse: truncated, bit-flipped and odd-header .jp2/.j2k files, ho
       ];
       const cod = L.mainSegments.find((s) => s.marker === 0xff52);
       if (cod) edits.push(['33 wavelet levels', (b) => { b[cod.offset + 9] = 33; }], ['code-blocks 2^14', (b) => { b[cod.offset + 10] = 12; b[cod.offset + 11] = 12; }],
-        ['progression order 9', (b) => { b[cod.offset + 5] = 9; }], ['0 layers', (b) => b.writeUInt16BE(0, cod.offset + 6)]);
+        ['progression order 9', (b) => { b[cod.offset + 5] = 9; }], ['0 layers', (b) => b.writeUInt16BE(0, cod.offset + 6)],
+        // COD turned into a comment (COM): no coding style, so no decomposition levels to read.
+        ['no COD marker', (b) => b.writeUInt16BE(0xff64, cod.offset)]);
       const p0 = parts[0].offset;
       edits.push(['Psot 0 on the first tile-part', (b) => b.writeUInt32BE(0, p0 + 6)], ['Psot 2^32-1', (b) => b.writeUInt32BE(2 ** 32 - 1, p0 + 6)],
         ['Psot 13', (b) => b.writeUInt32BE(13, p0 + 6)], ['tile index 65535', (b) => b.writeUInt16BE(65535, p0 + 4)], ['tile index repeated', (b) => { if (parts[1]) b.writeUInt16BE(b.readUInt16BE(p0 + 4), parts[1].offset + 4); }]);
