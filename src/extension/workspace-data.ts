@@ -14,7 +14,7 @@ import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
 import { usableMcpServers } from '../core/notebook/mcp-config';
 
-const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},vrt,${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
+const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
 
 export class WorkspaceData implements vscode.Disposable {

@@ -5,12 +5,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { DataContext, DataItem } from '../retrieval/types';
 import { describeRaster } from '../raster/engine';
+import { RASTER_FILE } from '../raster/raster-files';
 import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
 
-// .vrt is listed so a scan names it (describeRaster's error says how to convert it).
-const RASTER = /\.(tif|tiff|vrt|jp2|j2k)$/i;
+const RASTER = RASTER_FILE;
 const VECTOR = VECTOR_DATA;
 const TABLE = /\.csv$/i;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.geoweave', '.geoweave-state', 'out']);

@@ -62,7 +62,7 @@ export interface CompletionEntry {
   range: TextRange;
 }
 
-// Only what the engine reads (GeoTIFF, JPEG 2000): a .vrt or .img offered here would fail when the cell runs.
+// Only what the engine reads (GeoTIFF, JPEG 2000, VRT): an .img offered here would fail when the cell runs.
 const RASTER_EXT = RASTER_FILE;
 const VECTOR_EXT = VECTOR_FILE;
 

@@ -910,12 +910,12 @@ function sniff(head: Buffer): string {
 }
 
 /** Opens a GeoTIFF from a path (relative to opts.cwd) or an http(s) URL read with range requests; a local JPEG 2000 file too. */
-export async function openRaster(src: string, opts: { cwd?: string; signal?: AbortSignal } = {}): Promise<RasterDataset> {
+export async function openRaster(src: string, opts: { cwd?: string; signal?: AbortSignal; vrtDepth?: number } = {}): Promise<RasterDataset> {
   if (typeof src !== 'string' || !src.trim()) throw new RasterError(`raster path is empty`);
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false;
+  let jp2 = false, vrt = false;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
     throw new RasterError(`${src}: ${scheme[1]}:// URLs are not read; give a local path${scheme[1].toLowerCase() === 'file' ? ' (the part after file://)' : ''} or an http(s) URL`);
@@ -933,8 +933,18 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       const ok = (head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0)
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
       if (!ok && isJpeg2000(head)) jp2 = true;
+      else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
+  }
+  if (vrt) {
+    const { VrtDataset } = require('./vrt/vrt-dataset') as typeof import('./vrt/vrt-dataset');
+    const ds = new VrtDataset(source, opts.vrtDepth ?? 0, (file, depth, signal) => openRaster(file, { signal, vrtDepth: depth }), (m) => new RasterError(m));
+    await ds.init(opts.signal);
+    return ds;
+  }
+  if (isRemote(src) && /\.vrt$/i.test(src.split(/[?#]/)[0])) {
+    throw new RasterError(`${redactUrl(src)}: a VRT is read from a local file only (its sources are paths beside it); download it and its sources, or give the GeoTIFF URL`);
   }
   if (jp2) {
     // Loaded on the first JPEG 2000 file: the decoder is WebAssembly that TIFF-only sessions never need.
@@ -960,6 +970,14 @@ function sentinel2NoData<T extends RasterDataset>(ds: T): T {
   const b = bandFileOf(ds.source);
   if (b && b.sensor.startsWith('sentinel2')) ds.nodata = 0;
   return ds;
+}
+
+/** Whether a file that is not a TIFF is a GDAL VRT (XML whose root is <VRTDataset>, after a declaration or comments). */
+async function isVrt(fh: fs.promises.FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(2048);
+  const { bytesRead } = await fh.read(head, 0, head.length, 0);
+  const h = head.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+  return /^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*<VRTDataset[\s>]/.test(h);
 }
 
 /** Opens a file described by another thread's `describe()` (synchronous, no geotiff.js). */
