@@ -144,6 +144,10 @@ test('VRT metadata: the CRS from <SRS>, band types and nodata as GDAL gives them
   assert.equal(ext.dtype, 'int16'); assert.equal(ext.nodata, -32768);
   await ext.close();
   // A band stack whose bands differ in nodata reads as floats, each band's nodata NaN.
+  // gdalbuildvrt -separate writes no band descriptions: a band stacked from a product's band file is named by its role.
+  const stack = await openRaster(path.join(dir, 'stack.vrt'));
+  assert.deepEqual(stack.bandDescriptions, ['red', 'nir']);
+  await stack.close();
   const alpha = await openRaster(path.join(dir, 'alpha.vrt'));
   assert.equal(alpha.bandCount, 3); assert.equal(alpha.dtype, 'float32'); assert.ok(Number.isNaN(alpha.nodata as number));
   await alpha.close();
@@ -162,7 +166,7 @@ test('GetSrcDstWindow as GDAL: a request clipped to a fractional destination rec
 test('tools run on VRTs: NDVI over a -separate band stack equals numpy, a clip equals gdal_translate, raster_info describes the mosaic', needGdal(), async () => {
   const dir = fixtures();
   const out = tmpDir('gw-vrt-out-');
-  const r = await runTool('ndvi', { image: path.join(dir, 'stack.vrt'), red: 1, nir: 2 }, { outDir: out });
+  const r = await runTool('ndvi', { image: path.join(dir, 'stack.vrt') }, { outDir: out });
   const file = Object.values(r.outputs).find((o) => o.path.endsWith('.tif'))!.path;
   assert.equal(path.basename(file), 'stack_ndvi.tif');
   const diff = JSON.parse(py(`
@@ -227,4 +231,69 @@ test('what a VRT asks GDAL to compute, and broken sources, are refused naming th
   const a = await openRaster(path.join(dir, 'a.tif'));
   assert.deepEqual(Array.from(await ds.readWindowRaw(1, 10, 10, 20, 5)), Array.from(await a.readWindowRaw(1, 10, 10, 20, 5)));
   await ds.close(); await a.close();
+});
+
+test('mosaic_vrt writes the VRT gdalbuildvrt writes: GDAL reads both to the same grid and pixels, and so does GeoWeave', needGdal(), async () => {
+  const dir = fixtures();
+  const out = tmpDir('gw-vrt-mosaic-');
+  // Sentinel-2 band files (T33_B04, T33_B08) declare no nodata, and GeoWeave reads their DN 0 as nodata as ESA
+  // defines it: its stack says so (NODATA 0) where gdalbuildvrt's does not, the pixels being the same.
+  const cases: { images: string[]; args: Record<string, unknown>; ref: string; s2?: boolean }[] = [
+    { images: ['a.tif', 'b.tif'], args: {}, ref: `gdal.BuildVRT(r, ['a.tif', 'b.tif'])` },
+    { images: ['c.tif', 'd.tif'], args: {}, ref: `gdal.BuildVRT(r, ['c.tif', 'd.tif'])` },
+    { images: ['f1.tif', 'f2.tif'], args: { resolution: 'highest' }, ref: `gdal.BuildVRT(r, ['f1.tif', 'f2.tif'], options=gdal.BuildVRTOptions(resolution='highest'))` },
+    { images: ['f2.tif', 'f1.tif'], args: { resolution: 'lowest' }, ref: `gdal.BuildVRT(r, ['f2.tif', 'f1.tif'], options=gdal.BuildVRTOptions(resolution='lowest'))` },
+    { images: ['i1.tif', 'i2.tif'], args: {}, ref: `gdal.BuildVRT(r, ['i1.tif', 'i2.tif'])` },
+    { images: ['tiles/T33_B04.tif', 'tiles/T33_B08.tif'], args: { separate: true }, ref: `gdal.BuildVRT(r, ['tiles/T33_B04.tif', 'tiles/T33_B08.tif'], options=gdal.BuildVRTOptions(separate=True))`, s2: true },
+  ];
+  for (const [k, c] of cases.entries()) {
+    const sub = path.join(out, String(k));
+    const r = await runTool('mosaic_vrt', { images: c.images.map((f) => path.join(dir, f)), ...c.args }, { outDir: sub });
+    const ours = r.outputs.mosaic.path;
+    assert.ok(fs.existsSync(ours) && ours.endsWith('.vrt'), ours);
+    assert.deepEqual(fs.readdirSync(sub).filter((f) => f.startsWith('.')), [], 'no staging folder is left');
+    const cmp = py(`
+import os
+from osgeo import gdal
+import numpy as np
+gdal.UseExceptions()
+os.chdir(${JSON.stringify(dir)})
+r = ${JSON.stringify(path.join(sub, 'ref.vrt'))}
+${c.ref}
+a = gdal.Open(${JSON.stringify(ours)}); b = gdal.Open(r)
+same = a.RasterXSize == b.RasterXSize and a.RasterYSize == b.RasterYSize and a.RasterCount == b.RasterCount and np.allclose(a.GetGeoTransform(), b.GetGeoTransform(), rtol=1e-12, atol=0)
+for i in range(1, a.RasterCount + 1):
+    same = same and np.array_equal(a.GetRasterBand(i).ReadAsArray(), b.GetRasterBand(i).ReadAsArray()) and a.GetRasterBand(i).GetNoDataValue() == (${c.s2 ? '0' : 'b.GetRasterBand(i).GetNoDataValue()'})
+print(same, a.RasterXSize, a.RasterYSize, a.RasterCount)`).trim();
+    assert.match(cmp, /^True /, `case ${k} (${c.images.join(', ')} ${JSON.stringify(c.args)}): GDAL reads our VRT differently from gdalbuildvrt's: ${cmp}`);
+    const ref = gdalWindows(sub, 'ref.vrt', [[0, 0, r.stats.width as number, r.stats.height as number]])[0];
+    const ds = await openRaster(ours);
+    try {
+      for (let b = 1; b <= ds.bandCount; b++) {
+        const mine = await ds.readWindowRaw(b, 0, 0, ds.width, ds.height);
+        let bad = 0;
+        for (let i = 0; i < mine.length; i++) if (!(mine[i] === ref[b - 1][i] || (Number.isNaN(mine[i]) && ds.nodata !== null))) bad++;
+        assert.equal(bad, 0, `case ${k} band ${b}`);
+      }
+    } finally { await ds.close(); }
+  }
+  // A stack of Sentinel-2 band files names its bands by role, so an index finds red and NIR by itself.
+  const stack = path.join(out, '5', 'T33_B04_stack.vrt');
+  const ndvi = await runTool('ndvi', { image: stack }, { outDir: out });
+  assert.match(ndvi.summary, /Mean NDVI/);
+  // What gdalbuildvrt refuses is refused, naming the file.
+  const bad = py(`
+from osgeo import gdal, osr
+import numpy as np
+gdal.UseExceptions()
+import os; os.chdir(${JSON.stringify(dir)})
+s = osr.SpatialReference(); s.ImportFromEPSG(32632)
+d = gdal.GetDriverByName('GTiff').Create('utm32.tif', 20, 20, 2, gdal.GDT_UInt16); d.SetGeoTransform((500000, 10, 0, 4000000, 0, -10)); d.SetProjection(s.ExportToWkt()); d = None
+s.ImportFromEPSG(32633)
+d = gdal.GetDriverByName('GTiff').Create('rot.tif', 20, 20, 2, gdal.GDT_UInt16); d.SetGeoTransform((500000, 10, 1, 4000000, 1, -10)); d.SetProjection(s.ExportToWkt()); d = None
+print('ok')`).trim();
+  assert.equal(bad, 'ok');
+  await assert.rejects(runTool('mosaic_vrt', { images: [path.join(dir, 'a.tif'), path.join(dir, 'utm32.tif')] }, { outDir: out }), /utm32\.tif is in EPSG:32632.*a\.tif in EPSG:32633.*reproject/);
+  await assert.rejects(runTool('mosaic_vrt', { images: [path.join(dir, 'a.tif'), path.join(dir, 'f1.tif')] }, { outDir: out }), /f1\.tif has 1 band, .*a\.tif 2.*separate=true/);
+  await assert.rejects(runTool('mosaic_vrt', { images: [path.join(dir, 'a.tif'), path.join(dir, 'rot.tif')] }, { outDir: out }), /rot\.tif is on a rotated grid/);
 });

@@ -86,6 +86,8 @@ before(async () => {
   await run('ndvi_anomaly', { image: v24, baseline: [v18, vpre] });
   await run('ndvi_anomaly', { image: v24, baseline: [v18, vpre], method: 'zscore' });
   await run('median_composite', { images: ['fire_pre.tif', 'urban_2018.tif', 'urban_2024.tif'] });
+  await run('mosaic_vrt', { images: ['fire_pre.tif', 'urban_2024.tif'] });
+  await run('mosaic_vrt', { images: ['fire_pre.tif', 'urban_2024.tif'], separate: true });
   const rf = (await run('random_forest_classify', { image: 's2_scene.tif', training: 'fields.geojson', class_field: 'crop', n_trees: 10, seed: 1 })).outputs.classes.path;
   await run('accuracy_assessment', { image: rf, reference: 'fields.geojson', class_field: 'crop' });
   await run('stac_search', { catalog: writeCatalog(ws) });

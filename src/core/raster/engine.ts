@@ -297,7 +297,7 @@ export async function runTool(id: string, args: Record<string, unknown>, opts: R
   try {
     let last = -1;
     const ctx: ToolContext<ArgsOf<ToolParams>> = {
-      args: valid, outDir: staging.dir, cwd, signal,
+      args: valid, outDir: staging.dir, finalDir: outDir, cwd, signal,
       progress(f, msg) {
         const c = Math.max(0, Math.min(1, f));
         if (c - last >= 0.01 || c === 1 || msg) { last = c; opts.onProgress?.(c, msg); }

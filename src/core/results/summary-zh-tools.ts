@@ -130,6 +130,12 @@ export const MORE_RULES: Record<string, Rule[]> = {
     if (!m || w === undefined || w === null) return undefined;
     return `相对 ${m[1]} 景基准影像，${m[2] ? '标准化' : ''}距平均值为 ${m[3]} ${m[4]}；${m[5]} 的像元（${m[6]}）不高于 ${m[7]}${w ? `，${w}` : ''}；${m[9]} 的像元不低于 ${m[10]}。`;
   }],
+  mosaic_vrt: [(s) => {
+    const m = /^(?:Mosaic of (\d+) rasters?|Stacked (\d+) rasters? as (\d+) bands?): (\d+)×(\d+) pixels at (\S+) (m|°) in (.+?)\. The VRT points at the source files: keep them where they are, or convert it \(cog_convert\) to share it\.$/.exec(s);
+    if (!m) return undefined;
+    const what = m[1] ? `${m[1]} 幅栅格的镶嵌` : `${m[2]} 幅栅格叠加为 ${m[3]} 个波段`;
+    return `${what}：${m[4]}×${m[5]} 像元，像元大小 ${m[6]} ${m[7] === 'm' ? '米' : '°'}，坐标系 ${m[8]}。VRT 只引用源文件：请保持源文件位置不变，或用 cog_convert 转换后再分享。`;
+  }],
   median_composite: [(s) => {
     const m = new RegExp(String.raw`^Median of (\d+) scenes over (\d+) bands?: each pixel has on average ${N} clear observations(?: after skipping (\d+) flagged ones)?; (?:(every pixel has at least one)|${P} of the pixels have none and are nodata, ${WHERE})\.$`).exec(s);
     if (!m) return undefined;

@@ -937,12 +937,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
   }
-  if (vrt) {
-    const { VrtDataset } = require('./vrt/vrt-dataset') as typeof import('./vrt/vrt-dataset');
-    const ds = new VrtDataset(source, opts.vrtDepth ?? 0, (file, depth, signal) => openRaster(file, { signal, vrtDepth: depth }), (m) => new RasterError(m));
-    await ds.init(opts.signal);
-    return ds;
-  }
+  if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
   if (isRemote(src) && /\.vrt$/i.test(src.split(/[?#]/)[0])) {
     throw new RasterError(`${redactUrl(src)}: a VRT is read from a local file only (its sources are paths beside it); download it and its sources, or give the GeoTIFF URL`);
   }
@@ -969,6 +964,14 @@ function sentinel2NoData<T extends RasterDataset>(ds: T): T {
   if (ds.nodata !== null || !/^uint(8|16)$/.test(ds.dtype) || ds.bandCount !== 1) return ds;
   const b = bandFileOf(ds.source);
   if (b && b.sensor.startsWith('sentinel2')) ds.nodata = 0;
+  return ds;
+}
+
+/** A VRT from its file, or from `text` as if it were the file at `source` (a mosaic read back before it is moved into place). */
+export async function openVrt(source: string, depth = 0, signal?: AbortSignal, text?: string): Promise<RasterDataset> {
+  const { VrtDataset } = require('./vrt/vrt-dataset') as typeof import('./vrt/vrt-dataset');
+  const ds = new VrtDataset(source, depth, (file, d, s) => openRaster(file, { signal: s, vrtDepth: d }), (m) => new RasterError(m), text);
+  await ds.init(signal);
   return ds;
 }
 

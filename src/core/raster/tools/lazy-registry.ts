@@ -54,4 +54,5 @@ export const TOOL_LOADERS: Record<string, () => BuiltinTool> = {
   accuracy_assessment: () => (require('./accuracy_assessment') as typeof import('./accuracy_assessment')).accuracyAssessmentTool,
   random_forest_classify: () => (require('./random_forest_classify') as typeof import('./random_forest_classify')).randomForestClassifyTool,
   stac_search: () => (require('./stac_search') as typeof import('./stac_search')).stacSearchTool,
+  mosaic_vrt: () => (require('./mosaic_vrt') as typeof import('./mosaic_vrt')).mosaicVrtTool,
 };

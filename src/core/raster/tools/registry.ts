@@ -31,6 +31,7 @@ import { medianCompositeTool } from './median_composite';
 import { accuracyAssessmentTool } from './accuracy_assessment';
 import { randomForestClassifyTool } from './random_forest_classify';
 import { stacSearchTool } from './stac_search';
+import { mosaicVrtTool } from './mosaic_vrt';
 
 export const BUILTIN_TOOLS: BuiltinTool[] = [
   ndviTool,
@@ -79,4 +80,5 @@ export const BUILTIN_TOOLS: BuiltinTool[] = [
   accuracyAssessmentTool,
   randomForestClassifyTool,
   stacSearchTool,
+  mosaicVrtTool,
 ];

@@ -91,6 +91,11 @@ export interface ToolContext<A = Record<string, unknown>> {
   outDir: string;
   /** The run's folder; path arguments arrive already resolved against it. */
   cwd: string;
+  /**
+   * The folder the outputs end up in (`outDir` is a staging folder inside it until the run succeeds):
+   * for outputs that point at other files by relative path, such as a VRT.
+   */
+  finalDir?: string;
   signal: AbortSignal;
   progress(fraction: number, message?: string): void;
 }

@@ -10,6 +10,7 @@ import { CTORS, type DType, type TypedArray } from '../samples';
 import { parseVrt, VrtError, MAX_VRT_BYTES, type VrtBand, type VrtSource, type VrtSpec } from './vrt-parse';
 import { bestOverview, nearestSteps, srcDstWindow } from './vrt-window';
 import { parseCrs } from '../../crs/crs';
+import { bandFileOf } from '../../band-files';
 
 /** VRTs read through other VRTs at most this deep (GDAL stops at 32 calls; a file that reads itself stops here). */
 export const MAX_VRT_DEPTH = 8;
@@ -52,21 +53,26 @@ export class VrtDataset implements RasterDataset {
   private clock = 0;
   private closed = false;
 
-  constructor(readonly source: string, private depth: number, private opener: Opener, private fail: (m: string) => Error) {}
+  /** `text`: the VRT's XML when it is not (yet) at `source`; relative source paths resolve against `source`'s folder all the same. */
+  constructor(readonly source: string, private depth: number, private opener: Opener, private fail: (m: string) => Error, private text?: string) {}
 
   async init(signal?: AbortSignal): Promise<void> {
     if (this.depth > MAX_VRT_DEPTH) throw this.fail(`${this.source}: VRTs nested more than ${MAX_VRT_DEPTH} deep (does a VRT list itself as a source?)`);
-    const st = await fs.promises.stat(this.source);
-    if (st.size > MAX_VRT_BYTES) throw this.fail(`${this.source}: ${st.size} bytes is more than the ${MAX_VRT_BYTES >> 20} MB read as a VRT`);
+    if (this.text === undefined) {
+      const st = await fs.promises.stat(this.source);
+      if (st.size > MAX_VRT_BYTES) throw this.fail(`${this.source}: ${st.size} bytes is more than the ${MAX_VRT_BYTES >> 20} MB read as a VRT`);
+    }
     let spec: VrtSpec;
-    try { spec = parseVrt(this.source, await fs.promises.readFile(this.source, 'utf8')); } catch (e) {
+    try { spec = parseVrt(this.source, this.text ?? await fs.promises.readFile(this.source, 'utf8')); } catch (e) {
       throw e instanceof VrtError ? this.fail(e.message) : e;
     }
     this.spec = spec;
     this.width = spec.width; this.height = spec.height; this.bandCount = spec.bands.length;
     this.blockWidth = spec.blockWidth ?? Math.min(spec.width, 512);
     this.blockHeight = spec.blockHeight ?? Math.min(spec.height, 512);
-    this.bandDescriptions = spec.bands.map((b) => b.description);
+    // A band stacked from one product's band file (gdalbuildvrt -separate …_B04.jp2 …_B08.jp2) has no
+    // description; its file's role ("red") is what the index tools look bands up by.
+    this.bandDescriptions = spec.bands.map((b) => b.description ?? roleOfSources(b));
     this.scales = spec.bands.map((b) => b.scale);
     this.offsets = spec.bands.map((b) => b.offset);
     const b0 = spec.bands[0];
@@ -80,6 +86,23 @@ export class VrtDataset implements RasterDataset {
     }
     if (spec.warnings.length) this.warnings = [...spec.warnings];
     this.geo = await this.georef(signal);
+    await this.describeFromSources(signal);
+  }
+
+  /**
+   * gdalbuildvrt copies no band descriptions: a band without one takes its first source's ("red",
+   * "nir"), so a mosaic of scenes finds its bands by role as each scene does. A source that does not
+   * open leaves it unnamed (reading it names the file).
+   */
+  private async describeFromSources(signal?: AbortSignal): Promise<void> {
+    for (const [i, b] of this.spec.bands.entries()) {
+      const s = b.sources[0];
+      if (this.bandDescriptions[i] !== null || !s) continue;
+      try {
+        const ds = await this.acquire(s.file, signal);
+        try { this.bandDescriptions[i] = ds.bandDescriptions[s.band - 1] ?? null; } finally { this.release(s.file); }
+      } catch { /* named when read */ }
+    }
   }
 
   private async georef(signal?: AbortSignal): Promise<GeoInfo> {
@@ -255,6 +278,13 @@ export class VrtDataset implements RasterDataset {
     this.open.clear();
     await Promise.all(all.map((e) => e.ds.then((d) => d.close(), () => undefined)));
   }
+}
+
+/** The band role every source of `b` names in its file name (first band of a band file), if they agree. */
+function roleOfSources(b: VrtBand): string | null {
+  const roles = new Set(b.sources.map((s) => (s.band === 1 ? bandFileOf(s.file)?.role : undefined)));
+  const [r] = roles;
+  return roles.size === 1 && r ? r : null;
 }
 
 /** Whether every value of integer type `a` fits integer type `b` (copied without clamping). */
