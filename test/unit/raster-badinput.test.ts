@@ -29,11 +29,16 @@ test('not a TIFF and truncated files: errors name the file; no partial output', 
   assertNoOutput(out);
 });
 
-test('rasters in formats GDAL reads but GeoWeave does not (VRT, ERDAS, NetCDF) are named, with the conversion to run (JPEG 2000 is read: raster-jp2.test.ts)', needGdal(), async () => {
+test('rasters in formats GDAL reads but GeoWeave does not (ERDAS, NetCDF) are named, with the conversion to run (JPEG 2000 and VRT are read: raster-jp2.test.ts, raster-vrt.test.ts)', needGdal(), async () => {
   const dir = tmpDir();
   const src = makeS2(dir);
+  // A VRT is read: the same samples as the file it points at.
+  const vrt = path.join(dir, 'scene.vrt');
+  execFileSync('gdal_translate', ['-q', '-of', 'VRT', src, vrt]);
+  const [v, t] = [await openRaster(vrt), await openRaster(src)];
+  assert.deepEqual(Array.from(await v.readWindowRaw(3, 5, 7, 40, 30)), Array.from(await t.readWindowRaw(3, 5, 7, 40, 30)));
+  await v.close(); await t.close();
   const cases: [string, string[], RegExp][] = [
-    ['scene.vrt', ['-of', 'VRT'], /GDAL virtual raster \(VRT\); convert it with gdal_translate/],
     ['scene.img', ['-of', 'HFA'], /ERDAS Imagine \(\.img\) file; convert/],
     ['scene.nc', ['-of', 'netCDF', '-b', '1'], /NetCDF\/HDF file; convert it with gdal_translate .*NETCDF:IN:variable/],
   ];

@@ -297,3 +297,22 @@ print('ok')`).trim();
   await assert.rejects(runTool('mosaic_vrt', { images: [path.join(dir, 'a.tif'), path.join(dir, 'f1.tif')] }, { outDir: out }), /f1\.tif has 1 band, .*a\.tif 2.*separate=true/);
   await assert.rejects(runTool('mosaic_vrt', { images: [path.join(dir, 'a.tif'), path.join(dir, 'rot.tif')] }, { outDir: out }), /rot\.tif is on a rotated grid/);
 });
+
+test('a VRT on the map: its full-resolution tiles and pixel values are GDAL\'s reading of the mosaic', needGdal(), async () => {
+  const dir = fixtures();
+  const { MapData } = await import('../../src/core/results/map-data');
+  const data = new MapData({ roots: () => [dir], cacheDir: path.join(tmpDir('gw-vrt-map-'), 'cache') });
+  const file = path.join(dir, 'mixed_grid.vrt');
+  const info = await data.describe({ path: file, bands: [1] });
+  assert.equal(info.exists, true);
+  assert.deepEqual([info.width, info.height], [227, 153]);
+  const [tile] = await data.tile({ path: file, bands: [1] }, info.maxZoom, 0, 0);
+  const ref = gdalWindows(dir, 'mixed_grid.vrt', [[0, 0, 227, 153]])[0][0];
+  for (const [x, y] of [[0, 0], [70, 40], [226, 152], [100, 130]]) {
+    const want = ref[y * 227 + x];
+    const got = tile[y * 256 + x];
+    if (want === 0) assert.ok(Number.isNaN(got), `nodata at ${x},${y}`); else assert.equal(got, want, `${x},${y}`);
+    const [v] = await data.pixel({ path: file, bands: [1] }, x, y);
+    if (want !== 0) assert.equal(v, want, `pixel ${x},${y}`);
+  }
+});

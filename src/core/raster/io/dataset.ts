@@ -896,7 +896,6 @@ function sniff(head: Buffer): string {
   if (h.startsWith('\x00\x00\x00\x0cjP  ') || (head[0] === 0xff && head[1] === 0x4f && head[2] === 0xff && head[3] === 0x51)) {
     return `it is JPEG 2000, which GeoWeave reads from local files only; download it, or ${convert}`;
   }
-  if (/^\s*<VRTDataset/.test(h)) return `it is a GDAL virtual raster (VRT); ${convert}`;
   if (h.startsWith('EHFA_HEADER_TAG')) return `it is an ERDAS Imagine (.img) file; ${convert}`;
   if (h.startsWith('ENVI')) return 'it is an ENVI header; give the data file it describes after converting it with gdal_translate -of GTiff';
   if (h.startsWith('\x89PNG')) return 'it is a PNG image';
