@@ -123,14 +123,14 @@ test('VRT abuse: truncated, bit-flipped and hostile-attribute VRTs, hostile sour
     }
     const tifs = ['a.tif', 'b.tif'].map((n) => [n, fs.readFileSync(path.join(corpus, n))] as const);
     let k = 0;
-    const trial = async (label: string, vrt: string | Buffer, opts: { mustFail?: boolean; mustSucceed?: boolean; extra?: [string, string | Buffer][]; op?: (file: string) => Op; timeoutMs?: number } = {}) => {
+    const trial = async (label: string, vrt: string | Buffer, opts: { mustFail?: boolean; mustSucceed?: boolean; extra?: [string, string | Buffer][]; op?: (file: string) => Op } = {}) => {
       emptyDir(inDir); emptyDir(outDir);
       for (const [n, b] of tifs) fs.writeFileSync(path.join(inDir, n), b);
       for (const [n, b] of opts.extra ?? []) fs.writeFileSync(path.join(inDir, n), b);
       const file = path.join(inDir, 'hostile.vrt');
       fs.writeFileSync(file, vrt);
       const frozenIn = fingerprint(inDir);
-      const r = await runner.run(opts.op?.(file) ?? opFor(k++, file, outDir), opts.timeoutMs);
+      const r = await runner.run(opts.op?.(file) ?? opFor(k++, file, outDir));
       judge(tally, 'vrt', label, r, {
         names: [file], outDir, mustFail: opts.mustFail, mustSucceed: opts.mustSucceed,
         frozen: [{ dir: inDir, before: frozenIn }, { dir: outside, before: outsideBefore }],
@@ -220,7 +220,7 @@ test('VRT abuse: truncated, bit-flipped and hostile-attribute VRTs, hostile sour
     await trial('a VRT padded to just under 32 MB', mosaic.replace('</VRTDataset>', `${' '.repeat(under - mosaic.length)}</VRTDataset>`), { mustSucceed: true, op: tool('raster_stats') });
     const head = '<VRTDataset rasterXSize="48" rasterYSize="40"><VRTRasterBand band="1"/>';
     await trial('a VRT of 8 million empty elements, just under 32 MB', head + '<a/>'.repeat(Math.floor((under - head.length - 13) / 4)) + '</VRTDataset>', { op: tool('raster_info') });
-    await trial('a VRT of one element with 1.5 million attributes', `${head}<a ${Array.from({ length: 1_500_000 }, (_, i) => `b${i.toString(36)}=""`).join(' ')}/></VRTDataset>`, { op: tool('raster_info') });
+    await trial('a VRT of one element with 600000 attributes', `${head}<a ${Array.from({ length: 600_000 }, (_, i) => `b${i.toString(36)}=""`).join(' ')}/></VRTDataset>`, { op: tool('raster_info') });
     await trial('a VRT nested 300000 elements deep', mosaic.replace('<GeoTransform>', `<GeoTransform>${'<a>'.repeat(300_000)}${'</a>'.repeat(300_000)}`), { op: tool('raster_info') });
 
     // Other encodings and preambles.

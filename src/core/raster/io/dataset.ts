@@ -974,12 +974,24 @@ export async function openVrt(source: string, depth = 0, signal?: AbortSignal, t
   return ds;
 }
 
-/** Whether a file that is not a TIFF is a GDAL VRT (XML whose root is <VRTDataset>, after a declaration or comments). */
+/**
+ * Whether a file that is not a TIFF is a GDAL VRT: XML whose root is <VRTDataset>, after a
+ * declaration, comments or a DOCTYPE in its first 64 KB (scanned, not matched by a regex that could
+ * backtrack on a file of comments).
+ */
 async function isVrt(fh: fs.promises.FileHandle): Promise<boolean> {
-  const head = Buffer.alloc(2048);
+  const head = Buffer.alloc(64 << 10);
   const { bytesRead } = await fh.read(head, 0, head.length, 0);
-  const h = head.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
-  return /^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*)*<VRTDataset[\s>]/.test(h);
+  const h = head.subarray(0, bytesRead).toString('utf8');
+  let i = h.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    while (i < h.length && /\s/.test(h[i])) i++;
+    const close = h.startsWith('<!--', i) ? h.indexOf('-->', i + 4) : h.startsWith('<?', i) ? h.indexOf('?>', i + 2) : h.startsWith('<!', i) ? h.indexOf('>', i + 2) : -2;
+    if (close === -2) break;
+    if (close < 0) return false;
+    i = close + (h.startsWith('<!--', i) ? 3 : h.startsWith('<?', i) ? 2 : 1);
+  }
+  return h.startsWith('<VRTDataset', i) && /[\s>/]/.test(h[i + 11] ?? '');
 }
 
 /** Opens a file described by another thread's `describe()` (synchronous, no geotiff.js). */

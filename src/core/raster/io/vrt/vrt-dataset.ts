@@ -5,6 +5,7 @@
  * or band stack (-separate) of GeoTIFFs, JPEG 2000 bands or other VRTs is read without converting it.
  */
 import * as fs from 'node:fs';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GeoInfo, RasterDataset } from '../dataset';
 import { CTORS, type DType, type TypedArray } from '../samples';
 import { parseVrt, VrtError, MAX_VRT_BYTES, type VrtBand, type VrtSource, type VrtSpec } from './vrt-parse';
@@ -16,6 +17,12 @@ import { bandFileOf } from '../../band-files';
 export const MAX_VRT_DEPTH = 8;
 /** Source files held open at once (a mosaic of thousands of tiles reopens the ones it needs). */
 const MAX_OPEN_SOURCES = 64;
+/**
+ * Source windows read for one window of the outermost VRT, through every level of nesting: VRTs
+ * whose sources fan out into VRTs multiply (8 sources of 8 sources … seven deep is 2 million reads).
+ */
+export const MAX_SOURCE_READS = 100_000;
+const readBudget = new AsyncLocalStorage<{ left: number; top: string }>();
 
 type Opener = (file: string, depth: number, signal?: AbortSignal) => Promise<RasterDataset>;
 
@@ -166,13 +173,31 @@ export class VrtDataset implements RasterDataset {
   }
 
   /** One band's window in the band's own type, as GDAL's VRTSourcedRasterBand::IRasterIO fills it. */
-  private async readBand(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+  private readBand(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+    // One budget for the outermost read and every VRT it reads through.
+    if (!readBudget.getStore()) return readBudget.run({ left: MAX_SOURCE_READS, top: this.source }, () => this.readBand(band, x, y, w, h, signal));
+    return this.fillBand(band, x, y, w, h, signal);
+  }
+
+  private async fillBand(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
     const b = this.spec.bands[band - 1];
     const out = new CTORS[b.dtype](w * h);
     if (b.nodata !== null && b.nodata !== 0) out.fill(copyWord(b.nodata, b.dtype, false));
+    const budget = readBudget.getStore()!;
     for (const s of b.sources) {
       signal?.throwIfAborted();
-      await this.overlay(b, s, out, x, y, w, h, signal);
+      // A source whose destination misses the window is not opened (a mosaic of thousands of tiles).
+      if (s.dst && (x >= s.dst.x + s.dst.w || y >= s.dst.y + s.dst.h || x + w <= s.dst.x || y + h <= s.dst.y)) continue;
+      if (--budget.left < 0) {
+        throw this.fail(`${budget.top}: reading one window takes more than ${MAX_SOURCE_READS} source windows (VRTs whose sources are VRTs of many sources); build the mosaic from the files themselves`);
+      }
+      try {
+        await this.overlay(b, s, out, x, y, w, h, signal);
+      } catch (e) {
+        const err = e as Error;
+        if (err?.name === 'AbortError' || signal?.aborted || String(err?.message).startsWith(`${this.source}:`)) throw e;
+        throw this.fail(`${this.source}: reading its source ${s.file} failed: ${err?.message ?? err}`);
+      }
     }
     return out;
   }

@@ -55,12 +55,19 @@ export class VrtError extends Error {}
 
 /** VRT files larger than this are not a raster description (a mosaic of 10 000 tiles is about 8 MB). */
 export const MAX_VRT_BYTES = 32 << 20;
+/**
+ * XML elements parsed at most: the DOM holds each, so the byte limit alone lets 8 million empty
+ * elements take gigabytes. A source is 6–8 elements; this is 100 000 sources and more.
+ */
+export const MAX_VRT_ELEMENTS = 1_000_000;
+/** Largest side and pixel count, as for any raster (dataset.ts: MAX_RASTER_SIDE, MAX_RASTER_PIXELS). */
+const MAX_SIDE = 1 << 17, MAX_PIXELS = 2 ** 31;
 /** Sources per band (each may hold a file open while read). */
 export const MAX_VRT_SOURCES = 100_000;
 
-const DTYPES: Record<string, DType> = {
-  Byte: 'uint8', Int8: 'int8', UInt16: 'uint16', Int16: 'int16', UInt32: 'uint32', Int32: 'int32', Float32: 'float32', Float64: 'float64',
-};
+const DTYPES = new Map<string, DType>([
+  ['Byte', 'uint8'], ['Int8', 'int8'], ['UInt16', 'uint16'], ['Int16', 'int16'], ['UInt32', 'uint32'], ['Int32', 'int32'], ['Float32', 'float32'], ['Float64', 'float64'],
+]);
 
 const CONVERT = 'convert it to GeoTIFF with gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN.vrt OUT.tif';
 
@@ -80,6 +87,10 @@ function child(e: El, name: string): El | undefined { return children(e).find((c
 function text(e: El | undefined): string | undefined { return e?.textContent?.trim(); }
 
 export function parseVrt(file: string, xml: string): VrtSpec {
+  let tags = 0;
+  for (let i = xml.indexOf('<'); i >= 0; i = xml.indexOf('<', i + 1)) {
+    if (++tags > MAX_VRT_ELEMENTS) throw new VrtError(`${file}: more than ${MAX_VRT_ELEMENTS} XML elements; a VRT of that size is not read (build smaller mosaics)`);
+  }
   const errors: string[] = [];
   let doc: { documentElement?: El } | undefined;
   try {
@@ -94,12 +105,16 @@ export function parseVrt(file: string, xml: string): VrtSpec {
   const sub = root.getAttribute('subClass');
   if (sub) throw new VrtError(`${file}: a ${sub} (computed by GDAL as it is read) is not read by GeoWeave; ${CONVERT}`);
   const width = int(file, root, 'rasterXSize'), height = int(file, root, 'rasterYSize');
+  if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS) {
+    throw new VrtError(`${file}: ${width}x${height} pixels is larger than GeoWeave processes (at most ${MAX_SIDE} a side and ${MAX_PIXELS} pixels); clip it first (gdal_translate -srcwin)`);
+  }
   const warnings: string[] = [];
   const spec: VrtSpec = { width, height, bands: [], warnings };
   const gt = text(child(root, 'GeoTransform'));
   if (gt !== undefined) {
     const v = gt.split(',').map((s) => Number(s.trim()));
-    if (v.length !== 6 || v.some((n) => !Number.isFinite(n)) || v[1] * v[5] - v[2] * v[4] === 0) throw new VrtError(`${file}: <GeoTransform> "${gt.slice(0, 120)}" is not six numbers of an invertible transform`);
+    const det = v[1] * v[5] - v[2] * v[4];
+    if (v.length !== 6 || v.some((n) => !Number.isFinite(n)) || !Number.isFinite(det) || det === 0) throw new VrtError(`${file}: <GeoTransform> "${gt.slice(0, 120)}" is not six numbers of an invertible transform`);
     spec.geoTransform = v as VrtSpec['geoTransform'];
   }
   const srs = text(child(root, 'SRS'));
@@ -138,8 +153,8 @@ function parseBand(file: string, e: El, n: number, warnings: string[]): VrtBand 
   const sub = e.getAttribute('subClass');
   if (sub) throw new VrtError(`${file}: band ${n} is a ${sub} (${sub === 'VRTDerivedRasterBand' ? 'a pixel function GDAL computes as it reads' : 'not a band of sources'}), which GeoWeave does not read; ${CONVERT}`);
   const dt = e.getAttribute('dataType') ?? 'Byte';
-  const dtype = DTYPES[dt];
-  if (!dtype) throw new VrtError(`${file}: band ${n} has dataType "${dt}", which GeoWeave does not read (it reads ${Object.keys(DTYPES).join(', ')})`);
+  const dtype = DTYPES.get(dt);
+  if (!dtype) throw new VrtError(`${file}: band ${n} has dataType "${dt.slice(0, 40)}", which GeoWeave does not read (it reads ${[...DTYPES.keys()].join(', ')})`);
   const nd = text(child(e, 'NoDataValue'));
   const band: VrtBand = {
     dtype, nodata: nd === undefined ? null : num(file, nd, `band ${n} <NoDataValue>`),
