@@ -73,7 +73,7 @@ gdal.Translate('typed.vrt', 'f1.tif', format='VRT', outputType=gdal.GDT_Int16)
 gdal.Translate('typed_u8.vrt', 'i1.tif', format='VRT', outputType=gdal.GDT_Byte)
 `;
 
-/** GDAL's samples of each band of `file` over each window (float64, nodata as stored). */
+/** GDAL's samples of each band of `file` over each window [x, y, w, h] or [x, y, w, h, bufW, bufH] (float64, nodata as stored). */
 function gdalWindows(dir: string, file: string, wins: number[][]): Float64Array[][] {
   const out = py(String.raw`
 from osgeo import gdal
@@ -81,8 +81,10 @@ import numpy as np, json, base64
 gdal.UseExceptions()
 d = gdal.Open(${JSON.stringify(path.join(dir, file))})
 res = []
-for (x, y, w, h) in ${JSON.stringify(wins)}:
-    res.append([base64.b64encode(d.GetRasterBand(b).ReadAsArray(x, y, w, h).astype(np.float64).tobytes()).decode() for b in range(1, d.RasterCount + 1)])
+for win in ${JSON.stringify(wins)}:
+    x, y, w, h = win[:4]
+    bw, bh = (win[4], win[5]) if len(win) > 4 else (w, h)
+    res.append([base64.b64encode(d.GetRasterBand(b).ReadAsArray(x, y, w, h, buf_xsize=bw, buf_ysize=bh).astype(np.float64).tobytes()).decode() for b in range(1, d.RasterCount + 1)])
 print(json.dumps(res))
 `);
   return (JSON.parse(out) as string[][]).map((bands) => bands.map((b) => { const buf = Buffer.from(b, 'base64'); return new Float64Array(buf.buffer, buf.byteOffset, buf.byteLength / 8); }));
@@ -314,5 +316,32 @@ test('a VRT on the map: its full-resolution tiles and pixel values are GDAL\'s r
     if (want === 0) assert.ok(Number.isNaN(got), `nodata at ${x},${y}`); else assert.equal(got, want, `${x},${y}`);
     const [v] = await data.pixel({ path: file, bands: [1] }, x, y);
     if (want !== 0) assert.equal(v, want, `pixel ${x},${y}`);
+  }
+});
+
+test('reduced views of a mosaic read as GDAL reads a VRT into a smaller buffer: each source from the overview GDAL picks', needGdal(), async () => {
+  const dir = fixtures();
+  for (const f of ['same_grid.vrt', 'mixed_grid.vrt', 'coarse.vrt', 'fine.vrt', 'extent.vrt', 'coarse_int.vrt', 'srcnodata.vrt', 'nested.vrt']) {
+    const ds = await openRaster(path.join(dir, f));
+    try {
+      const views = await ds.overviews!();
+      assert.ok(views.length >= 1, `${f}: ${ds.width}x${ds.height} has reduced views`);
+      for (const [k, v] of views.entries()) {
+        const fac = 2 ** (k + 1);
+        assert.deepEqual([v.width, v.height], [Math.ceil(ds.width / fac), Math.ceil(ds.height / fac)], `${f} view ${k}`);
+        // The whole view, and a window inside it; GDAL reads the VRT pixels under them into buffers of the view's size.
+        const wins = [[0, 0, v.width, v.height], [1, 2, Math.max(1, v.width - 3), Math.max(1, v.height - 4)]];
+        const gwins = wins.map(([x, y, w, h]) => [x * fac, y * fac, Math.min(ds.width, (x + w) * fac) - x * fac, Math.min(ds.height, (y + h) * fac) - y * fac, w, h]);
+        const ref = gdalWindows(dir, f, gwins);
+        for (const [i, [x, y, w, h]] of wins.entries()) {
+          for (let b = 1; b <= ds.bandCount; b++) {
+            const ours = await v.readWindowRaw(b, x, y, w, h);
+            let bad = 0;
+            for (let p = 0; p < w * h; p++) if (ours[p] !== ref[i][b - 1][p]) bad++;
+            assert.equal(bad, 0, `${f} view 1/${fac} window ${[x, y, w, h]} band ${b}: ${bad} of ${w * h} differ`);
+          }
+        }
+      }
+    } finally { await ds.close(); }
   }
 });

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { GeoInfo, RasterDataset } from '../dataset';
+import { overviewGeo, type GeoInfo, type RasterDataset } from '../dataset';
 import { CTORS, type DType, type TypedArray } from '../samples';
 import { parseVrt, VrtError, MAX_VRT_BYTES, type VrtBand, type VrtSource, type VrtSpec } from './vrt-parse';
 import { bestOverview, nearestSteps, srcDstWindow } from './vrt-window';
@@ -59,6 +59,10 @@ export class VrtDataset implements RasterDataset {
   private open = new Map<string, { ds: Promise<RasterDataset>; users: number; used: number }>();
   private clock = 0;
   private closed = false;
+  /** A reduced view reads every factor-th pixel of `root` (1: the VRT itself). */
+  private factor = 1;
+  private root: VrtDataset = this;
+  private views?: VrtDataset[];
 
   /** `text`: the VRT's XML when it is not (yet) at `source`; relative source paths resolve against `source`'s folder all the same. */
   constructor(readonly source: string, private depth: number, private opener: Opener, private fail: (m: string) => Error, private text?: string) {}
@@ -133,7 +137,34 @@ export class VrtDataset implements RasterDataset {
     return geo;
   }
 
+  /**
+   * Reduced views at 2, 4, 8… (down to about 128 pixels a side), each read as GDAL reads a VRT into a
+   * smaller buffer: every source resamples its part by nearest neighbour from the source's overview
+   * GDAL would pick, so a quicklook of a mosaic of Sentinel-2 tiles reads their resolution levels.
+   */
+  async overviews(): Promise<RasterDataset[]> {
+    if (this.root !== this) return [];
+    if (this.closed) throw this.fail(`${this.source}: dataset is closed`);
+    if (!this.views) {
+      this.views = [];
+      for (let f = 2; Math.ceil(this.width / (f / 2)) > 128 || Math.ceil(this.height / (f / 2)) > 128; f *= 2) {
+        const w = Math.ceil(this.width / f), h = Math.ceil(this.height / f);
+        if (w < 1 || h < 1) break;
+        const v = Object.create(VrtDataset.prototype) as VrtDataset;
+        Object.assign(v, this, {
+          factor: f, root: this, views: undefined, width: w, height: h,
+          blockWidth: Math.min(w, this.blockWidth), blockHeight: Math.min(h, this.blockHeight),
+          geo: overviewGeo(this.geo, this.width, this.height, w, h),
+          bandDescriptions: this.bandDescriptions,
+        });
+        this.views.push(v);
+      }
+    }
+    return this.views;
+  }
+
   private async acquire(file: string, signal?: AbortSignal): Promise<RasterDataset> {
+    if (this.root !== this) return this.root.acquire(file, signal);
     if (this.closed) throw this.fail(`${this.source}: dataset is closed`);
     let e = this.open.get(file);
     if (!e) {
@@ -150,6 +181,7 @@ export class VrtDataset implements RasterDataset {
   }
 
   private release(file: string): void {
+    if (this.root !== this) { this.root.release(file); return; }
     const e = this.open.get(file);
     if (e) e.users--;
   }
@@ -165,7 +197,7 @@ export class VrtDataset implements RasterDataset {
   }
 
   private check(band: number, x: number, y: number, w: number, h: number): void {
-    if (this.closed) throw this.fail(`${this.source}: dataset is closed`);
+    if (this.closed || this.root.closed) throw this.fail(`${this.source}: dataset is closed`);
     if (!(Number.isInteger(band) && band >= 1 && band <= this.bandCount)) throw this.fail(`${this.source}: band ${band} does not exist (${this.bandCount} band${this.bandCount === 1 ? '' : 's'})`);
     if (!(Number.isInteger(x) && Number.isInteger(y) && Number.isInteger(w) && Number.isInteger(h) && w > 0 && h > 0 && x >= 0 && y >= 0 && x + w <= this.width && y + h <= this.height)) {
       throw this.fail(`${this.source}: window ${x},${y} ${w}x${h} is outside the ${this.width}x${this.height} raster`);
@@ -176,12 +208,22 @@ export class VrtDataset implements RasterDataset {
   private readBand(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
     // One budget for the outermost read and every VRT it reads through.
     if (!readBudget.getStore()) return readBudget.run({ left: MAX_SOURCE_READS, top: this.source }, () => this.readBand(band, x, y, w, h, signal));
-    return this.fillBand(band, x, y, w, h, signal);
+    const f = this.factor;
+    if (f === 1) return this.fillBand(band, x, y, w, h, w, h, signal);
+    // A reduced view: the VRT window under the view's pixels, read into a buffer of the view's size.
+    const W = this.root.width, H = this.root.height;
+    const x0 = x * f, y0 = y * f;
+    return this.fillBand(band, x0, y0, Math.min(W, (x + w) * f) - x0, Math.min(H, (y + h) * f) - y0, w, h, signal);
   }
 
-  private async fillBand(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<TypedArray> {
+  /**
+   * A window of xs×ys VRT pixels at (x, y) into a bw×bh buffer (smaller when reading a reduced view),
+   * as VRTSourcedRasterBand::IRasterIO does: each source resamples into its part of the buffer.
+   */
+  private async fillBand(band: number, x: number, y: number, xs: number, ys: number, bw: number, bh: number, signal?: AbortSignal): Promise<TypedArray> {
     const b = this.spec.bands[band - 1];
-    const out = new CTORS[b.dtype](w * h);
+    const [w, h] = [xs, ys];
+    const out = new CTORS[b.dtype](bw * bh);
     if (b.nodata !== null && b.nodata !== 0) out.fill(copyWord(b.nodata, b.dtype, false));
     const budget = readBudget.getStore()!;
     for (const s of b.sources) {
@@ -192,7 +234,7 @@ export class VrtDataset implements RasterDataset {
         throw this.fail(`${budget.top}: reading one window takes more than ${MAX_SOURCE_READS} source windows (VRTs whose sources are VRTs of many sources); build the mosaic from the files themselves`);
       }
       try {
-        await this.overlay(b, s, out, x, y, w, h, signal);
+        await this.overlay(b, s, out, x, y, w, h, bw, bh, signal);
       } catch (e) {
         const err = e as Error;
         if (err?.name === 'AbortError' || signal?.aborted || String(err?.message).startsWith(`${this.source}:`)) throw e;
@@ -202,7 +244,7 @@ export class VrtDataset implements RasterDataset {
     return out;
   }
 
-  private async overlay(b: VrtBand, s: VrtSource, out: TypedArray, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<void> {
+  private async overlay(b: VrtBand, s: VrtSource, out: TypedArray, x: number, y: number, w: number, h: number, bw: number, bh: number, signal?: AbortSignal): Promise<void> {
     const ds = await this.acquire(s.file, signal);
     try {
       if (s.band > ds.bandCount) throw this.fail(`${this.source}: a source reads band ${s.band} of ${s.file}, which has ${ds.bandCount} band${ds.bandCount === 1 ? '' : 's'}`);
@@ -210,7 +252,7 @@ export class VrtDataset implements RasterDataset {
         throw this.fail(`${this.source}: it says ${s.file} is ${s.size.width}x${s.size.height}, but the file is ${ds.width}x${ds.height} (was it replaced? build the VRT again)`);
       }
       const full = { x: 0, y: 0, w: ds.width, h: ds.height };
-      const win = srcDstWindow(s.src ?? full, s.dst ?? full, ds.width, ds.height, x, y, w, h, w, h);
+      const win = srcDstWindow(s.src ?? full, s.dst ?? full, ds.width, ds.height, x, y, w, h, bw, bh);
       if (!win) return;
       let rd: RasterDataset = ds, rw = win;
       if (win.outW < win.reqW || win.outH < win.reqH) {
@@ -230,7 +272,7 @@ export class VrtDataset implements RasterDataset {
         // SimpleSource: the source's samples converted to the band's type (GDALCopyWords).
         const same = ds.dtype === b.dtype || (!isFloat(b.dtype) && !isFloat(ds.dtype) && fits(ds.dtype, b.dtype));
         for (let j = 0; j < rw.outH; j++) {
-          const so = (rows[j] - r0) * cw - c0, d = (rw.outY + j) * w + rw.outX;
+          const so = (rows[j] - r0) * cw - c0, d = (rw.outY + j) * bw + rw.outX;
           if (same) for (let i = 0; i < rw.outW; i++) out[d + i] = raw[so + cols[i]];
           else for (let i = 0; i < rw.outW; i++) out[d + i] = copyWord(raw[so + cols[i]], b.dtype, srcFloat32);
         }
@@ -246,7 +288,7 @@ export class VrtDataset implements RasterDataset {
       const ndNaN = ndW !== undefined && Number.isNaN(ndW);
       const linear = s.scaleRatio !== 1 || s.scaleOffset !== 0;
       for (let j = 0; j < rw.outH; j++) {
-        const so = (rows[j] - r0) * cw - c0, d = (rw.outY + j) * w + rw.outX;
+        const so = (rows[j] - r0) * cw - c0, d = (rw.outY + j) * bw + rw.outX;
         for (let i = 0; i < rw.outW; i++) {
           let f = work(raw[so + cols[i]]);
           if (ndNaN ? Number.isNaN(f) : (ndW !== undefined && realEqual(f, ndW))) continue;
@@ -299,6 +341,8 @@ export class VrtDataset implements RasterDataset {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // A view shares its VRT's open sources; closing the VRT closes them.
+    if (this.root !== this) return;
     const all = [...this.open.values()];
     this.open.clear();
     await Promise.all(all.map((e) => e.ds.then((d) => d.close(), () => undefined)));
