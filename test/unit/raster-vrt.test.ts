@@ -171,6 +171,10 @@ test('tools run on VRTs: NDVI over a -separate band stack equals numpy, a clip e
   const r = await runTool('ndvi', { image: path.join(dir, 'stack.vrt') }, { outDir: out });
   const file = Object.values(r.outputs).find((o) => o.path.endsWith('.tif'))!.path;
   assert.equal(path.basename(file), 'stack_ndvi.tif');
+  // The run's provenance lists the VRT and, after it, the files it reads: the pixels came from them.
+  const inputs = r.provenance!.inputs;
+  assert.deepEqual(inputs.map((i) => [path.relative(dir, i.path), i.via ? path.basename(i.via) : undefined]), [['stack.vrt', undefined], ['tiles/T33_B04.tif', 'stack.vrt'], ['tiles/T33_B08.tif', 'stack.vrt']]);
+  assert.ok(inputs.every((i) => /^[0-9a-f]{64}$/.test(i.sha256 ?? '')), 'every file hashed');
   const diff = JSON.parse(py(`
 from osgeo import gdal
 import numpy as np, json

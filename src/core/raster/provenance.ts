@@ -23,6 +23,8 @@ export interface InputRecord {
   sha256?: string;
   /** Why there is no hash (remote, unreadable). */
   note?: string;
+  /** The VRT that reads this file: a virtual raster's pixels are its sources', so they are inputs too. */
+  via?: string;
 }
 
 export interface RunProvenance {
@@ -142,19 +144,37 @@ export async function sha256File(file: string, signal?: AbortSignal): Promise<{ 
 
 /** Records of the given input paths (local files hashed, URLs listed); never throws. */
 export async function describeInputs(paths: string[], signal?: AbortSignal): Promise<{ inputs: InputRecord[]; omitted: number }> {
-  const unique = [...new Set(paths)];
-  const listed = unique.slice(0, MAX_INPUTS);
+  const queue: { path: string; via?: string }[] = [...new Set(paths)].map((p) => ({ path: p }));
+  const seen = new Set(queue.map((q) => q.path));
   const inputs: InputRecord[] = [];
-  for (const p of listed) {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) { inputs.push({ path: redactUrl(p), note: 'remote: not hashed' }); continue; }
+  let omitted = 0;
+  for (let i = 0; i < queue.length; i++) {
+    const { path: p, via } = queue[i];
+    if (inputs.length >= MAX_INPUTS) { omitted++; continue; }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) { inputs.push({ path: redactUrl(p), note: 'remote: not hashed', ...(via ? { via } : {}) }); continue; }
     try {
-      inputs.push({ path: p, ...(await sha256File(p, signal)) });
+      inputs.push({ path: p, ...(await sha256File(p, signal)), ...(via ? { via } : {}) });
     } catch (e) {
       if (signal?.aborted) throw e;
-      inputs.push({ path: p, note: `not hashed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+      inputs.push({ path: p, note: `not hashed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, ...(via ? { via } : {}) });
+      continue;
     }
+    // A VRT's sources follow it (nested VRTs' too), each once.
+    for (const s of vrtSources(p)) if (!seen.has(s)) { seen.add(s); queue.push({ path: s, via: p }); }
   }
-  return { inputs, omitted: unique.length - listed.length };
+  return { inputs, omitted };
+}
+
+/** The source files a local VRT names (none for any other file, or a VRT that does not parse). */
+function vrtSources(file: string): string[] {
+  if (!/\.vrt$/i.test(file)) return [];
+  try {
+    const { parseVrt, MAX_VRT_BYTES } = require('./io/vrt/vrt-parse') as typeof import('./io/vrt/vrt-parse');
+    if (fs.statSync(file).size > MAX_VRT_BYTES) return [];
+    return [...new Set(parseVrt(file, fs.readFileSync(file, 'utf8')).bands.flatMap((b) => b.sources.map((s) => s.file)))];
+  } catch {
+    return [];
+  }
 }
 
 /** Input file paths among validated arguments, by the kind of each parameter. */
@@ -226,6 +246,7 @@ export function provenanceFromMetadata(v: unknown): RunProvenance | undefined {
     ...(typeof i.mtime === 'string' ? { mtime: i.mtime } : {}),
     ...(typeof i.sha256 === 'string' && /^[0-9a-f]{64}$/.test(i.sha256) ? { sha256: i.sha256 } : {}),
     ...(typeof i.note === 'string' ? { note: i.note } : {}),
+    ...(typeof i.via === 'string' ? { via: i.via } : {}),
   }));
   return {
     tool: r.tool,
