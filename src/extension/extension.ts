@@ -9,7 +9,7 @@ import { WorkspaceData } from './workspace-data';
 import { Assistant } from './assistant';
 import { ToolController } from './controller';
 import { ResultMapHost } from './result-map-host';
-import { RasterViewer, RASTER_VIEWER_ID } from './raster-viewer';
+import { RasterViewer, RASTER_VIEWER_ID, RASTER_VIEWER_VRT_ID } from './raster-viewer';
 import { PanelProvider, PANEL_VIEW_ID } from './panel';
 import { registerSerializer } from './notebook-serializer';
 import { ToolCellLanguage } from './language-features';
@@ -43,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new ToolController(retrieval, assistant, log, maps, context.secrets),
     vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.window.registerCustomEditorProvider(RASTER_VIEWER_ID, new RasterViewer(context.extensionUri, maps, log), { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(RASTER_VIEWER_VRT_ID, new RasterViewer(context.extensionUri, maps, log), { supportsMultipleEditorsPerDocument: true }),
     new ToolCellLanguage(retrieval, data),
     registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),
     registerStatus(retrieval),

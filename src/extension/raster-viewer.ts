@@ -13,6 +13,8 @@ import type { ResultMapHost } from './result-map-host';
 import type { Log } from './log';
 
 export const RASTER_VIEWER_ID = 'geoweave.rasterViewer';
+/** GDAL virtual rasters are XML people also edit: the viewer is offered under "Open With…", not by default. */
+export const RASTER_VIEWER_VRT_ID = 'geoweave.rasterViewer.vrt';
 
 export class RasterViewer implements vscode.CustomReadonlyEditorProvider {
   constructor(private readonly extensionUri: vscode.Uri, private readonly maps: ResultMapHost, private readonly log: Log) {}

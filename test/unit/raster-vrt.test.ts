@@ -199,6 +199,14 @@ print(bool(np.array_equal(o.ReadAsArray(), ref)), o.RasterXSize, o.RasterYSize)`
   const info = await runTool('raster_info', { image: path.join(dir, 'coarse.vrt') }, { outDir: out });
   assert.match(info.summary, /EPSG:32633/);
   assert.match(info.summary, /37 m/);
+  // Its reduced views are read on the fly, not held in the file: gdalinfo lists no overviews, and neither does raster_info.
+  assert.deepEqual(info.stats.overviews, []);
+  assert.doesNotMatch(info.summary, /Overviews/);
+  // The raster viewer ("Open With…" on a .vrt) shows the same, writing nothing.
+  const { rasterFileView } = await import('../../src/core/results/raster-view');
+  const view = await rasterFileView(path.join(dir, 'coarse.vrt'));
+  assert.equal(view.summary, info.summary);
+  assert.deepEqual(view.map?.layers.map((l) => l.path), [path.join(dir, 'coarse.vrt')]);
 });
 
 test('what a VRT asks GDAL to compute, and broken sources, are refused naming the file and what to do', needGdal(), async () => {

@@ -89,6 +89,8 @@ export interface RasterDataset {
    * first call, closed with this dataset; metadata (nodata, scales, descriptions) as this one's.
    */
   overviews?(signal?: AbortSignal): Promise<RasterDataset[]>;
+  /** The overviews are reduced reads computed on the fly (a VRT's), not copies the file holds: gdalinfo lists none. */
+  readonly computedOverviews?: boolean;
   close(): Promise<void>;
 }
 

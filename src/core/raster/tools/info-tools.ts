@@ -32,7 +32,7 @@ export const rasterInfoTool = defineTool({
       const ys = [0, ds.width].flatMap((px) => [0, ds.height].map((py) => g[3] + px * g[4] + py * g[5]));
       const extent = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
       // As gdalinfo lists them: a COG's overviews, a JPEG 2000's resolution levels (quicklooks and maps read them).
-      const overviews = ((await ds.overviews?.(ctx.signal).catch(() => undefined)) ?? []).map((o) => [o.width, o.height]);
+      const overviews = ds.computedOverviews ? [] : ((await ds.overviews?.(ctx.signal).catch(() => undefined)) ?? []).map((o) => [o.width, o.height]);
       const stats = {
         width: ds.width, height: ds.height, bandCount: ds.bandCount, dtype: ds.dtype, crs, epsg: ds.geo.epsg ?? null,
         geographic: ds.geo.geographic, geoTransform: u ? null : g, pixelSize: u ? null : size, ...(u ? { gcps } : {}), ...(rotation ? { rotationDegrees: rotation } : {}), extent,

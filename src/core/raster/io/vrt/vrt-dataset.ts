@@ -63,6 +63,7 @@ export class VrtDataset implements RasterDataset {
   private factor = 1;
   private root: VrtDataset = this;
   private views?: VrtDataset[];
+  readonly computedOverviews = true;
 
   /** `text`: the VRT's XML when it is not (yet) at `source`; relative source paths resolve against `source`'s folder all the same. */
   constructor(readonly source: string, private depth: number, private opener: Opener, private fail: (m: string) => Error, private text?: string) {}
