@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond npm packages: GDAL (the reference for raster correctness
 # and speed), nbformat (validates the Jupyter export), QGIS (opens the styles we write),
-# libdeflate-dev and a C compiler (the raster engine's native DEFLATE addon, built by `npm ci`),
+# libdeflate-dev, libopenjp2-7-dev and a C compiler (the raster engine's native DEFLATE and JPEG 2000
+# addons, built by `npm ci`),
 # Debian Chromium and code-server (the real VS Code for end-to-end tests).
 # Idempotent: does nothing that is already there. Needs root (or sudo) for apt-get.
 set -euo pipefail
@@ -13,7 +14,7 @@ need=()
 # fonts-wqy-microhei: a CJK font, so the Chinese UI scenario's screenshots show characters, not boxes.
 # python3-qgis: QGIS itself (headless PyQGIS, with its providers) opens the .qml styles we write
 # (test/unit/qgis-styles.test.ts); about 220 packages, under two minutes to install.
-for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei python3-qgis; do
+for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev libopenjp2-7-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei python3-qgis; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

@@ -12,6 +12,7 @@ import { categoryNamesFromPam, MAX_PAM_BYTES, type CategoryNames } from '../colo
 import { Jp2Error, imageSizeAt, readJp2Layout, tileCodestream, tileRect, type Jp2Layout } from './codestream';
 import type { DecodedTile } from './openjpeg';
 import { decodeTile, poolSize } from './decode-pool';
+import { nativeJp2 } from './openjpeg';
 import { elements, firstInner, geoFromGeoJp2, geoFromGml } from './georef';
 import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE, overviewGeo } from '../dataset';
 import { parseCrs } from '../../crs/crs';
@@ -92,8 +93,9 @@ export class Jp2Dataset implements RasterDataset {
     const odd = siz.comps.findIndex((c) => c.dx !== 1 || c.dy !== 1);
     if (odd >= 0) { await this.close(); throw this.fail(`${this.source}: component ${odd + 1} is sub-sampled (${siz.comps[odd].dx}×${siz.comps[odd].dy}), which GeoWeave does not read; convert it with gdal_translate -of GTiff`); }
     if (siz.comps.some((c) => c.bits !== c0.bits || c.signed !== c0.signed)) { await this.close(); throw this.fail(`${this.source}: its components have different sample types; convert it with gdal_translate -of GTiff`); }
-    // The WebAssembly OpenJPEG build decodes one or three components (a Sentinel-2 band, a true-colour image).
-    if (siz.comps.length !== 1 && siz.comps.length !== 3) { await this.close(); throw this.fail(`${this.source}: it has ${siz.comps.length} bands, and GeoWeave reads JPEG 2000 files of one band or three; convert it with gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN OUT.tif`); }
+    // The WebAssembly OpenJPEG build decodes one or three components (a Sentinel-2 band, a true-colour image);
+    // the native one any number (RGBI orthophotos, Pleiades and SPOT multispectral).
+    if (siz.comps.length !== 1 && siz.comps.length !== 3 && !nativeJp2()) { await this.close(); throw this.fail(`${this.source}: it has ${siz.comps.length} bands, and GeoWeave's WebAssembly JPEG 2000 decoder reads files of one band or three (install libopenjp2-7-dev and run npm install for the native one, which reads any); or convert it with gdal_translate -of GTiff -co TILED=YES -co COMPRESS=DEFLATE IN OUT.tif`); }
     if (c0.bits > 16) { await this.close(); throw this.fail(`${this.source}: ${c0.bits}-bit samples are more than GeoWeave's JPEG 2000 decoder reads (16); convert it with gdal_translate -of GTiff`); }
     this.width = siz.xsiz - siz.xosiz; this.height = siz.ysiz - siz.yosiz;
     if (this.width > MAX_RASTER_SIDE || this.height > MAX_RASTER_SIDE || this.width * this.height > MAX_RASTER_PIXELS) {
