@@ -8,6 +8,7 @@ export function stateDirProblem(dir: string): string | undefined {
   try {
     if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) return 'it is a file, not a folder';
     fs.mkdirSync(dir, { recursive: true });
+    sweepDeadProbes(dir);
     const probe = path.join(dir, `.probe-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
     fs.writeFileSync(probe, '', { flag: 'wx' });
     fs.unlinkSync(probe);
@@ -16,6 +17,24 @@ export function stateDirProblem(dir: string): string | undefined {
   } catch (e) {
     return (e as Error).message;
   }
+}
+
+/**
+ * Removes the probes of processes that are gone: one killed between writing its probe and removing
+ * it (a window of microseconds, but `kill -9` finds it) would otherwise leave it for good.
+ */
+function sweepDeadProbes(dir: string): void {
+  let names: string[];
+  try { names = fs.readdirSync(dir); } catch { return; }
+  for (const n of names) {
+    const m = /^\.probe-(\d+)-/.exec(n);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    try { fs.unlinkSync(path.join(dir, n)); } catch { /* another process swept it */ }
+  }
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
 }
 
 export function ensureStateDir(dir: string, log?: (level: 'info' | 'warn' | 'error', msg: string) => void): string {
