@@ -56,10 +56,12 @@ export class VrtError extends Error {}
 /** VRT files larger than this are not a raster description (a mosaic of 10 000 tiles is about 8 MB). */
 export const MAX_VRT_BYTES = 32 << 20;
 /**
- * XML elements parsed at most: the DOM holds each, so the byte limit alone lets 8 million empty
- * elements take gigabytes. A source is 6–8 elements; this is 100 000 sources and more.
+ * Tags and attributes parsed at most (counted as '<' and '=' before parsing): the DOM costs about
+ * 3 KB for each, so the byte limit alone lets 8 million empty elements, or one element of 600 000
+ * attributes, take gigabytes. A gdalbuildvrt source is about 25 of them: this is some 10 000
+ * source bands (a mosaic of 2500 four-band tiles), at most about 750 MB of DOM.
  */
-export const MAX_VRT_ELEMENTS = 1_000_000;
+export const MAX_VRT_MARKUP = 250_000;
 /** Largest side and pixel count, as for any raster (dataset.ts: MAX_RASTER_SIDE, MAX_RASTER_PIXELS). */
 const MAX_SIDE = 1 << 17, MAX_PIXELS = 2 ** 31;
 /** Sources per band (each may hold a file open while read). */
@@ -87,9 +89,12 @@ function child(e: El, name: string): El | undefined { return children(e).find((c
 function text(e: El | undefined): string | undefined { return e?.textContent?.trim(); }
 
 export function parseVrt(file: string, xml: string): VrtSpec {
-  let tags = 0;
-  for (let i = xml.indexOf('<'); i >= 0; i = xml.indexOf('<', i + 1)) {
-    if (++tags > MAX_VRT_ELEMENTS) throw new VrtError(`${file}: more than ${MAX_VRT_ELEMENTS} XML elements; a VRT of that size is not read (build smaller mosaics)`);
+  let markup = 0;
+  for (let i = 0; i < xml.length; i++) {
+    const c = xml.charCodeAt(i);
+    if ((c === 60 /* < */ || c === 61 /* = */) && ++markup > MAX_VRT_MARKUP) {
+      throw new VrtError(`${file}: more than ${MAX_VRT_MARKUP} XML tags and attributes; a VRT of that size is not read (build smaller mosaics, or a VRT of VRTs)`);
+    }
   }
   const errors: string[] = [];
   let doc: { documentElement?: El } | undefined;
