@@ -8,47 +8,22 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { spawnSync } = require('child_process');
-
-function pkgConfig(variable) {
-  try {
-    const r = spawnSync('pkg-config', [`--variable=${variable}`, 'libdeflate'], { encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : '';
-  } catch { return ''; }
-}
-
-function multiarch() {
-  try {
-    const r = spawnSync('gcc', ['-print-multiarch'], { encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : '';
-  } catch { return ''; }
-}
+const { pkgConfig, multiarch, main } = require('../find-lib');
 
 function findLib() {
   if (process.env.LIBDEFLATE_LIB) return fs.existsSync(process.env.LIBDEFLATE_LIB) ? process.env.LIBDEFLATE_LIB : '';
   const ma = multiarch();
-  const dirs = [pkgConfig('libdir'), ma && `/usr/lib/${ma}`, '/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/lib'];
+  const dirs = [pkgConfig(['--variable=libdir', 'libdeflate']), ma && `/usr/lib/${ma}`, '/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/lib'];
   for (const d of dirs) if (d && fs.existsSync(path.join(d, 'libdeflate.a'))) return path.join(d, 'libdeflate.a');
   return '';
 }
 
 function findInclude() {
   if (process.env.LIBDEFLATE_INCLUDE) return fs.existsSync(path.join(process.env.LIBDEFLATE_INCLUDE, 'libdeflate.h')) ? process.env.LIBDEFLATE_INCLUDE : '';
-  for (const d of [pkgConfig('includedir'), '/usr/include', '/usr/local/include', '/opt/homebrew/include']) {
+  for (const d of [pkgConfig(['--variable=includedir', 'libdeflate']), '/usr/include', '/usr/local/include', '/opt/homebrew/include']) {
     if (d && fs.existsSync(path.join(d, 'libdeflate.h'))) return d;
   }
   return '';
 }
 
-const what = process.argv[2];
-if (what === 'lib') process.stdout.write(findLib());
-else if (what === 'include') process.stdout.write(findInclude());
-else if (what === 'check') {
-  const lib = findLib(), inc = findInclude();
-  if (lib && inc) { console.log(`libdeflate: ${lib}, ${path.join(inc, 'libdeflate.h')}`); process.exit(0); }
-  console.log(`libdeflate not found (${!inc ? 'libdeflate.h' : ''}${!inc && !lib ? ' and ' : ''}${!lib ? 'libdeflate.a' : ''} missing; on Debian/Ubuntu: apt-get install libdeflate-dev)`);
-  process.exit(1);
-} else {
-  console.error('usage: find-libdeflate.js lib|include|check');
-  process.exit(2);
-}
+main({ script: 'find-libdeflate.js', name: 'libdeflate', header: 'libdeflate.h', lib: 'libdeflate.a', apt: 'libdeflate-dev', findLib, findInclude });

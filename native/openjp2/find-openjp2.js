@@ -9,14 +9,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { spawnSync } = require('child_process');
-
-function pkgConfig(args) {
-  try {
-    const r = spawnSync('pkg-config', args, { encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim() : '';
-  } catch { return ''; }
-}
+const { pkgConfig, multiarch, main } = require('../find-lib');
 
 function findInclude() {
   if (process.env.OPENJP2_INCLUDE) return fs.existsSync(path.join(process.env.OPENJP2_INCLUDE, 'openjpeg.h')) ? process.env.OPENJP2_INCLUDE : '';
@@ -29,23 +22,11 @@ function findInclude() {
 function findLib() {
   if (process.env.OPENJP2_LIB) return fs.existsSync(process.env.OPENJP2_LIB) ? process.env.OPENJP2_LIB : '';
   const libdir = pkgConfig(['--variable=libdir', 'libopenjp2']);
-  let ma = '';
-  try { const r = spawnSync('gcc', ['-print-multiarch'], { encoding: 'utf8' }); ma = r.status === 0 ? r.stdout.trim() : ''; } catch { /* no gcc */ }
+  const ma = multiarch();
   for (const d of [libdir, ma && `/usr/lib/${ma}`, '/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/lib']) {
     for (const f of ['libopenjp2.so', 'libopenjp2.dylib']) if (d && fs.existsSync(path.join(d, f))) return path.join(d, f);
   }
   return '';
 }
 
-const what = process.argv[2];
-if (what === 'lib') process.stdout.write(findLib());
-else if (what === 'include') process.stdout.write(findInclude());
-else if (what === 'check') {
-  const lib = findLib(), inc = findInclude();
-  if (lib && inc) { console.log(`openjp2: ${lib}, ${path.join(inc, 'openjpeg.h')}`); process.exit(0); }
-  console.log(`OpenJPEG not found (${!inc ? 'openjpeg.h' : ''}${!inc && !lib ? ' and ' : ''}${!lib ? 'libopenjp2.so' : ''} missing; on Debian/Ubuntu: apt-get install libopenjp2-7-dev)`);
-  process.exit(1);
-} else {
-  console.error('usage: find-openjp2.js lib|include|check');
-  process.exit(2);
-}
+main({ script: 'find-openjp2.js', name: 'openjp2', header: 'openjpeg.h', lib: 'libopenjp2.so', apt: 'libopenjp2-7-dev', findLib, findInclude });

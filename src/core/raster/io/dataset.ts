@@ -976,6 +976,9 @@ export async function openVrt(source: string, depth = 0, signal?: AbortSignal, t
   return ds;
 }
 
+/** What may come before an XML document's root, opened and closed: comments, a declaration, a DOCTYPE. */
+const PROLOG_MARKUP: [string, string][] = [['<!--', '-->'], ['<?', '?>'], ['<!', '>']];
+
 /**
  * Whether a file that is not a TIFF is a GDAL VRT: XML whose root is <VRTDataset>, after a
  * declaration, comments or a DOCTYPE in its first 64 KB (scanned, not matched by a regex that could
@@ -988,10 +991,11 @@ async function isVrt(fh: fs.promises.FileHandle): Promise<boolean> {
   let i = h.charCodeAt(0) === 0xfeff ? 1 : 0;
   for (;;) {
     while (i < h.length && /\s/.test(h[i])) i++;
-    const close = h.startsWith('<!--', i) ? h.indexOf('-->', i + 4) : h.startsWith('<?', i) ? h.indexOf('?>', i + 2) : h.startsWith('<!', i) ? h.indexOf('>', i + 2) : -2;
-    if (close === -2) break;
-    if (close < 0) return false;
-    i = close + (h.startsWith('<!--', i) ? 3 : h.startsWith('<?', i) ? 2 : 1);
+    const m = PROLOG_MARKUP.find(([open]) => h.startsWith(open, i));
+    if (!m) break;
+    const end = h.indexOf(m[1], i + m[0].length);
+    if (end < 0) return false;
+    i = end + m[1].length;
   }
   return h.startsWith('<VRTDataset', i) && /[\s>/]/.test(h[i + 11] ?? '');
 }

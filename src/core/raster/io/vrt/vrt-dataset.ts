@@ -218,12 +218,11 @@ export class VrtDataset implements RasterDataset {
   }
 
   /**
-   * A window of xs×ys VRT pixels at (x, y) into a bw×bh buffer (smaller when reading a reduced view),
+   * A window of w×h VRT pixels at (x, y) into a bw×bh buffer (smaller when reading a reduced view),
    * as VRTSourcedRasterBand::IRasterIO does: each source resamples into its part of the buffer.
    */
-  private async fillBand(band: number, x: number, y: number, xs: number, ys: number, bw: number, bh: number, signal?: AbortSignal): Promise<TypedArray> {
+  private async fillBand(band: number, x: number, y: number, w: number, h: number, bw: number, bh: number, signal?: AbortSignal): Promise<TypedArray> {
     const b = this.spec.bands[band - 1];
-    const [w, h] = [xs, ys];
     const out = new CTORS[b.dtype](bw * bh);
     if (b.nodata !== null && b.nodata !== 0) out.fill(copyWord(b.nodata, b.dtype, false));
     const budget = readBudget.getStore()!;

@@ -25,6 +25,27 @@ function roundIfCloseToInt(v: number): number {
 const trunc = (v: number) => (v > INT_MAX ? INT_MAX : Math.trunc(v));
 
 /**
+ * One axis of a clipped request: the buffer span the source window [ul, lr] (VRT pixels) lands on,
+ * and the fractional source window stretched to those whole buffer pixels (GDAL's "correction on
+ * floating-point source window"). Null when it lands on nothing.
+ */
+function outSpan(ul: number, lr: number, off: number, size: number, buf: number, dstSize: number, srcSize: number, df: number, dfSize: number): { out: number; outSize: number; df: number; dfSize: number } | null {
+  const k = buf / size;
+  const o = (ul - off) * k;
+  const out = o <= 0 ? 0 : trunc(o + EPS);
+  const sd = (o - out) / k / dstSize * srcSize;
+  df -= sd; dfSize = Math.min(dfSize + sd, INT_MAX);
+  let end = (lr - off) * k;
+  if (end < o) return null;
+  if (end > INT_MAX) end = INT_MAX;
+  const nEnd = Math.ceil(end - EPS);
+  let outSize = nEnd - out;
+  if (outSize > INT_MAX - out || out + outSize > buf) outSize = buf - out;
+  dfSize = Math.min(dfSize + (nEnd - end) / k / dstSize * srcSize, INT_MAX);
+  return { out, outSize, df, dfSize };
+}
+
+/**
  * GetSrcDstWindow for a request of `xSize`×`ySize` VRT pixels at (xOff, yOff) into a buffer of
  * bufW×bufH (equal to the request unless reading a reduced view), for a source of srcW×srcH pixels
  * mapped by `src` → `dst`. Null when the source adds nothing to the request.
@@ -61,34 +82,14 @@ export function srcDstWindow(src: Rect, dst: Rect, srcW: number, srcH: number, x
     const ulx = (dfX - src.x) * (dst.w / src.w) + dst.x, uly = (dfY - src.y) * (dst.h / src.h) + dst.y;
     const lrx = (dfX + dfW - src.x) * (dst.w / src.w) + dst.x, lry = (dfY + dfH - src.y) * (dst.h / src.h) + dst.y;
     if (modX) {
-      const k = bufW / xSize;
-      const o = (ulx - xOff) * k;
-      outX = o <= 0 ? 0 : trunc(o + EPS);
-      const dd = (o - outX) / k, sd = dd / dst.w * src.w;
-      dfX -= sd; dfW = Math.min(dfW + sd, INT_MAX);
-      let right = (lrx - xOff) * k;
-      if (right < o) return null;
-      if (right > INT_MAX) right = INT_MAX;
-      const nRight = Math.ceil(right - EPS);
-      outW = nRight - outX;
-      if (outW > INT_MAX - outX || outX + outW > bufW) outW = bufW - outX;
-      const dd2 = (nRight - right) / k, sd2 = dd2 / dst.w * src.w;
-      dfW = Math.min(dfW + sd2, INT_MAX);
+      const a = outSpan(ulx, lrx, xOff, xSize, bufW, dst.w, src.w, dfX, dfW);
+      if (!a) return null;
+      ({ out: outX, outSize: outW, df: dfX, dfSize: dfW } = a);
     }
     if (modY) {
-      const k = bufH / ySize;
-      const o = (uly - yOff) * k;
-      outY = o <= 0 ? 0 : trunc(o + EPS);
-      const dd = (o - outY) / k, sd = dd / dst.h * src.h;
-      dfY -= sd; dfH = Math.min(dfH + sd, INT_MAX);
-      let top = (lry - yOff) * k;
-      if (top < o) return null;
-      if (top > INT_MAX) top = INT_MAX;
-      const nTop = Math.ceil(top - EPS);
-      outH = nTop - outY;
-      if (outH > INT_MAX - outY || outY + outH > bufH) outH = bufH - outY;
-      const dd2 = (nTop - top) / k, sd2 = dd2 / dst.h * src.h;
-      dfH = Math.min(dfH + sd2, INT_MAX);
+      const a = outSpan(uly, lry, yOff, ySize, bufH, dst.h, src.h, dfY, dfH);
+      if (!a) return null;
+      ({ out: outY, outSize: outH, df: dfY, dfSize: dfH } = a);
     }
     if (outW < 1 || outH < 1) return null;
   }
