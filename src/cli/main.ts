@@ -19,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   run: { summary: 'run <tool> --arg name=value ... [--out DIR] [--json] [--manifests DIR]: run a builtin raster tool, or a catalog tool with a process, http or mcp runner', load: () => import('./commands/run') },
   mcp: { summary: 'mcp list | mcp add SERVER... [--workspace DIR]: the MCP servers of .vscode/mcp.json, and their tools written into the catalog', load: () => import('./commands/mcp') },
   export: { summary: 'export NOTEBOOK.geonb --to sh|ipynb [--out FILE]: the notebook as a bash script or a Jupyter notebook', load: () => import('./commands/export') },
+  extract: { summary: 'extract ARCHIVE... [--into DIR] [--list]: what a .SAFE.zip, Landsat .tar or zipped Shapefile holds, extracted beside it', load: () => import('./commands/extract') },
   sample: { summary: 'sample [DIR]: write the synthetic sample workspace', load: () => import('./commands/sample') },
 };
 

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { summaryLanguage, type SummaryLanguage } from '../core/results/summary-language';
 import { RATIONALE_LABELS, localizeNote, localizeReason } from '../core/retrieval/reason-language';
 import { displayName, toolDescription, workflowDescription, workflowDisplayName } from '../core/manifests/display';
-import type { ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
+import type { ArchivedData, ComplementaryResult, ForwardResult, Readiness, ScoreParts } from '../core/retrieval/types';
 import { scorePartViews } from '../core/retrieval/score-parts';
 import type { MemoryState } from '../core/memory/types';
 import type { ToolManifest, WorkflowTemplate } from '../core/manifests/types';
@@ -29,6 +29,8 @@ interface NotebookView {
 
 export class Assistant implements vscode.Disposable {
   private readonly views = new Map<string, NotebookView>();
+  /** Archives already offered for extraction this session. */
+  private readonly offered = new Set<string>();
   /** Task typed while no notebook was open; it goes into the notebook created on first insert. */
   private pendingTask = '';
   private busy?: string;
@@ -172,6 +174,22 @@ export class Assistant implements vscode.Disposable {
       v.forward = result;
       v.dismissed.clear();
       this.log.info(`forward "${task}": ${result.candidates.slice(0, 5).map((c) => `${c.id} ${c.score.toFixed(3)}`).join(', ')}${result.workflow ? `; workflow ${result.workflow.id}` : ''}`);
+      this.offerArchive(context.archives, result.candidates.slice(0, 5).flatMap((c) => c.explanation.readiness));
+    });
+  }
+
+  /**
+   * When the data a leading candidate needs is only inside an archive (a `.SAFE.zip` just downloaded),
+   * offers to extract it, once per archive in a session: readiness alone would leave the analyst
+   * reading "none found" beside a file they can see in the Explorer.
+   */
+  private offerArchive(archives: ArchivedData[] | undefined, readiness: string[]): void {
+    const a = archives?.find((x) => !this.offered.has(x.path) && readiness.some((r) => r.endsWith(': extract it first') && r.includes(` ${x.path}`)));
+    if (!a) return;
+    this.offered.add(a.path);
+    const extract = vscode.l10n.t('Extract');
+    void vscode.window.showInformationMessage(vscode.l10n.t('GeoWeave: {0} holds {1}, which GeoWeave reads once it is extracted.', a.path, a.holds), extract).then((picked) => {
+      if (picked === extract) void vscode.commands.executeCommand('geoweave.extractArchive', a.path);
     });
   }
 

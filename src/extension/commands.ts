@@ -20,6 +20,8 @@ import { exportNotebook } from './export-command';
 import type { ToolManifest } from '../core/manifests/types';
 import { displayName, toolDescription } from '../core/manifests/display';
 import { summaryLanguage } from '../core/results/summary-language';
+import type { WorkspaceData } from './workspace-data';
+import { extractArchiveCommand } from './archive-command';
 
 export interface CommandDeps {
   retrieval: RetrievalService;
@@ -28,6 +30,7 @@ export interface CommandDeps {
   secrets: vscode.SecretStorage;
   /** The side panel: the Describe Task command puts the focus in its task box. */
   panel: { focusTask(): Promise<void> };
+  data: WorkspaceData;
 }
 
 type Factory = (d: CommandDeps) => (...args: unknown[]) => unknown;
@@ -96,6 +99,7 @@ export const COMMANDS: Record<string, Factory> = {
   'geoweave.clearMemory': (d) => () => d.assistant.clearMemory(),
   'geoweave.showLog': (d) => () => d.log.show(),
   'geoweave.createSample': (d) => () => createSample(d),
+  'geoweave.extractArchive': (d) => (target?: unknown) => extractArchiveCommand(d.data, d.log, target),
 };
 
 /**

@@ -45,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerCustomEditorProvider(RASTER_VIEWER_ID, new RasterViewer(context.extensionUri, maps, log), { supportsMultipleEditorsPerDocument: true }),
     vscode.window.registerCustomEditorProvider(RASTER_VIEWER_VRT_ID, new RasterViewer(context.extensionUri, maps, log), { supportsMultipleEditorsPerDocument: true }),
     new ToolCellLanguage(retrieval, data),
-    registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel }),
+    registerCommands({ retrieval, assistant, log, secrets: context.secrets, panel, data }),
     registerStatus(retrieval),
     registerManifestWatch(retrieval, log),
     registerSampleContext(context.extension.id, log),

@@ -13,20 +13,61 @@ import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
 import { usableMcpServers } from '../core/notebook/mcp-config';
+import type { ArchivedData } from '../core/retrieval/types';
+import { ARCHIVE_GLOB_EXTENSIONS, describeArchive, type ArchiveSummary } from '../core/data/archive/archive';
 
 const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
-const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**}';
+const ARCHIVE_GLOB = `**/*.{${ARCHIVE_GLOB_EXTENSIONS.join(',')}}`;
+// Hidden folders an extraction writes into before renaming them into place are never data.
+const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**,**/.*.extracting-*/**}';
 
 export class WorkspaceData implements vscode.Disposable {
   private files?: Promise<string[]>;
   private readonly described = new Map<string, { mtime: number; item: DataItem }>();
   private readonly watcher: vscode.FileSystemWatcher;
+  private archiveFiles?: Promise<string[]>;
+  private readonly listed = new Map<string, { mtime: number; summary: ArchiveSummary }>();
+  private readonly archiveWatcher: vscode.FileSystemWatcher;
 
   constructor(private readonly log: Log) {
     this.watcher = vscode.workspace.createFileSystemWatcher(DATA_GLOB);
     const reset = () => { this.files = undefined; };
     this.watcher.onDidCreate(reset);
     this.watcher.onDidDelete(reset);
+    this.archiveWatcher = vscode.workspace.createFileSystemWatcher(ARCHIVE_GLOB);
+    const resetArchives = () => { this.archiveFiles = undefined; };
+    this.archiveWatcher.onDidCreate(resetArchives);
+    this.archiveWatcher.onDidDelete(resetArchives);
+  }
+
+  /** Forgets the file lists: after an extraction, whose folder appears by a rename the watcher may not report file by file. */
+  refresh(): void {
+    this.files = undefined;
+    this.archiveFiles = undefined;
+  }
+
+  /** Archives in the workspace holding data that is not extracted yet (listed once per modification time). */
+  async archives(): Promise<ArchivedData[]> {
+    const dir = this.dir();
+    if (!dir) return [];
+    this.archiveFiles ??= Promise.resolve(vscode.workspace.findFiles(ARCHIVE_GLOB, EXCLUDE, 200)).then((uris) =>
+      uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort());
+    const out: ArchivedData[] = [];
+    for (const rel of await this.archiveFiles) {
+      const abs = path.resolve(dir, rel);
+      try {
+        const mtime = fs.statSync(abs).mtimeMs;
+        let hit = this.listed.get(abs);
+        if (!hit || hit.mtime !== mtime) this.listed.set(abs, (hit = { mtime, summary: await describeArchive(rel, dir) }));
+        const s = hit.summary;
+        // Extracted since it was listed: the data is read from its folder now.
+        const extracted = fs.existsSync(path.join(path.dirname(abs), s.target));
+        if (!extracted && s.rasters + s.vectors > 0) out.push({ path: rel, holds: s.holds, rasters: s.rasters, vectors: s.vectors });
+      } catch (e) {
+        this.log.warn(`cannot list ${rel}: ${(e as Error).message}`);
+      }
+    }
+    return out;
   }
 
   dir(): string | undefined {
@@ -65,7 +106,8 @@ export class WorkspaceData implements vscode.Disposable {
     files.sort((a, b) => roleCount(b) - roleCount(a) || a.path.localeCompare(b.path));
     // The MCP servers this folder configures: a tool of another server is not ready here.
     const mcpServers = dir ? usableMcpServers(dir) : undefined;
-    return { items: [...outputs, ...files], ...(mcpServers ? { mcpServers } : {}) };
+    const archives = await this.archives();
+    return { items: [...outputs, ...files], ...(mcpServers ? { mcpServers } : {}), ...(archives.length ? { archives } : {}) };
   }
 
   /** A file described once per modification time: a raster's header, a GeoJSON's CRS and extent. */
@@ -108,5 +150,6 @@ export class WorkspaceData implements vscode.Disposable {
 
   dispose(): void {
     this.watcher.dispose();
+    this.archiveWatcher.dispose();
   }
 }

@@ -4,6 +4,9 @@ import { openRaster } from '../../src/core/raster/io/dataset';
 import { runProcessTool } from '../../src/core/notebook/process-runner';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import type { Op } from './harness';
+import { extractArchive } from '../../src/core/data/archive/archive';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const rssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
@@ -28,6 +31,18 @@ async function perform(op: Op): Promise<unknown> {
     case 'probe': {
       const keys = (o: object) => Object.getOwnPropertyNames(o).sort();
       return { stats: { object: keys(Object.prototype), array: keys(Array.prototype), func: keys(Function.prototype), string: keys(String.prototype) } };
+    }
+    case 'extract': {
+      const r = await extractArchive(op.file, { into: op.into });
+      const outputs: Record<string, { path: string }> = {};
+      const walk = (d: string) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) walk(p); else outputs[path.relative(op.into, p)] = { path: p };
+        }
+      };
+      walk(op.into);
+      return { outputs, summary: `${r.files} files into ${r.target}; skipped ${r.skipped.length}`, stats: { target: r.target } };
     }
     case 'process': {
       const r = await runProcessTool(op.manifest as ToolManifest, op.args, { outDir: op.outDir, cwd: op.cwd });

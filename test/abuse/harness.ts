@@ -8,13 +8,16 @@ import { fork, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Outcome, Tally } from './tally';
+import * as os from 'node:os';
+import { Tally, type Outcome } from './tally';
 
 /** One operation for the child (see abuse-child.ts). */
 export type Op =
   | { kind: 'runTool'; tool: string; args: Record<string, unknown>; outDir: string; cwd?: string }
   | { kind: 'read'; file: string }
   | { kind: 'process'; manifest: unknown; args: Record<string, unknown>; outDir: string; cwd?: string }
+  /** Extract an archive into `into`; the result lists every file now under `into`. */
+  | { kind: 'extract'; file: string; into: string }
   /** Keys on the built-in prototypes (pollution shows up here). */
   | { kind: 'probe' };
 
@@ -181,4 +184,33 @@ export function judge(tally: Tally, area: string, input: string, r: TrialResult,
 export function emptyDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * Damaged copies of `orig` for trials: `truncations` cut at random lengths, then `flips` with one to
+ * `maxFlips` random bits flipped, each with a label saying where.
+ */
+export function* damaged(orig: Buffer, rnd: () => number, truncations: number, flips: number, maxFlips = 4): Generator<[string, Buffer]> {
+  for (let j = 0; j < truncations; j++) {
+    const at = 1 + Math.floor(rnd() * (orig.length - 2));
+    yield [`truncated at ${at}`, orig.subarray(0, at)];
+  }
+  for (let j = 0; j < flips; j++) {
+    const b = Buffer.from(orig);
+    const at: number[] = [];
+    for (let f = 0; f < 1 + Math.floor(rnd() * maxFlips); f++) { const i = Math.floor(rnd() * b.length); b[i] ^= 1 << Math.floor(rnd() * 8); at.push(i); }
+    yield [`bits flipped at ${at.join(',')}`, b];
+  }
+}
+
+/**
+ * A trial's surroundings under a fresh temp folder: `in` for the hostile input, `out` for what the
+ * trial writes, `outside` with a file that must not change, a tally and a runner.
+ */
+export function trialRoom(prefix: string, timeoutMs = 20_000): { root: string; inDir: string; outDir: string; outside: string; outsideBefore: Map<string, string>; tally: Tally; runner: TrialRunner } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const inDir = path.join(root, 'in'), outDir = path.join(root, 'out'), outside = path.join(root, 'outside');
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'victim.txt'), 'must not change');
+  return { root, inDir, outDir, outside, outsideBefore: fingerprint(outside), tally: new Tally(), runner: new TrialRunner(Number(process.env.GEOWEAVE_ABUSE_TIMEOUT_MS) || timeoutMs) };
 }

@@ -9,12 +9,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { Tally } from './tally';
-import { TrialRunner, judge, emptyDir, fingerprint, Op } from './harness';
+import { zipBytes } from '../helpers/zip-writer';
+import { judge, emptyDir, fingerprint, damaged, trialRoom, Op } from './harness';
 import { writeRaster } from '../../src/core/raster/io/writer';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
@@ -31,26 +29,7 @@ const KML = `<?xml version="1.0" encoding="UTF-8"?>
 
 /** A ZIP with the given entries (stored or deflated), as a KMZ is; `lie` overrides the central directory's fields. */
 function zip(entries: { name: string; data: Buffer; deflate?: boolean }[], lie: { size?: number; offset?: number } = {}): Buffer {
-  const locals: Buffer[] = [], central: Buffer[] = [];
-  let at = 0;
-  for (const e of entries) {
-    const body = e.deflate ? zlib.deflateRawSync(e.data) : e.data;
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(e.deflate ? 8 : 0, 8);
-    local.writeUInt32LE(body.length, 18); local.writeUInt32LE(e.data.length, 22); local.writeUInt16LE(name.length, 26);
-    const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0); c.writeUInt16LE(e.deflate ? 8 : 0, 10);
-    c.writeUInt32LE(lie.size ?? body.length, 20); c.writeUInt32LE(e.data.length, 24); c.writeUInt16LE(name.length, 28);
-    c.writeUInt32LE(lie.offset ?? at, 42);
-    locals.push(local, name, body); central.push(c, name);
-    at += 30 + name.length + body.length;
-  }
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(at, 16);
-  return Buffer.concat([...locals, cd, end]);
+  return zipBytes(entries.map((e) => ({ name: e.name, data: e.data, method: e.deflate ? 8 : 0 })), { csize: lie.size, offset: lie.offset });
 }
 
 function opFor(k: number, image: string, vector: string, outDir: string): Op {
@@ -62,13 +41,7 @@ function opFor(k: number, image: string, vector: string, outDir: string): Op {
 }
 
 test('vector abuse: hostile KML, KMZ and GeoJSON zones and cutlines, formats GeoWeave names, rasters without a grid', { timeout: 600_000 }, async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-abuse-vector-'));
-  const inDir = path.join(root, 'in'), outDir = path.join(root, 'out'), outside = path.join(root, 'outside');
-  fs.mkdirSync(outside);
-  fs.writeFileSync(path.join(outside, 'victim.txt'), 'must not change');
-  const outsideBefore = fingerprint(outside);
-  const tally = new Tally();
-  const runner = new TrialRunner(Number(process.env.GEOWEAVE_ABUSE_TIMEOUT_MS) || 20_000);
+  const { root, inDir, outDir, outside, outsideBefore, tally, runner } = trialRoom('gw-abuse-vector-');
   const image = path.join(root, 'scene.tif');
   // Over the fields (117.01-117.024°E, 39.99-39.994°N in UTM 50N).
   await writeRaster(image, { width: 140, height: 100, bands: 1, dtype: 'float32', geo: { geoTransform: [500800, 10, 0, 4427200, 0, -10] as GT, epsg: 32650, geographic: false }, nodata: -9999, blockSize: 32 },
@@ -97,16 +70,7 @@ test('vector abuse: hostile KML, KMZ and GeoJSON zones and cutlines, formats Geo
     const geojson = Buffer.from(JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { name: 'a' }, geometry: { type: 'GeometryCollection', geometries: [{ type: 'Polygon', coordinates: [[[117.01, 39.99], [117.02, 39.99], [117.02, 40], [117.01, 39.99]]] }, { type: 'Point', coordinates: [117.015, 39.995] }] } }] }));
     for (const [name, orig] of [['fields.kml', kml], ['fields.kmz', kmz], ['fields.geojson', geojson]] as [string, Buffer][]) {
       await trial(`${name} intact`, name, orig, { mustRun: true });
-      for (let j = 0; j < 8; j++) {
-        const at = 1 + Math.floor(rnd() * (orig.length - 2));
-        await trial(`${name} truncated at ${at}`, name, orig.subarray(0, at));
-      }
-      for (let j = 0; j < 8; j++) {
-        const b = Buffer.from(orig);
-        const flips: number[] = [];
-        for (let f = 0; f < 1 + Math.floor(rnd() * 4); f++) { const at = Math.floor(rnd() * b.length); b[at] ^= 1 << Math.floor(rnd() * 8); flips.push(at); }
-        await trial(`${name} bits flipped at ${flips.join(',')}`, name, b);
-      }
+      for (const [how, bytes] of damaged(orig, rnd, 8, 8)) await trial(`${name} ${how}`, name, bytes);
     }
     // Entity expansion, deep nesting, a huge coordinate list, projected coordinates, another XML document.
     const laughs = `<?xml version="1.0"?><!DOCTYPE kml [<!ENTITY a "${'x'.repeat(100)}">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${'b'.repeat(i + 1)} "${`&${i ? 'b'.repeat(i) : 'a'};`.repeat(10)}">`).join('')}]><kml><Placemark><name>&bbbbbbbbb;</name></Placemark></kml>`;

@@ -9,15 +9,17 @@ import { RASTER_FILE } from '../raster/raster-files';
 import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
+import { ARCHIVE_FILE, describeArchive } from './archive/archive';
 
 const RASTER = RASTER_FILE;
 const VECTOR = VECTOR_DATA;
 const TABLE = /\.csv$/i;
+const DATA = new RegExp(`${RASTER.source}|${VECTOR.source}|${TABLE.source}`, 'i');
 const SKIP_DIRS = new Set(['node_modules', '.git', '.geoweave', '.geoweave-state', 'out']);
 
 /** Files with data under `dir` (workspace-relative, sorted), at most `maxDepth` folders deep; inside
  *  a Sentinel-2 `.SAFE` folder four more (its bands sit in GRANULE/<granule>/IMG_DATA/R10m). */
-export function listDataFiles(dir: string, maxDepth = 3): string[] {
+export function listDataFiles(dir: string, maxDepth = 3, want: RegExp = DATA): string[] {
   const found: string[] = [];
   const walk = (rel: string, depth: number, limit: number) => {
     let entries: fs.Dirent[];
@@ -30,7 +32,7 @@ export function listDataFiles(dir: string, maxDepth = 3): string[] {
       const child = rel ? path.join(rel, e.name) : e.name;
       if (e.isDirectory()) {
         if (depth < limit && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(child, depth + 1, /\.SAFE$/i.test(e.name) ? Math.max(limit, depth + 5) : limit);
-      } else if ((RASTER.test(e.name) || VECTOR.test(e.name) || TABLE.test(e.name)) && regularFile(path.join(dir, child), e)) {
+      } else if (want.test(e.name) && regularFile(path.join(dir, child), e)) {
         found.push(child);
       }
     }
@@ -70,5 +72,19 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
       }
     }
   }
-  return { items: orderDataItems(withBandProducts(items)) };
+  return { items: orderDataItems(withBandProducts(items)), ...(await archivedData(dir, warn)) };
+}
+
+/** The archives under `dir` that hold data and are not extracted yet, for readiness to point at. */
+export async function archivedData(dir: string, warn: (msg: string) => void = () => {}, files = listDataFiles(dir, 3, ARCHIVE_FILE)): Promise<Pick<DataContext, 'archives'>> {
+  const archives: NonNullable<DataContext['archives']> = [];
+  for (const rel of files) {
+    try {
+      const a = await describeArchive(rel, dir);
+      if (!a.extracted && a.rasters + a.vectors > 0) archives.push({ path: rel, holds: a.holds, rasters: a.rasters, vectors: a.vectors });
+    } catch (e) {
+      warn(`cannot list ${rel}: ${(e as Error).message}`);
+    }
+  }
+  return archives.length ? { archives } : {};
 }

@@ -2,7 +2,7 @@
 import * as path from 'path';
 import type { ToolManifest, ToolParam } from '../manifests/types';
 import { chosenByRunner } from '../manifests/foreign-fields';
-import type { DataContext, DataItem, Readiness } from './types';
+import type { ArchivedData, DataContext, DataItem, Readiness } from './types';
 import { mentionOf, Mention } from '../data/mentions';
 import { parseQuery } from './query';
 
@@ -221,6 +221,11 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   }
   const task = opts.task ?? data.task;
   const named = namedInTask(task, data.items);
+  // An archive the task names ("NDVI of S2B_….SAFE.zip") is the data meant: until it is extracted no
+  // other file of its kind stands in for it.
+  const archiveOf = (it: DataItem) => data.archives!.find((a) => a.path === it.path)!;
+  const namedArchives = data.archives?.length ? namedInTask(task, data.archives.map((a) => ({ path: a.path, type: 'raster' as const }))).map(archiveOf) : [];
+  const holdsKind = (a: ArchivedData, kind: string) => (kind === 'vector' ? a.vectors : a.rasters) > 0;
   const indicators = task ? [...new Set(parseQuery(task).slots.indicator ?? [])] : [];
   const mentions = new Map<DataItem, Mention>();
   const mention = (it: DataItem): Mention => {
@@ -241,7 +246,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     const rest = ordered.filter((f) => !isNamed(f.item));
     // When the task names files of the input's kind, only those are its choices: a tool that cannot
     // use them is not ready on another file instead.
-    if (named.some((n) => n.type === (p.type === 'array' ? 'raster' : p.type))) return mine;
+    const kind = p.type === 'array' ? 'raster' : p.type;
+    if (named.some((n) => n.type === kind) || namedArchives.some((a) => holdsKind(a, kind))) return mine;
     // Then what the task speaks of without naming it ("the DEM", "the post-fire scene", "2018"). For a
     // pair of dates only whether it does, so that the earlier date still comes first.
     const pair = isPairParam(p.name);
@@ -267,7 +273,12 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const what = roles.length ? roles.filter((r) => !PRODUCT_ROLES.has(r)).map(roleLabel).join(' + ') || roles.map(roleLabel).join(' or ') : `a ${p.type}`;
       const kind = p.type === 'array' ? 'raster' : p.type;
       const mine = named.filter((n) => n.type === kind).map(fileName);
-      notes.push(mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names` : `needs ${what} for ${p.name} — none found`);
+      const namedArchive = namedArchives.find((a) => holdsKind(a, kind));
+      const archived = mine.length || namedArchive ? undefined : data.archives?.find((a) => holdsKind(a, kind));
+      notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
+        : mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names`
+          : archived ? `needs ${what} for ${p.name} — none found; ${archived.path} holds ${archived.holds}: extract it first`
+            : `needs ${what} for ${p.name} — none found`);
       missing.push(p.name);
       continue;
     }

@@ -34,6 +34,18 @@ export interface DataContext {
   /** The MCP servers the workspace configures that GeoWeave can start or reach (mcp-config.ts);
    *  absent when unknown. A tool of a server not among them cannot run here. */
   mcpServers?: string[];
+  /** Archives in the workspace holding data not yet extracted (a `.SAFE.zip`, a Landsat `.tar`):
+   *  an input with nothing to feed it says which of them holds what it needs. */
+  archives?: ArchivedData[];
+}
+
+/** An archive's data as readiness speaks of it (core/data/archive summarizes it). */
+export interface ArchivedData {
+  path: string;
+  /** "a Sentinel-2 L2A product (S2B_MSIL2A_….SAFE, 13 band files)". */
+  holds: string;
+  rasters: number;
+  vectors: number;
 }
 
 /** Why a candidate was ranked: each entry is short and readable. */

@@ -903,7 +903,8 @@ function sniff(head: Buffer): string {
   if (h.startsWith('\x89PNG')) return 'it is a PNG image';
   if (head[0] === 0xff && head[1] === 0xd8) return 'it is a JPEG image';
   if (h.startsWith('%PDF')) return 'it is a PDF document';
-  if (h.startsWith('PK')) return 'it is a ZIP archive; unzip it and give the GeoTIFF inside';
+  if (h.startsWith('PK')) return 'it is a ZIP archive; extract it (GeoWeave: Extract Archive, or geoweave extract FILE) and give the GeoTIFF, JPEG 2000 or .SAFE folder inside';
+  if (head[0] === 0x1f && head[1] === 0x8b) return 'it is gzip-compressed; extract it (GeoWeave: Extract Archive, or geoweave extract FILE for a .tar.gz) and give the GeoTIFF inside';
   if (h.startsWith('\x89HDF') || h.startsWith('CDF')) return `it is a NetCDF/HDF file; ${convert.replace('IN', 'NETCDF:IN:variable')}`;
   if (h.startsWith('{') || h.startsWith('[')) return 'it looks like JSON';
   if (/^[\t\n\r\x20-\x7e]{4}/.test(h)) return 'it looks like text';
