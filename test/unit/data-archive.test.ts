@@ -177,8 +177,10 @@ test('a Landsat .tar, pax and GNU long names in a gzipped tar, ZIP64 entries and
   assert.deepEqual(Object.keys(tree(long.target)), ['é'.repeat(60) + '_SR_B4.tif']);
   assert.equal(tree(long.target)['é'.repeat(60) + '_SR_B4.tif'], tree(path.join(dir, 'src', LANDSAT))[`${LANDSAT}_SR_B4.TIF`]);
 
+  // An archive of one file puts that file beside it.
   const z64 = await extractArchive(path.join(dir, 'zip64.zip'));
-  assert.equal(tree(z64.target)['b5.tif'], tree(path.join(dir, 'src', LANDSAT))[`${LANDSAT}_SR_B5.TIF`]);
+  assert.equal(z64.target, path.join(dir, 'b5.tif'));
+  assert.equal(createHash('sha256').update(fs.readFileSync(z64.target)).digest('hex'), tree(path.join(dir, 'src', LANDSAT))[`${LANDSAT}_SR_B5.TIF`]);
   const many = await listArchive(path.join(dir, 'many.zip'));
   assert.equal(many.entries.length, 70_001);
   assert.equal((await describeArchive(path.join(dir, 'many.zip'))).holds, 'a raster (dem.tif)');

@@ -401,7 +401,7 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     const desc = (ds.bandDescriptions[0] ?? '').toLowerCase();
     if (ds.bandCount === 1) {
       const floaty = ds.dtype === 'float32' || ds.dtype === 'float64' || ds.dtype === 'int16';
-      if ((floaty && /elev|dem|height|altitude/.test(desc)) || /(^|[^a-z])(dem|dtm|dsm|srtm|elevation)([^a-z]|$)/.test(name)) { roles.push('dem'); bands[0].role = 'dem'; }
+      if ((floaty && /elev|dem|height|altitude/.test(desc)) || /(^|[^a-z])(dem|dtm|dsm|srtm|elevation)([^a-z]|$)/.test(name) || /\.hgt$/.test(name)) { roles.push('dem'); bands[0].role = 'dem'; }
       else if (/mask/.test(desc) || /mask/.test(name)) roles.push('mask');
       else if (/class|label|severity|landcover/.test(desc) || /class|label|severity|landcover/.test(name)) roles.push('class');
       else if (/^(ndvi|evi|savi|ndwi|mndwi|ndbi|nbr|ndmi|ndsi|ndci)$/.test(desc)) roles.push('index', desc);

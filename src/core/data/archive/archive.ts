@@ -81,12 +81,15 @@ export function archiveStem(file: string): string {
 }
 
 /**
- * Where extraction puts an archive's content, relative to its folder: the one top-level folder every
- * entry is in (a `.SAFE`; `strip` then says entries lose that first component under it), else a
- * folder named after the archive (a Landsat tar's loose band files).
+ * Where extraction puts an archive's content, relative to its folder: an archive of one file (NASA's
+ * `N37W122.SRTMGL1.hgt.zip`) puts that file beside it (`file`); the one top-level folder every entry
+ * is in (a `.SAFE`; `strip` then says entries lose that first component under it); else a folder
+ * named after the archive (a Landsat tar's loose band files).
  */
-export function extractionTarget(file: string, entries: ArchiveEntry[]): { target: string; strip: boolean } {
+export function extractionTarget(file: string, entries: ArchiveEntry[]): { target: string; strip: boolean; file?: boolean } {
   const kept = entries.filter((e) => !JUNK.test(e.name)).map((e) => ({ name: safeName(e.name), type: e.type })).filter((e): e is { name: string; type: ArchiveEntry['type'] } => !!e.name);
+  const files = kept.filter((e) => e.type === 'file');
+  if (files.length === 1 && kept.length === 1 && !files[0].name.includes('/') && !files[0].name.startsWith('.')) return { target: files[0].name, strip: false, file: true };
   const tops = new Set(kept.map((e) => e.name.split('/')[0]));
   const top = tops.size === 1 ? [...tops][0] : undefined;
   const single = top && !top.startsWith('.') && kept.every((e) => e.name.includes('/') || e.type === 'directory');
@@ -159,14 +162,14 @@ const FREE_MARGIN = 64 << 20;
 
 /**
  * Extracts `file` into `<into>/<target>` (see `extractionTarget`) through a hidden temporary folder
- * renamed into place at the end. Refuses when the target exists (it is left as it is) or the disk
+ * renamed into place at the end (its one file, for an archive of one file). Refuses when the target exists (it is left as it is) or the disk
  * lacks the room the archive declares.
  */
 export async function extractArchive(file: string, opts: ExtractOptions = {}): Promise<ExtractResult> {
   const listed = await listArchive(file);
   const into = path.resolve(opts.into ?? path.dirname(file));
   // A gzipped tar listed only in part goes into a folder named after it: its later entries may sit elsewhere.
-  const { target, strip } = listed.complete ? extractionTarget(file, listed.entries) : { target: archiveStem(file), strip: false };
+  const { target, strip, file: one } = listed.complete ? extractionTarget(file, listed.entries) : { target: archiveStem(file), strip: false };
   const final = path.join(into, target);
   if (fs.existsSync(final)) throw new ArchiveError(`${file}: ${final} already exists; it was extracted before (delete or rename it to extract again)`);
   const declared = listed.entries.filter((e) => e.type === 'file').reduce((s, e) => s + e.size, 0);
@@ -189,7 +192,12 @@ export async function extractArchive(file: string, opts: ExtractOptions = {}): P
     if (kind(file) === 'zip') await extractZip(file, place, progress, opts.signal, () => files++);
     else await extractTar(file, place, progress, opts.signal, () => files++, into, listed.complete ? undefined : declared);
     opts.signal?.throwIfAborted();
-    fs.renameSync(tmp, final);
+    if (one) {
+      fs.renameSync(path.join(tmp, target), final);
+      fs.rmdirSync(tmp);
+    } else {
+      fs.renameSync(tmp, final);
+    }
   } catch (e) {
     fs.rmSync(tmp, { recursive: true, force: true });
     if (opts.signal?.aborted) throw new ArchiveError(`${file}: extraction cancelled; nothing was written`);

@@ -7,6 +7,8 @@ import { RawLayout, RawTileReader, rawLayoutOf } from './raw-tiles';
 // The HTTP client (node:http, node:https) loads for remote rasters only.
 const httpClient = () => require('./http-client') as typeof import('./http-client');
 const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remote-sidecar');
+// SRTM height files load their reader when one is opened (it imports this module's toFloat).
+const hgtReader = () => require('./hgt') as typeof import('./hgt');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
@@ -917,7 +919,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false;
+  let jp2 = false, vrt = false, hgt = false;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
     throw new RasterError(`${src}: ${scheme[1]}:// URLs are not read; give a local path${scheme[1].toLowerCase() === 'file' ? ' (the part after file://)' : ''} or an http(s) URL`);
@@ -935,11 +937,17 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       const ok = (head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0)
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
       if (!ok && isJpeg2000(head)) jp2 = true;
+      else if (!ok && /\.hgt$/i.test(source)) hgt = true; // its reader says what is wrong with one that is not
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
+  if (hgt) {
+    const ds = new (hgtReader().HgtDataset)(source, (m) => new RasterError(m));
+    await ds.init();
+    return ds;
+  }
   if (isRemote(src) && /\.vrt$/i.test(src.split(/[?#]/)[0])) {
     throw new RasterError(`${redactUrl(src)}: a VRT is read from a local file only (its sources are paths beside it); download it and its sources, or give the GeoTIFF URL`);
   }
