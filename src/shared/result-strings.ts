@@ -108,7 +108,7 @@ const TERMS_ZH: Record<string, string> = {
   Changed: '变化', 'Steeper than 25': '坡度大于 25°', 'Flatter than 2': '坡度小于 2°', Shadow: '阴影', Total: '总计', Patches: '斑块',
   Rows: '行', Severity: '燃烧严重程度', Slope: '坡度', Aspect: '坡向', Elevation: '高程', Polygons: '多边形',
   Bands: '波段', Index: '序号', Description: '描述', Role: '角色', Scale: '缩放系数', Offset: '偏移量', 'Flat or nodata': '平坦或 nodata',
-  'Nodata pixels': 'nodata 像元数', Item: '项', Input: '输入', Status: '状态',
+  'Nodata pixels': 'nodata 像元数', Item: '项', Input: '输入', Status: '状态', 'Std dev': '标准差',
 };
 
 /** A view-model heading in `lang` ("Mean" → "均值"); unknown words stay as they are. */
