@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { openRaster, RasterDataset } from './io/dataset';
 import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
 import { SENSORS, Sensor, SENSOR_NAMES, presetLayout, presetMismatch, roleForSensor } from './sensor-presets';
+import { wavelengthRoles } from './wavelength-roles';
 import type { RasterArg } from './tools/types';
 import { bandFileOf, productInFolder, sentinel2Offset, siblingBandFiles } from './band-files';
 import { S2Scaling, sentinel2FromMetadata } from './s2-metadata';
@@ -195,6 +196,9 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
   }
   const byDesc = ds.bandDescriptions.findIndex((d) => roleForSensor(d, naming, roleFromDescription) === role);
   if (byDesc >= 0) return { band: byDesc + 1, how: `description "${ds.bandDescriptions[byDesc]}"` };
+  // An imaging spectrometer's bands named by wavelength: the one nearest the role's centre.
+  const byWavelength = [...wavelengthRoles(ds.bandDescriptions)].find(([, r]) => r === role)?.[0];
+  if (byWavelength !== undefined && !sensor) return { band: byWavelength, how: `wavelength "${ds.bandDescriptions[byWavelength - 1]}"` };
   if (sensor) {
     const idx = presetLayout(sensor, ds.bandCount)?.[role];
     if (idx !== undefined && idx <= ds.bandCount) return { band: idx, how: `${sensor} preset band ${idx}` };

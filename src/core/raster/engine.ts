@@ -1,4 +1,5 @@
 /** The raster engine: validates and coerces arguments, runs builtin tools, guarantees quicklooks. */
+import { wavelengthRoles } from './wavelength-roles';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunOptions, ToolRunResult, OutputRef } from './types';
@@ -392,8 +393,9 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
   const ds = await openRaster(p, { cwd });
   try {
     const naming = landsatFromNames(ds.bandDescriptions);
+    const byWavelength = wavelengthRoles(ds.bandDescriptions);
     const bands = ds.bandDescriptions.map((d, i) => {
-      const role = roleForSensor(d, naming, roleFromDescription);
+      const role = roleForSensor(d, naming, roleFromDescription) ?? byWavelength.get(i + 1);
       return { index: i + 1, ...(role ? { role } : {}), ...(d ? { description: d } : {}) };
     });
     const roles: string[] = [];

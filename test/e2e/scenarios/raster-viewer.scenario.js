@@ -47,6 +47,19 @@ async function view({ page, ws, openFile, until, resultFrame, inResult, pointInR
     if (!layers.includes('in:image:on')) throw new Error(`${file}: the map's layers are ${layers.join(', ')}`);
     const bands = await inResult(found, (el) => el.querySelectorAll('.gw-table tbody tr').length);
     if (bands < 1) throw new Error(`${file}: no band table`);
+    // The values' statistics: all pixels of these files, the JP2's mean as GDAL computes it.
+    const stats = await inResult(found, (el) => {
+      const box = [...el.querySelectorAll('.gw-tablebox')].find((b) => /^Band statistics/.test(b.querySelector('h4').textContent));
+      return box ? { title: box.querySelector('h4').textContent, first: [...box.querySelectorAll('tbody tr')[0].children].map((td) => td.textContent) } : null;
+    });
+    if (!stats || !/^Band statistics: all \d+×\d+ pixels/.test(stats.title)) throw new Error(`${file}: no statistics table (${JSON.stringify(stats)})`);
+    if (file === JP2) {
+      const info = JSON.parse(execFileSync('gdalinfo', ['-json', '-stats', path.join(ws, JP2)], { encoding: 'utf8' }));
+      fs.rmSync(path.join(ws, `${JP2}.aux.xml`), { force: true });
+      const mean = info.bands[0].mean;
+      if (Math.abs(Number(stats.first[4].replace(/[^\d.-]/g, '')) - mean) > Math.max(0.01, Math.abs(mean) * 1e-3)) throw new Error(`the viewer's mean ${stats.first[4]} is not GDAL's ${mean}`);
+      seen.push(`statistics: mean ${stats.first[4]} (gdalinfo -stats ${mean.toFixed(3)})`);
+    }
     await shot(file.replace(/\W+/g, '-'));
     seen.push(`${file}: "${summary.slice(0, 70)}…", ${bands} band rows`);
     if (file !== JP2) continue;

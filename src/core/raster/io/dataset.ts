@@ -9,6 +9,7 @@ const httpClient = () => require('./http-client') as typeof import('./http-clien
 const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remote-sidecar');
 // SRTM height files load their reader when one is opened (it imports this module's toFloat).
 const hgtReader = () => require('./hgt') as typeof import('./hgt');
+const enviReader = () => require('./envi') as typeof import('./envi');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
@@ -901,7 +902,8 @@ function sniff(head: Buffer): string {
     return `it is JPEG 2000, which GeoWeave reads from local files only; download it, or ${convert}`;
   }
   if (h.startsWith('EHFA_HEADER_TAG')) return `it is an ERDAS Imagine (.img) file; ${convert}`;
-  if (h.startsWith('ENVI')) return 'it is an ENVI header; give the data file it describes after converting it with gdal_translate -of GTiff';
+  if (h.startsWith('ENVI')) return 'it is an ENVI header whose data file is not beside it under the same name';
+  if (/^\s*(BYTEORDER|LAYOUT|NROWS|NCOLS|NBANDS|NBITS)\b/i.test(h)) return `it is an ESRI .hdr (EHdr) label, which GeoWeave does not read; ${convert.replace('IN', 'the .bil/.flt it describes')}`;
   if (h.startsWith('\x89PNG')) return 'it is a PNG image';
   if (head[0] === 0xff && head[1] === 0xd8) return 'it is a JPEG image';
   if (h.startsWith('%PDF')) return 'it is a PDF document';
@@ -920,6 +922,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
   let jp2 = false, vrt = false, hgt = false;
+  let envi: { hdr: string; data: string } | undefined;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
     throw new RasterError(`${src}: ${scheme[1]}:// URLs are not read; give a local path${scheme[1].toLowerCase() === 'file' ? ' (the part after file://)' : ''} or an http(s) URL`);
@@ -938,11 +941,17 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
       if (!ok && isJpeg2000(head)) jp2 = true;
       else if (!ok && /\.hgt$/i.test(source)) hgt = true; // its reader says what is wrong with one that is not
+      else if (!ok && (envi = enviReader().enviPair(source))) { /* an ENVI header, or the data file one describes */ }
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
+  if (envi) {
+    const ds = new (enviReader().EnviDataset)(envi, (m) => new RasterError(m));
+    await ds.init();
+    return ds;
+  }
   if (hgt) {
     const ds = new (hgtReader().HgtDataset)(source, (m) => new RasterError(m));
     await ds.init();

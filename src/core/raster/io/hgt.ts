@@ -6,6 +6,7 @@
  * samples are points on whole degrees, so the grid's origin is half a sample outside the tile,
  * and −32768 is nodata (voids).
  */
+import { windowProblem } from './window-check';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { GeoInfo, RasterDataset } from './dataset';
@@ -45,11 +46,10 @@ export class HgtDataset implements RasterDataset {
 
   private check(band: number, x: number, y: number, w: number, h: number): void {
     if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
-    if (band !== 1) throw this.fail(`${this.source}: band ${band} is out of range (the file has 1 band)`);
-    if (!(Number.isInteger(x) && Number.isInteger(y) && Number.isInteger(w) && Number.isInteger(h)) || x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > this.width || y + h > this.height) {
-      throw this.fail(`${this.source}: window x=${x} y=${y} w=${w} h=${h} is outside the ${this.width}x${this.height} raster`);
-    }
+    const problem = windowProblem(this, band, x, y, w, h);
+    if (problem) throw this.fail(problem);
   }
+
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
     this.check(band, x, y, w, h);

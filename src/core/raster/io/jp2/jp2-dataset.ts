@@ -5,6 +5,7 @@
  * cache. Components are bands; nodata, scale, offset and descriptions come from GDAL's PAM sidecar
  * (`<file>.aux.xml`), as GDAL keeps them for JP2.
  */
+import { windowProblem } from '../window-check';
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from '../dataset';
 import { CTORS, type DType, type TypedArray } from '../samples';
@@ -216,13 +217,10 @@ export class Jp2Dataset implements RasterDataset {
 
   private check(band: number, x: number, y: number, w: number, h: number): void {
     if (this.closed || this.parent?.closed) throw this.fail(`${this.source}: dataset is closed`);
-    if (!Number.isInteger(band) || band < 1 || band > this.bandCount) {
-      throw this.fail(`${this.source}: band ${band} is out of range (the file has ${this.bandCount} band${this.bandCount === 1 ? '' : 's'}, numbered 1..${this.bandCount})`);
-    }
-    if (!(Number.isInteger(x) && Number.isInteger(y) && Number.isInteger(w) && Number.isInteger(h)) || x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > this.width || y + h > this.height) {
-      throw this.fail(`${this.source}: window x=${x} y=${y} w=${w} h=${h} is outside the ${this.width}x${this.height} raster`);
-    }
+    const problem = windowProblem(this, band, x, y, w, h);
+    if (problem) throw this.fail(problem);
   }
+
 
   /** Copies bands of a window out of the tiles it touches (each decoded once), raw or converted as readWindow. */
   private async copyWindow(bands: number[], x: number, y: number, w: number, h: number, outs: TypedArray[], float: boolean, signal?: AbortSignal): Promise<void> {

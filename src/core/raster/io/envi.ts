@@ -1,0 +1,297 @@
+/**
+ * ENVI rasters: a raw binary file described by a text header beside it (`scene.img` + `scene.hdr`),
+ * as ENVI writes them and as airborne hyperspectral data (AVIRIS, HySpex, many campaign products)
+ * is delivered. Read as GDAL's ENVI driver (frmts/raw/envidataset.cpp, 3.6) reads them: the header's
+ * keys with spaces as underscores, `{…}` lists over several lines; samples, lines, bands, data type
+ * (1 2 3 4 5 12 13), byte order, header offset and BSQ/BIL/BIP interleave (BSQ when unsaid); band
+ * descriptions from `band names` and `wavelength` ("name (wavelength units)", or the wavelength
+ * alone); `data ignore value` as nodata; the geotransform from `map info` (its reference pixel,
+ * pixel size and rotation) and the CRS from `coordinate system string`, else from `map info`'s UTM
+ * or geographic entry. Either file may be given: the header or the data file it describes.
+ */
+import { windowProblem } from './window-check';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { GeoInfo, RasterDataset } from './dataset';
+import { toFloat } from './dataset';
+import { CTORS, type DType, type TypedArray } from './samples';
+import { parseCrs } from '../crs/crs';
+
+/** Headers are a few KB (a 400-band cube's wavelength list is ~10 KB); larger text is not one. */
+const MAX_HEADER_BYTES = 4 << 20;
+const DTYPES: Record<number, DType> = { 1: 'uint8', 2: 'int16', 3: 'int32', 4: 'float32', 5: 'float64', 12: 'uint16', 13: 'uint32' };
+const BYTES: Partial<Record<DType, number>> = { uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8 };
+/** Extensions ENVI data files carry, tried beside a header in this order. */
+const DATA_EXTENSIONS = ['', '.img', '.dat', '.bsq', '.bil', '.bip', '.raw', '.envi', '.bin'];
+
+/** Whether `text` (a file's first bytes) is an ENVI header. */
+export function isEnviHeaderText(text: string): boolean {
+  return /^\uFEFF?ENVI\s*(\r?\n|$)/.test(text);
+}
+
+/**
+ * The header and data file of an ENVI raster given either: the header itself (its data file is the
+ * file of the same name without `.hdr`, or with one of the usual extensions), or a data file with
+ * `<name>.hdr` or `<stem>.hdr` beside it. Undefined when `file` is neither.
+ */
+export function enviPair(file: string): { hdr: string; data: string } | undefined {
+  const isFile = (p: string) => { try { return fs.statSync(p).isFile(); } catch { return false; } };
+  const isHeader = (p: string) => {
+    if (!isFile(p)) return false;
+    const fd = fs.openSync(p, 'r');
+    try {
+      const b = Buffer.alloc(16);
+      const n = fs.readSync(fd, b, 0, 16, 0);
+      return isEnviHeaderText(b.subarray(0, n).toString('latin1'));
+    } finally { fs.closeSync(fd); }
+  };
+  if (/\.hdr$/i.test(file)) {
+    if (!isHeader(file)) return undefined;
+    const stem = file.slice(0, -4);
+    for (const ext of DATA_EXTENSIONS) for (const e of [ext, ext.toUpperCase()]) if (isFile(stem + e)) return { hdr: file, data: stem + e };
+    return { hdr: file, data: stem };
+  }
+  const ext = path.extname(file);
+  for (const hdr of [file + '.hdr', file + '.HDR', file.slice(0, file.length - ext.length) + '.hdr', file.slice(0, file.length - ext.length) + '.HDR']) {
+    if (hdr !== file && isHeader(hdr)) return { hdr, data: file };
+  }
+  return undefined;
+}
+
+/** The header as GDAL reads it: `key = value` lines, keys lower-cased with spaces as underscores, `{…}` values joined over lines. */
+export function parseEnviHeader(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const lines = text.split(/\r?\n/).slice(1);
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i];
+    if (!line.includes('=')) continue;
+    if (line.includes('{') && !line.includes('}')) {
+      while (i + 1 < lines.length) {
+        line += lines[++i];
+        if (lines[i].includes('}')) break;
+      }
+    }
+    const eq = line.indexOf('=');
+    if (eq <= 0) continue;
+    const key = line.slice(0, eq).replace(/[ \t]+$/, '').replace(/ /g, '_').toLowerCase();
+    out.set(key, line.slice(eq + 1).replace(/^[ \t]+/, ''));
+  }
+  return out;
+}
+
+/** A `{a, b, c}` list as GDAL's SplitList splits it (undefined when the value is not a list). */
+export function splitEnviList(v: string | undefined): string[] | undefined {
+  if (!v || !v.startsWith('{')) return undefined;
+  const out: string[] = [];
+  let i = 1;
+  while (i < v.length && v[i] !== '}') {
+    let s = i;
+    while (v[s] === ' ') s++;
+    let e = s;
+    while (e < v.length && v[e] !== ',' && v[e] !== '}') e++;
+    if (e >= v.length) break;
+    i = e + 1;
+    out.push(v.slice(s, e).replace(/ +$/, ''));
+  }
+  return out;
+}
+
+export class EnviDataset implements RasterDataset {
+  width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 1;
+  dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
+  bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
+  warnings?: string[];
+  private fh?: fs.promises.FileHandle;
+  private closed = false;
+  private littleEndian = true;
+  private interleave: 'bsq' | 'bil' | 'bip' = 'bsq';
+  private headerOffset = 0;
+  private bps = 1;
+  readonly source: string;
+
+  constructor(private readonly pair: { hdr: string; data: string }, private fail: (message: string) => Error) {
+    this.source = pair.data;
+  }
+
+  async init(): Promise<void> {
+    const { hdr, data } = this.pair;
+    const bad = (why: string) => this.fail(`${hdr}: ${why}`);
+    const st = await fs.promises.stat(hdr);
+    if (st.size > MAX_HEADER_BYTES) throw bad(`an ENVI header of ${st.size} bytes is not one GeoWeave reads (at most ${MAX_HEADER_BYTES})`);
+    const h = parseEnviHeader(await fs.promises.readFile(hdr, 'latin1'));
+    const int = (k: string, def?: number) => {
+      const v = h.get(k);
+      if (v === undefined && def !== undefined) return def;
+      const n = Number.parseInt(v ?? '', 10);
+      if (!Number.isSafeInteger(n) || n < 0) throw bad(`"${k.replace(/_/g, ' ')} = ${v ?? ''}" is not a count; the header must say the raster's samples, lines and bands`);
+      return n;
+    };
+    this.width = int('samples'); this.height = int('lines'); this.bandCount = int('bands');
+    if (!this.width || !this.height || !this.bandCount) throw bad(`samples, lines and bands must be positive (${this.width}, ${this.height}, ${this.bandCount})`);
+    if (this.width > 1 << 20 || this.height > 1 << 20 || this.bandCount > 65536 || this.width * this.height > 2 ** 34) throw bad(`${this.width}×${this.height}×${this.bandCount} is larger than GeoWeave reads`);
+    const dt = h.has('data_type') ? Number.parseInt(h.get('data_type')!, 10) : 1;
+    const dtype = DTYPES[dt];
+    if (!dtype) throw bad(`data type ${h.get('data_type')} (${{ 6: 'complex float32', 9: 'complex float64', 14: 'int64', 15: 'uint64' }[dt] ?? 'unknown'}) is not read; convert it with gdal_translate -ot Float32 ${data} OUT.tif`);
+    this.dtype = dtype;
+    this.bps = BYTES[dtype]!;
+    this.littleEndian = (Number.parseInt(h.get('byte_order') ?? '0', 10) || 0) === 0;
+    this.headerOffset = int('header_offset', 0);
+    const il = (h.get('interleave') ?? path.extname(data).slice(1)).toLowerCase();
+    this.interleave = il.startsWith('bil') ? 'bil' : il.startsWith('bip') ? 'bip' : 'bsq';
+    const ft = h.get('file_type');
+    if (ft && !/^ENVI Standard/i.test(ft) && !/^ENVI Classification/i.test(ft)) {
+      (this.warnings ??= []).push(`${hdr}: file type "${ft}" is read as a plain ENVI raster`);
+    }
+    let dst: fs.Stats;
+    try { dst = await fs.promises.stat(data); } catch { throw bad(`its data file ${path.basename(data)} is not beside it; give the header and its data file together`); }
+    const need = this.headerOffset + this.width * this.height * this.bandCount * this.bps;
+    if (dst.size < need) throw this.fail(`${data}: ${dst.size} bytes, where the header ${path.basename(hdr)} describes ${need} (${this.width}×${this.height}×${this.bandCount} ${dtype} after ${this.headerOffset}); the file is cut short`);
+    this.blockWidth = this.width;
+    this.scales = new Array(this.bandCount).fill(1);
+    this.offsets = new Array(this.bandCount).fill(0);
+    this.bandDescriptions = this.descriptions(h);
+    const ignore = h.get('data_ignore_value');
+    if (ignore !== undefined && ignore.trim() !== '' && Number.isFinite(Number(ignore))) this.nodata = Number(ignore);
+    this.geo = this.georef(h, bad);
+    this.fh = await fs.promises.open(data, 'r');
+  }
+
+  /** Band descriptions as GDAL builds them from `band names` and `wavelength`. */
+  private descriptions(h: Map<string, string>): (string | null)[] {
+    const names = splitEnviList(h.get('band_names'));
+    const wl = splitEnviList(h.get('wavelength'));
+    const out: (string | null)[] = new Array(this.bandCount).fill(null);
+    if (!names && !wl) return out;
+    let units = wl ? h.get('wavelength_units') : undefined;
+    if (units && /^(unknown|index)$/i.test(units)) units = undefined;
+    for (let i = 0; i < this.bandCount; i++) {
+      const w = wl && i < wl.length ? wl[i] + (units ? ` ${units}` : '') : '';
+      const d = names && i < names.length ? names[i] + (w ? ` (${w})` : '') : w;
+      out[i] = d || null;
+    }
+    return out;
+  }
+
+  private georef(h: Map<string, string>, bad: (why: string) => Error): GeoInfo {
+    const none: GeoInfo = { geographic: false, geoTransform: [0, 1, 0, 0, 0, 1], ungeoreferenced: { gcps: [] } };
+    const info = splitEnviList(h.get('map_info'));
+    if (!info || info.length < 7) return none;
+    let rotation = 0;
+    for (const f of info) if (f.startsWith('rotation=')) rotation = Number(f.slice(9));
+    const upsideDown = Math.abs(rotation) === 180;
+    const r = rotation * (Math.PI / 180) * -1;
+    const [xRef, yRef, east, north, xSize, ySize] = info.slice(1, 7).map(Number);
+    if (![xRef, yRef, east, north, xSize, ySize].every(Number.isFinite)) throw bad(`"map info" ${h.get('map_info')} does not hold numbers where its reference pixel and pixel size go`);
+    const gt: GeoInfo['geoTransform'] = upsideDown
+      ? [east - (xRef - 1) * xSize, xSize, 0, north + (yRef - 1) * ySize, 0, ySize]
+      : [east - (xRef - 1) * xSize, Math.cos(r) * xSize, -Math.sin(r) * xSize, north + (yRef - 1) * ySize, -Math.sin(r) * ySize, -Math.cos(r) * ySize];
+    const crs = this.crsOf(h, info);
+    if (!crs) {
+      (this.warnings ??= []).push(`${this.pair.hdr}: "map info" names ${info[0]}, a coordinate system GeoWeave does not read from ENVI headers; the raster is placed without one`);
+      return { geographic: false, geoTransform: gt };
+    }
+    return { ...crs, geoTransform: gt };
+  }
+
+  /**
+   * The CRS: `map info`'s UTM or geographic entry where its datum names an EPSG code, else the
+   * `coordinate system string` (ESRI WKT, as GDAL reads it first: both say the same where both exist,
+   * and the map info names the EPSG code that ESRI WKT leaves out).
+   */
+  private crsOf(h: Map<string, string>, info: string[]): Pick<GeoInfo, 'epsg' | 'wkt' | 'geographic'> | undefined {
+    const fromInfo = mapInfoCrs(info);
+    if (fromInfo) return fromInfo;
+    const css = h.get('coordinate_system_string')?.replace(/^\{|\}$/g, '').trim();
+    if (!css) return undefined;
+    try {
+      const c = parseCrs(css, `${path.basename(this.pair.hdr)} coordinate system string`);
+      return c.epsg ? { epsg: c.epsg, geographic: c.geographic } : { wkt: css, geographic: c.geographic };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private check(band: number, x: number, y: number, w: number, h: number): void {
+    if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
+    const problem = windowProblem(this, band, x, y, w, h);
+    if (problem) throw this.fail(problem);
+  }
+
+
+  async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
+    this.check(band, x, y, w, h);
+    const Ctor = CTORS[this.dtype];
+    const out = into instanceof Ctor && into.length >= w * h ? (into as TypedArray).subarray(0, w * h) : new Ctor(w * h);
+    const { width: W, bandCount: B, bps } = this;
+    // Where row r's samples of this band start, and the step between its samples, by interleave.
+    const rowAt = (r: number) => this.headerOffset + bps * (
+      this.interleave === 'bsq' ? ((band - 1) * this.height + r) * W + x
+        : this.interleave === 'bil' ? (r * B + (band - 1)) * W + x
+          : (r * W + x) * B + (band - 1));
+    const step = this.interleave === 'bip' ? B : 1;
+    const rowBytes = ((w - 1) * step + 1) * bps;
+    // Rows that follow each other in the file (BSQ) are read in one go, up to 8 MB.
+    const stride = this.interleave === 'bsq' ? W * bps : this.interleave === 'bil' ? W * B * bps : W * B * bps;
+    const rowsAt = Math.max(1, Math.min(h, Math.floor((8 << 20) / stride)));
+    const buf = Buffer.alloc((rowsAt - 1) * stride + rowBytes);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const get = this.getter(view);
+    for (let r0 = 0; r0 < h; r0 += rowsAt) {
+      signal?.throwIfAborted();
+      const rows = Math.min(rowsAt, h - r0);
+      const len = (rows - 1) * stride + rowBytes;
+      const { bytesRead } = await this.fh!.read(buf, 0, len, rowAt(y + r0));
+      if (bytesRead < len) throw this.fail(`${this.source}: the file ended while reading rows ${y + r0}–${y + r0 + rows - 1}; it changed since it was opened`);
+      for (let r = 0; r < rows; r++) {
+        const o = (r0 + r) * w;
+        for (let c = 0, at = r * stride; c < w; c++, at += step * bps) out[o + c] = get(at);
+      }
+    }
+    return out;
+  }
+
+  private getter(v: DataView): (at: number) => number {
+    const le = this.littleEndian;
+    switch (this.dtype) {
+      case 'uint8': return (a) => v.getUint8(a);
+      case 'int16': return (a) => v.getInt16(a, le);
+      case 'uint16': return (a) => v.getUint16(a, le);
+      case 'int32': return (a) => v.getInt32(a, le);
+      case 'uint32': return (a) => v.getUint32(a, le);
+      case 'float32': return (a) => v.getFloat32(a, le);
+      default: return (a) => v.getFloat64(a, le);
+    }
+  }
+
+  async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
+    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, 1, 0, this.dtype === 'float32');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.fh?.close().catch(() => undefined);
+    this.fh = undefined;
+  }
+}
+
+/** The EPSG code of `map info`'s UTM or geographic entry and its datum (ENVI's names, as GDAL's SetENVIDatum reads them). */
+function mapInfoCrs(info: string[]): Pick<GeoInfo, 'epsg' | 'geographic'> | undefined {
+  const name = info[0].toLowerCase();
+  const datum = (i: number) => (info.length > i && !info[i].includes('=') ? info[i].toLowerCase() : undefined);
+  if (name.startsWith('utm') && info.length >= 9) {
+    const zone = Number.parseInt(info[7], 10), south = info[8].toLowerCase() === 'south';
+    if (!(zone >= 1 && zone <= 60)) return undefined;
+    // GDAL's default when the entry names no datum.
+    const d = datum(9) ?? 'north america 1927';
+    if (d === 'wgs-84') return { epsg: (south ? 32700 : 32600) + zone, geographic: false };
+    if (d === 'north america 1983' && !south && zone <= 23) return { epsg: 26900 + zone, geographic: false };
+    if ((d === 'north america 1927' || d.includes('nad27') || d.includes('nad-27')) && !south && zone <= 22) return { epsg: 26700 + zone, geographic: false };
+    return undefined;
+  }
+  if (name.startsWith('geographic lat')) {
+    const d = datum(7) ?? 'wgs-84';
+    const epsg = d === 'wgs-84' ? 4326 : d === 'north america 1983' ? 4269 : d === 'north america 1927' ? 4267 : undefined;
+    return epsg ? { epsg, geographic: true } : undefined;
+  }
+  return undefined;
+}
