@@ -9,18 +9,16 @@
  * pixel size and rotation) and the CRS from `coordinate system string`, else from `map info`'s UTM
  * or geographic entry. Either file may be given: the header or the data file it describes.
  */
-import { windowProblem } from './window-check';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { GeoInfo, RasterDataset } from './dataset';
-import { toFloat } from './dataset';
-import { CTORS, type DType, type TypedArray } from './samples';
+import type { GeoInfo } from './dataset';
+import type { DType } from './samples';
+import { RawDataset } from './raw-dataset';
 import { parseCrs } from '../crs/crs';
 
 /** Headers are a few KB (a 400-band cube's wavelength list is ~10 KB); larger text is not one. */
 const MAX_HEADER_BYTES = 4 << 20;
 const DTYPES: Record<number, DType> = { 1: 'uint8', 2: 'int16', 3: 'int32', 4: 'float32', 5: 'float64', 12: 'uint16', 13: 'uint32' };
-const BYTES: Partial<Record<DType, number>> = { uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8 };
 /** Extensions ENVI data files carry, tried beside a header in this order. */
 const DATA_EXTENSIONS = ['', '.img', '.dat', '.bsq', '.bil', '.bip', '.raw', '.envi', '.bin'];
 
@@ -96,21 +94,9 @@ export function splitEnviList(v: string | undefined): string[] | undefined {
   return out;
 }
 
-export class EnviDataset implements RasterDataset {
-  width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 1;
-  dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
-  bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
-  warnings?: string[];
-  private fh?: fs.promises.FileHandle;
-  private closed = false;
-  private littleEndian = true;
-  private interleave: 'bsq' | 'bil' | 'bip' = 'bsq';
-  private headerOffset = 0;
-  private bps = 1;
-  readonly source: string;
-
-  constructor(private readonly pair: { hdr: string; data: string }, private fail: (message: string) => Error) {
-    this.source = pair.data;
+export class EnviDataset extends RawDataset {
+  constructor(private readonly pair: { hdr: string; data: string }, fail: (message: string) => Error) {
+    super(pair.data, fail);
   }
 
   async init(): Promise<void> {
@@ -133,7 +119,6 @@ export class EnviDataset implements RasterDataset {
     const dtype = DTYPES[dt];
     if (!dtype) throw bad(`data type ${h.get('data_type')} (${{ 6: 'complex float32', 9: 'complex float64', 14: 'int64', 15: 'uint64' }[dt] ?? 'unknown'}) is not read; convert it with gdal_translate -ot Float32 ${data} OUT.tif`);
     this.dtype = dtype;
-    this.bps = BYTES[dtype]!;
     this.littleEndian = (Number.parseInt(h.get('byte_order') ?? '0', 10) || 0) === 0;
     this.headerOffset = int('header_offset', 0);
     const il = (h.get('interleave') ?? path.extname(data).slice(1)).toLowerCase();
@@ -146,14 +131,11 @@ export class EnviDataset implements RasterDataset {
     try { dst = await fs.promises.stat(data); } catch { throw bad(`its data file ${path.basename(data)} is not beside it; give the header and its data file together`); }
     const need = this.headerOffset + this.width * this.height * this.bandCount * this.bps;
     if (dst.size < need) throw this.fail(`${data}: ${dst.size} bytes, where the header ${path.basename(hdr)} describes ${need} (${this.width}×${this.height}×${this.bandCount} ${dtype} after ${this.headerOffset}); the file is cut short`);
-    this.blockWidth = this.width;
-    this.scales = new Array(this.bandCount).fill(1);
-    this.offsets = new Array(this.bandCount).fill(0);
     this.bandDescriptions = this.descriptions(h);
     const ignore = h.get('data_ignore_value');
     if (ignore !== undefined && ignore.trim() !== '' && Number.isFinite(Number(ignore))) this.nodata = Number(ignore);
     this.geo = this.georef(h, bad);
-    this.fh = await fs.promises.open(data, 'r');
+    await this.openData();
   }
 
   /** Band descriptions as GDAL builds them from `band names` and `wavelength`. */
@@ -209,68 +191,6 @@ export class EnviDataset implements RasterDataset {
     } catch {
       return undefined;
     }
-  }
-
-  private check(band: number, x: number, y: number, w: number, h: number): void {
-    if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
-    const problem = windowProblem(this, band, x, y, w, h);
-    if (problem) throw this.fail(problem);
-  }
-
-
-  async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
-    this.check(band, x, y, w, h);
-    const Ctor = CTORS[this.dtype];
-    const out = into instanceof Ctor && into.length >= w * h ? (into as TypedArray).subarray(0, w * h) : new Ctor(w * h);
-    const { width: W, bandCount: B, bps } = this;
-    // Where row r's samples of this band start, and the step between its samples, by interleave.
-    const rowAt = (r: number) => this.headerOffset + bps * (
-      this.interleave === 'bsq' ? ((band - 1) * this.height + r) * W + x
-        : this.interleave === 'bil' ? (r * B + (band - 1)) * W + x
-          : (r * W + x) * B + (band - 1));
-    const step = this.interleave === 'bip' ? B : 1;
-    const rowBytes = ((w - 1) * step + 1) * bps;
-    // Rows that follow each other in the file (BSQ) are read in one go, up to 8 MB.
-    const stride = this.interleave === 'bsq' ? W * bps : this.interleave === 'bil' ? W * B * bps : W * B * bps;
-    const rowsAt = Math.max(1, Math.min(h, Math.floor((8 << 20) / stride)));
-    const buf = Buffer.alloc((rowsAt - 1) * stride + rowBytes);
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    const get = this.getter(view);
-    for (let r0 = 0; r0 < h; r0 += rowsAt) {
-      signal?.throwIfAborted();
-      const rows = Math.min(rowsAt, h - r0);
-      const len = (rows - 1) * stride + rowBytes;
-      const { bytesRead } = await this.fh!.read(buf, 0, len, rowAt(y + r0));
-      if (bytesRead < len) throw this.fail(`${this.source}: the file ended while reading rows ${y + r0}–${y + r0 + rows - 1}; it changed since it was opened`);
-      for (let r = 0; r < rows; r++) {
-        const o = (r0 + r) * w;
-        for (let c = 0, at = r * stride; c < w; c++, at += step * bps) out[o + c] = get(at);
-      }
-    }
-    return out;
-  }
-
-  private getter(v: DataView): (at: number) => number {
-    const le = this.littleEndian;
-    switch (this.dtype) {
-      case 'uint8': return (a) => v.getUint8(a);
-      case 'int16': return (a) => v.getInt16(a, le);
-      case 'uint16': return (a) => v.getUint16(a, le);
-      case 'int32': return (a) => v.getInt32(a, le);
-      case 'uint32': return (a) => v.getUint32(a, le);
-      case 'float32': return (a) => v.getFloat32(a, le);
-      default: return (a) => v.getFloat64(a, le);
-    }
-  }
-
-  async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, 1, 0, this.dtype === 'float32');
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.fh?.close().catch(() => undefined);
-    this.fh = undefined;
   }
 }
 
