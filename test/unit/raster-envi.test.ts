@@ -1,5 +1,5 @@
 /**
- * ENVI rasters (raw data + `.hdr`) read as GDAL's ENVI driver reads them: BSQ, BIL and BIP; byte,
+ * ENVI and ESRI EHdr rasters (raw data + `.hdr`) read as GDAL's ENVI and EHdr drivers read them: BSQ, BIL and BIP; byte,
  * 16- and 32-bit integers and floats; big-endian with a header offset; band names, wavelengths and
  * `data ignore value`; the geotransform from `map info` (also rotated, and in degrees) and the CRS.
  * Every band, whole and in windows, equals GDAL's ReadAsArray. An imaging spectrometer's cube named
@@ -136,6 +136,68 @@ print(float(np.max(np.abs(a - ref))))`).trim();
   fs.writeFileSync(path.join(dir, 'nolines.hdr'), 'ENVI\nsamples = 2\nbands = 1\n');
   fs.writeFileSync(path.join(dir, 'nolines.img'), Buffer.alloc(32));
   await assert.rejects(openRaster(path.join(dir, 'nolines.img')), /nolines\.hdr: "lines = " is not a count/);
-  fs.writeFileSync(path.join(dir, 'n37_w122_1arc_v3.hdr'), 'BYTEORDER      I\nLAYOUT         BIL\nNROWS          3601\n');
-  await assert.rejects(openRaster(path.join(dir, 'n37_w122_1arc_v3.hdr')), /n37_w122_1arc_v3\.hdr: not a TIFF file \(it is an ESRI \.hdr \(EHdr\) label, which GeoWeave does not read; convert it with gdal_translate/);
+
+});
+
+test('ESRI .hdr rasters equal GDAL EHdr: USGS SRTM .bil with an ArcInfo .prj, PRISM-style BIL, ArcGIS .flt with xllcorner, BIP and BSQ, big-endian', { ...skip, timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-ehdr-');
+  py(String.raw`
+import os, numpy as np
+from osgeo import gdal, osr
+gdal.UseExceptions()
+os.chdir(${JSON.stringify(dir)})
+rng = np.random.default_rng(9)
+# USGS SRTM 1 arc-second as EarthExplorer's BIL: int16, little-endian, pixel-centre ULXMAP, ArcInfo .prj.
+a = (rng.integers(-50, 3000, (61, 61))).astype('<i2'); a[3, 4] = -9999
+a.tofile('n37_w122_1arc_v3.bil')
+open('n37_w122_1arc_v3.hdr', 'w').write('BYTEORDER      I\nLAYOUT         BIL\nNROWS          61\nNCOLS          61\nNBANDS         1\nNBITS          16\nBANDROWBYTES   122\nTOTALROWBYTES  122\nPIXELTYPE      SIGNEDINT\nULXMAP         -122\nULYMAP         38\nXDIM           0.000277777777777778\nYDIM           0.000277777777777778\nNODATA         -9999\n')
+open('n37_w122_1arc_v3.prj', 'w').write('Projection    GEOGRAPHIC\nDatum         WGS84\nZunits        METERS\nUnits         DD\nSpheroid      WGS84\nXshift        0.0000000000\nYshift        0.0000000000\nParameters\n')
+# GDAL's own EHdr (BIL, ESRI WKT .prj), 3 bands of float32 in UTM.
+s = osr.SpatialReference(); s.ImportFromEPSG(32618)
+m = gdal.GetDriverByName('MEM').Create('', 40, 30, 3, gdal.GDT_Float32)
+m.SetGeoTransform((400000, 20, 0, 4500000, 0, -20)); m.SetProjection(s.ExportToWkt())
+for b in range(3): m.GetRasterBand(b + 1).WriteArray(rng.normal(10, 5, (30, 40))); m.GetRasterBand(b + 1).SetNoDataValue(-3.5)
+gdal.Translate('ppt.bil', m, format='EHdr')
+# ArcGIS float grid: .flt with xllcorner/yllcorner/cellsize, no NBITS (float by extension).
+rng.normal(0, 1, (25, 35)).astype('<f4').tofile('grid.flt')
+open('grid.hdr', 'w').write('ncols 35\nnrows 25\nxllcorner 500000\nyllcorner 4200000\ncellsize 100\nNODATA_value -9999\nbyteorder LSBFIRST\n')
+# BIP and BSQ, big-endian uint16, after 64 skipped bytes.
+for lay in ['BIP', 'BSQ']:
+    c = rng.integers(0, 60000, (2, 20, 30)).astype('>u2')
+    body = np.transpose(c, (1, 2, 0)) if lay == 'BIP' else c
+    open('%s.bil' % lay.lower(), 'wb').write(b'\xff' * 64 + np.ascontiguousarray(body).astype('>u2').tobytes())
+    open('%s.hdr' % lay.lower(), 'w').write('NROWS 20\nNCOLS 30\nNBANDS 2\nNBITS 16\nBYTEORDER M\nLAYOUT %s\nSKIPBYTES 64\nULXMAP 10.5\nULYMAP 45.5\nXDIM 0.01\nYDIM 0.01\n' % lay)
+`);
+  for (const f of ['n37_w122_1arc_v3.bil', 'ppt.bil', 'grid.flt', 'bip.bil', 'bsq.bil']) {
+    const file = path.join(dir, f);
+    const info = gdalinfoJson(file);
+    assert.equal(info.driverShortName, 'EHdr', f);
+    const ds = await openRaster(file);
+    try {
+      assert.deepEqual([ds.width, ds.height, ds.bandCount], info.size.concat(info.bands.length), f);
+      assert.equal(ds.dtype, { Byte: 'uint8' }[info.bands[0].type as string] ?? String(info.bands[0].type).toLowerCase(), f);
+      ds.geo.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - info.geoTransform[i]) < 1e-9, `${f} geotransform[${i}] ${v} vs ${info.geoTransform[i]}`));
+      assert.equal(ds.nodata, info.bands[0].noDataValue ?? null, f);
+      assert.equal(ds.geo.epsg, ({ 'n37_w122_1arc_v3.bil': 4326, 'ppt.bil': 32618 } as Record<string, number>)[f], f);
+      const ref = readF64(py(`
+from osgeo import gdal
+import numpy as np, tempfile
+d = gdal.Open(${JSON.stringify(file)}); t = tempfile.mktemp()
+np.concatenate([d.GetRasterBand(b).ReadAsArray().astype('f8').ravel() for b in range(1, d.RasterCount + 1)]).tofile(t); print(t)`).trim());
+      let at = 0, bad = 0;
+      for (let b = 1; b <= ds.bandCount; b++) {
+        const raw = await ds.readWindowRaw(b, 0, 0, ds.width, ds.height);
+        for (let i = 0; i < raw.length; i++) if (raw[i] !== ref[at + i]) bad++;
+        at += raw.length;
+      }
+      assert.equal(bad, 0, f);
+    } finally {
+      await ds.close();
+    }
+  }
+  // The scan lists the header, a DEM by its SRTM name.
+  const item = await describeRaster('n37_w122_1arc_v3.hdr', dir);
+  assert.deepEqual(item.roles, ['dem']);
+  fs.rmSync(path.join(dir, 'grid.flt'));
+  await assert.rejects(openRaster(path.join(dir, 'grid.hdr')), /grid\.hdr: its data file grid\.bil is not beside it/);
 });

@@ -388,6 +388,9 @@ function outlineLonLat(geo: RasterDataset['geo'], file: string, box: [number, nu
   }
 }
 
+/** SRTM tiles by their names: N37W122.hgt, and USGS EarthExplorer's n37_w122_1arc_v3.bil/.tif. */
+const SRTM_TILE = /\.hgt$|^[ns]\d{1,2}_[ew]\d{1,3}_[13]arc_v\d/;
+
 /** Data-context entry for a raster: bands with roles from descriptions, whole-raster roles (dem, class, mask), CRS. */
 export async function describeRaster(p: string, cwd?: string): Promise<DataItem> {
   const ds = await openRaster(p, { cwd });
@@ -403,7 +406,7 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     const desc = (ds.bandDescriptions[0] ?? '').toLowerCase();
     if (ds.bandCount === 1) {
       const floaty = ds.dtype === 'float32' || ds.dtype === 'float64' || ds.dtype === 'int16';
-      if ((floaty && /elev|dem|height|altitude/.test(desc)) || /(^|[^a-z])(dem|dtm|dsm|srtm|elevation)([^a-z]|$)/.test(name) || /\.hgt$/.test(name)) { roles.push('dem'); bands[0].role = 'dem'; }
+      if ((floaty && /elev|dem|height|altitude/.test(desc)) || /(^|[^a-z])(dem|dtm|dsm|srtm|elevation)([^a-z]|$)/.test(name) || SRTM_TILE.test(name)) { roles.push('dem'); bands[0].role = 'dem'; }
       else if (/mask/.test(desc) || /mask/.test(name)) roles.push('mask');
       else if (/class|label|severity|landcover/.test(desc) || /class|label|severity|landcover/.test(name)) roles.push('class');
       else if (/^(ndvi|evi|savi|ndwi|mndwi|ndbi|nbr|ndmi|ndsi|ndci)$/.test(desc)) roles.push('index', desc);

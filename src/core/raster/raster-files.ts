@@ -1,8 +1,8 @@
 /**
  * The raster files the engine reads, by extension: GeoTIFF, JPEG 2000 as Sentinel-2 SAFE products
  * deliver their bands (.jp2) or as a bare codestream (.j2k), and GDAL virtual rasters (.vrt: the
- * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt) and ENVI rasters by their
- * header (.hdr beside the raw data). Arguments that pass paths to a team's own tools
+ * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt), and ENVI and ESRI (EHdr)
+ * rasters by their header (.hdr beside the raw data). Arguments that pass paths to a team's own tools
  * accept what those tools may read.
  */
 export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr)$/i;

@@ -72,6 +72,28 @@ function wktEpsg(wkt: string): number | undefined {
   return /^\]*$/.test(tail) ? Number(last[1]) : undefined;
 }
 
+/**
+ * The EPSG code ESRI WKT (a .prj, an ENVI or EHdr header) means by its name alone, for the common
+ * cases ESRI writes without an authority: UTM zones on WGS 84, NAD83, NAD27 and ETRS89, and the
+ * geographic WGS 84, NAD83 and NAD27. The caller confirms the definition gives the same coordinates.
+ */
+function esriNamedEpsg(wkt: string): number | undefined {
+  const name = wktName(wkt);
+  const utm = /^(WGS_1984|NAD_1983|NAD_1927|ETRS_1989)_UTM_Zone_(\d{1,2})([NS])$/i.exec(name);
+  if (utm) {
+    const zone = Number(utm[2]), south = utm[3].toUpperCase() === 'S', datum = utm[1].toUpperCase();
+    if (zone < 1 || zone > 60) return undefined;
+    if (datum === 'WGS_1984') return (south ? 32700 : 32600) + zone;
+    if (south) return undefined;
+    if (datum === 'NAD_1983' && zone <= 23) return 26900 + zone;
+    if (datum === 'NAD_1927' && zone <= 22) return 26700 + zone;
+    if (datum === 'ETRS_1989' && zone >= 28 && zone <= 38) return 25800 + zone;
+    return undefined;
+  }
+  if (/^GEOGCS\[/i.test(wkt.trim())) return ({ GCS_WGS_1984: 4326, GCS_North_American_1983: 4269, GCS_North_American_1927: 4267 } as Record<string, number>)[name];
+  return undefined;
+}
+
 function wktName(wkt: string): string {
   const m = /^\s*[A-Z]+\[\s*"([^"]*)"/.exec(wkt);
   return m ? m[1] : 'unnamed';
@@ -98,6 +120,11 @@ export function parseCrs(text: string, what: string): Crs {
   if (/^(PROJCS|GEOGCS|PROJCRS|GEOGCRS|GEODCRS|PROJECTEDCRS|GEOGRAPHICCRS|BOUNDCRS|COMPD_CS|COMPOUNDCRS)\s*\[/i.test(s)) {
     const epsg = wktEpsg(s);
     if (epsg !== undefined && epsgDefinition(epsg)) return crsFromEpsg(epsg, what);
+    // ESRI WKT names its CRS without an authority: the code its name means, where the definition agrees.
+    const named = epsg === undefined ? esriNamedEpsg(s) : undefined;
+    if (named !== undefined && epsgDefinition(named)) {
+      try { if (equivalentDefs(s, epsgDefinition(named)!.def)) return crsFromEpsg(named, what); } catch { /* read as WKT below */ }
+    }
     try {
       return { def: s, label: `"${wktName(s)}"${epsg ? ` (EPSG:${epsg})` : ' (no EPSG code)'}`, ...(epsg ? { epsg } : {}), geographic: isGeographicDef(s) };
     } catch (e) {

@@ -10,6 +10,7 @@ const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remo
 // SRTM height files load their reader when one is opened (it imports this module's toFloat).
 const hgtReader = () => require('./hgt') as typeof import('./hgt');
 const enviReader = () => require('./envi') as typeof import('./envi');
+const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
 import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
@@ -903,7 +904,6 @@ function sniff(head: Buffer): string {
   }
   if (h.startsWith('EHFA_HEADER_TAG')) return `it is an ERDAS Imagine (.img) file; ${convert}`;
   if (h.startsWith('ENVI')) return 'it is an ENVI header whose data file is not beside it under the same name';
-  if (/^\s*(BYTEORDER|LAYOUT|NROWS|NCOLS|NBANDS|NBITS)\b/i.test(h)) return `it is an ESRI .hdr (EHdr) label, which GeoWeave does not read; ${convert.replace('IN', 'the .bil/.flt it describes')}`;
   if (h.startsWith('\x89PNG')) return 'it is a PNG image';
   if (head[0] === 0xff && head[1] === 0xd8) return 'it is a JPEG image';
   if (h.startsWith('%PDF')) return 'it is a PDF document';
@@ -922,7 +922,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
   let jp2 = false, vrt = false, hgt = false;
-  let envi: { hdr: string; data: string } | undefined;
+  let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
     throw new RasterError(`${src}: ${scheme[1]}:// URLs are not read; give a local path${scheme[1].toLowerCase() === 'file' ? ' (the part after file://)' : ''} or an http(s) URL`);
@@ -942,6 +942,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       if (!ok && isJpeg2000(head)) jp2 = true;
       else if (!ok && /\.hgt$/i.test(source)) hgt = true; // its reader says what is wrong with one that is not
       else if (!ok && (envi = enviReader().enviPair(source))) { /* an ENVI header, or the data file one describes */ }
+      else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
@@ -949,6 +950,11 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
   if (envi) {
     const ds = new (enviReader().EnviDataset)(envi, (m) => new RasterError(m));
+    await ds.init();
+    return ds;
+  }
+  if (ehdr) {
+    const ds = new (ehdrReader().EhdrDataset)(ehdr, (m) => new RasterError(m));
     await ds.init();
     return ds;
   }
