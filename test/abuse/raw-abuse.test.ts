@@ -1,0 +1,74 @@
+/**
+ * Hostile raw rasters: ENVI and ESRI (EHdr) headers truncated, bit-flipped and with values no writer
+ * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
+ * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
+ * tiles of wrong sizes and names. Each is opened and read in full in a child process; a trial
+ * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { judge, emptyDir, fingerprint, damaged, trialRoom } from './harness';
+import { mulberry32 } from '../../src/core/raster/algorithms/prng';
+
+const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
+const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
+
+test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name', { timeout: 900_000 }, async () => {
+  const { root, inDir, outside, outsideBefore, tally, runner } = trialRoom('gw-abuse-raw-');
+  const data = Buffer.alloc(40 * 30 * 3 * 2);
+  for (let i = 0; i < data.length; i += 2) data.writeUInt16LE((i * 7) % 60000, i);
+  const trial = async (label: string, files: Record<string, Buffer | 'fifo' | 'dir'>, open: string, opts: { mustFail?: boolean; mustSucceed?: boolean } = {}) => {
+    emptyDir(inDir);
+    for (const [name, body] of Object.entries(files)) {
+      const p = path.join(inDir, name);
+      if (body === 'fifo') spawnSync('mkfifo', [p]);
+      else if (body === 'dir') fs.mkdirSync(p);
+      else fs.writeFileSync(p, body);
+    }
+    const frozen = fingerprint(inDir);
+    const r = await runner.run({ kind: 'read', file: path.join(inDir, open) });
+    judge(tally, 'raw', label, r, { names: Object.keys(files), mustFail: opts.mustFail, mustSucceed: opts.mustSucceed, frozen: [{ dir: inDir, before: frozen }, { dir: outside, before: outsideBefore }] });
+  };
+  try {
+    const rnd = mulberry32(77);
+    for (const [kind, hdr, dataName] of [['ENVI', ENVI_HDR, 'cube.img'], ['EHdr', EHDR_HDR, 'cube.bil']] as const) {
+      await trial(`${kind} intact`, { 'cube.hdr': Buffer.from(hdr), [dataName]: data }, dataName, { mustSucceed: true });
+      await trial(`${kind} intact, given the header`, { 'cube.hdr': Buffer.from(hdr), [dataName]: data }, 'cube.hdr', { mustSucceed: true });
+      for (const [how, bytes] of damaged(Buffer.from(hdr), rnd, 20, 30, 5)) await trial(`${kind} header ${how}`, { 'cube.hdr': bytes, [dataName]: data }, dataName);
+      for (const [how, bytes] of damaged(data, rnd, 10, 0)) await trial(`${kind} data ${how}`, { 'cube.hdr': Buffer.from(hdr), [dataName]: bytes }, dataName);
+      await trial(`${kind} data a FIFO`, { 'cube.hdr': Buffer.from(hdr), [dataName]: 'fifo' }, 'cube.hdr', { mustFail: true });
+      await trial(`${kind} data a folder`, { 'cube.hdr': Buffer.from(hdr), [dataName]: 'dir' }, 'cube.hdr', { mustFail: true });
+      await trial(`${kind} header a FIFO`, { 'cube.hdr': 'fifo', [dataName]: data }, dataName, { mustFail: true });
+    }
+    const envi = (over: string) => Buffer.from(ENVI_HDR + over);
+    for (const [label, over] of [
+      ['samples 0', 'samples = 0\n'], ['samples -40', 'samples = -40\n'], ['samples 2^40', 'samples = 1099511627776\n'], ['lines NaN', 'lines = many\n'],
+      ['bands 10^9', 'bands = 1000000000\n'], ['header offset past the end', 'header offset = 99999999999\n'], ['data type 6', 'data type = 6\n'], ['data type 99', 'data type = 99\n'],
+      ['byte order 7', 'byte order = 7\n'], ['interleave xyz', 'interleave = xyz\n'], ['map info of text', 'map info = {UTM, a, b, c, d, e, f, 33, North, WGS-84}\n'],
+      ['map info rotation NaN', 'map info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84, rotation=x}\n'], ['unknown projection', 'map info = {Mars Polar, 1, 1, 0, 0, 1, 1}\n'],
+      ['coordinate system string garbage', 'coordinate system string = {PROJCS["x",GEOGCS[}\n'], ['endless list', `band names = {${'a, '.repeat(200000)}`],
+      ['data ignore value text', 'data ignore value = none\n'],
+    ] as [string, string][]) await trial(`ENVI ${label}`, { 'cube.hdr': envi(over), 'cube.img': data }, 'cube.img', { mustSucceed: ['interleave xyz', 'unknown projection', 'data ignore value text', 'coordinate system string garbage'].includes(label) });
+    await trial('ENVI 5 MB header', { 'cube.hdr': Buffer.concat([Buffer.from(ENVI_HDR), Buffer.alloc(5 << 20, 0x61)]), 'cube.img': data }, 'cube.img', { mustFail: true });
+    const ehdr = (over: string) => Buffer.from(over + EHDR_HDR);
+    for (const [label, over] of [
+      ['NROWS 2^31', 'NROWS 2147483648\n'], ['NCOLS -1', 'NCOLS -1\n'], ['NBITS 12', 'NBITS 12\n'], ['NBITS 64', 'NBITS 64\n'], ['SKIPBYTES huge', 'SKIPBYTES 99999999999\n'],
+      ['LAYOUT odd', 'LAYOUT XYZ\n'], ['CELLSIZE NaN', 'CELLSIZE x\nXLLCORNER 1\nYLLCORNER 2\n'], ['NODATA text', 'NODATA none\n'],
+    ] as [string, string][]) await trial(`EHdr ${label}`, { 'cube.hdr': ehdr(over), 'cube.bil': data, 'cube.prj': Buffer.from('Projection GEOGRAPHIC\nDatum WGS84\nUnits DS\n') }, 'cube.bil');
+    await trial('EHdr with a FIFO .prj', { 'cube.hdr': Buffer.from(EHDR_HDR), 'cube.bil': data, 'cube.prj': 'fifo' }, 'cube.bil', { mustSucceed: true });
+    for (const [label, name, size] of [['HGT of 1000 bytes', 'N10E010.hgt', 1000], ['HGT of a 3601² size named badly', 'tile.hgt', 3601 * 3601 * 2], ['HGT at N95', 'N95E010.hgt', 1201 * 1201 * 2], ['HGT empty', 'S01W001.hgt', 0]] as [string, string, number][]) {
+      await trial(label, { [name]: Buffer.alloc(size, 1) }, name, { mustFail: true });
+    }
+  } finally {
+    runner.close();
+    console.log(tally.summary());
+    const fails = tally.failures();
+    if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  assert.ok(tally.trials.length >= 150, `only ${tally.trials.length} trials`);
+  assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);
+});
