@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { zipBytes } from '../helpers/zip-writer';
-import { judge, emptyDir, fingerprint, listTree, damaged, trialRoom } from './harness';
+import { judge, emptyDir, fingerprint, listTree, damaged, trialRoom, closeRoom } from './harness';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
 const zip = zipBytes;
@@ -38,7 +38,8 @@ function tar(entries: { name: string; data: Buffer; type?: string; sizeField?: s
 }
 
 test('archive abuse: truncated, bit-flipped, lying, escaping and bombing ZIPs and tars', { timeout: 900_000 }, async () => {
-  const { root, inDir, outDir: into, outside, outsideBefore, tally, runner } = trialRoom('gw-abuse-archive-');
+  const room = trialRoom('gw-abuse-archive-');
+  const { inDir, outDir: into, outside, outsideBefore, tally, runner } = room;
   const trial = async (label: string, name: string, bytes: Buffer, opts: { mustFail?: boolean } = {}) => {
     emptyDir(inDir); emptyDir(into);
     const file = path.join(inDir, name);
@@ -93,11 +94,7 @@ test('archive abuse: truncated, bit-flipped, lying, escaping and bombing ZIPs an
     await trial('text named .tar', 'text.tar', Buffer.from('not a tar\n'.repeat(200)), { mustFail: true });
     await trial('a ZIP named .tar', 'zip.tar', intactZip, { mustFail: true });
   } finally {
-    runner.close();
-    console.log(tally.summary());
-    const fails = tally.failures();
-    if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
-    fs.rmSync(root, { recursive: true, force: true });
+    closeRoom(room);
   }
   assert.ok(tally.trials.length >= 200, `only ${tally.trials.length} trials`);
   assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);

@@ -214,3 +214,12 @@ export function trialRoom(prefix: string, timeoutMs = 20_000): { root: string; i
   fs.writeFileSync(path.join(outside, 'victim.txt'), 'must not change');
   return { root, inDir, outDir, outside, outsideBefore: fingerprint(outside), tally: new Tally(), runner: new TrialRunner(Number(process.env.GEOWEAVE_ABUSE_TIMEOUT_MS) || timeoutMs) };
 }
+
+/** Ends a file of trials: stops the child, prints the tally and its first failures, removes `root`. */
+export function closeRoom(room: { root: string; tally: Tally; runner: TrialRunner }): void {
+  room.runner.close();
+  console.log(room.tally.summary());
+  const fails = room.tally.failures();
+  if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
+  fs.rmSync(room.root, { recursive: true, force: true });
+}

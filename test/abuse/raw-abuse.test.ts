@@ -10,14 +10,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { judge, emptyDir, fingerprint, damaged, trialRoom } from './harness';
+import { judge, emptyDir, fingerprint, damaged, trialRoom, closeRoom } from './harness';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
 const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
 const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
 
 test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name', { timeout: 900_000 }, async () => {
-  const { root, inDir, outside, outsideBefore, tally, runner } = trialRoom('gw-abuse-raw-');
+  const room = trialRoom('gw-abuse-raw-');
+  const { inDir, outside, outsideBefore, tally, runner } = room;
   const data = Buffer.alloc(40 * 30 * 3 * 2);
   for (let i = 0; i < data.length; i += 2) data.writeUInt16LE((i * 7) % 60000, i);
   const trial = async (label: string, files: Record<string, Buffer | 'fifo' | 'dir'>, open: string, opts: { mustFail?: boolean; mustSucceed?: boolean } = {}) => {
@@ -63,11 +64,7 @@ test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the
       await trial(label, { [name]: Buffer.alloc(size, 1) }, name, { mustFail: true });
     }
   } finally {
-    runner.close();
-    console.log(tally.summary());
-    const fails = tally.failures();
-    if (fails.length) console.log(fails.slice(0, 20).map((f) => `${f.outcome}: ${f.input}: ${f.detail}`).join('\n'));
-    fs.rmSync(root, { recursive: true, force: true });
+    closeRoom(room);
   }
   assert.ok(tally.trials.length >= 150, `only ${tally.trials.length} trials`);
   assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);

@@ -232,7 +232,10 @@ test('hostile archives: escaping names and links are skipped; a bomb, a bad CRC,
   for (const [name, b, re] of failing) {
     await assert.rejects(extractArchive(write(name, b)), re, name);
     assert.deepEqual(leftovers(), [], `${name}: nothing left behind`);
+    // Nothing of a failed extraction is still reading: the archive can go at once without an error surfacing later.
+    fs.rmSync(path.join(dir, name));
   }
+  await new Promise((r) => setTimeout(r, 300));
 
   // A tar cut inside an entry, and a cancellation after the first bytes.
   const tarFile = path.join(dir, 'scene.tar');

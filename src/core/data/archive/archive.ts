@@ -226,12 +226,16 @@ function mb(n: number): string {
 
 type Place = (name: string, type: ArchiveEntry['type']) => string | undefined;
 
-async function writeEntry(dest: string, src: NodeJS.ReadableStream | AsyncIterable<Buffer>, onBytes: (n: number) => void, signal?: AbortSignal): Promise<void> {
+/**
+ * Writes one entry. Its source is made only once the destination is ready: a stream made before a
+ * failure here would be left unread, and fail later on its own (its archive gone) with no one to hear.
+ */
+async function writeEntry(dest: string, source: () => NodeJS.ReadableStream | AsyncIterable<Buffer>, onBytes: (n: number) => void, signal?: AbortSignal): Promise<void> {
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   // An archive holding the same name twice, or a file and a folder of one name: the first one stays.
   if (fs.existsSync(dest)) throw new ArchiveError(`${dest}: the archive holds this name twice`);
   const out = fs.createWriteStream(dest, { flags: 'wx' });
-  await pipeline(src as AsyncIterable<Buffer>, async function* (chunks: AsyncIterable<Buffer>) {
+  await pipeline(source() as AsyncIterable<Buffer>, async function* (chunks: AsyncIterable<Buffer>) {
     for await (const c of chunks) { onBytes(c.length); yield c; }
   }, out, { signal });
 }
@@ -250,7 +254,7 @@ async function extractZip(file: string, place: Place, progress: (n: number, name
       const dest = place(e.name, e.symlink ? 'link' : e.directory ? 'directory' : 'file');
       if (!dest) continue;
       if (e.directory) { fs.mkdirSync(dest, { recursive: true }); continue; }
-      await writeEntry(dest, entryStream(file, fd, e, signal), (n) => progress(n, e.name), signal);
+      await writeEntry(dest, () => entryStream(file, fd, e, signal), (n) => progress(n, e.name), signal);
       counted();
     }
   } finally {
@@ -282,7 +286,7 @@ async function extractTar(file: string, place: Place, progress: (n: number, name
           yield Buffer.from(b);
         }
       }
-      await writeEntry(dest, data(), (n) => progress(n, e.name), signal);
+      await writeEntry(dest, data, (n) => progress(n, e.name), signal);
       counted();
       return true;
     });
