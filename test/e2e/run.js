@@ -14,22 +14,9 @@ const S = require('./support');
 
 const SCENARIOS = path.join(__dirname, 'scenarios');
 
-/** Library the scenarios' setup uses: the compiled fixture writers and notebook serializer. */
+/** Library the scenarios' setup uses: the notebook writer (support.js). */
 function library() {
-  const out = (...p) => require(path.join(S.ROOT, 'out', ...p));
-  const { serializeNotebook } = out('src', 'core', 'notebook', 'notebook-file.js');
-  const { withMemory } = out('src', 'core', 'notebook', 'session.js');
-  const { createMemory } = out('src', 'core', 'memory', 'memory.js');
-  return {
-    /** Writes a .geonb with a task and tool cells (markdown cells start with '#'). */
-    notebook(file, task, cells) {
-      const text = serializeNotebook({
-        metadata: withMemory({}, createMemory(task, 5)),
-        cells: cells.map((source) => ({ kind: source.startsWith('#') ? 'markdown' : 'tool', source })),
-      });
-      fs.writeFileSync(file, text);
-    },
-  };
+  return { notebook: S.writeNotebook };
 }
 
 async function writeWorkspace(ws, scenarios) {

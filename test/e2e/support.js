@@ -209,6 +209,18 @@ function candidates(panel) {
   })));
 }
 
+/** Writes a .geonb with a task and tool cells (markdown cells start with '#'); needs `npx tsc -p .` first. */
+function writeNotebook(file, task, cells) {
+  const out = (...p) => require(path.join(ROOT, 'out', ...p));
+  const { serializeNotebook } = out('src', 'core', 'notebook', 'notebook-file.js');
+  const { withMemory } = out('src', 'core', 'notebook', 'session.js');
+  const { createMemory } = out('src', 'core', 'memory', 'memory.js');
+  fs.writeFileSync(file, serializeNotebook({
+    metadata: withMemory({}, createMemory(task, 5)),
+    cells: cells.map((source) => ({ kind: source.startsWith('#') ? 'markdown' : 'tool', source })),
+  }));
+}
+
 /** Opens a file at the workspace root from the explorer, as a person would (Quick Open's file search
  *  is slow to index a fresh workspace in code-server). */
 async function openFile(page, name) {
@@ -443,6 +455,6 @@ async function problemsText(page) {
 
 module.exports = {
   resultFrame, inResult, revealInResult, pointInResult, screenPixels,
-  ROOT, log, until, openSession, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
+  ROOT, log, until, openSession, writeNotebook, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
   cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog, findToolResults, statusToolCount, problemsText,
 };

@@ -1,0 +1,80 @@
+// Elevation and imaging-spectrometer data as delivered, in the workspace: an SRTM tile (.hgt), a USGS
+// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, and an ENVI cube whose 40 bands are named by wavelength.
+// The panel sees each: slope is ready on the tiles, NDVI on the cube (red and NIR from the bands nearest
+// 665 and 842 nm), and the inserted NDVI cell runs on the cube in the packaged extension.
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const { execFileSync } = require('child_process');
+
+const DIR = 'delivered';
+const NOTEBOOK = 'deliveries.geonb';
+
+module.exports = {
+  name: 'raw formats: an SRTM .hgt, a USGS .bil and an ENVI cube named by wavelength are ready for slope and NDVI',
+  // Its files exist only while it runs: the cube would be the richest scene for other scenarios'
+  // readiness, and the explorer draws only the rows in view.
+  async run(t) {
+    makeData(t.ws);
+    t.writeNotebook(path.join(t.ws, NOTEBOOK), '', ['# Elevation and a hyperspectral flight line']);
+    try { return await check(t); } finally {
+      // Removed first, then the editors closed, and the explorer given time to drop the rows: the next
+      // scenario double-clicks a row of the list, which must not shift under it.
+      for (const f of [DIR, NOTEBOOK]) fs.rmSync(path.join(t.ws, f), { recursive: true, force: true });
+      await t.page.keyboard.press('Escape');
+      await t.palette(t.page, 'View: Close All Editors');
+      await t.until('the explorer to drop the scenario\'s rows', async () => (await t.page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${NOTEBOOK}"]`)) === null || null, 15000).catch(() => undefined);
+      await t.page.waitForTimeout(500);
+    }
+  },
+};
+
+function makeData(ws) {
+  for (const d of ['dems', 'hyper']) fs.mkdirSync(path.join(ws, DIR, d), { recursive: true });
+  execFileSync('/usr/bin/python3', ['-c', `
+import sys, os
+from osgeo import gdal, osr
+import numpy as np
+ws = sys.argv[1]
+s = osr.SpatialReference(); s.ImportFromEPSG(4326)
+n = 1201
+m = gdal.GetDriverByName('MEM').Create('', n, n, 1, gdal.GDT_Int16)
+m.SetGeoTransform((7 - 0.5 / (n - 1), 1 / (n - 1), 0, 47 + 0.5 / (n - 1), 0, -1 / (n - 1))); m.SetProjection(s.ExportToWkt())
+yy, xx = np.mgrid[0:n, 0:n]
+m.GetRasterBand(1).WriteArray((1500 + 800 * np.sin(xx / 90.0) * np.cos(yy / 70.0)).astype(np.int16))
+gdal.Translate(os.path.join(ws, 'dems', 'N46E007.hgt'), m, format='SRTMHGT')
+a = (1200 + 300 * np.sin(xx[:301, :301] / 30.0)).astype('<i2'); a.tofile(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.bil'))
+open(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.hdr'), 'w').write('BYTEORDER I\\nLAYOUT BIL\\nNROWS 301\\nNCOLS 301\\nNBANDS 1\\nNBITS 16\\nPIXELTYPE SIGNEDINT\\nULXMAP -122\\nULYMAP 38\\nXDIM 0.000277777777777778\\nYDIM 0.000277777777777778\\nNODATA -9999\\n')
+open(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.prj'), 'w').write('Projection GEOGRAPHIC\\nDatum WGS84\\nUnits DD\\n')
+wl = np.linspace(400, 2500, 40)
+cube = np.stack([(800 + (i * 40 if w > 700 else i * 5) + 100 * np.sin(xx[:200, :240] / 20.0)).astype('<i2') for i, w in enumerate(wl)])
+cube.tofile(os.path.join(ws, 'hyper', 'flightline.img'))
+open(os.path.join(ws, 'hyper', 'flightline.hdr'), 'w').write('ENVI\\nsamples = 240\\nlines = 200\\nbands = 40\\nheader offset = 0\\ndata type = 2\\ninterleave = bsq\\nbyte order = 0\\nmap info = {UTM, 1, 1, 600000, 5200000, 2, 2, 32, North, WGS-84}\\nwavelength units = Nanometers\\nwavelength = {' + ', '.join('%.1f' % w for w in wl) + '}\\n')
+`, path.join(ws, DIR)]);
+}
+
+async function check({ page, session, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
+  await openFile(page, NOTEBOOK);
+  const panel = await showPanel(page);
+  const seen = [];
+  for (const [task, tool, arg] of [
+    ['Compute slope for N46E007.hgt', 'slope', 'dem=N46E007.hgt'],
+    ['Compute slope for n37_w122_1arc_v3.hdr', 'slope', 'dem=n37_w122_1arc_v3.hdr'],
+    ['Compute NDVI for flightline.hdr', 'ndvi', 'image=flightline.hdr'],
+  ]) {
+    const list = await describeTask(page, panel, task, session.userDir);
+    const c = list.find((x) => x.id === tool);
+    if (!c) throw new Error(`no ${tool} candidate for "${task}": ${list.map((x) => x.id).join(', ')}`);
+    if (!c.ready || !c.readiness.includes(arg)) throw new Error(`${tool} for "${task}" is "${c.readiness}", not ready with ${arg}`);
+    seen.push(`${tool}: "${c.readiness}"`);
+  }
+  await shot('ndvi-ready');
+  await panel.click('#forward-list li[data-tool="ndvi"] button.insert-run');
+  await until('the inserted NDVI cell', async () => (await cellTexts(page)).find((t) => /^ndvi/.test(t.trim())), 60000);
+  const state = await until('the NDVI cell to finish', async () => { const s = await cellState(page, /^ndvi/); return s === 'ok' || s === 'error' ? s : null; }, 120000);
+  const text = await outputTexts(page);
+  if (state !== 'ok') throw new Error(`the NDVI run on the ENVI cube failed: ${text.slice(0, 400)}`);
+  const line = text.split('\n').find((l) => /Mean NDVI/.test(l)) ?? '';
+  if (!line) throw new Error(`no NDVI summary: ${text.slice(0, 300)}`);
+  return `${seen.join('; ')}; cell ran: "${line.trim().slice(0, 80)}"`;
+}
