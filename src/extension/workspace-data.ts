@@ -56,7 +56,9 @@ export class WorkspaceData implements vscode.Disposable {
     for (const rel of await this.archiveFiles) {
       const abs = path.resolve(dir, rel);
       try {
-        const mtime = fs.statSync(abs).mtimeMs;
+        const st = fs.statSync(abs);
+        if (!st.isFile()) continue;
+        const mtime = st.mtimeMs;
         let hit = this.listed.get(abs);
         if (!hit || hit.mtime !== mtime) this.listed.set(abs, (hit = { mtime, summary: await describeArchive(rel, dir) }));
         const s = hit.summary;

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { zipBytes } from '../helpers/zip-writer';
 import { judge, emptyDir, fingerprint, listTree, damaged, trialRoom, closeRoom } from './harness';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
@@ -93,6 +94,11 @@ test('archive abuse: truncated, bit-flipped, lying, escaping and bombing ZIPs an
     await trial('a gzip bomb named .tgz (100 MB of zeros)', 'bomb.tgz', zlib.gzipSync(Buffer.concat([header('a.bin', 100 << 20), Buffer.alloc(100 << 20)])));
     await trial('text named .tar', 'text.tar', Buffer.from('not a tar\n'.repeat(200)), { mustFail: true });
     await trial('a ZIP named .tar', 'zip.tar', intactZip, { mustFail: true });
+    // A FIFO named like an archive: refused, not waited on.
+    emptyDir(inDir); emptyDir(into);
+    spawnSync('mkfifo', [path.join(inDir, 'pipe.zip')]);
+    const fifo = await runner.run({ kind: 'extract', file: path.join(inDir, 'pipe.zip'), into });
+    judge(tally, 'archives', 'a FIFO named .zip', fifo, { names: ['pipe.zip'], mustFail: true, frozen: [{ dir: outside, before: outsideBefore }] });
   } finally {
     closeRoom(room);
   }

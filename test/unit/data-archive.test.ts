@@ -227,6 +227,7 @@ test('hostile archives: escaping names and links are skipped; a bomb, a bad CRC,
     ['locked.zip', zip([{ name: 'a.tif', data: tif, flags: 1 }]), /locked\.zip: entry a\.tif is encrypted/],
     ['twice.zip', zip([{ name: 'x/a.tif', data: tif }, { name: 'x/a.tif', data: tif }]), /the archive holds this name twice; nothing was written/],
     ['cut.zip', zip([{ name: 'a.tif', data: tif }]).subarray(0, 40), /cut\.zip: not a readable ZIP archive \(no ZIP directory\)/],
+    ['offset.zip', zip([{ name: 'a.tif', data: tif }], { offset: 5 }), /offset\.zip: entry a\.tif is damaged \(no local header at 5\); nothing was written/],
     ['text.tar', Buffer.from('this is not a tar archive\n'.repeat(40)), /text\.tar: not a readable tar archive \(no tar header at its start\)/],
   ];
   for (const [name, b, re] of failing) {

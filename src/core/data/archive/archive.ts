@@ -57,6 +57,10 @@ function kind(file: string): 'zip' | 'tar' {
 
 /** Lists an archive from its directory (ZIP) or headers (tar; a gzipped one in part). */
 export async function listArchive(file: string): Promise<{ entries: ArchiveEntry[]; complete: boolean }> {
+  // A FIFO or device named like an archive would block its first read for good.
+  let st: fs.Stats;
+  try { st = fs.statSync(file); } catch { throw new ArchiveError(`${file}: file not found`); }
+  if (!st.isFile()) throw new ArchiveError(`${file}: not a regular file`);
   try {
     if (kind(file) === 'zip') {
       const fd = fs.openSync(file, 'r');
@@ -234,8 +238,11 @@ async function writeEntry(dest: string, source: () => NodeJS.ReadableStream | As
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   // An archive holding the same name twice, or a file and a folder of one name: the first one stays.
   if (fs.existsSync(dest)) throw new ArchiveError(`${dest}: the archive holds this name twice`);
+  // The source first (a damaged entry throws here), then the file, both handed to the pipeline at
+  // once: a stream created and then abandoned would report its error to no one.
+  const src = source();
   const out = fs.createWriteStream(dest, { flags: 'wx' });
-  await pipeline(source() as AsyncIterable<Buffer>, async function* (chunks: AsyncIterable<Buffer>) {
+  await pipeline(src as AsyncIterable<Buffer>, async function* (chunks: AsyncIterable<Buffer>) {
     for await (const c of chunks) { onBytes(c.length); yield c; }
   }, out, { signal });
 }
