@@ -22,7 +22,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const intoOpt = args.options.get('into');
   if (intoOpt && intoOpt.length > 1) throw new UsageError('--into is given more than once');
   const into = intoOpt?.[0] ? path.resolve(intoOpt[0]) : undefined;
-  const list = args.options.has('list') || args.flags.has('list');
+  const list = args.flags.has('list');
   const json = args.flags.has('json');
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => { controller.abort(new Error(`interrupted (${sig})`)); process.exitCode = 130; };
