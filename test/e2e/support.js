@@ -221,6 +221,22 @@ function writeNotebook(file, task, cells) {
   }));
 }
 
+/**
+ * Runs `fn` while the workspace holds files made for it alone (`names` at the root, folders too):
+ * afterwards they are removed first, then the editors closed, and the explorer given time to drop
+ * their rows, since the next scenario double-clicks a row of a list that must not shift under it.
+ */
+async function withScenarioFiles({ ws, page }, names, fn) {
+  try { return await fn(); } finally {
+    for (const f of names) fs.rmSync(path.join(ws, f), { recursive: true, force: true });
+    await page.keyboard.press('Escape');
+    await palette(page, 'View: Close All Editors');
+    const rows = () => Promise.all(names.map((n) => page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${n}"]`)));
+    await until('the explorer to drop the scenario\'s rows', async () => (await rows()).every((r) => r === null) || null, 15000).catch(() => undefined);
+    await page.waitForTimeout(500);
+  }
+}
+
 /** Opens a file at the workspace root from the explorer, as a person would (Quick Open's file search
  *  is slow to index a fresh workspace in code-server). */
 async function openFile(page, name) {
@@ -455,6 +471,6 @@ async function problemsText(page) {
 
 module.exports = {
   resultFrame, inResult, revealInResult, pointInResult, screenPixels,
-  ROOT, log, until, openSession, writeNotebook, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
+  ROOT, log, until, openSession, writeNotebook, withScenarioFiles, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
   cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog, findToolResults, statusToolCount, problemsText,
 };

@@ -41,20 +41,16 @@ module.exports = {
   async run(t) {
     makeZip(t.ws);
     t.writeNotebook(path.join(t.ws, NOTEBOOK), '', ['# NDVI of a zipped Sentinel-2 product']);
-    try { return await extract(t); } finally {
-      // Removed first, then the editors closed, and the explorer given time to drop the rows: the next
-      // scenario double-clicks a row of the list, which must not shift under it.
-      for (const f of [DIR, NOTEBOOK]) fs.rmSync(path.join(t.ws, f), { recursive: true, force: true });
-      await t.page.keyboard.press('Escape');
-      await t.palette(t.page, 'View: Close All Editors');
-      await t.until('the explorer to drop the scenario\'s rows', async () => (await t.page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${NOTEBOOK}"]`)) === null || null, 15000).catch(() => undefined);
-      await t.page.waitForTimeout(500);
-    }
+    return t.withScenarioFiles(t, [DIR, NOTEBOOK], () => extract(t));
   },
 };
 
 async function extract({ page, session, ws, openFile, showPanel, describeTask, until, shot }) {
   await openFile(page, NOTEBOOK);
+  // The workspace's file watcher has seen the data once the explorer shows its folder (the panel's
+  // file list is refreshed by the same events), as it has for anyone who downloaded it before typing.
+  await until(`the explorer to show ${DIR}/`, () => page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${DIR}"]`), 20000);
+  await page.waitForTimeout(1000);
   const panel = await showPanel(page);
   const before = await describeTask(page, panel, `Compute NDVI for ${SAFE}.zip`, session.userDir);
   const ndvi = before.find((c) => c.id === 'ndvi');

@@ -17,15 +17,7 @@ module.exports = {
   async run(t) {
     makeData(t.ws);
     t.writeNotebook(path.join(t.ws, NOTEBOOK), '', ['# Elevation and a hyperspectral flight line']);
-    try { return await check(t); } finally {
-      // Removed first, then the editors closed, and the explorer given time to drop the rows: the next
-      // scenario double-clicks a row of the list, which must not shift under it.
-      for (const f of [DIR, NOTEBOOK]) fs.rmSync(path.join(t.ws, f), { recursive: true, force: true });
-      await t.page.keyboard.press('Escape');
-      await t.palette(t.page, 'View: Close All Editors');
-      await t.until('the explorer to drop the scenario\'s rows', async () => (await t.page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${NOTEBOOK}"]`)) === null || null, 15000).catch(() => undefined);
-      await t.page.waitForTimeout(500);
-    }
+    return t.withScenarioFiles(t, [DIR, NOTEBOOK], () => check(t));
   },
 };
 
@@ -55,6 +47,10 @@ open(os.path.join(ws, 'hyper', 'flightline.hdr'), 'w').write('ENVI\\nsamples = 2
 
 async function check({ page, session, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
   await openFile(page, NOTEBOOK);
+  // The workspace's file watcher has seen the data once the explorer shows its folder (the panel's
+  // file list is refreshed by the same events), as it has for anyone who downloaded it before typing.
+  await until(`the explorer to show ${DIR}/`, () => page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${DIR}"]`), 20000);
+  await page.waitForTimeout(1000);
   const panel = await showPanel(page);
   const seen = [];
   for (const [task, tool, arg] of [

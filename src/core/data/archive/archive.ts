@@ -117,14 +117,14 @@ export function summarize(file: string, entries: ArchiveEntry[], complete: boole
   const bands = rasters.map((e) => bandFileOf(e.name)).filter((b) => !!b);
   const safe = /(?:^|\/)(S2[A-D]_MSI(L1C|L2A)_[^/]*\.SAFE)\//i.exec(files.find((e) => /\.SAFE\//i.test(e.name))?.name ?? '');
   const landsat = bands.find((b) => b!.sensor.startsWith('landsat'));
-  const more = complete ? '' : ' at least';
+  const atLeast = complete ? '' : 'at least ';
   let holds: string;
   // The product's name, unless the archive already bears it (S2B_….SAFE.zip, LC09_…_T1.tar).
   const named = (id: string) => (archiveStem(file).toUpperCase() === id.toUpperCase() ? '' : `${id}, `);
-  if (safe && bands.length) holds = `a Sentinel-2 ${safe[2].toUpperCase()} product (${named(safe[1])}${more.trim() ? 'at least ' : ''}${bands.length} band files)`;
-  else if (landsat) holds = `a Landsat ${/^lc0[89]/.test(landsat.product) ? '8-9' : '4-7'} Collection 2 Level-2 scene (${named(path.basename(landsat.product).toUpperCase().replace(/_$/, ''))}${more.trim() ? 'at least ' : ''}${bands.length} band files)`;
+  if (safe && bands.length) holds = `a Sentinel-2 ${safe[2].toUpperCase()} product (${named(safe[1])}${atLeast}${bands.length} band files)`;
+  else if (landsat) holds = `a Landsat ${/^lc0[89]/.test(landsat.product) ? '8-9' : '4-7'} Collection 2 Level-2 scene (${named(path.basename(landsat.product).toUpperCase().replace(/_$/, ''))}${atLeast}${bands.length} band files)`;
   else {
-    const list = (xs: ArchiveEntry[], one: string, many: string) => xs.length ? `${more.trim() ? 'at least ' : ''}${xs.length === 1 ? one : `${xs.length} ${many}`} (${xs.slice(0, 3).map((e) => path.posix.basename(e.name)).join(', ')}${xs.length > 3 ? ', …' : ''})` : '';
+    const list = (xs: ArchiveEntry[], one: string, many: string) => xs.length ? `${atLeast}${xs.length === 1 ? one : `${xs.length} ${many}`} (${xs.slice(0, 3).map((e) => path.posix.basename(e.name)).join(', ')}${xs.length > 3 ? ', …' : ''})` : '';
     holds = [list(rasters, 'a raster', 'rasters'), list(vectors, `a ${vectorKind(vectors[0]?.name)}`, 'vector files')].filter(Boolean).join(' and ') || `no data GeoWeave reads${complete ? '' : ' in its first entries'}`;
   }
   const { target } = extractionTarget(file, entries);

@@ -73,7 +73,7 @@ function paxRecords(b: Buffer): Record<string, string> {
  * its end). Calls `onEntry` for every entry with the long name or pax values that preceded it;
  * returning false stops. Data is never read here, only skipped.
  */
-async function walkHeaders(file: string, read: (pos: number, len: number) => Promise<Buffer>, onEntry: (e: TarEntry) => boolean | Promise<boolean>): Promise<void> {
+export async function walkHeaders(file: string, read: (pos: number, len: number) => Promise<Buffer>, onEntry: (e: TarEntry) => boolean | Promise<boolean>): Promise<void> {
   const bad = (why: string) => new TarError(`${file}: not a readable tar archive (${why})`);
   let pos = 0, count = 0;
   let longName: string | undefined, pax: Record<string, string> = {}, global: Record<string, string> = {};
@@ -182,4 +182,3 @@ export function streamReader(src: Readable, file: string): { read: (pos: number,
   };
 }
 
-export { walkHeaders };

@@ -80,18 +80,29 @@ function wktEpsg(wkt: string): number | undefined {
 function esriNamedEpsg(wkt: string): number | undefined {
   const name = wktName(wkt);
   const utm = /^(WGS_1984|NAD_1983|NAD_1927|ETRS_1989)_UTM_Zone_(\d{1,2})([NS])$/i.exec(name);
-  if (utm) {
-    const zone = Number(utm[2]), south = utm[3].toUpperCase() === 'S', datum = utm[1].toUpperCase();
-    if (zone < 1 || zone > 60) return undefined;
-    if (datum === 'WGS_1984') return (south ? 32700 : 32600) + zone;
-    if (south) return undefined;
-    if (datum === 'NAD_1983' && zone <= 23) return 26900 + zone;
-    if (datum === 'NAD_1927' && zone <= 22) return 26700 + zone;
-    if (datum === 'ETRS_1989' && zone >= 28 && zone <= 38) return 25800 + zone;
-    return undefined;
-  }
-  if (/^GEOGCS\[/i.test(wkt.trim())) return ({ GCS_WGS_1984: 4326, GCS_North_American_1983: 4269, GCS_North_American_1927: 4267 } as Record<string, number>)[name];
+  if (utm) return utmEpsg(ESRI_DATUMS[utm[1].toUpperCase()], Number(utm[2]), utm[3].toUpperCase() === 'S');
+  if (/^GEOGCS\[/i.test(wkt.trim())) return geographicEpsg(({ GCS_WGS_1984: 'WGS84', GCS_North_American_1983: 'NAD83', GCS_North_American_1927: 'NAD27' } as Record<string, Datum>)[name]);
   return undefined;
+}
+
+const ESRI_DATUMS: Record<string, Datum> = { WGS_1984: 'WGS84', NAD_1983: 'NAD83', NAD_1927: 'NAD27', ETRS_1989: 'ETRS89' };
+
+/** The datums whose UTM zones and lon/lat CRSs have EPSG codes GeoWeave names from a datum and a zone alone. */
+export type Datum = 'WGS84' | 'NAD83' | 'NAD27' | 'ETRS89';
+
+/** The EPSG code of a UTM zone on a datum (NAD zones north only, ETRS89 zones 28–38), or undefined. */
+export function utmEpsg(datum: Datum | undefined, zone: number, south: boolean): number | undefined {
+  if (!datum || !Number.isInteger(zone) || zone < 1 || zone > 60) return undefined;
+  if (datum === 'WGS84') return (south ? 32700 : 32600) + zone;
+  if (south) return undefined;
+  if (datum === 'NAD83') return zone <= 23 ? 26900 + zone : undefined;
+  if (datum === 'NAD27') return zone <= 22 ? 26700 + zone : undefined;
+  return zone >= 28 && zone <= 38 ? 25800 + zone : undefined;
+}
+
+/** The EPSG code of lon/lat on a datum (WGS 84, NAD83, NAD27), or undefined. */
+export function geographicEpsg(datum: Datum | undefined): number | undefined {
+  return datum === 'WGS84' ? 4326 : datum === 'NAD83' ? 4269 : datum === 'NAD27' ? 4267 : undefined;
 }
 
 function wktName(wkt: string): string {

@@ -13,7 +13,7 @@ import * as path from 'path';
 import type { GeoInfo } from './dataset';
 import type { DType } from './samples';
 import { RawDataset } from './raw-dataset';
-import { parseCrs } from '../crs/crs';
+import { geographicEpsg, parseCrs, utmEpsg, type Datum } from '../crs/crs';
 
 /** The keywords of an EHdr header (GDAL reads at most 50 lines of at most 1000 characters). */
 export function parseEhdr(text: string): Map<string, string> {
@@ -156,17 +156,17 @@ export function prjCrs(text: string, what: string): { epsg?: number; wkt?: strin
     if (m && !kv.has(m[1].toLowerCase())) kv.set(m[1].toLowerCase(), m[2]);
   }
   const proj = kv.get('projection')?.toUpperCase();
-  const datum = (kv.get('datum') ?? kv.get('spheroid') ?? '').toUpperCase();
+  const d = (kv.get('datum') ?? kv.get('spheroid') ?? '').toUpperCase();
+  const datum: Datum | undefined = d === 'WGS84' || d === 'NAD83' || d === 'NAD27' ? d : undefined;
   if (proj === 'GEOGRAPHIC') {
-    const epsg = datum === 'WGS84' ? 4326 : datum === 'NAD83' ? 4269 : datum === 'NAD27' ? 4267 : undefined;
+    const epsg = geographicEpsg(datum);
     return epsg ? { epsg, geographic: true, seconds: kv.get('units')?.toUpperCase() === 'DS' } : undefined;
   }
   if (proj === 'UTM') {
+    // ArcInfo writes a southern zone as a negative number.
     const zone = Number.parseInt(kv.get('zone') ?? '', 10);
-    if (!(Math.abs(zone) >= 1 && Math.abs(zone) <= 60)) return undefined;
-    if (datum === 'WGS84') return { epsg: (zone < 0 ? 32700 : 32600) + Math.abs(zone), geographic: false };
-    if (datum === 'NAD83' && zone > 0 && zone <= 23) return { epsg: 26900 + zone, geographic: false };
-    if (datum === 'NAD27' && zone > 0 && zone <= 22) return { epsg: 26700 + zone, geographic: false };
+    const epsg = utmEpsg(datum, Math.abs(zone), zone < 0);
+    return epsg ? { epsg, geographic: false } : undefined;
   }
   return undefined;
 }

@@ -14,7 +14,7 @@ import * as path from 'path';
 import type { GeoInfo } from './dataset';
 import type { DType } from './samples';
 import { RawDataset } from './raw-dataset';
-import { parseCrs } from '../crs/crs';
+import { geographicEpsg, parseCrs, utmEpsg, type Datum } from '../crs/crs';
 
 /** Headers are a few KB (a 400-band cube's wavelength list is ~10 KB); larger text is not one. */
 const MAX_HEADER_BYTES = 4 << 20;
@@ -197,20 +197,18 @@ export class EnviDataset extends RawDataset {
 /** The EPSG code of `map info`'s UTM or geographic entry and its datum (ENVI's names, as GDAL's SetENVIDatum reads them). */
 function mapInfoCrs(info: string[]): Pick<GeoInfo, 'epsg' | 'geographic'> | undefined {
   const name = info[0].toLowerCase();
-  const datum = (i: number) => (info.length > i && !info[i].includes('=') ? info[i].toLowerCase() : undefined);
+  const datum = (i: number, unsaid: Datum): Datum | undefined => {
+    const d = info.length > i && !info[i].includes('=') ? info[i].toLowerCase() : undefined;
+    if (d === undefined) return unsaid;
+    return d === 'wgs-84' ? 'WGS84' : d === 'north america 1983' ? 'NAD83' : d === 'north america 1927' || d.includes('nad27') || d.includes('nad-27') ? 'NAD27' : undefined;
+  };
+  // GDAL's defaults when the entry names no datum: NAD27 for UTM, WGS 84 for lon/lat.
   if (name.startsWith('utm') && info.length >= 9) {
-    const zone = Number.parseInt(info[7], 10), south = info[8].toLowerCase() === 'south';
-    if (!(zone >= 1 && zone <= 60)) return undefined;
-    // GDAL's default when the entry names no datum.
-    const d = datum(9) ?? 'north america 1927';
-    if (d === 'wgs-84') return { epsg: (south ? 32700 : 32600) + zone, geographic: false };
-    if (d === 'north america 1983' && !south && zone <= 23) return { epsg: 26900 + zone, geographic: false };
-    if ((d === 'north america 1927' || d.includes('nad27') || d.includes('nad-27')) && !south && zone <= 22) return { epsg: 26700 + zone, geographic: false };
-    return undefined;
+    const epsg = utmEpsg(datum(9, 'NAD27'), Number.parseInt(info[7], 10), info[8].toLowerCase() === 'south');
+    return epsg ? { epsg, geographic: false } : undefined;
   }
   if (name.startsWith('geographic lat')) {
-    const d = datum(7) ?? 'wgs-84';
-    const epsg = d === 'wgs-84' ? 4326 : d === 'north america 1983' ? 4269 : d === 'north america 1927' ? 4267 : undefined;
+    const epsg = geographicEpsg(datum(7, 'WGS84'));
     return epsg ? { epsg, geographic: true } : undefined;
   }
   return undefined;
