@@ -168,7 +168,7 @@ export class Assistant implements vscode.Disposable {
   private async forwardFor(nb: vscode.NotebookDocument | undefined, task: string): Promise<void> {
     await this.withBusy(vscode.l10n.t('Ranking tools for the task…'), async () => {
       const gw = await this.retrieval.get();
-      const context = await this.data.context(nb ? earlierCells(nb) : []);
+      const context = await this.data.context(nb ? earlierCells(nb) : [], task);
       const result = await gw.forwardCandidates(task, { k: config.suggestionsCount(), data: context });
       const v = this.view(nb);
       v.forward = result;
@@ -208,7 +208,7 @@ export class Assistant implements vscode.Disposable {
     }
     await this.withBusy(vscode.l10n.t('Finding complementary tools…'), async () => {
       const gw = await this.retrieval.get();
-      const context = await this.data.context(earlierCells(nb));
+      const context = await this.data.context(earlierCells(nb), memory.task);
       const result = await gw.complementarySuggestions(memory, { k: config.suggestionsCount(), data: context });
       this.view(nb).complementary = result;
       this.log.info(`complementary after ${memory.trace.map((s) => s.tool).join(' → ')}: ${result.ranked.slice(0, 5).map((s) => `${s.rationale}:${s.id}`).join(', ')}`);
@@ -253,7 +253,7 @@ export class Assistant implements vscode.Disposable {
     if (!readiness) {
       // Not among the shown suggestions (Insert Tool Cell, Find Tool, workflows): rank the whole
       // catalog for the task to get this tool's readiness on the data at hand.
-      const data = await this.data.context(earlier);
+      const data = await this.data.context(earlier, this.task());
       const all = await gw.forwardCandidates(this.task() || toolId, { k: gw.tools.length, data });
       readiness = all.candidates.find((c) => c.id === toolId)?.readiness;
     }

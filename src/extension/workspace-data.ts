@@ -15,6 +15,7 @@ import { withBandProducts } from '../core/data/band-products';
 import { usableMcpServers } from '../core/notebook/mcp-config';
 import type { ArchivedData } from '../core/retrieval/types';
 import { ARCHIVE_GLOB_EXTENSIONS, describeArchive, type ArchiveSummary } from '../core/data/archive/archive';
+import { unlistedNames } from '../core/data/named-files';
 
 const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const ARCHIVE_GLOB = `**/*.{${ARCHIVE_GLOB_EXTENSIONS.join(',')}}`;
@@ -50,10 +51,8 @@ export class WorkspaceData implements vscode.Disposable {
   async archives(): Promise<ArchivedData[]> {
     const dir = this.dir();
     if (!dir) return [];
-    this.archiveFiles ??= Promise.resolve(vscode.workspace.findFiles(ARCHIVE_GLOB, EXCLUDE, 200)).then((uris) =>
-      uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort());
     const out: ArchivedData[] = [];
-    for (const rel of await this.archiveFiles) {
+    for (const rel of await this.listArchives()) {
       const abs = path.resolve(dir, rel);
       try {
         const st = fs.statSync(abs);
@@ -76,6 +75,13 @@ export class WorkspaceData implements vscode.Disposable {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   }
 
+  /** Archive files, workspace-relative, sorted. */
+  private listArchives(): Promise<string[]> {
+    this.archiveFiles ??= Promise.resolve(vscode.workspace.findFiles(ARCHIVE_GLOB, EXCLUDE, 200)).then((uris) =>
+      uris.map((u) => vscode.workspace.asRelativePath(u, false)).sort());
+    return this.archiveFiles;
+  }
+
   /** Data files, workspace-relative, sorted. */
   listFiles(): Promise<string[]> {
     this.files ??= Promise.resolve(vscode.workspace.findFiles(DATA_GLOB, EXCLUDE, 500)).then((uris) =>
@@ -86,7 +92,7 @@ export class WorkspaceData implements vscode.Disposable {
   /** Earlier outputs (newest first), then workspace files with the most band roles first: retrieval
    *  resolves arguments from the first item that fits, and the latest result or the richest scene
    *  is what an analyst means. */
-  async context(earlier: EarlierCell[]): Promise<DataContext> {
+  async context(earlier: EarlierCell[], task?: string): Promise<DataContext> {
     const dir = this.dir();
     const outputs: DataItem[] = [];
     for (const c of [...earlier].reverse()) {
@@ -98,6 +104,7 @@ export class WorkspaceData implements vscode.Disposable {
         outputs.push({ ...described, path: rel, type: o.type, roles: o.roles ?? described?.roles, producedBy: c.tool });
       }
     }
+    if (task) await this.lookForNamed(task, outputs.map((o) => o.path));
     const files: DataItem[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
@@ -110,6 +117,17 @@ export class WorkspaceData implements vscode.Disposable {
     const mcpServers = dir ? usableMcpServers(dir) : undefined;
     const archives = await this.archives();
     return { items: [...outputs, ...files], ...(mcpServers ? { mcpServers } : {}), ...(archives.length ? { archives } : {}) };
+  }
+
+  /** Lists the workspace again when the task names a file the lists lack: the watcher reports a
+   *  download a moment late, and readiness on the old list would answer for another file. */
+  private async lookForNamed(task: string, outputs: string[]): Promise<void> {
+    if (!this.dir()) return;
+    const listed = [...outputs, ...(await this.listFiles()), ...(await this.listArchives())];
+    const missing = unlistedNames(task, listed);
+    if (!missing.length) return;
+    this.log.info(`the task names ${missing.join(', ')}, not in the file list yet: listing the workspace again`);
+    this.refresh();
   }
 
   /** A file described once per modification time: a raster's header, a GeoJSON's CRS and extent. */

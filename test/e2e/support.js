@@ -228,13 +228,25 @@ function writeNotebook(file, task, cells) {
  */
 async function withScenarioFiles({ ws, page }, names, fn) {
   try { return await fn(); } finally {
-    for (const f of names) fs.rmSync(path.join(ws, f), { recursive: true, force: true });
+    // Editors close before their files go: an editor whose file vanished under it can hold a dialog
+    // open that swallows the next scenario's clicks.
     await page.keyboard.press('Escape');
     await palette(page, 'View: Close All Editors');
+    await dismissDialog(page);
+    for (const f of names) fs.rmSync(path.join(ws, f), { recursive: true, force: true });
     const rows = () => Promise.all(names.map((n) => page.$(`.explorer-folders-view .monaco-list-row[aria-label^="${n}"]`)));
     await until('the explorer to drop the scenario\'s rows', async () => (await rows()).every((r) => r === null) || null, 15000).catch(() => undefined);
     await page.waitForTimeout(500);
   }
+}
+
+/** Answers "Don't Save" to a modal dialog left open (a dirty editor asked about on close). */
+async function dismissDialog(page) {
+  const dialog = await page.$('.monaco-dialog-box');
+  if (!dialog) return;
+  const dont = await dialog.$('.monaco-button:has-text("Don\'t Save")');
+  if (dont) await dont.click(); else await page.keyboard.press('Escape');
+  await page.waitForTimeout(300);
 }
 
 /** Opens a file at the workspace root from the explorer, as a person would (Quick Open's file search
@@ -243,9 +255,16 @@ async function openFile(page, name) {
   await page.keyboard.press('Escape');
   await palette(page, 'View: Show Explorer');
   const row = `.explorer-folders-view .monaco-list-row[aria-label^="${name}"]`;
-  await page.waitForSelector(row, { timeout: 20000 });
-  await page.dblclick(row);
-  await until(`${name} in front`, async () => (await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')).includes(path.basename(name)), 30000);
+  const inFront = async () => (await page.$eval('.tabs-container .tab.active', (el) => el.textContent).catch(() => '')).includes(path.basename(name)) || null;
+  // The explorer redraws as other scenarios' files come and go: a double click that landed on a row
+  // while it moved is given again, as a person would.
+  for (let attempt = 1; ; attempt++) {
+    await dismissDialog(page);
+    await page.waitForSelector(row, { timeout: 20000 });
+    await page.dblclick(row);
+    const shown = await until(`${name} in front`, inFront, 10000).catch((e) => { if (attempt === 3) throw e; return null; });
+    if (shown) break;
+  }
   if (name.endsWith('.geonb')) await until(`the notebook ${name}`, () => page.$('.notebook-editor .monaco-list-row'), 30000);
 }
 

@@ -207,6 +207,26 @@ test('readiness: a tool that cannot use the file the task names is not ready on 
   assert.deepEqual(z.args, { image: 's2_scene.tif', zones: 'fields.geojson' });
 });
 
+test('readiness: a file the task names that is not there (a typo, a download not finished) is not stood in for', () => {
+  const typo = executability(manifest('ndvi'), { items: [s2, l7] }, { task: 'Compute NDVI for L7_ETM.tif' });
+  assert.equal(typo.ready, false);
+  assert.equal(typo.args.image, undefined, 'NDVI was made ready on another scene');
+  assert.ok(typo.notes.includes('needs red + NIR for image — L7_ETM.tif, which the task names, is not among the data found here; did you mean L7_ETMs.tif?'), typo.notes.join(' | '));
+  assert.equal(localizeNote(typo.notes.at(-1)!, 'zh'), 'image 需要红光 + NIR：任务点名的 L7_ETM.tif 不在已找到的数据中；是否指 L7_ETMs.tif？');
+  // A named vector that is missing blocks only the vector input's stand-ins; the raster still resolves.
+  const zonal = executability(manifest('zonal_stats'), { items: [s2, fields] }, { task: 'mean of s2_scene.tif per parcel of parcels_2024.gpkg' });
+  assert.equal(zonal.ready, false);
+  assert.deepEqual(zonal.args, { image: 's2_scene.tif' });
+  assert.ok(zonal.notes.some((n) => /zones — parcels_2024\.gpkg, which the task names, is not among the data found here$/.test(n)), zonal.notes.join(' | '));
+  // An archive named after its extraction is there as what it unpacked to; one that is not there at
+  // all blocks every input.
+  const unpacked = executability(manifest('ndvi'), { items: [{ ...s2, path: 'S2B_MSIL2A_X.SAFE' }] }, { task: 'NDVI of S2B_MSIL2A_X.SAFE.zip' });
+  assert.equal(unpacked.args.image, 'S2B_MSIL2A_X.SAFE', unpacked.notes.join(' | '));
+  const gone = executability(manifest('ndvi'), { items: [s2] }, { task: 'NDVI of S2B_MSIL2A_Y.SAFE.zip' });
+  assert.equal(gone.ready, false);
+  assert.match(gone.notes.join(' | '), /S2B_MSIL2A_Y\.SAFE\.zip, which the task names, is not among the data found here/);
+});
+
 test('readiness: data the task speaks of without naming the file comes first ("the DEM", "post-fire", years)', () => {
   const dem: DataItem = { path: 'dem.tif', type: 'raster', roles: ['dem'], bands: [{ index: 1, role: 'dem', description: 'elevation' }], ...UTM50, grid: grid(10, 600) };
   const scene = (name: string): DataItem => ({ ...s2, path: name });

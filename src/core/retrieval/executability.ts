@@ -5,6 +5,8 @@ import { chosenByRunner } from '../manifests/foreign-fields';
 import type { ArchivedData, DataContext, DataItem, Readiness } from './types';
 import { mentionOf, Mention } from '../data/mentions';
 import { parseQuery } from './query';
+import { absentNames } from '../data/named-files';
+import { closestName } from '../raster/arg-aliases';
 
 /** Roles that describe what a whole raster is; any one of them satisfies an input listing several. */
 const PRODUCT_ROLES = new Set(['class', 'mask', 'index', 'dnbr', 'difference', 'change', 'labels', 'severity', 'lst', 'trend', 'magnitude', 'slope', 'aspect', 'hillshade', 'distance']);
@@ -151,6 +153,13 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
   return hits.sort((a, b) => a.at - b.at).map((h) => h.item);
 }
 
+/** "; did you mean L7_ETMs.tif?" when a file of the data at hand is a likely typo of `name`. */
+function nearName(name: string, items: DataItem[]): string {
+  const base = path.basename(name);
+  const near = closestName(base, [...new Set(items.map(fileName))]);
+  return near ? `; did you mean ${near}?` : '';
+}
+
 function fileName(item: DataItem): string {
   return path.basename(item.path) || item.path;
 }
@@ -226,6 +235,10 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   const archiveOf = (it: DataItem) => data.archives!.find((a) => a.path === it.path)!;
   const namedArchives = data.archives?.length ? namedInTask(task, data.archives.map((a) => ({ path: a.path, type: 'raster' as const }))).map(archiveOf) : [];
   const holdsKind = (a: ArchivedData, kind: string) => (kind === 'vector' ? a.vectors : a.rasters) > 0;
+  // Files the task names that the data at hand lacks (a typo, a download not finished): the task
+  // means them, so no other file of their kind stands in.
+  const absent = task ? absentNames(task, [...data.items.map((it) => it.path), ...(data.archives ?? []).map((a) => a.path)]) : [];
+  const absentOf = (kind: string) => absent.filter((a) => (a.kinds as string[]).includes(kind)).map((a) => a.name);
   const indicators = task ? [...new Set(parseQuery(task).slots.indicator ?? [])] : [];
   const mentions = new Map<DataItem, Mention>();
   const mention = (it: DataItem): Mention => {
@@ -247,7 +260,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     // When the task names files of the input's kind, only those are its choices: a tool that cannot
     // use them is not ready on another file instead.
     const kind = p.type === 'array' ? 'raster' : p.type;
-    if (named.some((n) => n.type === kind) || namedArchives.some((a) => holdsKind(a, kind))) return mine;
+    if (named.some((n) => n.type === kind) || namedArchives.some((a) => holdsKind(a, kind)) || absentOf(kind).length) return mine;
     // Then what the task speaks of without naming it ("the DEM", "the post-fire scene", "2018"). For a
     // pair of dates only whether it does, so that the earlier date still comes first.
     const pair = isPairParam(p.name);
@@ -275,7 +288,9 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const mine = named.filter((n) => n.type === kind).map(fileName);
       const namedArchive = namedArchives.find((a) => holdsKind(a, kind));
       const archived = mine.length || namedArchive ? undefined : data.archives?.find((a) => holdsKind(a, kind));
+      const gone = namedArchive || mine.length ? [] : absentOf(kind);
       notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
+        : gone.length ? `needs ${what} for ${p.name} — ${gone.join(', ')}, which the task names, is not among the data found here${nearName(gone[0], data.items.filter((it) => it.type === kind))}`
         : mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names`
           : archived ? `needs ${what} for ${p.name} — none found; ${archived.path} holds ${archived.holds}: extract it first`
             : `needs ${what} for ${p.name} — none found`);

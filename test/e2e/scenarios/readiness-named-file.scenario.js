@@ -1,7 +1,11 @@
 // "Compute NDVI for … L7_ETMs.tif": the prefilled arguments use the file the task names and say so;
 // the scene has no band descriptions, so the bands come from a guessed sensor, flagged as a guess.
+// Then a copy of the scene lands under a new name (a download finishing: written, then renamed) and a
+// task naming it is sent at once, before the file watcher has told anyone: NDVI is ready on the new
+// file, not on a scene the old file list held.
 'use strict';
 const path = require('path');
+const fs = require('fs');
 
 const TASK = 'Compute NDVI for the Landsat scene L7_ETMs.tif';
 
@@ -10,7 +14,7 @@ module.exports = {
   setup(ws, lib) {
     lib.notebook(path.join(ws, 'named-file.geonb'), '', ['# NDVI of the Landsat 7 scene']);
   },
-  async run({ page, session, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
+  async run({ page, session, ws, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
     await openFile(page, 'named-file.geonb');
     const panel = await showPanel(page);
     const list = await describeTask(page, panel, TASK, session.userDir);
@@ -31,6 +35,24 @@ module.exports = {
     const text = await outputTexts(page);
     if (state !== 'ok') throw new Error(`the NDVI run failed: ${text.slice(0, 300)}`);
     const summary = text.split('\n').find((l) => /Mean NDVI/.test(l)) ?? '';
-    return `ndvi: "${ndvi.readiness}"; reason "…${ndvi.reason.slice(ndvi.reason.indexOf('needs'))}"; caveat "${ndvi.caveat.slice(0, 90)}…"; cell ran: "${summary.trim().slice(0, 80)}"`;
+    const fresh = await justDownloaded({ page, panel, ws, describeTask, userDir: session.userDir });
+    return `ndvi: "${ndvi.readiness}"; reason "…${ndvi.reason.slice(ndvi.reason.indexOf('needs'))}"; caveat "${ndvi.caveat.slice(0, 90)}…"; cell ran: "${summary.trim().slice(0, 80)}"; a file named at once after it landed: "${fresh}"`;
   },
 };
+
+async function justDownloaded({ page, panel, ws, describeTask, userDir }) {
+  const name = 'LE07_20240601_fresh.tif';
+  const target = path.join(ws, 'landsat', name);
+  const part = path.join(ws, 'landsat', `.${name}.part`);
+  try {
+    fs.copyFileSync(path.join(ws, 'landsat', 'L7_ETMs.tif'), part);
+    fs.renameSync(part, target);
+    const list = await describeTask(page, panel, `Compute NDVI for ${name}`, userDir);
+    const ndvi = list.find((c) => c.id === 'ndvi');
+    if (!ndvi?.ready || !ndvi.readiness.includes(`image=${name}`)) throw new Error(`NDVI for ${name}, named right after it landed, is "${ndvi?.readiness}"`);
+    return ndvi.readiness;
+  } finally {
+    fs.rmSync(target, { force: true });
+    fs.rmSync(part, { force: true });
+  }
+}

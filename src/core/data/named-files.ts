@@ -1,0 +1,63 @@
+/** File names a task spells out ("NDVI for LC09_…_SR_B4.TIF", "zones in fields.gpkg", "the
+ *  S2A_….SAFE"), so a workspace scan can check them on the spot: a file downloaded a moment before
+ *  the task was typed may not be in a file list kept from the watcher's last report, and readiness
+ *  on that list would answer for another file. */
+import { RASTER_GLOB_EXTENSIONS } from '../raster/raster-files';
+import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../raster/vector/formats';
+import { ARCHIVE_FILE, ARCHIVE_GLOB_EXTENSIONS } from './archive/archive';
+
+const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe'].map((e) => e.toLowerCase()))]
+  // "tar.gz" before "gz"-less "tar": the longer ending wins.
+  .sort((a, b) => b.length - a.length)
+  .map((e) => e.replace(/\./g, '\\.'));
+// A name: letters, digits and _ . - / \ (a relative path), ending in a data extension that is not
+// followed by more of a word ("x.tiffany" is no file; "x.tif," and "x.tif." are).
+const NAME = new RegExp(`[\\p{L}\\p{N}_.\\-/\\\\]*[\\p{L}\\p{N}_\\-]\\.(?:${EXTENSIONS.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+
+/** The file names (or workspace-relative paths) in `task`, as written, in order, without repeats. */
+export function fileNamesIn(task: string): string[] {
+  const out: string[] = [];
+  for (const m of task.matchAll(NAME)) {
+    const name = m[0].replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+/**
+ * Of the names in `task`, those that no listed path (workspace-relative, "/" separated) is or lies
+ * in, compared without case: "S2B_….SAFE" is listed when one of its band files is.
+ */
+export function unlistedNames(task: string, listed: readonly string[]): string[] {
+  return fileNamesIn(task).filter((name) => !isListed(name, listed));
+}
+
+function isListed(name: string, listed: readonly string[]): boolean {
+  const n = name.toLowerCase();
+  return listed.some((l) => {
+    const p = l.replace(/\\/g, '/').toLowerCase();
+    return p === n || p.endsWith('/' + n) || p.startsWith(n + '/') || p.includes('/' + n + '/');
+  });
+}
+
+/** A file the task names that the data at hand lacks, with the kinds of input it would have fed. */
+export interface AbsentName {
+  name: string;
+  kinds: ('raster' | 'vector')[];
+}
+
+/**
+ * The names in `task` that none of `paths` is (see unlistedNames): a typo, or a file not yet
+ * downloaded. The task means that file, so readiness must not answer for another one. An archive
+ * counts as there when what it unpacks to is ("S2B_….SAFE.zip" once the .SAFE is extracted).
+ */
+export function absentNames(task: string, paths: readonly string[]): AbsentName[] {
+  const out: AbsentName[] = [];
+  for (const name of unlistedNames(task, paths)) {
+    if (ARCHIVE_FILE.test(name)) {
+      if (isListed(name.replace(ARCHIVE_FILE, ''), paths)) continue;
+      out.push({ name, kinds: ['raster', 'vector'] });
+    } else out.push({ name, kinds: VECTOR_DATA.test(name) ? ['vector'] : ['raster'] });
+  }
+  return out;
+}
