@@ -225,6 +225,16 @@ test('readiness: a file the task names that is not there (a typo, a download not
   const gone = executability(manifest('ndvi'), { items: [s2] }, { task: 'NDVI of S2B_MSIL2A_Y.SAFE.zip' });
   assert.equal(gone.ready, false);
   assert.match(gone.notes.join(' | '), /S2B_MSIL2A_Y\.SAFE\.zip, which the task names, is not among the data found here/);
+  // A format GeoWeave does not read: said so, with the conversion, rather than another file used.
+  const nc = executability(manifest('raster_stats'), { items: [s2] }, { task: 'monthly mean of era5_t2m_2024.nc' });
+  assert.equal(nc.ready, false);
+  assert.ok(nc.notes.includes('needs a raster for image — era5_t2m_2024.nc, which the task names, is NetCDF, which GeoWeave does not read yet: convert it first (gdal_translate era5_t2m_2024.nc era5_t2m_2024.tif)'), nc.notes.join(' | '));
+  assert.equal(localizeNote(nc.notes.at(-1)!, 'zh'), 'image 需要栅格：任务点名的 era5_t2m_2024.nc 是 NetCDF 格式，GeoWeave 暂不能读取，请先转换（gdal_translate era5_t2m_2024.nc era5_t2m_2024.tif）');
+  // The data file of a raw raster is named as delivered; the scan lists its header.
+  const dem: DataItem = { path: 'usgs/n37_w122_1arc_v3.hdr', type: 'raster', roles: ['dem'], bands: [{ index: 1, role: 'dem' }], ...UTM50, grid: grid(30, 200) };
+  const slope = executability(manifest('slope'), { items: [s2, dem] }, { task: 'slope of n37_w122_1arc_v3.bil' });
+  assert.equal(slope.args.dem, 'usgs/n37_w122_1arc_v3.hdr', slope.notes.join(' | '));
+  assert.match(slope.notes.join(' | '), /n37_w122_1arc_v3\.hdr \(named in the task\)/);
 });
 
 test('readiness: data the task speaks of without naming the file comes first ("the DEM", "post-fire", years)', () => {

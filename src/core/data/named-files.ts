@@ -6,7 +6,28 @@ import { RASTER_GLOB_EXTENSIONS } from '../raster/raster-files';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../raster/vector/formats';
 import { ARCHIVE_FILE, ARCHIVE_GLOB_EXTENSIONS } from './archive/archive';
 
-const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe'].map((e) => e.toLowerCase()))]
+/** The binary halves of raw rasters GeoWeave reads through their header (ENVI, ESRI .hdr): an
+ *  analyst names the file USGS delivered ("n37_w122_1arc_v3.bil"), the scan lists its .hdr. */
+export const RAW_DATA = /\.(bil|bip|bsq|flt|img|dat|raw)$/i;
+
+/** Geodata formats GeoWeave does not read yet, by extension: a task naming one gets told so and
+ *  how to convert it, instead of an answer for another file. */
+const UNREAD: { re: RegExp; format: string; kind: 'raster' | 'vector' }[] = [
+  { re: /\.(nc|nc4|cdf)$/i, format: 'NetCDF', kind: 'raster' },
+  { re: /\.(hdf|hdf4|h4|he4|hdf5|h5|he5)$/i, format: 'HDF', kind: 'raster' },
+  { re: /\.(grib|grb|grib2|grb2)$/i, format: 'GRIB', kind: 'raster' },
+  { re: /\.img$/i, format: 'ERDAS Imagine', kind: 'raster' },
+  { re: /\.asc$/i, format: 'ESRI ASCII grid', kind: 'raster' },
+  { re: /\.dt[0-2]$/i, format: 'DTED', kind: 'raster' },
+  { re: /\.(sid|ecw)$/i, format: 'MrSID/ECW', kind: 'raster' },
+  { re: /\.(las|laz)$/i, format: 'LAS point cloud', kind: 'raster' },
+  { re: /\.gdb$/i, format: 'Esri file geodatabase', kind: 'vector' },
+  { re: /\.(tab|mif)$/i, format: 'MapInfo', kind: 'vector' },
+  { re: /\.(gml|dxf)$/i, format: 'GML/DXF', kind: 'vector' },
+];
+const UNREAD_EXTENSIONS = ['nc', 'nc4', 'cdf', 'hdf', 'hdf4', 'h4', 'he4', 'hdf5', 'h5', 'he5', 'grib', 'grb', 'grib2', 'grb2', 'asc', 'dt0', 'dt1', 'dt2', 'sid', 'ecw', 'las', 'laz', 'gdb', 'tab', 'mif', 'gml', 'dxf'];
+
+const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe', 'bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw', ...UNREAD_EXTENSIONS].map((e) => e.toLowerCase()))]
   // "tar.gz" before "gz"-less "tar": the longer ending wins.
   .sort((a, b) => b.length - a.length)
   .map((e) => e.replace(/\./g, '\\.'));
@@ -34,16 +55,20 @@ export function unlistedNames(task: string, listed: readonly string[]): string[]
 
 function isListed(name: string, listed: readonly string[]): boolean {
   const n = name.toLowerCase();
+  // A raw raster's data file is listed as its header.
+  const header = RAW_DATA.test(n) ? n.replace(RAW_DATA, '.hdr') : undefined;
   return listed.some((l) => {
     const p = l.replace(/\\/g, '/').toLowerCase();
-    return p === n || p.endsWith('/' + n) || p.startsWith(n + '/') || p.includes('/' + n + '/');
+    return p === n || p.endsWith('/' + n) || p.startsWith(n + '/') || p.includes('/' + n + '/') || (!!header && (p === header || p.endsWith('/' + header)));
   });
 }
 
-/** A file the task names that the data at hand lacks, with the kinds of input it would have fed. */
+/** A file the task names that the data at hand lacks, with the kinds of input it would have fed,
+ *  and the format when it is one GeoWeave does not read (the file may well be there). */
 export interface AbsentName {
   name: string;
   kinds: ('raster' | 'vector')[];
+  unread?: string;
 }
 
 /**
@@ -57,7 +82,11 @@ export function absentNames(task: string, paths: readonly string[]): AbsentName[
     if (ARCHIVE_FILE.test(name)) {
       if (isListed(name.replace(ARCHIVE_FILE, ''), paths)) continue;
       out.push({ name, kinds: ['raster', 'vector'] });
-    } else out.push({ name, kinds: VECTOR_DATA.test(name) ? ['vector'] : ['raster'] });
+    } else {
+      const unread = UNREAD.find((u) => u.re.test(name));
+      if (unread) out.push({ name, kinds: [unread.kind], unread: unread.format });
+      else out.push({ name, kinds: VECTOR_DATA.test(name) ? ['vector'] : ['raster'] });
+    }
   }
   return out;
 }

@@ -147,10 +147,19 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
     const stem = base.replace(/\.[a-z0-9]+$/, '');
     // A bare stem counts only when it cannot be an ordinary word ("dem" is, "urban_2018" is not).
     let i = at(base);
+    // A raw raster is listed as its header; the analyst names the data file USGS or ENVI delivered.
+    if (i < 0 && base.endsWith('.hdr')) i = Math.min(...['bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw'].map((e) => at(`${stem}.${e}`)).map((x) => (x < 0 ? Infinity : x)));
+    if (i === Infinity) i = -1;
     if (i < 0 && stem.length >= 4 && /[_\-\d]/.test(stem)) i = at(stem);
     if (i >= 0 && !hits.some((h) => sameFile(h.item.path, item.path))) hits.push({ item, at: i });
   }
   return hits.sort((a, b) => a.at - b.at).map((h) => h.item);
+}
+
+/** The GDAL command that makes a file GeoWeave reads out of one it does not. */
+function convertHint(name: string, kind: string): string {
+  const stem = name.replace(/\.[^./]+$/, '');
+  return kind === 'vector' ? `ogr2ogr ${stem}.gpkg ${name}` : `gdal_translate ${name} ${stem}.tif`;
 }
 
 /** "; did you mean L7_ETMs.tif?" when a file of the data at hand is a likely typo of `name`. */
@@ -238,7 +247,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   // Files the task names that the data at hand lacks (a typo, a download not finished): the task
   // means them, so no other file of their kind stands in.
   const absent = task ? absentNames(task, [...data.items.map((it) => it.path), ...(data.archives ?? []).map((a) => a.path)]) : [];
-  const absentOf = (kind: string) => absent.filter((a) => (a.kinds as string[]).includes(kind)).map((a) => a.name);
+  const absentOf = (kind: string) => absent.filter((a) => (a.kinds as string[]).includes(kind));
   const indicators = task ? [...new Set(parseQuery(task).slots.indicator ?? [])] : [];
   const mentions = new Map<DataItem, Mention>();
   const mention = (it: DataItem): Mention => {
@@ -290,7 +299,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const archived = mine.length || namedArchive ? undefined : data.archives?.find((a) => holdsKind(a, kind));
       const gone = namedArchive || mine.length ? [] : absentOf(kind);
       notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
-        : gone.length ? `needs ${what} for ${p.name} — ${gone.join(', ')}, which the task names, is not among the data found here${nearName(gone[0], data.items.filter((it) => it.type === kind))}`
+        : gone[0]?.unread ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is ${gone[0].unread}, which GeoWeave does not read yet: convert it first (${convertHint(gone[0].name, kind)})`
+        : gone.length ? `needs ${what} for ${p.name} — ${gone.map((g) => g.name).join(', ')}, which the task names, is not among the data found here${nearName(gone[0].name, data.items.filter((it) => it.type === kind))}`
         : mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names`
           : archived ? `needs ${what} for ${p.name} — none found; ${archived.path} holds ${archived.holds}: extract it first`
             : `needs ${what} for ${p.name} — none found`);

@@ -55,7 +55,7 @@ async function check({ page, session, openFile, showPanel, describeTask, until, 
   const seen = [];
   for (const [task, tool, arg] of [
     ['Compute slope for N46E007.hgt', 'slope', 'dem=N46E007.hgt'],
-    ['Compute slope for n37_w122_1arc_v3.hdr', 'slope', 'dem=n37_w122_1arc_v3.hdr'],
+    ['Compute slope for n37_w122_1arc_v3.bil', 'slope', 'dem=n37_w122_1arc_v3.hdr'],
     ['Compute NDVI for flightline.hdr', 'ndvi', 'image=flightline.hdr'],
   ]) {
     const list = await describeTask(page, panel, task, session.userDir);

@@ -14,7 +14,7 @@ module.exports = {
   setup(ws, lib) {
     lib.notebook(path.join(ws, 'named-file.geonb'), '', ['# NDVI of the Landsat 7 scene']);
   },
-  async run({ page, session, ws, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
+  async run({ page, session, ws, openFile, showPanel, describeTask, extensionLog, until, cellTexts, cellState, outputTexts, shot }) {
     await openFile(page, 'named-file.geonb');
     const panel = await showPanel(page);
     const list = await describeTask(page, panel, TASK, session.userDir);
@@ -35,24 +35,32 @@ module.exports = {
     const text = await outputTexts(page);
     if (state !== 'ok') throw new Error(`the NDVI run failed: ${text.slice(0, 300)}`);
     const summary = text.split('\n').find((l) => /Mean NDVI/.test(l)) ?? '';
-    const fresh = await justDownloaded({ page, panel, ws, describeTask, userDir: session.userDir });
-    return `ndvi: "${ndvi.readiness}"; reason "…${ndvi.reason.slice(ndvi.reason.indexOf('needs'))}"; caveat "${ndvi.caveat.slice(0, 90)}…"; cell ran: "${summary.trim().slice(0, 80)}"; a file named at once after it landed: "${fresh}"`;
+    const fresh = await justDownloaded({ page, panel, ws, describeTask, extensionLog, userDir: session.userDir });
+    // A typo in the name: not ready on another scene, and the likely file offered.
+    const typo = (await describeTask(page, panel, 'Compute NDVI for L7_ETM.tif', session.userDir)).find((c) => c.id === 'ndvi');
+    if (typo?.ready || !/L7_ETM\.tif, which the task names, is not among the data found here; did you mean L7_ETMs\.tif\?/.test(`${typo?.reason} ${typo?.readiness}`)) throw new Error(`NDVI for a misspelt L7_ETM.tif: "${typo?.readiness}" / "${typo?.reason}"`);
+    return `ndvi: "${ndvi.readiness}"; reason "…${ndvi.reason.slice(ndvi.reason.indexOf('needs'))}"; caveat "${ndvi.caveat.slice(0, 90)}…"; cell ran: "${summary.trim().slice(0, 80)}"; a file named at once after it landed: ${fresh}; a typo: "${typo.reason.slice(typo.reason.indexOf('needs'))}"`;
   },
 };
 
-async function justDownloaded({ page, panel, ws, describeTask, userDir }) {
+async function justDownloaded({ page, panel, ws, describeTask, extensionLog, userDir }) {
+  // The scene arrives in a folder renamed into place, as unpackers and download managers finish:
+  // a file watcher reports the folder, not always the files in it.
   const name = 'LE07_20240601_fresh.tif';
-  const target = path.join(ws, 'landsat', name);
-  const part = path.join(ws, 'landsat', `.${name}.part`);
+  const part = path.join(ws, '.fresh.part');
+  const folder = path.join(ws, 'fresh');
   try {
-    fs.copyFileSync(path.join(ws, 'landsat', 'L7_ETMs.tif'), part);
-    fs.renameSync(part, target);
+    fs.mkdirSync(part);
+    fs.copyFileSync(path.join(ws, 'landsat', 'L7_ETMs.tif'), path.join(part, name));
+    fs.renameSync(part, folder);
     const list = await describeTask(page, panel, `Compute NDVI for ${name}`, userDir);
     const ndvi = list.find((c) => c.id === 'ndvi');
     if (!ndvi?.ready || !ndvi.readiness.includes(`image=${name}`)) throw new Error(`NDVI for ${name}, named right after it landed, is "${ndvi?.readiness}"`);
-    return ndvi.readiness;
+    // Whether the watcher had reported it by then or the panel looked again on the spot.
+    const relisted = extensionLog(userDir).includes(`the task names ${name}, not in the file list yet`);
+    return `"${ndvi.readiness}" (${relisted ? 'listed again on the spot' : 'already reported by the watcher'})`;
   } finally {
-    fs.rmSync(target, { force: true });
-    fs.rmSync(part, { force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
+    fs.rmSync(part, { recursive: true, force: true });
   }
 }
