@@ -2,7 +2,7 @@
  * Hostile raw rasters: ENVI and ESRI (EHdr) headers truncated, bit-flipped and with values no writer
  * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
  * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
- * tiles of wrong sizes and names. Each is opened and read in full in a child process; a trial
+ * tiles of wrong sizes and names, and ESRI ASCII grids damaged the same ways. Each is opened and read in full in a child process; a trial
  * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
  */
 import { test } from 'node:test';
@@ -16,7 +16,7 @@ import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
 const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
 
-test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name', { timeout: 900_000 }, async () => {
+test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids', { timeout: 900_000 }, async () => {
   const room = trialRoom('gw-abuse-raw-');
   const { inDir, outside, outsideBefore, tally, runner } = room;
   const data = Buffer.alloc(40 * 30 * 3 * 2);
@@ -63,6 +63,20 @@ test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the
     for (const [label, name, size] of [['HGT of 1000 bytes', 'N10E010.hgt', 1000], ['HGT of a 3601² size named badly', 'tile.hgt', 3601 * 3601 * 2], ['HGT at N95', 'N95E010.hgt', 1201 * 1201 * 2], ['HGT empty', 'S01W001.hgt', 0]] as [string, string, number][]) {
       await trial(label, { [name]: Buffer.alloc(size, 1) }, name, { mustFail: true });
     }
+    // ESRI ASCII grids: damaged headers and values, sizes no writer uses, a FIFO .prj.
+    const asc = ['ncols 40', 'nrows 30', 'xllcorner 430000', 'yllcorner 4560000', 'cellsize 25', 'NODATA_value -9999',
+      ...Array.from({ length: 30 }, (_, y) => Array.from({ length: 40 }, (_, x) => ((x * 13 + y * 7) % 500) + (y % 3 ? '' : '.5')).join(' '))].join('\n') + '\n';
+    await trial('ASC intact', { 'grid.asc': Buffer.from(asc) }, 'grid.asc', { mustSucceed: true });
+    for (const [how, bytes] of damaged(Buffer.from(asc), rnd, 25, 25, 5)) await trial(`ASC ${how}`, { 'grid.asc': bytes }, 'grid.asc');
+    for (const [label, head] of [['ncols 0', 'ncols 0'], ['nrows -3', 'nrows -3'], ['ncols 2^40', 'ncols 1099511627776'], ['cellsize -25', 'cellsize -25'], ['cellsize NaN', 'cellsize x'],
+      ['nodata null', 'NODATA_value null'], ['nodata 1e400', 'NODATA_value 1e400'], ['xllcorner text', 'xllcorner west']] as [string, string][]) {
+      const key = head.split(' ')[0].toLowerCase();
+      const text = asc.split('\n').map((l) => (l.toLowerCase().startsWith(key + ' ') ? head : l)).join('\n');
+      await trial(`ASC ${label}`, { 'grid.asc': Buffer.from(text) }, 'grid.asc', { mustSucceed: label === 'nodata null' });
+    }
+    await trial('ASC header only', { 'grid.asc': Buffer.from(asc.split('\n').slice(0, 6).join('\n') + '\n') }, 'grid.asc', { mustFail: true });
+    await trial('ASC of 5 MB of one token', { 'grid.asc': Buffer.concat([Buffer.from('ncols 2\nnrows 1\ncellsize 1\n'), Buffer.alloc(5 << 20, 0x37)]) }, 'grid.asc', { mustFail: true });
+    await trial('ASC with a FIFO .prj', { 'grid.asc': Buffer.from(asc), 'grid.prj': 'fifo' }, 'grid.asc', { mustSucceed: true });
   } finally {
     closeRoom(room);
   }

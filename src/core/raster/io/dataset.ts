@@ -9,6 +9,7 @@ const httpClient = () => require('./http-client') as typeof import('./http-clien
 const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remote-sidecar');
 // SRTM height files load their reader when one is opened (it imports this module's toFloat).
 const hgtReader = () => require('./hgt') as typeof import('./hgt');
+const asciiGridReader = () => require('./ascii-grid') as typeof import('./ascii-grid');
 const enviReader = () => require('./envi') as typeof import('./envi');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
@@ -921,7 +922,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false, hgt = false;
+  let jp2 = false, vrt = false, hgt = false, asc = false;
   let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
@@ -943,6 +944,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && /\.hgt$/i.test(source)) hgt = true; // its reader says what is wrong with one that is not
       else if (!ok && (envi = enviReader().enviPair(source))) { /* an ENVI header, or the data file one describes */ }
       else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
+      else if (!ok && asciiGridReader().isAsciiGrid(head)) asc = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
@@ -956,6 +958,11 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (ehdr) {
     const ds = new (ehdrReader().EhdrDataset)(ehdr, (m) => new RasterError(m));
     await ds.init();
+    return ds;
+  }
+  if (asc) {
+    const ds = new (asciiGridReader().AsciiGridDataset)(source, (m) => new RasterError(m));
+    await ds.init(opts.signal);
     return ds;
   }
   if (hgt) {

@@ -126,16 +126,21 @@ export class EhdrDataset extends RawDataset {
   }
 
   private prjText(): string | undefined {
-    const dir = path.dirname(this.pair.data), stem = path.basename(this.pair.data, path.extname(this.pair.data)).toLowerCase();
-    try {
-      const prj = fs.readdirSync(dir).find((n) => n.toLowerCase() === `${stem}.prj`);
-      if (!prj) return undefined;
-      const file = path.join(dir, prj);
-      if (!fs.statSync(file).isFile() || fs.statSync(file).size > 1 << 20) return undefined;
-      return fs.readFileSync(file, 'latin1');
-    } catch {
-      return undefined;
-    }
+    return prjBeside(this.pair.data);
+  }
+}
+
+/** The text of the `.prj` beside `file` (same stem, any case), when there is a plain file of at most 1 MB. */
+export function prjBeside(file: string): string | undefined {
+  const dir = path.dirname(file), stem = path.basename(file, path.extname(file)).toLowerCase();
+  try {
+    const prj = fs.readdirSync(dir).find((n) => n.toLowerCase() === `${stem}.prj`);
+    if (!prj) return undefined;
+    const at = path.join(dir, prj);
+    if (!fs.statSync(at).isFile() || fs.statSync(at).size > 1 << 20) return undefined;
+    return fs.readFileSync(at, 'latin1');
+  } catch {
+    return undefined;
   }
 }
 
