@@ -235,6 +235,18 @@ test('readiness: a file the task names that is not there (a typo, a download not
   const slope = executability(manifest('slope'), { items: [s2, dem] }, { task: 'slope of n37_w122_1arc_v3.bil' });
   assert.equal(slope.args.dem, 'usgs/n37_w122_1arc_v3.hdr', slope.notes.join(' | '));
   assert.match(slope.notes.join(' | '), /n37_w122_1arc_v3\.hdr \(named in the task\)/);
+  // A one-band grid that says nothing of what it holds feeds elevation when the task names it for
+  // that, flagged as taken on the task's word; unnamed, it is no DEM.
+  const tile: DataItem = { path: 'os/SU42.asc', type: 'raster', bands: [{ index: 1 }], ...UTM50, grid: grid(50, 200) };
+  const named = executability(manifest('slope'), { items: [s2, tile] }, { task: 'slope of SU42.asc' });
+  assert.equal(named.ready, true, named.notes.join(' | '));
+  assert.equal(named.args.dem, 'os/SU42.asc');
+  assert.ok(named.notes.includes('needs a DEM — taken as such from SU42.asc (named in the task)'), named.notes.join(' | '));
+  assert.deepEqual(named.caveats, ['SU42.asc does not say what it holds: taken as a DEM because the task names it; check that it is']);
+  assert.equal(localizeNote(named.caveats![0], 'zh'), 'SU42.asc 未说明其内容：因任务点名而视作 DEM，请确认');
+  assert.equal(executability(manifest('slope'), { items: [s2, tile] }, { task: 'slope of the terrain' }).ready, false);
+  // A scene is not taken as elevation on a name: it has bands that say what they are.
+  assert.equal(executability(manifest('slope'), { items: [s2, tile] }, { task: 'slope of s2_scene.tif' }).ready, false);
 });
 
 test('readiness: data the task speaks of without naming the file comes first ("the DEM", "post-fire", years)', () => {

@@ -125,10 +125,21 @@ function feedByGuess(item: DataItem, p: ToolParam, paramNames: Set<string>): Fee
   return { item, bands, guessed: true };
 }
 
-function feedOf(item: DataItem, p: ToolParam, paramNames: Set<string>): Feed | undefined {
+function feedOf(item: DataItem, p: ToolParam, paramNames: Set<string>, named = false): Feed | undefined {
   const real = canFeed(item, p);
   if (real.ok) return { item, bands: real.bands, guessed: false };
-  return feedByGuess(item, p, paramNames);
+  return feedByGuess(item, p, paramNames) ?? (named ? takenAsNamed(item, p) : undefined);
+}
+
+/**
+ * A one-band raster that says nothing of what it holds (an ASCII grid `SU42.asc`, a GeoTIFF without
+ * descriptions) feeds an elevation input when the task names it for that: the analyst said what it
+ * is. Readiness flags it as taken on their word.
+ */
+function takenAsNamed(item: DataItem, p: ToolParam): Feed | undefined {
+  const roles = p.bands ?? [];
+  const bare = item.type === 'raster' && !item.producedBy && !item.product && !item.roles?.length && (item.bands?.length ?? 0) === 1 && !item.bands![0].role;
+  return bare && roles.length === 1 && roles[0] === 'dem' ? { item, bands: {}, guessed: true } : undefined;
 }
 
 /** Items whose file the task names ("… for L7_ETMs.tif", "urban_2018"), in the order it names them. */
@@ -262,7 +273,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   // What each input would take if the task said nothing: a mention is named only where it changed that.
   const unspoken: (DataItem | undefined)[] = [];
   const choices = required.map((p, i) => {
-    const feeds = data.items.map((it) => feedOf(it, p, paramNames)).filter((f): f is Feed => !!f);
+    const feeds = data.items.map((it) => feedOf(it, p, paramNames, isNamed(it))).filter((f): f is Feed => !!f);
     const ordered = orderForParam(p.name, feeds.map((f) => f.item)).map((it) => feeds.find((f) => f.item === it)!);
     const mine = ordered.filter((f) => isNamed(f.item)).sort((a, b) => named.findIndex((n) => sameFile(n.path, a.item.path)) - named.findIndex((n) => sameFile(n.path, b.item.path)));
     const rest = ordered.filter((f) => !isNamed(f.item));
@@ -338,7 +349,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       }
     } else if (roles.length) {
       const r = roles.find((x) => findRole(pick.item, x)) ?? roles[0];
-      notes.push(`needs ${roleLabel(r)} — found ${name}`);
+      notes.push(`needs ${roleLabel(r)} — ${pick.guessed ? 'taken as such from' : 'found'} ${name}`);
+      if (pick.guessed) caveats.push(`${fileName(pick.item)} does not say what it holds: taken as ${roleLabel(r)} because the task names it; check that it is`);
     } else {
       notes.push(`${p.name}: ${name}`);
     }

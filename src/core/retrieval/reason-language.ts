@@ -119,6 +119,8 @@ const CLAUSES: Phrase[] = [
   [/^needs the task's (.+?) for (\S+) — (.+?) holds sensor bands, not (.+): compute it first$/, (m) => `${m[2]} 需要任务中的 ${m[1]}：${m[3]} 是传感器波段，不是 ${m[4]}，请先计算`],
   [/^needs (.+?) — (found|guessed) in (.+?)(?: (bands?) ([\d, ]+))?$/, (m, c) => `需要${needs(m[1])}：${m[2] === 'found' ? '在' : '推测在'} ${itemZh(m[3], c)}${m[5] ? ` 的第 ${m[5]} 波段` : ''}${m[2] === 'found' ? '找到' : ''}`],
   [/^needs (.+?) — found (.+)$/, (m, c) => `需要${needs(m[1])}：已找到 ${itemZh(m[2], c)}`],
+  [/^needs (.+?) — taken as such from (.+)$/, (m, c) => `需要${needs(m[1])}：按任务所述采用 ${itemZh(m[2], c)}`],
+  [/^(.+?) does not say what it holds: taken as (.+?) because the task names it; check that it is$/, (m) => `${m[1]} 未说明其内容：因任务点名而视作${needs(m[2])}，请确认`],
   // Conflicts between inputs (executability.ts conflicts()).
   [/^(.+?) and (.+?) do not overlap \(both (.+)\)$/, (m) => `${m[1]} 与 ${m[2]} 不重叠（均为 ${m[3]}）`],
   [/^(.+?) \((.+?), near (.+?)\) and (.+?) \((.+?), near (.+?)\) do not overlap$/, (m) => `${m[1]}（${m[2]}，位于 ${m[3]} 附近）与 ${m[4]}（${m[5]}，位于 ${m[6]} 附近）不重叠`],

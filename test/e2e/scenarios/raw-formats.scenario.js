@@ -39,7 +39,7 @@ a = (1200 + 300 * np.sin(xx[:301, :301] / 30.0)).astype('<i2'); a.tofile(os.path
 open(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.hdr'), 'w').write('BYTEORDER I\\nLAYOUT BIL\\nNROWS 301\\nNCOLS 301\\nNBANDS 1\\nNBITS 16\\nPIXELTYPE SIGNEDINT\\nULXMAP -122\\nULYMAP 38\\nXDIM 0.000277777777777778\\nYDIM 0.000277777777777778\\nNODATA -9999\\n')
 open(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.prj'), 'w').write('Projection GEOGRAPHIC\\nDatum WGS84\\nUnits DD\\n')
 g = (90 + 25 * np.sin(xx[:160, :200] / 12.0) * np.cos(yy[:160, :200] / 17.0)).round(1)
-open(os.path.join(ws, 'dems', 'SU42_DTM.asc'), 'w').write('ncols 200\nnrows 160\nxllcorner 440000\nyllcorner 120000\ncellsize 50\nNODATA_value -9999\n' + '\n'.join(' '.join('%.1f' % v for v in row) for row in g) + '\n')
+open(os.path.join(ws, 'dems', 'SU42.asc'), 'w').write('ncols 200\nnrows 160\nxllcorner 440000\nyllcorner 120000\ncellsize 50\nNODATA_value -9999\n' + '\n'.join(' '.join('%.1f' % v for v in row) for row in g) + '\n')
 wl = np.linspace(400, 2500, 40)
 cube = np.stack([(800 + (i * 40 if w > 700 else i * 5) + 100 * np.sin(xx[:200, :240] / 20.0)).astype('<i2') for i, w in enumerate(wl)])
 cube.tofile(os.path.join(ws, 'hyper', 'flightline.img'))
@@ -58,7 +58,7 @@ async function check({ page, session, openFile, showPanel, describeTask, until, 
   for (const [task, tool, arg] of [
     ['Compute slope for N46E007.hgt', 'slope', 'dem=N46E007.hgt'],
     ['Compute slope for n37_w122_1arc_v3.bil', 'slope', 'dem=n37_w122_1arc_v3.hdr'],
-    ['Compute slope for SU42_DTM.asc', 'slope', 'dem=SU42_DTM.asc'],
+    ['Compute slope for SU42.asc', 'slope', 'dem=SU42.asc'],
     ['Compute NDVI for flightline.img', 'ndvi', 'image=flightline.hdr'],
   ]) {
     const list = await describeTask(page, panel, task, session.userDir);
