@@ -2,7 +2,8 @@
  * The raster viewer's value statistics against numpy: every band's minimum, maximum, mean,
  * population standard deviation and valid share over all pixels of a small raster (nodata left out,
  * scale and offset applied); a raster over 16 M pixels read from the smallest overview 1024 pixels
- * across, equal to numpy over GDAL's reading of that overview, and said to be approximate.
+ * across, equal to numpy over GDAL's reading of that overview, and said to be approximate; one
+ * without overviews read from every n-th block, equal to GDAL's own approximate statistics.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +57,10 @@ yy, xx = np.mgrid[0:4000, 0:5000]
 d.GetRasterBand(1).WriteArray(((xx // 7 + yy // 11) % 251).astype(np.uint8)); d.GetRasterBand(1).SetNoDataValue(250)
 d.BuildOverviews('AVERAGE', [2, 4, 8])
 d = None
+d = gdal.GetDriverByName('GTiff').Create('no_overviews.tif', 4500, 4000, 1, gdal.GDT_UInt16, ['TILED=YES', 'COMPRESS=DEFLATE'])
+d.SetGeoTransform((500000, 10, 0, 4600000, 0, -10)); d.SetProjection(s.ExportToWkt())
+d.GetRasterBand(1).WriteArray(((xx[:, :4500] * 3 + yy[:, :4500] * 5) % 9001 + (xx[:, :4500] // 700) * 400).astype(np.uint16)); d.GetRasterBand(1).SetNoDataValue(7)
+d = None
 `);
   const small = path.join(dir, 'small.tif');
   const s = await fileStatistics(small);
@@ -73,6 +78,21 @@ d = None
   close(l.table.rows[0], numpyStats(large, 1)[0], 'large.tif from its 1/4 overview');
   assert.equal(l.histogram?.title, 'Band 1 values (from an overview)');
   assert.equal(l.histogram?.counts.length, 64);
+
+  // Without overviews, every n-th block as GDAL's approximate statistics read them: the same
+  // minimum, maximum, mean and standard deviation as gdal's ComputeStatistics(approx_ok=True).
+  const bare = path.join(dir, 'no_overviews.tif');
+  const n = await fileStatistics(bare);
+  assert.equal(n.exact, false);
+  assert.equal(n.table.title, 'Band statistics: 18 of its 288 blocks (approximate)');
+  const gdalApprox = JSON.parse(py(`
+from osgeo import gdal
+import json
+d = gdal.Open(${JSON.stringify(bare)})  # kept referenced: a band outlives its dataset only by crashing
+print(json.dumps(d.GetRasterBand(1).ComputeStatistics(True)))`)) as number[];
+  const [, , min, max, mean, std] = n.table.rows[0] as number[];
+  [min, max, mean, std].forEach((v, i) => assert.ok(Math.abs(v - gdalApprox[i]) <= 1e-3 * Math.max(1, Math.abs(gdalApprox[i])), `sampled blocks column ${i}: ${v} vs GDAL approx ${gdalApprox[i]}`));
+  assert.equal(n.histogram?.title, 'Band 1 values (from sampled blocks)');
 
   // The viewer shows them after raster_info's own tables, in Chinese too.
   const view = await rasterFileView(small);
