@@ -225,6 +225,14 @@ test('readiness: a file the task names that is not there (a typo, a download not
   const gone = executability(manifest('ndvi'), { items: [s2] }, { task: 'NDVI of S2B_MSIL2A_Y.SAFE.zip' });
   assert.equal(gone.ready, false);
   assert.match(gone.notes.join(' | '), /S2B_MSIL2A_Y\.SAFE\.zip, which the task names, is not among the data found here/);
+  // A derived layer named for a later step ("the mean slope (slope.tif) inside the buffer") does not
+  // hold back a first step that reads a scene's bands; an input of values waits for it.
+  const later = 'take the dNBR > 0.27 burned area, buffer it by 1 km and give me the mean slope (slope.tif) inside the buffer';
+  const pair = executability(manifest('dnbr'), { items: [s2, { ...s2, path: 'fire_pre.tif' }, { ...s2, path: 'fire_post.tif' }] }, { task: later });
+  assert.deepEqual([pair.args.pre, pair.args.post], ['fire_pre.tif', 'fire_post.tif'], pair.notes.join(' | '));
+  const zonalLater = executability(manifest('zonal_stats'), { items: [s2, fields] }, { task: later });
+  assert.equal(zonalLater.ready, false);
+  assert.match(zonalLater.notes.join(' | '), /slope\.tif, which the task names, is not among the data found here/);
   // A format GeoWeave does not read: said so, with the conversion, rather than another file used.
   const nc = executability(manifest('raster_stats'), { items: [s2] }, { task: 'monthly mean of era5_t2m_2024.nc' });
   assert.equal(nc.ready, false);

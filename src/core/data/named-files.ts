@@ -68,7 +68,13 @@ export interface AbsentName {
   name: string;
   kinds: ('raster' | 'vector')[];
   unread?: string;
+  /** The name is that of a derived layer ("slope.tif", "ndvi_2024.tif", "burn_mask.tif"): it can be
+   *  what an input of values takes, not a scene's bands or a DEM. */
+  product: boolean;
 }
+
+/** Words of derived layers in file names: indices, terrain derivatives, masks, classes. */
+const PRODUCT = /(^|[^a-z])(slope|aspect|hillshade|curvature|tpi|tri|ndvi|evi|savi|ndwi|mndwi|ndbi|ndmi|nbr|dnbr|rdnbr|lst|mask|class|classes|classified|classification|landcover|lulc|severity|flow|accumulation|distance|buffer|change|diff|difference|zones?|stats)([^a-z]|$)/;
 
 /**
  * The names in `task` that none of `paths` is (see unlistedNames): a typo, or a file not yet
@@ -80,11 +86,12 @@ export function absentNames(task: string, paths: readonly string[]): AbsentName[
   for (const name of unlistedNames(task, paths)) {
     if (ARCHIVE_FILE.test(name)) {
       if (isListed(name.replace(ARCHIVE_FILE, ''), paths)) continue;
-      out.push({ name, kinds: ['raster', 'vector'] });
+      out.push({ name, kinds: ['raster', 'vector'], product: false });
     } else {
+      const product = PRODUCT.test(name.toLowerCase().replace(/^.*\//, '').replace(/\.[^.]+$/, ''));
       const unread = UNREAD.find((u) => u.re.test(name));
-      if (unread) out.push({ name, kinds: [unread.kind], unread: unread.format });
-      else out.push({ name, kinds: VECTOR_DATA.test(name) ? ['vector'] : ['raster'] });
+      if (unread) out.push({ name, kinds: [unread.kind], unread: unread.format, product });
+      else out.push({ name, kinds: VECTOR_DATA.test(name) ? ['vector'] : ['raster'], product });
     }
   }
   return out;

@@ -258,7 +258,12 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   // Files the task names that the data at hand lacks (a typo, a download not finished): the task
   // means them, so no other file of their kind stands in.
   const absent = task ? absentNames(task, [...data.items.map((it) => it.path), ...(data.archives ?? []).map((a) => a.path)]) : [];
-  const absentOf = (kind: string) => absent.filter((a) => (a.kinds as string[]).includes(kind));
+  // A derived layer's name ("slope.tif" for a later zonal step) is not what a scene's bands or a DEM
+  // input takes, so it holds back only inputs of values.
+  const absentOf = (p: ToolParam) => {
+    const kind = p.type === 'array' ? 'raster' : p.type;
+    return absent.filter((a) => (a.kinds as string[]).includes(kind) && !(a.product && p.bands?.length));
+  };
   const indicators = task ? [...new Set(parseQuery(task).slots.indicator ?? [])] : [];
   const mentions = new Map<DataItem, Mention>();
   const mention = (it: DataItem): Mention => {
@@ -280,7 +285,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     // When the task names files of the input's kind, only those are its choices: a tool that cannot
     // use them is not ready on another file instead.
     const kind = p.type === 'array' ? 'raster' : p.type;
-    if (named.some((n) => n.type === kind) || namedArchives.some((a) => holdsKind(a, kind)) || absentOf(kind).length) return mine;
+    if (named.some((n) => n.type === kind) || namedArchives.some((a) => holdsKind(a, kind)) || absentOf(p).length) return mine;
     // Then what the task speaks of without naming it ("the DEM", "the post-fire scene", "2018"). For a
     // pair of dates only whether it does, so that the earlier date still comes first.
     const pair = isPairParam(p.name);
@@ -308,7 +313,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const mine = named.filter((n) => n.type === kind).map(fileName);
       const namedArchive = namedArchives.find((a) => holdsKind(a, kind));
       const archived = mine.length || namedArchive ? undefined : data.archives?.find((a) => holdsKind(a, kind));
-      const gone = namedArchive || mine.length ? [] : absentOf(kind);
+      const gone = namedArchive || mine.length ? [] : absentOf(p);
       notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
         : gone[0]?.unread ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is ${gone[0].unread}, which GeoWeave does not read yet: convert it first (${convertHint(gone[0].name, kind)})`
         : gone.length ? `needs ${what} for ${p.name} — ${gone.map((g) => g.name).join(', ')}, which the task names, is not among the data found here${nearName(gone[0].name, data.items.filter((it) => it.type === kind))}`
