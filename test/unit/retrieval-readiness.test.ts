@@ -54,6 +54,11 @@ test('files named in a task: whole names, stems that cannot be ordinary words, C
   assert.deepEqual(named('slope from the dem'), []);
   assert.deepEqual(named('slope from dem.tif.'), ['dem.tif']);
   assert.deepEqual(named('s2_scene.tiff'), []);
+  // Files of one name in different folders: the folder the task gives picks one; the name alone names both.
+  const dated: DataItem[] = [{ ...s2, path: 'scenes/2018/B04.tif' }, { ...s2, path: 'scenes/2024/B04.tif' }];
+  assert.deepEqual(namedInTask('red band of 2024/B04.tif', dated).map((i) => i.path), ['scenes/2024/B04.tif']);
+  assert.deepEqual(namedInTask('red band of scenes\\2018\\B04.tif', dated).map((i) => i.path), ['scenes/2018/B04.tif']);
+  assert.deepEqual(namedInTask('red band of B04.tif', dated).map((i) => i.path), ['scenes/2018/B04.tif', 'scenes/2024/B04.tif']);
 });
 
 test('readiness: a file the task names is used and said so; its bands are a guess when it has no descriptions', () => {

@@ -152,19 +152,29 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
     const m = re.exec(text);
     return m ? m.index + m[1].length : -1;
   };
-  const hits: { item: DataItem; at: number }[] = [];
+  const hits: { item: DataItem; at: number; depth: number }[] = [];
   for (const item of items) {
     const base = path.basename(item.path).toLowerCase();
     const stem = base.replace(/\.[a-z0-9]+$/, '');
+    // The longest tail of the item's path the task writes out ("2024/B04.tif" of scenes/2024/B04.tif):
+    // of two files of one name in different folders, the one whose folder the task gives is meant.
+    const parts = item.path.toLowerCase().split(/[\\/]+/).filter(Boolean);
+    let depth = 0;
+    for (let k = parts.length; k >= 2 && !depth; k--) {
+      const tail = parts.slice(parts.length - k);
+      const j = Math.max(at(tail.join('/')), at(tail.join('\\')));
+      if (j >= 0) depth = k;
+    }
     // A bare stem counts only when it cannot be an ordinary word ("dem" is, "urban_2018" is not).
     let i = at(base);
     // A raw raster is listed as its header; the analyst names the data file USGS or ENVI delivered.
     if (i < 0 && base.endsWith('.hdr')) i = Math.min(...['bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw'].map((e) => at(`${stem}.${e}`)).map((x) => (x < 0 ? Infinity : x)));
     if (i === Infinity) i = -1;
     if (i < 0 && stem.length >= 4 && /[_\-\d]/.test(stem)) i = at(stem);
-    if (i >= 0 && !hits.some((h) => sameFile(h.item.path, item.path))) hits.push({ item, at: i });
+    if (i >= 0 && !hits.some((h) => sameFile(h.item.path, item.path))) hits.push({ item, at: i, depth });
   }
-  return hits.sort((a, b) => a.at - b.at).map((h) => h.item);
+  const deepest = (h: { item: DataItem; depth: number }) => hits.every((o) => path.basename(o.item.path).toLowerCase() !== path.basename(h.item.path).toLowerCase() || o.depth <= h.depth);
+  return hits.filter(deepest).sort((a, b) => a.at - b.at).map((h) => h.item);
 }
 
 /** The GDAL command that makes a file GeoWeave reads out of one it does not. */
