@@ -2,7 +2,7 @@
  * Hostile raw rasters: ENVI and ESRI (EHdr) headers truncated, bit-flipped and with values no writer
  * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
  * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
- * tiles of wrong sizes and names, and ESRI ASCII grids damaged the same ways. Each is opened and read in full in a child process; a trial
+ * tiles of wrong sizes and names, and ESRI ASCII grids and DTED tiles damaged the same ways. Each is opened and read in full in a child process; a trial
  * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
  */
 import { test } from 'node:test';
@@ -16,7 +16,7 @@ import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
 const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
 
-test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids', { timeout: 900_000 }, async () => {
+test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids and DTED tiles', { timeout: 900_000 }, async () => {
   const room = trialRoom('gw-abuse-raw-');
   const { inDir, outside, outsideBefore, tally, runner } = room;
   const data = Buffer.alloc(40 * 30 * 3 * 2);
@@ -77,6 +77,29 @@ test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the
     await trial('ASC header only', { 'grid.asc': Buffer.from(asc.split('\n').slice(0, 6).join('\n') + '\n') }, 'grid.asc', { mustFail: true });
     await trial('ASC of 5 MB of one token', { 'grid.asc': Buffer.concat([Buffer.from('ncols 2\nnrows 1\ncellsize 1\n'), Buffer.alloc(5 << 20, 0x37)]) }, 'grid.asc', { mustFail: true });
     await trial('ASC with a FIFO .prj', { 'grid.asc': Buffer.from(asc), 'grid.prj': 'fifo' }, 'grid.asc', { mustSucceed: true });
+    // DTED: a level-0 tile written here (UHL, DSI, ACC, 121 column records), damaged and cut.
+    const header = (text: string, size: number, fields: [number, string][]) => {
+      const b = Buffer.alloc(size, 0x20);
+      b.write(text, 0, 'latin1');
+      for (const [at, v] of fields) b.write(v, at, 'latin1');
+      return b;
+    };
+    const columns = Array.from({ length: 121 }, (_, c) => {
+      const rec = Buffer.alloc(12 + 2 * 121);
+      rec[0] = 0xaa; rec.writeUInt16BE(c, 2); rec.writeUInt16BE(c, 4);
+      for (let r = 0; r < 121; r++) rec.writeUInt16BE(((c * 7 + r * 3) % 3000) | (r === 60 && c % 9 === 0 ? 0x8000 : 0), 8 + 2 * r);
+      return rec;
+    });
+    const dted = Buffer.concat([header('UHL1', 80, [[4, '0070000E'], [12, '0460000N'], [20, '0300'], [24, '0300'], [47, '0121'], [51, '0121']]),
+      header('DSI', 648, [[144, 'WGS84']]), header('ACC', 2700, []), ...columns]);
+    await trial('DTED intact', { 'tile.dt0': dted }, 'tile.dt0', { mustSucceed: true });
+    for (const [how, bytes] of damaged(dted, rnd, 25, 25, 5)) await trial(`DTED ${how}`, { 'tile.dt0': bytes }, 'tile.dt0');
+    for (const [label, at, text] of [['size 0', 47, '0000'], ['size 9999', 47, '9999'], ['interval 0', 20, '0000'], ['latitude text', 12, 'ABCDEFGN']] as [string, number, string][]) {
+      const bytes = Buffer.from(dted);
+      bytes.write(text, at, 'latin1');
+      await trial(`DTED ${label}`, { 'tile.dt0': bytes }, 'tile.dt0');
+    }
+    await trial('DTED headers only', { 'tile.dt0': dted.subarray(0, 80 + 648 + 2700) }, 'tile.dt0', { mustFail: true });
   } finally {
     closeRoom(room);
   }

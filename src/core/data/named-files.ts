@@ -17,14 +17,13 @@ const UNREAD: { re: RegExp; format: string; kind: 'raster' | 'vector' }[] = [
   { re: /\.(hdf|hdf4|h4|he4|hdf5|h5|he5)$/i, format: 'HDF', kind: 'raster' },
   { re: /\.(grib|grb|grib2|grb2)$/i, format: 'GRIB', kind: 'raster' },
   { re: /\.img$/i, format: 'ERDAS Imagine', kind: 'raster' },
-  { re: /\.dt[0-2]$/i, format: 'DTED', kind: 'raster' },
   { re: /\.(sid|ecw)$/i, format: 'MrSID/ECW', kind: 'raster' },
   { re: /\.(las|laz)$/i, format: 'LAS point cloud', kind: 'raster' },
   { re: /\.gdb$/i, format: 'Esri file geodatabase', kind: 'vector' },
   { re: /\.(tab|mif)$/i, format: 'MapInfo', kind: 'vector' },
   { re: /\.(gml|dxf)$/i, format: 'GML/DXF', kind: 'vector' },
 ];
-const UNREAD_EXTENSIONS = ['nc', 'nc4', 'cdf', 'hdf', 'hdf4', 'h4', 'he4', 'hdf5', 'h5', 'he5', 'grib', 'grb', 'grib2', 'grb2', 'dt0', 'dt1', 'dt2', 'sid', 'ecw', 'las', 'laz', 'gdb', 'tab', 'mif', 'gml', 'dxf'];
+const UNREAD_EXTENSIONS = ['nc', 'nc4', 'cdf', 'hdf', 'hdf4', 'h4', 'he4', 'hdf5', 'h5', 'he5', 'grib', 'grb', 'grib2', 'grb2', 'sid', 'ecw', 'las', 'laz', 'gdb', 'tab', 'mif', 'gml', 'dxf'];
 
 const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe', 'bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw', ...UNREAD_EXTENSIONS].map((e) => e.toLowerCase()))]
   // "tar.gz" before "gz"-less "tar": the longer ending wins.

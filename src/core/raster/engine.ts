@@ -388,8 +388,9 @@ function outlineLonLat(geo: RasterDataset['geo'], file: string, box: [number, nu
   }
 }
 
-/** SRTM tiles by their names: N37W122.hgt, and USGS EarthExplorer's n37_w122_1arc_v3.bil/.tif. */
-const SRTM_TILE = /\.hgt$|^[ns]\d{1,2}_[ew]\d{1,3}_[13]arc_v\d/;
+/** Elevation by name or format: SRTM tiles (N37W122.hgt, USGS EarthExplorer's n37_w122_1arc_v3.bil/.tif)
+ *  and DTED, which holds nothing but terrain. */
+const SRTM_TILE = /\.hgt$|\.dt[0-3]$|^[ns]\d{1,2}_[ew]\d{1,3}_[13]arc_v\d/;
 
 /** Data-context entry for a raster: bands with roles from descriptions, whole-raster roles (dem, class, mask), CRS. */
 export async function describeRaster(p: string, cwd?: string): Promise<DataItem> {

@@ -10,6 +10,7 @@ const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remo
 // SRTM height files load their reader when one is opened (it imports this module's toFloat).
 const hgtReader = () => require('./hgt') as typeof import('./hgt');
 const asciiGridReader = () => require('./ascii-grid') as typeof import('./ascii-grid');
+const dtedReader = () => require('./dted') as typeof import('./dted');
 const enviReader = () => require('./envi') as typeof import('./envi');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
@@ -922,7 +923,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false, hgt = false, asc = false;
+  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false;
   let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
@@ -944,6 +945,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && /\.hgt$/i.test(source)) hgt = true; // its reader says what is wrong with one that is not
       else if (!ok && (envi = enviReader().enviPair(source))) { /* an ENVI header, or the data file one describes */ }
       else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
+      else if (!ok && (/\.dt[0-3]$/i.test(source) || head.toString('latin1', 0, 3) === 'UHL')) dted = true; // its reader says what is wrong with one that is not
       else if (!ok && asciiGridReader().isAsciiGrid(head)) asc = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
@@ -957,6 +959,11 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   }
   if (ehdr) {
     const ds = new (ehdrReader().EhdrDataset)(ehdr, (m) => new RasterError(m));
+    await ds.init();
+    return ds;
+  }
+  if (dted) {
+    const ds = new (dtedReader().DtedDataset)(source, (m) => new RasterError(m));
     await ds.init();
     return ds;
   }
