@@ -1,4 +1,5 @@
 /** Band-role resolution: explicit arguments, band descriptions, sensor presets, or {role: path} mappings. */
+import { planetLayout } from './planet-names';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openRaster, RasterDataset } from './io/dataset';
@@ -199,6 +200,9 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
   // An imaging spectrometer's bands named by wavelength: the one nearest the role's centre.
   const byWavelength = [...wavelengthRoles(ds.bandDescriptions)].find(([, r]) => r === role)?.[0];
   if (byWavelength !== undefined && !sensor) return { band: byWavelength, how: `wavelength "${ds.bandDescriptions[byWavelength - 1]}"` };
+  // A Planet product's name says its layout (planet-names.ts) where its bands say nothing.
+  const planet = !sensor && ds.bandDescriptions.every((d) => !roleFromDescription(d)) ? planetLayout(file, ds.bandCount) : undefined;
+  if (planet?.bands[role] !== undefined) return { band: planet.bands[role], how: `${planet.label} band ${planet.bands[role]} (by the product's file name)` };
   if (sensor) {
     const idx = presetLayout(sensor, ds.bandCount)?.[role];
     if (idx !== undefined && idx <= ds.bandCount) return { band: idx, how: `${sensor} preset band ${idx}` };

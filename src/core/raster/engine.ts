@@ -1,4 +1,5 @@
 /** The raster engine: validates and coerces arguments, runs builtin tools, guarantees quicklooks. */
+import { planetLayout } from './planet-names';
 import { wavelengthRoles } from './wavelength-roles';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -398,8 +399,12 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
   try {
     const naming = landsatFromNames(ds.bandDescriptions);
     const byWavelength = wavelengthRoles(ds.bandDescriptions);
+    // Where no band says what it is, a Planet product's name does (planet-names.ts).
+    const described = ds.bandDescriptions.some((d, i) => roleForSensor(d, naming, roleFromDescription) ?? byWavelength.get(i + 1));
+    const planet = described ? undefined : planetLayout(p, ds.bandCount);
+    const planetRole = new Map(Object.entries(planet?.bands ?? {}).map(([r, b]) => [b, r]));
     const bands = ds.bandDescriptions.map((d, i) => {
-      const role = roleForSensor(d, naming, roleFromDescription) ?? byWavelength.get(i + 1);
+      const role = roleForSensor(d, naming, roleFromDescription) ?? byWavelength.get(i + 1) ?? planetRole.get(i + 1);
       return { index: i + 1, ...(role ? { role } : {}), ...(d ? { description: d } : {}) };
     });
     const roles: string[] = [];
