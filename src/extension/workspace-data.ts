@@ -16,7 +16,9 @@ import { usableMcpServers } from '../core/notebook/mcp-config';
 import type { ArchivedData } from '../core/retrieval/types';
 import { ARCHIVE_GLOB_EXTENSIONS, describeArchive, type ArchiveSummary } from '../core/data/archive/archive';
 import { unlistedNames } from '../core/data/named-files';
+import { whyUnreadable } from '../core/data/scan';
 
+const RASTER_FILE_OR_VECTOR = new RegExp(`\\.(${[...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS].join('|')})$`, 'i');
 const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},${VECTOR_GLOB_EXTENSIONS.join(',')}}`;
 const ARCHIVE_GLOB = `**/*.{${ARCHIVE_GLOB_EXTENSIONS.join(',')}}`;
 // Hidden folders an extraction writes into before renaming them into place are never data.
@@ -24,7 +26,7 @@ const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**,**/.*.extracting
 
 export class WorkspaceData implements vscode.Disposable {
   private files?: Promise<string[]>;
-  private readonly described = new Map<string, { mtime: number; item: DataItem }>();
+  private readonly described = new Map<string, { mtime: number; item?: DataItem; reason?: string }>();
   private readonly watcher: vscode.FileSystemWatcher;
   private archiveFiles?: Promise<string[]>;
   private readonly listed = new Map<string, { mtime: number; summary: ArchiveSummary }>();
@@ -106,9 +108,14 @@ export class WorkspaceData implements vscode.Disposable {
     }
     if (task) await this.lookForNamed(task, outputs.map((o) => o.path));
     const files: DataItem[] = [];
+    const unreadable: { path: string; reason: string }[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
       if (item) files.push(item);
+      else {
+        const reason = this.described.get(dir ? path.resolve(dir, rel) : rel)?.reason;
+        if (reason) unreadable.push({ path: rel, reason });
+      }
     }
     const roleCount = (it: DataItem) => (it.bands ?? []).filter((b) => b.role).length;
     files.splice(0, files.length, ...withBandProducts(files));
@@ -116,7 +123,7 @@ export class WorkspaceData implements vscode.Disposable {
     // The MCP servers this folder configures: a tool of another server is not ready here.
     const mcpServers = dir ? usableMcpServers(dir) : undefined;
     const archives = await this.archives();
-    return { items: [...outputs, ...files], ...(mcpServers ? { mcpServers } : {}), ...(archives.length ? { archives } : {}) };
+    return { items: [...outputs, ...files], ...(mcpServers ? { mcpServers } : {}), ...(archives.length ? { archives } : {}), ...(unreadable.length ? { unreadable } : {}) };
   }
 
   /** Lists the workspace again when the task names a file the lists lack: the watcher reports a
@@ -141,10 +148,16 @@ export class WorkspaceData implements vscode.Disposable {
       const hit = this.described.get(abs);
       if (hit && hit.mtime === mtime) return hit.item;
       let item: DataItem;
-      if (type === 'vector') item = describeVector(rel, dir);
-      else {
-        const { describeRaster } = await rasterEngine();
-        item = { ...(await describeRaster(rel, dir)), path: rel };
+      try {
+        if (type === 'vector') item = describeVector(rel, dir);
+        else {
+          const { describeRaster } = await rasterEngine();
+          item = { ...(await describeRaster(rel, dir)), path: rel };
+        }
+      } catch (e) {
+        // Kept with why, so a task naming the file is told it cannot be read (and it is not tried again until it changes).
+        this.described.set(abs, { mtime, reason: whyUnreadable(e, abs) });
+        throw e;
       }
       this.described.set(abs, { mtime, item });
       return item;
@@ -161,7 +174,9 @@ export class WorkspaceData implements vscode.Disposable {
     const files = new Set(await this.listFiles());
     const out: DataItem[] = [];
     for (const p of new Set(paths)) {
-      if (!files.has(p)) continue;
+      // A data file in the workspace that the list lacks landed a moment ago (the watcher reports late).
+      const landed = !!dir && RASTER_FILE_OR_VECTOR.test(p) && !path.isAbsolute(p) && !path.relative(dir, path.resolve(dir, p)).startsWith('..') && fs.existsSync(path.resolve(dir, p));
+      if (!files.has(p) && !landed) continue;
       const item = await this.describe(p, dir, VECTOR_DATA.test(p) ? 'vector' : 'raster');
       if (item) out.push(item);
     }

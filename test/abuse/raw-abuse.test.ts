@@ -2,7 +2,8 @@
  * Hostile raw rasters: ENVI and ESRI (EHdr) headers truncated, bit-flipped and with values no writer
  * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
  * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
- * tiles of wrong sizes and names, and ESRI ASCII grids and DTED tiles damaged the same ways. Each is opened and read in full in a child process; a trial
+ * tiles of wrong sizes and names, and ESRI ASCII grids, DTED tiles and NetCDF classic files damaged
+ * the same ways. Each is opened and read in full in a child process; a trial
  * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
  */
 import { test } from 'node:test';
@@ -12,11 +13,12 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { judge, emptyDir, fingerprint, damaged, trialRoom, closeRoom } from './harness';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
+import { era5LikeBytes } from '../helpers/netcdf-writer';
 
 const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
 const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
 
-test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids and DTED tiles', { timeout: 900_000 }, async () => {
+test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids, DTED tiles and NetCDF files', { timeout: 900_000 }, async () => {
   const room = trialRoom('gw-abuse-raw-');
   const { inDir, outside, outsideBefore, tally, runner } = room;
   const data = Buffer.alloc(40 * 30 * 3 * 2);
@@ -98,6 +100,18 @@ test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the
       const bytes = Buffer.from(dted);
       bytes.write(text, at, 'latin1');
       await trial(`DTED ${label}`, { 'tile.dt0': bytes }, 'tile.dt0');
+    }
+    // NetCDF classic: the ERA5-like file of each version, damaged and cut.
+    for (const version of [1, 2, 5] as const) {
+      const nc = era5LikeBytes(version);
+      await trial(`NetCDF CDF-${version} intact`, { 'era5.nc': nc }, 'era5.nc', { mustSucceed: true });
+      for (const [how, bytes] of damaged(nc, rnd, 20, 20, 5)) await trial(`NetCDF CDF-${version} ${how}`, { 'era5.nc': bytes }, 'era5.nc');
+    }
+    const nc1 = era5LikeBytes(1);
+    for (const [label, at, value] of [['numrecs 2^31', 4, 0x80000000], ['dimension count 2^30', 12, 0x40000000], ['name length 2^31', 16, 0x80000000]] as [string, number, number][]) {
+      const bytes = Buffer.from(nc1);
+      bytes.writeUInt32BE(value, at);
+      await trial(`NetCDF ${label}`, { 'era5.nc': bytes }, 'era5.nc', { mustFail: true });
     }
     await trial('DTED headers only', { 'tile.dt0': dted.subarray(0, 80 + 648 + 2700) }, 'tile.dt0', { mustFail: true });
   } finally {

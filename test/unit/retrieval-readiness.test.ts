@@ -239,10 +239,14 @@ test('readiness: a file the task names that is not there (a typo, a download not
   assert.equal(zonalLater.ready, false);
   assert.match(zonalLater.notes.join(' | '), /slope\.tif, which the task names, is not among the data found here/);
   // A format GeoWeave does not read: said so, with the conversion, rather than another file used.
-  const nc = executability(manifest('raster_stats'), { items: [s2] }, { task: 'monthly mean of era5_t2m_2024.nc' });
-  assert.equal(nc.ready, false);
-  assert.ok(nc.notes.includes('needs a raster for image — era5_t2m_2024.nc, which the task names, is NetCDF, which GeoWeave does not read yet: convert it first (gdal_translate era5_t2m_2024.nc era5_t2m_2024.tif)'), nc.notes.join(' | '));
-  assert.equal(localizeNote(nc.notes.at(-1)!, 'zh'), 'image 需要栅格：任务点名的 era5_t2m_2024.nc 是 NetCDF 格式，GeoWeave 暂不能读取，请先转换（gdal_translate era5_t2m_2024.nc era5_t2m_2024.tif）');
+  const hdf = executability(manifest('raster_stats'), { items: [s2] }, { task: 'mean NDVI in MOD13Q1.A2024001.h26v05.061.hdf' });
+  assert.equal(hdf.ready, false);
+  assert.ok(hdf.notes.includes('needs a raster for image — MOD13Q1.A2024001.h26v05.061.hdf, which the task names, is HDF, which GeoWeave does not read yet: convert it first (gdal_translate MOD13Q1.A2024001.h26v05.061.hdf MOD13Q1.A2024001.h26v05.061.tif)'), hdf.notes.join(' | '));
+  assert.equal(localizeNote(hdf.notes.at(-1)!, 'zh'), 'image 需要栅格：任务点名的 MOD13Q1.A2024001.h26v05.061.hdf 是 HDF 格式，GeoWeave 暂不能读取，请先转换（gdal_translate MOD13Q1.A2024001.h26v05.061.hdf MOD13Q1.A2024001.h26v05.061.tif）');
+  // A file that was found but could not be read says why (a NetCDF-4 file, here).
+  const nc4 = executability(manifest('raster_stats'), { items: [s2], unreadable: [{ path: 'climate/era5_t2m_2024.nc', reason: 'not a TIFF file (it is an HDF5 file (NetCDF-4 is one), which GeoWeave does not read yet)' }] }, { task: 'monthly mean of era5_t2m_2024.nc' });
+  assert.equal(nc4.ready, false);
+  assert.ok(nc4.notes.includes('needs a raster for image — era5_t2m_2024.nc, which the task names, cannot be read: not a TIFF file (it is an HDF5 file (NetCDF-4 is one), which GeoWeave does not read yet)'), nc4.notes.join(' | '));
   // The data file of a raw raster is named as delivered; the scan lists its header.
   const dem: DataItem = { path: 'usgs/n37_w122_1arc_v3.hdr', type: 'raster', roles: ['dem'], bands: [{ index: 1, role: 'dem' }], ...UTM50, grid: grid(30, 200) };
   const slope = executability(manifest('slope'), { items: [s2, dem] }, { task: 'slope of n37_w122_1arc_v3.bil' });

@@ -12,20 +12,20 @@ export const RAW_DATA = /\.(bil|bip|bsq|flt|img|dat|raw)$/i;
 
 /** Geodata formats GeoWeave does not read yet, by extension: a task naming one gets told so and
  *  how to convert it, instead of an answer for another file. */
-const UNREAD: { re: RegExp; format: string; kind: 'raster' | 'vector' }[] = [
-  { re: /\.(nc|nc4|cdf)$/i, format: 'NetCDF', kind: 'raster' },
-  { re: /\.(hdf|hdf4|h4|he4|hdf5|h5|he5)$/i, format: 'HDF', kind: 'raster' },
-  { re: /\.(grib|grb|grib2|grb2)$/i, format: 'GRIB', kind: 'raster' },
-  { re: /\.img$/i, format: 'ERDAS Imagine', kind: 'raster' },
-  { re: /\.(sid|ecw)$/i, format: 'MrSID/ECW', kind: 'raster' },
-  { re: /\.(las|laz)$/i, format: 'LAS point cloud', kind: 'raster' },
-  { re: /\.gdb$/i, format: 'Esri file geodatabase', kind: 'vector' },
-  { re: /\.(tab|mif)$/i, format: 'MapInfo', kind: 'vector' },
-  { re: /\.(gml|dxf)$/i, format: 'GML/DXF', kind: 'vector' },
+const UNREAD: { exts: string[]; format: string; kind: 'raster' | 'vector' }[] = [
+  { exts: ['nc4'], format: 'NetCDF-4', kind: 'raster' },
+  { exts: ['hdf', 'hdf4', 'h4', 'he4', 'hdf5', 'h5', 'he5'], format: 'HDF', kind: 'raster' },
+  { exts: ['grib', 'grb', 'grib2', 'grb2'], format: 'GRIB', kind: 'raster' },
+  { exts: ['img'], format: 'ERDAS Imagine', kind: 'raster' },
+  { exts: ['sid', 'ecw'], format: 'MrSID/ECW', kind: 'raster' },
+  { exts: ['las', 'laz'], format: 'LAS point cloud', kind: 'raster' },
+  { exts: ['gdb'], format: 'Esri file geodatabase', kind: 'vector' },
+  { exts: ['tab', 'mif'], format: 'MapInfo', kind: 'vector' },
+  { exts: ['gml', 'dxf'], format: 'GML/DXF', kind: 'vector' },
 ];
-const UNREAD_EXTENSIONS = ['nc', 'nc4', 'cdf', 'hdf', 'hdf4', 'h4', 'he4', 'hdf5', 'h5', 'he5', 'grib', 'grb', 'grib2', 'grb2', 'sid', 'ecw', 'las', 'laz', 'gdb', 'tab', 'mif', 'gml', 'dxf'];
+const extensionOf = (name: string) => /\.([^./]+)$/.exec(name.toLowerCase())?.[1] ?? '';
 
-const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe', 'bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw', ...UNREAD_EXTENSIONS].map((e) => e.toLowerCase()))]
+const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe', 'bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw', ...UNREAD.flatMap((u) => u.exts)].map((e) => e.toLowerCase()))]
   // "tar.gz" before "gz"-less "tar": the longer ending wins.
   .sort((a, b) => b.length - a.length)
   .map((e) => e.replace(/\./g, '\\.'));
@@ -88,7 +88,7 @@ export function absentNames(task: string, paths: readonly string[]): AbsentName[
       out.push({ name, kinds: ['raster', 'vector'], product: false });
     } else {
       const product = PRODUCT.test(name.toLowerCase().replace(/^.*\//, '').replace(/\.[^.]+$/, ''));
-      const unread = UNREAD.find((u) => u.re.test(name));
+      const unread = UNREAD.find((u) => u.exts.includes(extensionOf(name)));
       if (unread) out.push({ name, kinds: [unread.kind], unread: unread.format, product });
       else out.push({ name, kinds: VECTOR_DATA.test(name) ? ['vector'] : ['raster'], product });
     }

@@ -61,6 +61,7 @@ export function orderDataItems(items: DataItem[]): DataItem[] {
 /** Describes every data file under `dir`; unreadable rasters are reported through `warn` and left out. */
 export async function scanDataFolder(dir: string, warn: (msg: string) => void = () => {}): Promise<DataContext> {
   const items: DataItem[] = [];
+  const unreadable: { path: string; reason: string }[] = [];
   for (const rel of listDataFiles(dir)) {
     if (VECTOR.test(rel)) items.push(describeVector(rel, dir));
     else if (TABLE.test(rel)) items.push({ path: rel, type: 'table' });
@@ -69,10 +70,17 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
         items.push({ ...(await describeRaster(rel, dir)), path: rel });
       } catch (e) {
         warn(`cannot describe ${rel}: ${(e as Error).message}`);
+        unreadable.push({ path: rel, reason: whyUnreadable(e, path.resolve(dir, rel)) });
       }
     }
   }
-  return { items: orderDataItems(withBandProducts(items)), ...(await archivedData(dir, warn)) };
+  return { items: orderDataItems(withBandProducts(items)), ...(await archivedData(dir, warn)), ...(unreadable.length ? { unreadable } : {}) };
+}
+
+/** A reader's message without the file's path it starts with: what readiness quotes after the name. */
+export function whyUnreadable(e: unknown, abs: string): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.startsWith(abs + ': ') ? m.slice(abs.length + 2) : m;
 }
 
 /** The archives under `dir` that hold data and are not extracted yet, for readiness to point at. */

@@ -2,13 +2,14 @@
  * The raster files the engine reads, by extension: GeoTIFF, JPEG 2000 as Sentinel-2 SAFE products
  * deliver their bands (.jp2) or as a bare codestream (.j2k), and GDAL virtual rasters (.vrt: the
  * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt), and ENVI and ESRI (EHdr)
- * rasters by their header (.hdr beside the raw data), ESRI ASCII grids (.asc) and DTED tiles (.dt0–.dt2). Arguments that pass paths to a team's own tools
+ * rasters by their header (.hdr beside the raw data), ESRI ASCII grids (.asc), DTED tiles (.dt0–.dt2)
+ * and NetCDF classic files (.nc; NetCDF-4 is refused saying how to convert it). Arguments that pass paths to a team's own tools
  * accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2])$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc)$/i;
 
 /** JPEG 2000 by extension (the reader decodes on threads of its own; see io/jp2/decode-pool.ts). */
 export const JP2_FILE = /\.(jp2|j2k)$/i;
 
 /** Extensions for VS Code globs (`**\/*.{…}`), both cases where file systems care. */
-export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2'];
+export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC'];

@@ -268,6 +268,8 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   // Files the task names that the data at hand lacks (a typo, a download not finished): the task
   // means them, so no other file of their kind stands in.
   const absent = task ? absentNames(task, [...data.items.map((it) => it.path), ...(data.archives ?? []).map((a) => a.path)]) : [];
+  // Of those, the ones found but unreadable say why.
+  const unreadableWhy = (name: string) => data.unreadable?.find((u) => !absentNames(name, [u.path]).length)?.reason;
   // A derived layer's name ("slope.tif" for a later zonal step) is not what a scene's bands or a DEM
   // input takes, so it holds back only inputs of values.
   const absentOf = (p: ToolParam) => {
@@ -325,6 +327,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const archived = mine.length || namedArchive ? undefined : data.archives?.find((a) => holdsKind(a, kind));
       const gone = namedArchive || mine.length ? [] : absentOf(p);
       notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
+        : gone.length && unreadableWhy(gone[0].name) ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, cannot be read: ${unreadableWhy(gone[0].name)}`
         : gone[0]?.unread ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is ${gone[0].unread}, which GeoWeave does not read yet: convert it first (${convertHint(gone[0].name, kind)})`
         : gone.length ? `needs ${what} for ${p.name} — ${gone.map((g) => g.name).join(', ')}, which the task names, is not among the data found here${nearName(gone[0].name, data.items.filter((it) => it.type === kind))}`
         : mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names`

@@ -37,6 +37,9 @@ export interface DataContext {
   /** Archives in the workspace holding data not yet extracted (a `.SAFE.zip`, a Landsat `.tar`):
    *  an input with nothing to feed it says which of them holds what it needs. */
   archives?: ArchivedData[];
+  /** Data files found that could not be read, with why (a NetCDF-4 file, a damaged GeoTIFF): a task
+   *  naming one is told that, rather than answered for another file. */
+  unreadable?: { path: string; reason: string }[];
 }
 
 /** An archive's data as readiness speaks of it (core/data/archive summarizes it). */

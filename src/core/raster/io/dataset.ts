@@ -11,6 +11,7 @@ const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remo
 const hgtReader = () => require('./hgt') as typeof import('./hgt');
 const asciiGridReader = () => require('./ascii-grid') as typeof import('./ascii-grid');
 const dtedReader = () => require('./dted') as typeof import('./dted');
+const netcdfReader = () => require('./netcdf-classic') as typeof import('./netcdf-classic');
 const enviReader = () => require('./envi') as typeof import('./envi');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
@@ -911,7 +912,9 @@ function sniff(head: Buffer): string {
   if (h.startsWith('%PDF')) return 'it is a PDF document';
   if (h.startsWith('PK')) return 'it is a ZIP archive; extract it (GeoWeave: Extract Archive, or geoweave extract FILE) and give the GeoTIFF, JPEG 2000 or .SAFE folder inside';
   if (head[0] === 0x1f && head[1] === 0x8b) return 'it is gzip-compressed; extract it (GeoWeave: Extract Archive, or geoweave extract FILE for a .tar.gz) and give the GeoTIFF inside';
-  if (h.startsWith('\x89HDF') || h.startsWith('CDF')) return `it is a NetCDF/HDF file; ${convert.replace('IN', 'NETCDF:IN:variable')}`;
+  if (h.startsWith('\x89HDF')) return `it is an HDF5 file (NetCDF-4 is one), which GeoWeave does not read yet (it reads NetCDF classic); ${convert.replace('IN', 'NETCDF:IN:variable')}`;
+  if (h.startsWith('\x0e\x03\x13\x01')) return `it is an HDF4 file (MODIS and other NASA products), which GeoWeave does not read; ${convert.replace('IN', 'HDF4_EOS:EOS_GRID:IN:grid:field')}`;
+  if (h.startsWith('CDF')) return `it is a NetCDF file of a version GeoWeave does not know (byte 4 is ${head[3]}); ${convert.replace('IN', 'NETCDF:IN:variable')}`;
   if (h.startsWith('{') || h.startsWith('[')) return 'it looks like JSON';
   if (/^[\t\n\r\x20-\x7e]{4}/.test(h)) return 'it looks like text';
   return 'no TIFF signature II*/MM*';
@@ -923,7 +926,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false;
+  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false;
   let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
@@ -947,6 +950,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
       else if (!ok && (/\.dt[0-3]$/i.test(source) || head.toString('latin1', 0, 3) === 'UHL')) dted = true; // its reader says what is wrong with one that is not
       else if (!ok && asciiGridReader().isAsciiGrid(head)) asc = true;
+      else if (!ok && netcdfReader().isNetcdfClassic(head)) nc = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
     } finally { await fh.close(); }
@@ -959,6 +963,11 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   }
   if (ehdr) {
     const ds = new (ehdrReader().EhdrDataset)(ehdr, (m) => new RasterError(m));
+    await ds.init();
+    return ds;
+  }
+  if (nc) {
+    const ds = new (netcdfReader().NetcdfClassicDataset)(source, (m) => new RasterError(m));
     await ds.init();
     return ds;
   }

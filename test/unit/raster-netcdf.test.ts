@@ -1,0 +1,122 @@
+/**
+ * NetCDF classic files (CDF-1, CDF-2; CDF-5 against CDF-1) read as GDAL's netCDF driver reads one
+ * variable: a record variable of 5 time steps on a latitude/longitude grid rising from the south
+ * (ERA5 as the old CDS delivered it: short values with scale_factor/add_offset and _FillValue),
+ * written byte by byte, and a projected grid with its CRS in the grid mapping's WKT, written by
+ * GDAL. Size, bands, nodata, scale/offset, geotransform, CRS and samples of several windows equal
+ * GDAL's; values read as tools read them (scaled, fill left out, north up); the scan lists a
+ * NetCDF-4 file as unreadable and readiness for a task naming it says why; a file of two gridded
+ * variables, one cut short and one with a damaged header are refused saying what to do.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { openRaster } from '../../src/core/raster/io/dataset';
+import { scanDataFolder } from '../../src/core/data/scan';
+import { executability } from '../../src/core/retrieval/executability';
+import type { ToolManifest } from '../../src/core/manifests/types';
+import { gdalinfoJson, needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { writeEra5Like } from '../helpers/netcdf-writer';
+
+const skip = needGdal();
+
+test('NetCDF classic equals GDAL netCDF: record variable on a south-up lon/lat grid, scale/offset/fill; projected levels from GDAL', { ...skip, timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-nc-');
+  writeEra5Like(path.join(dir, 'era5_t2m.nc'), 1);
+  writeEra5Like(path.join(dir, 'era5_t2m_64bit.nc'), 2);
+  writeEra5Like(path.join(dir, 'era5_t2m_cdf5.nc'), 5);
+  py(String.raw`
+import os
+from osgeo import gdal, osr
+import numpy as np
+gdal.UseExceptions()
+os.chdir(${JSON.stringify(dir)})
+s = osr.SpatialReference(); s.ImportFromEPSG(32633)
+m = gdal.GetDriverByName('MEM').Create('', 50, 35, 1, gdal.GDT_Float32)
+m.SetGeoTransform((400000, 30, 0, 5000000, 0, -30)); m.SetProjection(s.ExportToWkt())
+yy, xx = np.mgrid[0:35, 0:50]
+a = (0.2 + 0.01 * xx - 0.005 * yy).astype(np.float32); a[5, 7] = -9999
+m.GetRasterBand(1).WriteArray(a); m.GetRasterBand(1).SetNoDataValue(-9999)
+gdal.Translate('ndvi_utm.nc', m, format='netCDF', creationOptions=['FORMAT=NC'])
+gdal.Translate('ndvi_utm_nc4.nc', m, format='netCDF', creationOptions=['FORMAT=NC4'])
+`);
+  for (const name of ['era5_t2m.nc', 'era5_t2m_64bit.nc', 'ndvi_utm.nc']) {
+    const file = path.join(dir, name);
+    const info = gdalinfoJson(file);
+    const ds = await openRaster(file);
+    try {
+      assert.deepEqual([ds.width, ds.height, ds.bandCount], [info.size[0], info.size[1], info.bands.length], name);
+      assert.equal(ds.nodata, info.bands[0].noDataValue ?? null, `${name} nodata`);
+      assert.equal(ds.scales[0], info.bands[0].scale ?? 1, `${name} scale`);
+      assert.equal(ds.offsets[0], info.bands[0].offset ?? 0, `${name} offset`);
+      ds.geo.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - info.geoTransform[i]) < 1e-6, `${name} geotransform[${i}] ${v} vs GDAL ${info.geoTransform[i]}`));
+      assert.equal(ds.geo.epsg, name.startsWith('ndvi') ? 32633 : 4326, `${name} CRS`);
+      for (const band of [1, ds.bandCount]) {
+        for (const [x, y, w, h] of [[0, 0, ds.width, ds.height], [5, 3, 11, 7], [ds.width - 1, ds.height - 1, 1, 1]]) {
+          const ref = readF64(py(`
+from osgeo import gdal
+import numpy as np, tempfile
+d = gdal.Open(${JSON.stringify(file)}); a = d.GetRasterBand(${band}).ReadAsArray(${x}, ${y}, ${w}, ${h}).astype('f8')
+f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
+          const raw = await ds.readWindowRaw(band, x, y, w, h);
+          let bad = 0;
+          for (let i = 0; i < ref.length; i++) if (raw[i] !== ref[i] && !(Number.isNaN(raw[i]) && Number.isNaN(ref[i]))) bad++;
+          assert.equal(bad, 0, `${name} band ${band} window ${x},${y} ${w}x${h}`);
+        }
+      }
+    } finally {
+      await ds.close();
+    }
+  }
+  // CDF-5 (which this GDAL's netCDF library does not open) holds the same as the CDF-1 file.
+  const [one, five] = await Promise.all([openRaster(path.join(dir, 'era5_t2m.nc')), openRaster(path.join(dir, 'era5_t2m_cdf5.nc'))]);
+  try {
+    assert.deepEqual([five.width, five.height, five.bandCount, five.dtype, five.nodata, five.scales[0], five.offsets[0], five.geo], [one.width, one.height, one.bandCount, one.dtype, one.nodata, one.scales[0], one.offsets[0], one.geo]);
+    for (let b = 1; b <= one.bandCount; b++) assert.deepEqual(Array.from(await five.readWindowRaw(b, 0, 0, 40, 30)), Array.from(await one.readWindowRaw(b, 0, 0, 40, 30)), `CDF-5 band ${b}`);
+  } finally {
+    await one.close();
+    await five.close();
+  }
+  // Values as tools read them: scale and offset applied, the fill left out, rows north up.
+  const ds = await openRaster(path.join(dir, 'era5_t2m.nc'));
+  try {
+    const top = await ds.readWindow(3, 0, 0, 2, 1);
+    assert.ok(Math.abs(top[0] - (270 + Math.round((15 - 0.3 * 29 + 4) / 0.0015) * 0.0015)) < 1e-3, `north-west corner of step 3: ${top[0]}`);
+    const hole = await ds.readWindow(1, 3, 30 - 1 - 4, 1, 1);
+    assert.ok(Number.isNaN(hole[0]), 'the _FillValue reads as no data');
+  } finally {
+    await ds.close();
+  }
+  // The scan lists the classic files and reports the NetCDF-4 one as unreadable, with why.
+  const data = await scanDataFolder(dir);
+  assert.ok(data.items.some((it) => it.path === 'era5_t2m.nc' && it.crs === 'EPSG:4326'));
+  const why = data.unreadable?.find((u) => u.path === 'ndvi_utm_nc4.nc')?.reason ?? '';
+  assert.match(why, /HDF5 file \(NetCDF-4 is one\), which GeoWeave does not read yet/);
+  const stats = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests/raster_stats.json'), 'utf8')) as ToolManifest;
+  const r = executability(stats, data, { task: 'monthly mean of ndvi_utm_nc4.nc' });
+  assert.equal(r.ready, false);
+  assert.match(r.notes.join(' | '), /ndvi_utm_nc4\.nc, which the task names, cannot be read: not a TIFF file \(it is an HDF5 file/);
+});
+
+test('NetCDF files GeoWeave cannot take as one raster are refused saying what to do', { ...skip, timeout: 120_000 }, async () => {
+  const dir = tmpDir('gw-nc-bad-');
+  py(String.raw`
+import os
+from osgeo import gdal
+import numpy as np
+os.chdir(${JSON.stringify(dir)})
+for n, bands in (('a.nc', 1), ('two_bands.nc', 2)):
+    m = gdal.GetDriverByName('MEM').Create('', 8, 6, bands, gdal.GDT_Int16); m.SetGeoTransform((0, 1, 0, 6, 0, -1))
+    for b in range(bands): m.GetRasterBand(b + 1).WriteArray(np.arange(48, dtype=np.int16).reshape(6, 8))
+    gdal.Translate(n, m, format='netCDF', creationOptions=['FORMAT=NC'])
+`);
+  // GDAL writes the bands of a 2-D stack as variables Band1, Band2: GeoWeave names them and the command.
+  await assert.rejects(openRaster(path.join(dir, 'two_bands.nc')), /two_bands\.nc: holds 2 gridded variables \(Band1, Band2\); GeoWeave reads a file of one: write each to its own, e\.g\. gdal_translate NETCDF:".*two_bands\.nc":Band1 Band1\.tif/);
+  const whole = fs.readFileSync(path.join(dir, 'a.nc'));
+  fs.writeFileSync(path.join(dir, 'cut.nc'), whole.subarray(0, whole.length - 40));
+  const damaged = Buffer.from(whole); damaged.writeUInt32BE(7, 8);
+  fs.writeFileSync(path.join(dir, 'damaged.nc'), damaged);
+  await assert.rejects(openRaster(path.join(dir, 'cut.nc')), /cut\.nc: variable "Band1" runs to byte \d+ but the file has \d+; it is cut short/);
+  await assert.rejects(openRaster(path.join(dir, 'damaged.nc')), /damaged\.nc: NetCDF header list tag 7 where 10 was expected/);
+});
