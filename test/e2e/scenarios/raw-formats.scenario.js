@@ -1,5 +1,5 @@
 // Elevation and imaging-spectrometer data as delivered, in the workspace: an SRTM tile (.hgt), a USGS
-// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, an Ordnance Survey-style ESRI ASCII grid (.asc), a DTED tile as EarthExplorer offers SRTM, and an ENVI cube whose 40 bands are named by wavelength.
+// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, an Ordnance Survey-style ESRI ASCII grid (.asc), a DTED tile as EarthExplorer offers SRTM, an ERA5-like NetCDF classic file, and an ENVI cube whose 40 bands are named by wavelength.
 // The panel sees each: slope is ready on the tiles, NDVI on the cube (red and NIR from the bands nearest
 // 665 and 842 nm), and the inserted NDVI cell runs on the cube in the packaged extension.
 'use strict';
@@ -11,7 +11,7 @@ const DIR = 'delivered';
 const NOTEBOOK = 'deliveries.geonb';
 
 module.exports = {
-  name: 'raw formats: an SRTM .hgt, a USGS .bil, an ASCII grid, a DTED tile and an ENVI cube named by wavelength are ready for slope and NDVI',
+  name: 'raw formats: an SRTM .hgt, a USGS .bil, an ASCII grid, a DTED tile, a NetCDF file and an ENVI cube named by wavelength are ready for slope, statistics and NDVI',
   // Its files exist only while it runs: the cube would be the richest scene for other scenarios'
   // readiness, and the explorer draws only the rows in view.
   async run(t) {
@@ -42,6 +42,10 @@ open(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.hdr'), 'w').write('BYTEORDER I\\
 open(os.path.join(ws, 'dems', 'n37_w122_1arc_v3.prj'), 'w').write('Projection GEOGRAPHIC\\nDatum WGS84\\nUnits DD\\n')
 g = (90 + 25 * np.sin(xx[:160, :200] / 12.0) * np.cos(yy[:160, :200] / 17.0)).round(1)
 open(os.path.join(ws, 'dems', 'SU42.asc'), 'w').write('ncols 200\\nnrows 160\\nxllcorner 440000\\nyllcorner 120000\\ncellsize 50\\nNODATA_value -9999\\n' + '\\n'.join(' '.join('%.1f' % v for v in row) for row in g) + '\\n')
+t = gdal.GetDriverByName('MEM').Create('', 60, 40, 1, gdal.GDT_Int16)
+t.SetGeoTransform((5, 0.25, 0, 50, 0, -0.25)); t.SetProjection(s.ExportToWkt())
+t.GetRasterBand(1).WriteArray((np.sin(xx[:40, :60] / 9.0) * 4000).astype(np.int16)); t.GetRasterBand(1).SetScale(0.0015); t.GetRasterBand(1).SetOffset(270)
+gdal.Translate(os.path.join(ws, 'dems', 'era5_t2m.nc'), t, format='netCDF', creationOptions=['FORMAT=NC'])
 wl = np.linspace(400, 2500, 40)
 cube = np.stack([(800 + (i * 40 if w > 700 else i * 5) + 100 * np.sin(xx[:200, :240] / 20.0)).astype('<i2') for i, w in enumerate(wl)])
 cube.tofile(os.path.join(ws, 'hyper', 'flightline.img'))
@@ -62,6 +66,7 @@ async function check({ page, session, openFile, showPanel, describeTask, until, 
     ['Compute slope for n37_w122_1arc_v3.bil', 'slope', 'dem=n37_w122_1arc_v3.hdr'],
     ['Compute slope for SU42.asc', 'slope', 'dem=SU42.asc'],
     ['Compute slope for n46_e008_3arc_v2.dt1', 'slope', 'dem=n46_e008_3arc_v2.dt1'],
+    ['Summarize the values of era5_t2m.nc: mean, min, max and histogram', 'raster_stats', 'image=era5_t2m.nc'],
     ['Compute NDVI for flightline.img', 'ndvi', 'image=flightline.hdr'],
   ]) {
     const list = await describeTask(page, panel, task, session.userDir);
