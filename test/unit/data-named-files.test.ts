@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileNamesIn, unlistedNames } from '../../src/core/data/named-files';
+import { fileNamesIn, unlistedNames, urlsIn } from '../../src/core/data/named-files';
 
 test('names with data extensions are read from tasks as analysts write them', () => {
   assert.deepEqual(fileNamesIn('Compute NDVI for LC09_L2SP_044034_20240712_20240713_02_T1_SR_B5.TIF, then slope of dem/N46E007.hgt.'),
@@ -15,6 +15,11 @@ test('names with data extensions are read from tasks as analysts write them', ()
     ['S2B_MSIL2A_20240612T103021_N0510_R108_T31TDF_20240612T130000.SAFE']);
   assert.deepEqual(fileNamesIn('extract LC09_L2SP_044034_20240712_02_T1.tar.gz first; windows path data\\flight.hdr'),
     ['LC09_L2SP_044034_20240712_02_T1.tar.gz', 'data/flight.hdr']);
+  // A URL is not a workspace file name; urlsIn reads it whole.
+  const remote = 'NDVI of https://sentinel-cogs.s3.us-west-2.amazonaws.com/sentinel-s2-l2a-cogs/31/T/DF/2024/7/S2A_31TDF_20240707_0_L2A/B04.tif and fields.gpkg';
+  assert.deepEqual(fileNamesIn(remote), ['fields.gpkg']);
+  assert.deepEqual(urlsIn(remote), ['https://sentinel-cogs.s3.us-west-2.amazonaws.com/sentinel-s2-l2a-cogs/31/T/DF/2024/7/S2A_31TDF_20240707_0_L2A/B04.tif']);
+  assert.deepEqual(urlsIn('stats of http://x.org/a.tif?token=1, please.'), ['http://x.org/a.tif?token=1']);
   // Words that only look like an extension's start, and bare extensions, are no names.
   assert.deepEqual(fileNamesIn('a tiffany lamp, the .tif files, shp format, burn severity map'), []);
 });

@@ -243,6 +243,12 @@ test('readiness: a file the task names that is not there (a typo, a download not
   assert.equal(hdf.ready, false);
   assert.ok(hdf.notes.includes('needs a raster for image — MOD13Q1.A2024001.h26v05.061.hdf, which the task names, is HDF, which GeoWeave does not read yet: convert it first (gdal_translate MOD13Q1.A2024001.h26v05.061.hdf MOD13Q1.A2024001.h26v05.061.tif)'), hdf.notes.join(' | '));
   assert.equal(localizeNote(hdf.notes.at(-1)!, 'zh'), 'image 需要栅格：任务点名的 MOD13Q1.A2024001.h26v05.061.hdf 是 HDF 格式，GeoWeave 暂不能读取，请先转换（gdal_translate MOD13Q1.A2024001.h26v05.061.hdf MOD13Q1.A2024001.h26v05.061.tif）');
+  // A URL named in the task: read when a cell runs, not stood in for by a workspace scene.
+  const cog = 'https://example.org/cogs/S2A_31TDF_20240707_B08.tif';
+  const remote = executability(manifest('raster_stats'), { items: [s2] }, { task: `histogram of ${cog}` });
+  assert.equal(remote.ready, false);
+  assert.ok(remote.notes.includes(`needs a raster for image — ${cog}, which the task names, is read over HTTP when a cell runs; readiness checks files in the workspace only: give it in the cell (image: ${cog})`), remote.notes.join(' | '));
+  assert.match(localizeNote(remote.notes.at(-1)!, 'zh'), /^image 需要栅格：任务点名的 https:\/\/example\.org\/cogs\/S2A_31TDF_20240707_B08\.tif 在单元格运行时通过 HTTP 读取/);
   // A file that was found but could not be read says why (a NetCDF-4 file, here).
   const nc4 = executability(manifest('raster_stats'), { items: [s2], unreadable: [{ path: 'climate/era5_t2m_2024.nc', reason: 'not a TIFF file (it is an HDF5 file (NetCDF-4 is one), which GeoWeave does not read yet)' }] }, { task: 'monthly mean of era5_t2m_2024.nc' });
   assert.equal(nc4.ready, false);

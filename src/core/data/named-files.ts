@@ -37,6 +37,8 @@ const NAME = new RegExp(`[\\p{L}\\p{N}_.\\-/\\\\]*[\\p{L}\\p{N}_\\-]\\.(?:${EXTE
 export function fileNamesIn(task: string): string[] {
   const out: string[] = [];
   for (const m of task.matchAll(NAME)) {
+    // Part of a URL (see urlsIn): not a workspace file.
+    if (m[0].startsWith('//') || task.slice(Math.max(0, m.index! - 3), m.index).endsWith('://') || task.slice(Math.max(0, m.index! - 1), m.index) === ':') continue;
     const name = m[0].replace(/\\/g, '/').replace(/^(\.\/)+/, '');
     if (!out.includes(name)) out.push(name);
   }
@@ -61,12 +63,19 @@ function isListed(name: string, listed: readonly string[]): boolean {
   });
 }
 
+/** http(s) URLs of rasters in `task` (a COG GeoWeave reads with range requests when a cell runs). */
+export function urlsIn(task: string): string[] {
+  return [...new Set([...task.matchAll(/https?:\/\/[^\s"'<>()]+?\.(?:tiff?|jp2|vrt)(?=$|[\s"'<>),;]|\.(?:\s|$)|\?)(?:\?[^\s"'<>()]*)?/gi)].map((m) => m[0].replace(/[.,;:!?]+$/, '')))];
+}
+
 /** A file the task names that the data at hand lacks, with the kinds of input it would have fed,
  *  and the format when it is one GeoWeave does not read (the file may well be there). */
 export interface AbsentName {
   name: string;
   kinds: ('raster' | 'vector')[];
   unread?: string;
+  /** An http(s) URL: read when a cell runs, never fetched to judge readiness. */
+  remote?: boolean;
   /** The name is that of a derived layer ("slope.tif", "ndvi_2024.tif", "burn_mask.tif"): it can be
    *  what an input of values takes, not a scene's bands or a DEM. */
   product: boolean;
@@ -81,7 +90,7 @@ const PRODUCT = /(^|[^a-z])(slope|aspect|hillshade|curvature|tpi|tri|ndvi|evi|sa
  * counts as there when what it unpacks to is ("S2B_….SAFE.zip" once the .SAFE is extracted).
  */
 export function absentNames(task: string, paths: readonly string[]): AbsentName[] {
-  const out: AbsentName[] = [];
+  const out: AbsentName[] = urlsIn(task).filter((u) => !paths.includes(u)).map((name) => ({ name, kinds: ['raster'], remote: true, product: false }));
   for (const name of unlistedNames(task, paths)) {
     if (ARCHIVE_FILE.test(name)) {
       if (isListed(name.replace(ARCHIVE_FILE, ''), paths)) continue;

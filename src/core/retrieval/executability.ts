@@ -328,6 +328,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const gone = namedArchive || mine.length ? [] : absentOf(p);
       notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
         : gone.length && unreadableWhy(gone[0].name) ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, cannot be read: ${unreadableWhy(gone[0].name)}`
+        : gone[0]?.remote ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is read over HTTP when a cell runs; readiness checks files in the workspace only: give it in the cell (${p.name}: ${gone[0].name})`
         : gone[0]?.unread ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is ${gone[0].unread}, which GeoWeave does not read yet: convert it first (${convertHint(gone[0].name, kind)})`
         : gone.length ? `needs ${what} for ${p.name} — ${gone.map((g) => g.name).join(', ')}, which the task names, is not among the data found here${nearName(gone[0].name, data.items.filter((it) => it.type === kind))}`
         : mine.length ? `needs ${what} for ${p.name} — not in ${mine.join(', ')}, which the task names`

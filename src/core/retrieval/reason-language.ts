@@ -113,6 +113,7 @@ const CLAUSES: Phrase[] = [
   [/^needs (.+?) for (\S+) — none found$/, (m) => `${m[2]} 需要${needs(m[1])}：未找到`],
   [/^needs (.+?) for (\S+) — none found; (.+?) holds (.+): extract it first$/, (m) => `${m[2]} 需要${needs(m[1])}：未找到；压缩包 ${m[3]} 中有${m[4]}，请先解压`],
   [/^needs (.+?) for (\S+) — (.+?), which the task names, holds (.+): extract it first$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的压缩包 ${m[3]} 中有${m[4]}，请先解压`],
+  [/^needs (.+?) for (\S+) — (\S+), which the task names, is read over HTTP when a cell runs; readiness checks files in the workspace only: give it in the cell \((.+)\)$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的 ${m[3]} 在单元格运行时通过 HTTP 读取；就绪检查只看工作区中的文件：请在单元格中给出（${m[4]}）`],
   [/^needs (.+?) for (\S+) — (.+?), which the task names, cannot be read: (.+)$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的 ${m[3]} 无法读取：${m[4]}`],
   [/^needs (.+?) for (\S+) — (.+?), which the task names, is (.+?), which GeoWeave does not read yet: convert it first \((.+)\)$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的 ${m[3]} 是 ${m[4]} 格式，GeoWeave 暂不能读取，请先转换（${m[5]}）`],
   [/^needs (.+?) for (\S+) — (.+?), which the task names, is not among the data found here(?:; did you mean (.+)\?)?$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的 ${m[3]} 不在已找到的数据中${m[4] ? `；是否指 ${m[4]}？` : ''}`],
