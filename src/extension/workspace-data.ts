@@ -16,7 +16,7 @@ import { usableMcpServers } from '../core/notebook/mcp-config';
 import type { ArchivedData } from '../core/retrieval/types';
 import { ARCHIVE_GLOB_EXTENSIONS, describeArchive, type ArchiveSummary } from '../core/data/archive/archive';
 import { unlistedNames } from '../core/data/named-files';
-import { whyUnreadable } from '../core/data/scan';
+import { whyUnreadable } from '../core/data/unreadable';
 
 const RASTER_FILE_OR_VECTOR = new RegExp(`\\.(${[...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS].join('|')})$`, 'i');
 const DATA_GLOB = `**/*.{${RASTER_GLOB_EXTENSIONS.join(',')},${VECTOR_GLOB_EXTENSIONS.join(',')}}`;

@@ -10,6 +10,7 @@ import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
 import { ARCHIVE_FILE, describeArchive } from './archive/archive';
+import { whyUnreadable } from './unreadable';
 
 const RASTER = RASTER_FILE;
 const VECTOR = VECTOR_DATA;
@@ -75,12 +76,6 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
     }
   }
   return { items: orderDataItems(withBandProducts(items)), ...(await archivedData(dir, warn)), ...(unreadable.length ? { unreadable } : {}) };
-}
-
-/** A reader's message without the file's path it starts with: what readiness quotes after the name. */
-export function whyUnreadable(e: unknown, abs: string): string {
-  const m = e instanceof Error ? e.message : String(e);
-  return m.startsWith(abs + ': ') ? m.slice(abs.length + 2) : m;
 }
 
 /** The archives under `dir` that hold data and are not extracted yet, for readiness to point at. */
