@@ -5,14 +5,17 @@
  * written byte by byte, and a projected grid with its CRS in the grid mapping's WKT, written by
  * GDAL. Size, bands, nodata, scale/offset, geotransform, CRS and samples of several windows equal
  * GDAL's; values read as tools read them (scaled, fill left out, north up); the scan lists a
- * NetCDF-4 file as unreadable and readiness for a task naming it says why; a file of two gridded
- * variables, one cut short and one with a damaged header are refused saying what to do.
+ * NetCDF-4 file as unreadable and readiness for a task naming it says why; one variable of a file of
+ * two (`two_bands.nc#Band2`) equals GDAL's NETCDF:"two_bands.nc":Band2 and a tool runs on it; the
+ * file without a variable named, an unknown variable, one cut short and one with a damaged header
+ * are refused saying what to do.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openRaster } from '../../src/core/raster/io/dataset';
+import { runTool } from '../../src/core/raster/engine';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
 import type { ToolManifest } from '../../src/core/manifests/types';
@@ -108,11 +111,26 @@ import numpy as np
 os.chdir(${JSON.stringify(dir)})
 for n, bands in (('a.nc', 1), ('two_bands.nc', 2)):
     m = gdal.GetDriverByName('MEM').Create('', 8, 6, bands, gdal.GDT_Int16); m.SetGeoTransform((0, 1, 0, 6, 0, -1))
-    for b in range(bands): m.GetRasterBand(b + 1).WriteArray(np.arange(48, dtype=np.int16).reshape(6, 8))
+    for b in range(bands): m.GetRasterBand(b + 1).WriteArray((np.arange(48, dtype=np.int16) * (b + 1)).reshape(6, 8))
     gdal.Translate(n, m, format='netCDF', creationOptions=['FORMAT=NC'])
 `);
-  // GDAL writes the bands of a 2-D stack as variables Band1, Band2: GeoWeave names them and the command.
-  await assert.rejects(openRaster(path.join(dir, 'two_bands.nc')), /two_bands\.nc: holds 2 gridded variables \(Band1, Band2\); GeoWeave reads a file of one: write each to its own, e\.g\. gdal_translate NETCDF:".*two_bands\.nc":Band1 Band1\.tif/);
+  // GDAL writes the bands of a 2-D stack as variables Band1, Band2: one is named after a "#", as
+  // GDAL's NETCDF:"file":variable, and reads as GDAL reads it; without one the error names them.
+  await assert.rejects(openRaster(path.join(dir, 'two_bands.nc')), /two_bands\.nc: holds 2 gridded variables \(Band1, Band2\); name the one to read as two_bands\.nc#Band1/);
+  await assert.rejects(openRaster(path.join(dir, 'two_bands.nc#Band3')), /two_bands\.nc: holds no gridded variable "Band3"; its gridded variables: Band1, Band2/);
+  const second = await openRaster(path.join(dir, 'two_bands.nc#Band2'));
+  try {
+    const ref = readF64(py(`
+from osgeo import gdal
+import tempfile
+d = gdal.Open('NETCDF:"${path.join(dir, 'two_bands.nc')}":Band2'); a = d.GetRasterBand(1).ReadAsArray().astype('f8')
+f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
+    assert.deepEqual(Array.from(await second.readWindowRaw(1, 0, 0, 8, 6)), Array.from(ref));
+  } finally {
+    await second.close();
+  }
+  const stats = await runTool('raster_stats', { image: 'two_bands.nc#Band2' }, { outDir: path.join(dir, 'out'), cwd: dir });
+  assert.match(stats.summary, /^Mean band 1 47 /);
   const whole = fs.readFileSync(path.join(dir, 'a.nc'));
   fs.writeFileSync(path.join(dir, 'cut.nc'), whole.subarray(0, whole.length - 40));
   const damaged = Buffer.from(whole); damaged.writeUInt32BE(7, 8);

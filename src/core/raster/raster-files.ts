@@ -6,7 +6,13 @@
  * and NetCDF classic files (.nc; NetCDF-4 is refused saying how to convert it). Arguments that pass paths to a team's own tools
  * accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc)$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc)$|\.nc#[A-Za-z_][\w.-]*$/i;
+
+/** `era5.nc#t2m`: one variable of a NetCDF file holding several; the file's path and the variable. */
+export function netcdfVariable(p: string): { file: string; variable: string } | undefined {
+  const m = /^(.*\.nc)#([A-Za-z_][\w.-]*)$/i.exec(p);
+  return m ? { file: m[1], variable: m[2] } : undefined;
+}
 
 /** JPEG 2000 by extension (the reader decodes on threads of its own; see io/jp2/decode-pool.ts). */
 export const JP2_FILE = /\.(jp2|j2k)$/i;

@@ -20,6 +20,7 @@ import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
 import { readLightImage } from './light-ifd';
 import { isJpeg2000 } from './jp2/codestream';
 import { bandFileOf } from '../band-files';
+import { netcdfVariable } from '../raster-files';
 import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
@@ -927,6 +928,9 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
   let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false;
+  // "era5.nc#t2m": one variable of a NetCDF file of several.
+  const ncVar = !isRemote(src) ? netcdfVariable(src) : undefined;
+  if (ncVar) src = ncVar.file;
   let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
   if (scheme && !isRemote(src)) {
@@ -953,6 +957,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && netcdfReader().isNetcdfClassic(head)) nc = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
+      if (ncVar && !nc) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF classic file, and this is not one (${ok ? 'it is a TIFF' : sniff(head)})`);
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
@@ -967,7 +972,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
     return ds;
   }
   if (nc) {
-    const ds = new (netcdfReader().NetcdfClassicDataset)(source, (m) => new RasterError(m));
+    const ds = new (netcdfReader().NetcdfClassicDataset)(source, (m) => new RasterError(m), ncVar?.variable);
     await ds.init();
     return ds;
   }

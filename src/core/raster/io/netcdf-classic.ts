@@ -9,7 +9,9 @@
  * north up (a file whose y rises from south is flipped, as GDAL does); `scale_factor`/`add_offset`
  * as the band's scale and offset; `_FillValue`, else `missing_value`, else netCDF's default fill as
  * nodata; the CRS from the grid mapping's `crs_wkt` or `spatial_ref`, else EPSG:4326 for a
- * longitude/latitude grid. A file of several gridded variables is refused naming them. NetCDF-4
+ * longitude/latitude grid. A file of several gridded variables is read one variable at a time,
+ * named after a `#` (`era5.nc#t2m`, as GDAL's `NETCDF:"era5.nc":t2m`); without one it is refused
+ * naming them. NetCDF-4
  * (an HDF5 file) is not read: the error says how to convert it.
  */
 import * as fs from 'fs';
@@ -126,7 +128,8 @@ export class NetcdfClassicDataset implements RasterDataset {
   private fh?: fs.promises.FileHandle;
   private closed = false;
 
-  constructor(readonly source: string, private fail: (message: string) => Error) {}
+  /** `variable`: the one to read, for a file of several (`era5.nc#t2m`); the file's only gridded one otherwise. */
+  constructor(readonly source: string, private fail: (message: string) => Error, private variable?: string) {}
 
   async init(): Promise<void> {
     this.fh = await fs.promises.open(this.source, 'r');
@@ -141,10 +144,15 @@ export class NetcdfClassicDataset implements RasterDataset {
       const isCoordinate = (v: Var) => v.dims.length === 1 && dimName(v.dims[0]) === v.name;
       const gridded = h.vars.filter((v) => v.dims.length >= 2 && !isCoordinate(v) && DTYPE[v.type] && v.dims.slice(-2).every((d) => h.dims[d].length > 0));
       if (!gridded.length) throw this.fail(`${this.source}: holds no gridded variable (one of two or more dimensions); its variables: ${h.vars.map((v) => v.name).join(', ') || 'none'}`);
-      if (gridded.length > 1) {
-        throw this.fail(`${this.source}: holds ${gridded.length} gridded variables (${gridded.map((v) => v.name).join(', ')}); GeoWeave reads a file of one: write each to its own, e.g. gdal_translate NETCDF:"${this.source}":${gridded[0].name} ${gridded[0].name}.tif`);
+      const names = gridded.map((v) => v.name).join(', ');
+      const base = this.source.replace(/^.*[\\/]/, '');
+      if (this.variable !== undefined && !gridded.some((v) => v.name === this.variable)) {
+        throw this.fail(`${this.source}: holds no gridded variable "${this.variable}"; its gridded variables: ${names} (name one as ${base}#${gridded[0].name})`);
       }
-      const v = gridded[0];
+      if (this.variable === undefined && gridded.length > 1) {
+        throw this.fail(`${this.source}: holds ${gridded.length} gridded variables (${names}); name the one to read as ${base}#${gridded[0].name}`);
+      }
+      const v = gridded.find((g) => g.name === this.variable) ?? gridded[0];
       this.v = v;
       this.dtype = DTYPE[v.type]!;
       const [yd, xd] = v.dims.slice(-2);

@@ -11,7 +11,8 @@ export function stemOf(p: string): string {
   const last = p.split(/[\\/]/).pop() ?? p;
   // Output names are built from it: no control characters, and short enough that "<stem>_<tool>.tif" stays a valid name.
   // A leading dot (a folder such as ".data") would make every output a hidden file.
-  const stem = last.replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
+  // A NetCDF variable (era5.nc#t2m) is named after the file and the variable: era5_t2m.
+  const stem = last.replace(/\.nc#([A-Za-z_][\w.-]*)$/i, '_$1').replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
   let out = '', bytes = 0;
   for (const ch of stem) {
     bytes += Buffer.byteLength(ch);
