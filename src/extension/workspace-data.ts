@@ -8,7 +8,7 @@ import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
-import { RASTER_GLOB_EXTENSIONS } from '../core/raster/raster-files';
+import { RASTER_GLOB_EXTENSIONS, netcdfVariable } from '../core/raster/raster-files';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
@@ -27,6 +27,7 @@ const EXCLUDE = '{**/node_modules/**,**/.geoweave/**,**/.git/**,**/.*.extracting
 export class WorkspaceData implements vscode.Disposable {
   private files?: Promise<string[]>;
   private readonly described = new Map<string, { mtime: number; item?: DataItem; reason?: string }>();
+  private readonly ncVariables = new Map<string, { mtime: number; names: string[] }>();
   private readonly watcher: vscode.FileSystemWatcher;
   private archiveFiles?: Promise<string[]>;
   private readonly listed = new Map<string, { mtime: number; summary: ArchiveSummary }>();
@@ -112,7 +113,13 @@ export class WorkspaceData implements vscode.Disposable {
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
       if (item) files.push(item);
-      else {
+      else if (/\.nc$/i.test(rel) && (await this.variables(rel, dir)).length > 1) {
+        // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m).
+        for (const v of await this.variables(rel, dir)) {
+          const one = await this.describe(`${rel}#${v}`, dir, 'raster');
+          if (one) files.push(one);
+        }
+      } else {
         const reason = this.described.get(dir ? path.resolve(dir, rel) : rel)?.reason;
         if (reason) unreadable.push({ path: rel, reason });
       }
@@ -137,11 +144,28 @@ export class WorkspaceData implements vscode.Disposable {
     this.refresh();
   }
 
+  /** The gridded variables of a NetCDF classic file ([] for any other), read once per modification time. */
+  private async variables(rel: string, dir: string | undefined): Promise<string[]> {
+    const abs = dir ? path.resolve(dir, rel) : rel;
+    try {
+      const mtime = fs.statSync(abs).mtimeMs;
+      const hit = this.ncVariables.get(abs);
+      if (hit && hit.mtime === mtime) return hit.names;
+      const { netcdfGridVariables } = await import('../core/raster/io/netcdf-classic');
+      const names = await netcdfGridVariables(abs);
+      this.ncVariables.set(abs, { mtime, names });
+      return names;
+    } catch {
+      return [];
+    }
+  }
+
   /** A file described once per modification time: a raster's header, a GeoJSON's CRS and extent. */
   private async describe(rel: string, dir: string | undefined, type: 'raster' | 'vector'): Promise<DataItem | undefined> {
     const abs = dir ? path.resolve(dir, rel) : rel;
     try {
-      const st = fs.statSync(abs);
+      // A NetCDF variable (era5.nc#t2m) lives in its file.
+      const st = fs.statSync(netcdfVariable(abs)?.file ?? abs);
       // A FIFO or device named like data would block the extension host on its first read.
       if (!st.isFile()) return undefined;
       const mtime = st.mtimeMs;

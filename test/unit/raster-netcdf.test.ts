@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openRaster } from '../../src/core/raster/io/dataset';
 import { runTool } from '../../src/core/raster/engine';
+import { stemOf } from '../../src/core/raster/tools/common';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
 import type { ToolManifest } from '../../src/core/manifests/types';
@@ -131,6 +132,18 @@ f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
   }
   const stats = await runTool('raster_stats', { image: 'two_bands.nc#Band2' }, { outDir: path.join(dir, 'out'), cwd: dir });
   assert.match(stats.summary, /^Mean band 1 47 /);
+  assert.equal(stemOf('data/era5.nc#t2m'), 'era5_t2m', 'outputs are named after the file and the variable');
+  // The scan lists each variable; a task naming the file gets its first, said so; naming the variable, that one.
+  const data = await scanDataFolder(dir);
+  assert.deepEqual(data.items.filter((it) => it.path.startsWith('two_bands.nc')).map((it) => it.path).sort(), ['two_bands.nc#Band1', 'two_bands.nc#Band2']);
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests/raster_stats.json'), 'utf8')) as ToolManifest;
+  const byFile = executability(manifest, data, { task: 'histogram of two_bands.nc' });
+  assert.equal(byFile.args.image, 'two_bands.nc#Band1', byFile.notes.join(' | '));
+  assert.deepEqual(byFile.caveats, ['two_bands.nc holds Band1, Band2: Band1 is taken; name two_bands.nc#<variable> for another']);
+  const byVariable = executability(manifest, data, { task: 'histogram of Band2 in two_bands.nc' });
+  assert.equal(byVariable.args.image, 'two_bands.nc#Band2', byVariable.notes.join(' | '));
+  assert.equal(byVariable.caveats, undefined);
+
   const whole = fs.readFileSync(path.join(dir, 'a.nc'));
   fs.writeFileSync(path.join(dir, 'cut.nc'), whole.subarray(0, whole.length - 40));
   const damaged = Buffer.from(whole); damaged.writeUInt32BE(7, 8);

@@ -59,7 +59,9 @@ function isListed(name: string, listed: readonly string[]): boolean {
   const header = RAW_DATA.test(n) ? n.replace(RAW_DATA, '.hdr') : undefined;
   return listed.some((l) => {
     const p = l.replace(/\\/g, '/').toLowerCase();
-    return p === n || p.endsWith('/' + n) || p.startsWith(n + '/') || p.includes('/' + n + '/') || (!!header && (p === header || p.endsWith('/' + header)));
+    // A variable of a NetCDF file (era5.nc#t2m) lists its file.
+    const file = p.replace(/#[^/#]*$/, '');
+    return p === n || p.endsWith('/' + n) || p.startsWith(n + '/') || p.includes('/' + n + '/') || file === n || file.endsWith('/' + n) || (!!header && (p === header || p.endsWith('/' + header)));
   });
 }
 

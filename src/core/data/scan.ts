@@ -11,6 +11,7 @@ import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
 import { ARCHIVE_FILE, describeArchive } from './archive/archive';
 import { whyUnreadable } from './unreadable';
+import { netcdfGridVariables } from '../raster/io/netcdf-classic';
 
 const RASTER = RASTER_FILE;
 const VECTOR = VECTOR_DATA;
@@ -70,6 +71,18 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
       try {
         items.push({ ...(await describeRaster(rel, dir)), path: rel });
       } catch (e) {
+        // A NetCDF file of several gridded variables is one item per variable (era5.nc#t2m).
+        const vars = /\.nc$/i.test(rel) ? await netcdfGridVariables(path.resolve(dir, rel)).catch(() => []) : [];
+        if (vars.length > 1) {
+          for (const v of vars) {
+            try {
+              items.push({ ...(await describeRaster(`${rel}#${v}`, dir)), path: `${rel}#${v}` });
+            } catch (ev) {
+              warn(`cannot describe ${rel}#${v}: ${(ev as Error).message}`);
+            }
+          }
+          continue;
+        }
         warn(`cannot describe ${rel}: ${(e as Error).message}`);
         unreadable.push({ path: rel, reason: whyUnreadable(e, path.resolve(dir, rel)) });
       }

@@ -170,11 +170,22 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
     // A raw raster is listed as its header; the analyst names the data file USGS or ENVI delivered.
     if (i < 0 && base.endsWith('.hdr')) i = Math.min(...['bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw'].map((e) => at(`${stem}.${e}`)).map((x) => (x < 0 ? Infinity : x)));
     if (i === Infinity) i = -1;
+    // A variable of a NetCDF file (era5.nc#t2m) is named by its file too.
+    const nv = /^(.*\.nc)#(.+)$/.exec(base);
+    if (i < 0 && nv) i = at(nv[1]);
     if (i < 0 && stem.length >= 4 && /[_\-\d]/.test(stem)) i = at(stem);
     if (i >= 0 && !hits.some((h) => sameFile(h.item.path, item.path))) hits.push({ item, at: i, depth });
   }
   const deepest = (h: { item: DataItem; depth: number }) => hits.every((o) => path.basename(o.item.path).toLowerCase() !== path.basename(h.item.path).toLowerCase() || o.depth <= h.depth);
-  return hits.filter(deepest).sort((a, b) => a.at - b.at).map((h) => h.item);
+  // Of a NetCDF file's variables, the ones the task also names ("t2m of era5.nc"), when it names any.
+  const variableOf = (p: string) => /^(.*\.nc)#(.+)$/i.exec(p.toLowerCase());
+  const spoken = (h: { item: DataItem }) => {
+    const v = variableOf(h.item.path);
+    if (!v) return true;
+    const siblings = hits.filter((o) => variableOf(o.item.path)?.[1] === v[1]);
+    return !siblings.some((o) => at(variableOf(o.item.path)![2]) >= 0) || at(v[2]) >= 0;
+  };
+  return hits.filter(deepest).filter(spoken).sort((a, b) => a.at - b.at).map((h) => h.item);
 }
 
 /** The GDAL command that makes a file GeoWeave reads out of one it does not. */
@@ -348,6 +359,12 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     }
     satisfied++;
     args[p.name] = pick.item.path;
+    // One variable of a NetCDF file of several, taken without the task naming it: say which, and how to name another.
+    const nv = /^(.*\.nc)#(.+)$/i.exec(pick.item.path);
+    if (nv && task && !task.toLowerCase().includes(nv[2].toLowerCase())) {
+      const others = data.items.filter((it) => it.path.startsWith(nv[1] + '#')).map((it) => it.path.slice(nv[1].length + 1));
+      if (others.length > 1) caveats.push(`${path.basename(nv[1])} holds ${others.join(', ')}: ${nv[2]} is taken; name ${path.basename(nv[1])}#<variable> for another`);
+    }
     const spoken = mention(pick.item);
     const swayed = spoken.score > 0 && !isNamed(pick.item) && unspoken[i] !== pick.item;
     const name = itemName(pick.item) + (isNamed(pick.item) ? ' (named in the task)' : swayed ? ` (the task's "${spoken.words.join('", "')}")` : '');

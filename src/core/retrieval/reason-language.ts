@@ -122,6 +122,7 @@ const CLAUSES: Phrase[] = [
   [/^needs (.+?) — (found|guessed) in (.+?)(?: (bands?) ([\d, ]+))?$/, (m, c) => `需要${needs(m[1])}：${m[2] === 'found' ? '在' : '推测在'} ${itemZh(m[3], c)}${m[5] ? ` 的第 ${m[5]} 波段` : ''}${m[2] === 'found' ? '找到' : ''}`],
   [/^needs (.+?) — found (.+)$/, (m, c) => `需要${needs(m[1])}：已找到 ${itemZh(m[2], c)}`],
   [/^needs (.+?) — taken as such from (.+)$/, (m, c) => `需要${needs(m[1])}：按任务所述采用 ${itemZh(m[2], c)}`],
+  [/^(\S+) holds (.+?): (\S+) is taken; name (\S+)#<variable> for another$/, (m) => `${m[1]} 含有变量 ${m[2]}：已采用 ${m[3]}；如需其他变量请写 ${m[4]}#<变量名>`],
   [/^(.+?) does not say what it holds: taken as (.+?) because the task names it; check that it is$/, (m) => `${m[1]} 未说明其内容：因任务点名而视作${needs(m[2])}，请确认`],
   // Conflicts between inputs (executability.ts conflicts()).
   [/^(.+?) and (.+?) do not overlap \(both (.+)\)$/, (m) => `${m[1]} 与 ${m[2]} 不重叠（均为 ${m[3]}）`],

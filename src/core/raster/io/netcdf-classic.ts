@@ -108,6 +108,26 @@ export function parseHeader(buf: Buffer, source: string, fail: (m: string) => Er
   return { version, numrecs, dims, atts, vars, recsize };
 }
 
+/** Variables of two or more dimensions whose last two (the grid) are fixed: what can be read as a raster. */
+function griddedVariables(h: NcHeader): Var[] {
+  const isCoordinate = (v: Var) => v.dims.length === 1 && h.dims[v.dims[0]].name === v.name;
+  return h.vars.filter((v) => v.dims.length >= 2 && !isCoordinate(v) && DTYPE[v.type] && v.dims.slice(-2).every((d) => h.dims[d].length > 0));
+}
+
+/** The gridded variables of a NetCDF classic file (each readable as `file.nc#name`); [] for any other file. */
+export async function netcdfGridVariables(file: string): Promise<string[]> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const buf = Buffer.alloc(Math.min(size, 4 << 20));
+    await fh.read(buf, 0, buf.length, 0);
+    if (!isNetcdfClassic(buf)) return [];
+    return griddedVariables(parseHeader(buf, file, (m) => new Error(m))).map((v) => v.name);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Bytes of one record's slab (or of the whole variable when it has no record dimension), unpadded. */
 function slabBytes(v: Var, dims: Dim[]): number {
   return v.dims.filter((d) => dims[d].length !== 0).reduce((s, d) => s * dims[d].length, SIZE[v.type]);
@@ -142,7 +162,7 @@ export class NetcdfClassicDataset implements RasterDataset {
       this.header = h;
       const dimName = (d: number) => h.dims[d].name;
       const isCoordinate = (v: Var) => v.dims.length === 1 && dimName(v.dims[0]) === v.name;
-      const gridded = h.vars.filter((v) => v.dims.length >= 2 && !isCoordinate(v) && DTYPE[v.type] && v.dims.slice(-2).every((d) => h.dims[d].length > 0));
+      const gridded = griddedVariables(h);
       if (!gridded.length) throw this.fail(`${this.source}: holds no gridded variable (one of two or more dimensions); its variables: ${h.vars.map((v) => v.name).join(', ') || 'none'}`);
       const names = gridded.map((v) => v.name).join(', ');
       const base = this.source.replace(/^.*[\\/]/, '');
