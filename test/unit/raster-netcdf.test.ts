@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openRaster } from '../../src/core/raster/io/dataset';
+import { cfTime } from '../../src/core/raster/io/netcdf-classic';
 import { runTool } from '../../src/core/raster/engine';
 import { stemOf } from '../../src/core/raster/tools/common';
 import { scanDataFolder } from '../../src/core/data/scan';
@@ -73,6 +74,21 @@ f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
       await ds.close();
     }
   }
+  // Bands are named by their time (CF "hours since 1900-01-01"), as analysts look for them.
+  const named = await openRaster(path.join(dir, 'era5_t2m.nc'));
+  try {
+    const want = JSON.parse(py(`
+from datetime import datetime, timedelta
+import json
+print(json.dumps(['time=' + (datetime(1900, 1, 1) + timedelta(hours=1086000 + 6 * t)).strftime('%Y-%m-%dT%H:%M') for t in range(5)]))`));
+    assert.deepEqual(named.bandDescriptions, want);
+  } finally {
+    await named.close();
+  }
+  assert.equal(cfTime(8766, 'days since 2000-01-01'), '2024-01-01');
+  assert.equal(cfTime(90, 'minutes since 2024-07-01 00:00:00 UTC'), '2024-07-01T01:30');
+  assert.equal(cfTime(3, 'months since 2000-01-01'), undefined, 'months have no fixed length');
+  assert.equal(cfTime(10, 'days since 2000-01-01', '360_day'), undefined, 'another calendar');
   // CDF-5 (which this GDAL's netCDF library does not open) holds the same as the CDF-1 file.
   const [one, five] = await Promise.all([openRaster(path.join(dir, 'era5_t2m.nc')), openRaster(path.join(dir, 'era5_t2m_cdf5.nc'))]);
   try {

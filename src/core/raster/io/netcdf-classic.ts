@@ -190,7 +190,7 @@ export class NetcdfClassicDataset implements RasterDataset {
       const scale = num(v.atts.get('scale_factor')) ?? 1, offset = num(v.atts.get('add_offset')) ?? 0;
       this.scales = new Array(this.bandCount).fill(scale);
       this.offsets = new Array(this.bandCount).fill(offset);
-      this.bandDescriptions = this.describeBands();
+      this.bandDescriptions = await this.describeBands();
       const fill = num(v.atts.get('_FillValue')) ?? num(v.atts.get('missing_value')) ?? DEFAULT_FILL[v.type];
       this.nodata = fill === undefined ? null : this.dtype === 'float32' ? Math.fround(fill) : fill;
       this.geo = this.georef(h.vars.find((c) => isCoordinate(c) && c.name === dimName(xd)), h.vars.find((c) => isCoordinate(c) && c.name === dimName(yd)), await this.coords(h.vars.find((c) => isCoordinate(c) && c.name === dimName(xd))), await this.coords(h.vars.find((c) => isCoordinate(c) && c.name === dimName(yd))));
@@ -204,25 +204,44 @@ export class NetcdfClassicDataset implements RasterDataset {
     return this.v.dims.length > 0 && this.header.dims[this.v.dims[0]].length === 0;
   }
 
-  /** "time=3" style names for the bands of a variable with more than the grid's two dimensions. */
-  private describeBands(): (string | null)[] {
-    const names = this.v.dims.slice(0, -2).map((d) => this.header.dims[d].name);
-    if (!names.length) return [null];
+  /**
+   * Names for the bands of a variable with more than the grid's two dimensions: each outer
+   * dimension's coordinate value ("time=2024-07-01", "level=850"), else its index ("member=3").
+   */
+  private async describeBands(): Promise<(string | null)[]> {
+    const h = this.header;
+    const outerDims = this.v.dims.slice(0, -2);
+    if (!outerDims.length) return [null];
+    const labels = await Promise.all(outerDims.map(async (d, k) => {
+      const c = h.vars.find((x) => x.dims.length === 1 && x.dims[0] === d && x.name === h.dims[d].name);
+      const values = await this.coords(c).catch(() => undefined);
+      if (!values || values.length < this.outer[k]) return undefined;
+      const units = typeof c!.atts.get('units') === 'string' ? (c!.atts.get('units') as string) : '';
+      const calendar = String(c!.atts.get('calendar') ?? 'standard').toLowerCase();
+      const out = values.map((v) => cfTime(v, units, calendar) ?? String(Number(v.toPrecision(8))));
+      // One form for a series: dates alone only when every step is at midnight.
+      return out.some((l) => /^\d{4}-\d\d-\d\dT/.test(l)) ? out.map((l) => (/^\d{4}-\d\d-\d\d$/.test(l) ? `${l}T00:00` : l)) : out;
+    }));
     return Array.from({ length: this.bandCount }, (_, b) => {
       let rest = b;
       const idx: number[] = [];
       for (let k = this.outer.length - 1; k >= 0; k--) { idx.unshift(rest % this.outer[k]); rest = Math.floor(rest / this.outer[k]); }
-      return names.map((n, k) => `${n}=${idx[k]}`).join(', ');
+      return outerDims.map((d, k) => `${h.dims[d].name}=${labels[k]?.[idx[k]] ?? idx[k]}`).join(', ');
     });
   }
 
-  /** A 1-D coordinate variable's values (non-record). */
+  /** A 1-D coordinate variable's values; a record variable's (time) are read one per record. */
   private async coords(c: Var | undefined): Promise<number[] | undefined> {
-    if (!c || !DTYPE[c.type] || this.header.dims[c.dims[0]].length === 0) return undefined;
-    const n = this.header.dims[c.dims[0]].length, size = SIZE[c.type];
+    if (!c || !DTYPE[c.type]) return undefined;
+    const size = SIZE[c.type];
+    const record = this.header.dims[c.dims[0]].length === 0;
+    const n = record ? this.header.numrecs : this.header.dims[c.dims[0]].length;
     const buf = Buffer.alloc(n * size);
-    const { bytesRead } = await this.fh!.read(buf, 0, buf.length, c.begin);
-    if (bytesRead < buf.length) throw this.fail(`${this.source}: coordinate variable "${c.name}" runs past the end of the file`);
+    for (let i = 0; i < (record ? n : 1); i++) {
+      const len = record ? size : n * size;
+      const { bytesRead } = await this.fh!.read(buf, i * size, len, c.begin + (record ? i * this.header.recsize : 0));
+      if (bytesRead < len) throw this.fail(`${this.source}: coordinate variable "${c.name}" runs past the end of the file`);
+    }
     const get = reader(c.type, buf);
     return Array.from({ length: n }, (_, i) => get(i));
   }
@@ -295,6 +314,22 @@ export class NetcdfClassicDataset implements RasterDataset {
     await this.fh?.close().catch(() => undefined);
     this.fh = undefined;
   }
+}
+
+const UNIT_MS: Record<string, number> = { second: 1e3, seconds: 1e3, sec: 1e3, s: 1e3, minute: 6e4, minutes: 6e4, min: 6e4, hour: 3.6e6, hours: 3.6e6, hr: 3.6e6, h: 3.6e6, day: 8.64e7, days: 8.64e7, d: 8.64e7 };
+
+/**
+ * A CF time value ("hours since 1900-01-01 00:00:00") as an ISO date, or date and time when not
+ * midnight; undefined for other units or calendars than the standard/Gregorian/proleptic ones.
+ */
+export function cfTime(value: number, units: string, calendar = 'standard'): string | undefined {
+  const m = /^\s*(\w+)\s+since\s+(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{1,2})(?::(\d{1,2}(?:\.\d+)?))?)?\s*(?:Z|UTC|[+-]00(?::?00)?)?\s*$/i.exec(units);
+  if (!m || !UNIT_MS[m[1].toLowerCase()] || !['standard', 'gregorian', 'proleptic_gregorian'].includes(calendar) || !Number.isFinite(value)) return undefined;
+  const base = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5] ?? 0), Number(m[6] ?? 0), 0) + Number(m[7] ?? 0) * 1000;
+  const t = new Date(base + value * UNIT_MS[m[1].toLowerCase()]);
+  if (Number.isNaN(t.getTime())) return undefined;
+  const iso = t.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 16);
 }
 
 /** Big-endian values of a classic type, by index. */
