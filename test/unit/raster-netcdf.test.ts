@@ -149,6 +149,9 @@ f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
   const stats = await runTool('raster_stats', { image: 'two_bands.nc#Band2' }, { outDir: path.join(dir, 'out'), cwd: dir });
   assert.match(stats.summary, /^Mean band 1 47 /);
   assert.equal(stemOf('data/era5.nc#t2m'), 'era5_t2m', 'outputs are named after the file and the variable');
+  // The run's provenance records the variable with its file's hash, so the run can be reproduced.
+  const sha = py(`import hashlib; print(hashlib.sha256(open(${JSON.stringify(path.join(dir, 'two_bands.nc'))}, 'rb').read()).hexdigest())`).trim();
+  assert.deepEqual(stats.provenance?.inputs.map((i) => [path.basename(i.path), i.sha256]), [['two_bands.nc#Band2', sha]]);
   // The scan lists each variable; a task naming the file gets its first, said so; naming the variable, that one.
   const data = await scanDataFolder(dir);
   assert.deepEqual(data.items.filter((it) => it.path.startsWith('two_bands.nc')).map((it) => it.path).sort(), ['two_bands.nc#Band1', 'two_bands.nc#Band2']);
