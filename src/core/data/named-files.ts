@@ -29,20 +29,29 @@ const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENS
   // "tar.gz" before "gz"-less "tar": the longer ending wins.
   .sort((a, b) => b.length - a.length)
   .map((e) => e.replace(/\./g, '\\.'));
-// A name: letters, digits and _ . - / \ (a relative path), ending in a data extension that is not
-// followed by more of a word ("x.tiffany" is no file; "x.tif," and "x.tif." are).
-const NAME = new RegExp(`[\\p{L}\\p{N}_.\\-/\\\\]*[\\p{L}\\p{N}_\\-]\\.(?:${EXTENSIONS.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+// A name is a run of letters, digits and _ . - / \ (a relative path) ending in a data extension.
+// Tasks are cut into such runs first (Han characters and everything else end one: "对L7_ETMs.tif计算"),
+// so finding names takes one pass however long the text.
+const ENDING = new RegExp(`[\\p{L}\\p{N}_\\-]\\.(?:${EXTENSIONS.join('|')})$`, 'iu');
+const RUN = /[^\p{L}\p{N}_.\-/\\]+|\p{Script=Han}+/u;
 
 /** The file names (or workspace-relative paths) in `task`, as written, in order, without repeats. */
 export function fileNamesIn(task: string): string[] {
-  const out: string[] = [];
-  for (const m of task.matchAll(NAME)) {
-    // Part of a URL (see urlsIn): not a workspace file.
-    if (m[0].startsWith('//') || task.slice(Math.max(0, m.index! - 3), m.index).endsWith('://') || task.slice(Math.max(0, m.index! - 1), m.index) === ':') continue;
-    const name = m[0].replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-    if (!out.includes(name)) out.push(name);
+  const out = new Set<string>();
+  for (const raw of task.split(RUN)) {
+    // A sentence's full stop is not part of the name; a URL's path (see urlsIn) is no workspace file.
+    const token = trimEnd(raw, '.');
+    if (!token || token.startsWith('//') || !ENDING.test(token)) continue;
+    out.add(token.replace(/\\/g, '/').replace(/^(\.\/)+/, ''));
   }
-  return out;
+  return [...out];
+}
+
+/** `s` without the trailing characters among `chars` (a loop: a regex would backtrack on long runs). */
+function trimEnd(s: string, chars: string): string {
+  let end = s.length;
+  while (end > 0 && chars.includes(s[end - 1])) end--;
+  return s.slice(0, end);
 }
 
 /**
@@ -67,7 +76,12 @@ function isListed(name: string, listed: readonly string[]): boolean {
 
 /** http(s) URLs of rasters in `task` (a COG GeoWeave reads with range requests when a cell runs). */
 export function urlsIn(task: string): string[] {
-  return [...new Set([...task.matchAll(/https?:\/\/[^\s"'<>()]+?\.(?:tiff?|jp2|vrt)(?=$|[\s"'<>),;]|\.(?:\s|$)|\?)(?:\?[^\s"'<>()]*)?/gi)].map((m) => m[0].replace(/[.,;:!?]+$/, '')))];
+  const out = new Set<string>();
+  for (const raw of task.split(/[\s"'<>()]+/)) {
+    const url = trimEnd(raw, '.,;:!?');
+    if (/^https?:\/\/[^/?#]+\/[^?#]*\.(?:tiff?|jp2|vrt)(?:\?[^#]*)?$/i.test(url)) out.add(url);
+  }
+  return [...out];
 }
 
 /** A file the task names that the data at hand lacks, with the kinds of input it would have fed,
