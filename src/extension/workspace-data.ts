@@ -112,10 +112,11 @@ export class WorkspaceData implements vscode.Disposable {
     const unreadable: { path: string; reason: string }[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
+      const variables = item || !/\.nc$/i.test(rel) ? [] : await this.variables(rel, dir);
       if (item) files.push(item);
-      else if (/\.nc$/i.test(rel) && (await this.variables(rel, dir)).length > 1) {
+      else if (variables.length > 1) {
         // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m).
-        for (const v of await this.variables(rel, dir)) {
+        for (const v of variables) {
           const one = await this.describe(`${rel}#${v}`, dir, 'raster');
           if (one) files.push(one);
         }

@@ -282,6 +282,33 @@ test('hostile task files, manifests and notebooks: clear errors, no crash, no ha
     fs.rmSync(own, { recursive: true, force: true });
   });
 
+  // Tasks that name files in hostile ways, judged on a data folder: readiness reads every name the
+  // task spells out, so a long text must take one pass (a regex over it once took 8 s at 100 000
+  // characters), and names of files that are absent, unreadable or remote must not crash it.
+  const dataWs = path.join(root, 'task-data');
+  fs.mkdirSync(dataWs, { recursive: true });
+  fs.writeFileSync(path.join(dataWs, 'SU42.asc'), 'ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 50\n1 2 3\n4 5 6\n');
+  fs.writeFileSync(path.join(dataWs, 'era5.nc'), Buffer.from('\x89HDF\r\n\x1a\n' + 'x'.repeat(64), 'latin1'));
+  const namingTasks: [string, string][] = [
+    ['100 000 letters', 'a'.repeat(100_000)],
+    ['100 000 characters of "a."', 'a.'.repeat(50_000)],
+    ['100 000 dots before a name', '.'.repeat(100_000) + 'x.tif'],
+    ['15 000 names', 'slope of x.tif '.repeat(6_000)],
+    ['10 000 URL starts', 'https://'.repeat(10_000)],
+    ['a URL path of 60 000 characters', `stats of https://x.org/${'ab/'.repeat(20_000)}c.tif`],
+    ['names in Chinese text, one unreadable, one absent', '对SU42.asc计算坡度，再用era5.nc和missing_dem.dt2比较'],
+    ['a NetCDF variable and a path outside', 'slope of era5.nc#t2m and ../../etc/passwd.tif'],
+  ];
+  await pool(namingTasks, 2, async ([input, task], i) => {
+    const own = path.join(root, `task-state-${i}`);
+    fs.cpSync(state, own, { recursive: true });
+    const res = await cli(['suggest', task, '--k', '3', '--data', dataWs, '--state', own, ...CATALOG_ARGS], { timeoutMs: 30_000 });
+    let { outcome, detail } = cliOutcome(res);
+    if (outcome === 'handled' && res.status !== 0 && !/task/i.test(res.stderr)) { outcome = 'crashed'; detail = `exit ${res.status}: ${res.stderr.slice(0, 300)}`; }
+    tally.add('tasks naming files', input, outcome, detail);
+    fs.rmSync(own, { recursive: true, force: true });
+  });
+
   // Notebooks: one child runs every trial (see notebook-trial-runner.ts).
   const ws = path.join(root, 'nb-ws');
   const outDir = path.join(ws, '.geoweave', 'outputs');

@@ -56,6 +56,17 @@ export function readF64(file: string): Float64Array {
   return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
+/** A band window as GDAL reads it (raw samples, as float64): the reference the readers' tests compare with.
+ *  `file` may be any name GDAL opens (`NETCDF:"f.nc":var`); the whole band when no window is given. */
+export function gdalWindow(file: string, band = 1, win?: [number, number, number, number]): Float64Array {
+  const w = win ? win.join(', ') : '';
+  return readF64(py(`
+from osgeo import gdal
+import tempfile
+d = gdal.Open(${JSON.stringify(file)}); a = d.GetRasterBand(${band}).ReadAsArray(${w}).astype('f8')
+f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
+}
+
 /** Python snippet: band arrays of `path` as float64 with nodata → nan, in a dict `bands[i]` (1-based). */
 export const PY_READ = `
 from osgeo import gdal

@@ -15,7 +15,7 @@ import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
 import { extractArchive, describeArchive } from '../../src/core/data/archive/archive';
 import type { ToolManifest } from '../../src/core/manifests/types';
-import { gdalinfoJson, needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { gdalWindow, gdalinfoJson, needGdal, py, tmpDir } from '../helpers/raster-gdal';
 
 const skip = needGdal();
 
@@ -55,11 +55,7 @@ test('.hgt tiles equal GDAL SRTMHGT: samples, voids, geotransform, CRS; slope eq
       ds.geo.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - info.geoTransform[i]) < 1e-12, `${name} geotransform[${i}] ${v} vs GDAL ${info.geoTransform[i]}`));
       assert.equal(ds.geo.epsg, 4326);
       for (const [x, y, w, h] of [[0, 0, 1201, 1201], [190, 95, 80, 40], [1200, 1200, 1, 1], [7, 1100, 1194, 101]]) {
-        const ref = readF64(py(`
-from osgeo import gdal
-import numpy as np, tempfile
-d = gdal.Open(${JSON.stringify(file)}); a = d.GetRasterBand(1).ReadAsArray(${x}, ${y}, ${w}, ${h}).astype('f8')
-f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
+        const ref = gdalWindow(file, 1, [x, y, w, h]);
         const raw = await ds.readWindowRaw(1, x, y, w, h);
         const flt = await ds.readWindow(1, x, y, w, h);
         let bad = 0;

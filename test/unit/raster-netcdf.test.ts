@@ -21,7 +21,7 @@ import { stemOf } from '../../src/core/raster/tools/common';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
 import type { ToolManifest } from '../../src/core/manifests/types';
-import { gdalinfoJson, needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { gdalWindow, gdalinfoJson, needGdal, py, tmpDir } from '../helpers/raster-gdal';
 import { writeEra5Like } from '../helpers/netcdf-writer';
 
 const skip = needGdal();
@@ -59,11 +59,7 @@ gdal.Translate('ndvi_utm_nc4.nc', m, format='netCDF', creationOptions=['FORMAT=N
       assert.equal(ds.geo.epsg, name.startsWith('ndvi') ? 32633 : 4326, `${name} CRS`);
       for (const band of [1, ds.bandCount]) {
         for (const [x, y, w, h] of [[0, 0, ds.width, ds.height], [5, 3, 11, 7], [ds.width - 1, ds.height - 1, 1, 1]]) {
-          const ref = readF64(py(`
-from osgeo import gdal
-import numpy as np, tempfile
-d = gdal.Open(${JSON.stringify(file)}); a = d.GetRasterBand(${band}).ReadAsArray(${x}, ${y}, ${w}, ${h}).astype('f8')
-f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
+          const ref = gdalWindow(file, band, [x, y, w, h]);
           const raw = await ds.readWindowRaw(band, x, y, w, h);
           let bad = 0;
           for (let i = 0; i < ref.length; i++) if (raw[i] !== ref[i] && !(Number.isNaN(raw[i]) && Number.isNaN(ref[i]))) bad++;
@@ -137,11 +133,7 @@ for n, bands in (('a.nc', 1), ('two_bands.nc', 2)):
   await assert.rejects(openRaster(path.join(dir, 'two_bands.nc#Band3')), /two_bands\.nc: holds no gridded variable "Band3"; its gridded variables: Band1, Band2/);
   const second = await openRaster(path.join(dir, 'two_bands.nc#Band2'));
   try {
-    const ref = readF64(py(`
-from osgeo import gdal
-import tempfile
-d = gdal.Open('NETCDF:"${path.join(dir, 'two_bands.nc')}":Band2'); a = d.GetRasterBand(1).ReadAsArray().astype('f8')
-f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
+    const ref = gdalWindow(`NETCDF:"${path.join(dir, 'two_bands.nc')}":Band2`);
     assert.deepEqual(Array.from(await second.readWindowRaw(1, 0, 0, 8, 6)), Array.from(ref));
   } finally {
     await second.close();

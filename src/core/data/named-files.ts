@@ -8,7 +8,8 @@ import { ARCHIVE_FILE, ARCHIVE_GLOB_EXTENSIONS } from './archive/archive';
 
 /** The binary halves of raw rasters GeoWeave reads through their header (ENVI, ESRI .hdr): an
  *  analyst names the file USGS delivered ("n37_w122_1arc_v3.bil"), the scan lists its .hdr. */
-export const RAW_DATA = /\.(bil|bip|bsq|flt|img|dat|raw)$/i;
+export const RAW_DATA_EXTENSIONS = ['bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw'];
+const RAW_DATA = new RegExp(`\\.(${RAW_DATA_EXTENSIONS.join('|')})$`, 'i');
 
 /** Geodata formats GeoWeave does not read yet, by extension: a task naming one gets told so and
  *  how to convert it, instead of an answer for another file. */
@@ -25,7 +26,7 @@ const UNREAD: { exts: string[]; format: string; kind: 'raster' | 'vector' }[] = 
 ];
 const extensionOf = (name: string) => /\.([^./]+)$/.exec(name.toLowerCase())?.[1] ?? '';
 
-const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe', 'bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw', ...UNREAD.flatMap((u) => u.exts)].map((e) => e.toLowerCase()))]
+const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENSIONS, ...ARCHIVE_GLOB_EXTENSIONS, 'safe', ...RAW_DATA_EXTENSIONS, ...UNREAD.flatMap((u) => u.exts)].map((e) => e.toLowerCase()))]
   // "tar.gz" before "gz"-less "tar": the longer ending wins.
   .sort((a, b) => b.length - a.length)
   .map((e) => e.replace(/\./g, '\\.'));
@@ -62,7 +63,8 @@ export function unlistedNames(task: string, listed: readonly string[]): string[]
   return fileNamesIn(task).filter((name) => !isListed(name, listed));
 }
 
-function isListed(name: string, listed: readonly string[]): boolean {
+/** Whether one of the `listed` paths is the file `name` names, holds it (a folder), or is its header or variable. */
+export function isListed(name: string, listed: readonly string[]): boolean {
   const n = name.toLowerCase();
   // A raw raster's data file is listed as its header.
   const header = RAW_DATA.test(n) ? n.replace(RAW_DATA, '.hdr') : undefined;

@@ -5,7 +5,7 @@ import { chosenByRunner } from '../manifests/foreign-fields';
 import type { ArchivedData, DataContext, DataItem, Readiness } from './types';
 import { mentionOf, Mention } from '../data/mentions';
 import { parseQuery } from './query';
-import { absentNames } from '../data/named-files';
+import { absentNames, isListed, RAW_DATA_EXTENSIONS, type AbsentName } from '../data/named-files';
 import { closestName } from '../raster/arg-aliases';
 
 /** Roles that describe what a whole raster is; any one of them satisfies an input listing several. */
@@ -168,8 +168,7 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
     // A bare stem counts only when it cannot be an ordinary word ("dem" is, "urban_2018" is not).
     let i = at(base);
     // A raw raster is listed as its header; the analyst names the data file USGS or ENVI delivered.
-    if (i < 0 && base.endsWith('.hdr')) i = Math.min(...['bil', 'bip', 'bsq', 'flt', 'img', 'dat', 'raw'].map((e) => at(`${stem}.${e}`)).map((x) => (x < 0 ? Infinity : x)));
-    if (i === Infinity) i = -1;
+    if (i < 0 && base.endsWith('.hdr')) i = RAW_DATA_EXTENSIONS.map((e) => at(`${stem}.${e}`)).filter((x) => x >= 0).sort((a, b) => a - b)[0] ?? -1;
     // A variable of a NetCDF file (era5.nc#t2m) is named by its file too.
     const nv = /^(.*\.nc)#(.+)$/.exec(base);
     if (i < 0 && nv) i = at(nv[1]);
@@ -186,6 +185,16 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
     return !siblings.some((o) => at(variableOf(o.item.path)![2]) >= 0) || at(v[2]) >= 0;
   };
   return hits.filter(deepest).filter(spoken).sort((a, b) => a.at - b.at).map((h) => h.item);
+}
+
+/** Names the task spells out that `data` lacks, worked out once per task and data context (every
+ *  tool of a ranking is judged on the same two). */
+const absentMemo = new WeakMap<DataContext, Map<string, AbsentName[]>>();
+function absentFor(task: string, data: DataContext): AbsentName[] {
+  const byTask = absentMemo.get(data) ?? absentMemo.set(data, new Map()).get(data)!;
+  let hit = byTask.get(task);
+  if (!hit) byTask.set(task, (hit = absentNames(task, [...data.items.map((it) => it.path), ...(data.archives ?? []).map((a) => a.path)])));
+  return hit;
 }
 
 /** The GDAL command that makes a file GeoWeave reads out of one it does not. */
@@ -278,9 +287,9 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   const holdsKind = (a: ArchivedData, kind: string) => (kind === 'vector' ? a.vectors : a.rasters) > 0;
   // Files the task names that the data at hand lacks (a typo, a download not finished): the task
   // means them, so no other file of their kind stands in.
-  const absent = task ? absentNames(task, [...data.items.map((it) => it.path), ...(data.archives ?? []).map((a) => a.path)]) : [];
+  const absent = task ? absentFor(task, data) : [];
   // Of those, the ones found but unreadable say why.
-  const unreadableWhy = (name: string) => data.unreadable?.find((u) => !absentNames(name, [u.path]).length)?.reason;
+  const unreadableWhy = (name: string) => data.unreadable?.find((u) => isListed(name, [u.path]))?.reason;
   // A derived layer's name ("slope.tif" for a later zonal step) is not what a scene's bands or a DEM
   // input takes, so it holds back only inputs of values.
   const absentOf = (p: ToolParam) => {
@@ -337,8 +346,9 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
       const namedArchive = namedArchives.find((a) => holdsKind(a, kind));
       const archived = mine.length || namedArchive ? undefined : data.archives?.find((a) => holdsKind(a, kind));
       const gone = namedArchive || mine.length ? [] : absentOf(p);
+      const why = gone.length ? unreadableWhy(gone[0].name) : undefined;
       notes.push(namedArchive ? `needs ${what} for ${p.name} — ${namedArchive.path}, which the task names, holds ${namedArchive.holds}: extract it first`
-        : gone.length && unreadableWhy(gone[0].name) ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, cannot be read: ${unreadableWhy(gone[0].name)}`
+        : why ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, cannot be read: ${why}`
         : gone[0]?.remote ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is read over HTTP when a cell runs; readiness checks files in the workspace only: give it in the cell (${p.name}: ${gone[0].name})`
         : gone[0]?.unread ? `needs ${what} for ${p.name} — ${gone[0].name}, which the task names, is ${gone[0].unread}, which GeoWeave does not read yet: convert it first (${convertHint(gone[0].name, kind)})`
         : gone.length ? `needs ${what} for ${p.name} — ${gone.map((g) => g.name).join(', ')}, which the task names, is not among the data found here${nearName(gone[0].name, data.items.filter((it) => it.type === kind))}`

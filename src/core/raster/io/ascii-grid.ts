@@ -11,8 +11,8 @@
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from './dataset';
 import { toFloat } from './dataset';
-import { CTORS, type DType, type TypedArray } from './samples';
-import { windowProblem } from './window-check';
+import { type DType, type TypedArray } from './samples';
+import { windowTarget } from './window-check';
 import { prjBeside, prjCrs } from './ehdr';
 
 /** The keywords that can open an ASCII grid (GDAL's Identify). */
@@ -152,11 +152,7 @@ export class AsciiGridDataset implements RasterDataset {
   }
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
-    if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
-    const problem = windowProblem(this, band, x, y, w, h);
-    if (problem) throw this.fail(problem);
-    const Ctor = CTORS[this.dtype];
-    const out = into instanceof Ctor && into.length >= w * h ? (into as TypedArray).subarray(0, w * h) : new Ctor(w * h);
+    const out = windowTarget(this, !this.closed && !!this.fh, this.fail, band, x, y, w, h, into);
     const W = this.width;
     const value = this.dtype === 'int32'
       ? (t: string) => Number.parseInt(t, 10) | 0
@@ -168,7 +164,7 @@ export class AsciiGridDataset implements RasterDataset {
       while (r1 < y + h && this.rowAt[r1 + 1] - this.rowAt[r0] <= 8 << 20) r1++;
       const from = this.rowAt[r0], to = r1 < this.height ? this.rowAt[r1] : this.rowAt[this.height];
       const buf = Buffer.alloc(to - from);
-      const { bytesRead } = await this.fh.read(buf, 0, buf.length, from);
+      const { bytesRead } = await this.fh!.read(buf, 0, buf.length, from);
       if (bytesRead < buf.length) throw this.fail(`${this.source}: the file ended while reading rows ${r0}–${r1 - 1}; it changed since it was opened`);
       const tokens = buf.toString('latin1').split(/[\s]+/).filter(Boolean);
       for (let r = r0; r < r1; r++) {

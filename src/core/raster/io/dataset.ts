@@ -961,36 +961,15 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
-  if (envi) {
-    const ds = new (enviReader().EnviDataset)(envi, (m) => new RasterError(m));
-    await ds.init();
-    return ds;
-  }
-  if (ehdr) {
-    const ds = new (ehdrReader().EhdrDataset)(ehdr, (m) => new RasterError(m));
-    await ds.init();
-    return ds;
-  }
-  if (nc) {
-    const ds = new (netcdfReader().NetcdfClassicDataset)(source, (m) => new RasterError(m), ncVar?.variable);
-    await ds.init();
-    return ds;
-  }
-  if (dted) {
-    const ds = new (dtedReader().DtedDataset)(source, (m) => new RasterError(m));
-    await ds.init();
-    return ds;
-  }
-  if (asc) {
-    const ds = new (asciiGridReader().AsciiGridDataset)(source, (m) => new RasterError(m));
-    await ds.init(opts.signal);
-    return ds;
-  }
-  if (hgt) {
-    const ds = new (hgtReader().HgtDataset)(source, (m) => new RasterError(m));
-    await ds.init();
-    return ds;
-  }
+  // The raw and gridded-text readers: made, opened, returned (each says what is wrong with its file).
+  const fail = (m: string) => new RasterError(m);
+  const opened = async <T extends RasterDataset & { init(signal?: AbortSignal): Promise<void> }>(ds: T): Promise<T> => { await ds.init(opts.signal); return ds; };
+  if (envi) return opened(new (enviReader().EnviDataset)(envi, fail));
+  if (ehdr) return opened(new (ehdrReader().EhdrDataset)(ehdr, fail));
+  if (nc) return opened(new (netcdfReader().NetcdfClassicDataset)(source, fail, ncVar?.variable));
+  if (dted) return opened(new (dtedReader().DtedDataset)(source, fail));
+  if (asc) return opened(new (asciiGridReader().AsciiGridDataset)(source, fail));
+  if (hgt) return opened(new (hgtReader().HgtDataset)(source, fail));
   if (isRemote(src) && /\.vrt$/i.test(src.split(/[?#]/)[0])) {
     throw new RasterError(`${redactUrl(src)}: a VRT is read from a local file only (its sources are paths beside it); download it and its sources, or give the GeoTIFF URL`);
   }

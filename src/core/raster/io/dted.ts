@@ -11,8 +11,8 @@
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from './dataset';
 import { toFloat } from './dataset';
-import { CTORS, type DType, type TypedArray } from './samples';
-import { windowProblem } from './window-check';
+import { type DType, type TypedArray } from './samples';
+import { windowTarget } from './window-check';
 
 const UHL = 80, DSI = 648, ACC = 2700;
 export const DTED_NODATA = -32767;
@@ -120,11 +120,7 @@ export class DtedDataset implements RasterDataset {
   }
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
-    if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
-    const problem = windowProblem(this, band, x, y, w, h);
-    if (problem) throw this.fail(problem);
-    const Ctor = CTORS[this.dtype];
-    const out = into instanceof Ctor && into.length >= w * h ? (into as TypedArray).subarray(0, w * h) : new Ctor(w * h);
+    const out = windowTarget(this, !this.closed && !!this.fh, this.fail, band, x, y, w, h, into);
     // Columns on disk, rows asked for: a tile (26 MB at 1″) is turned once into rows and kept, so
     // strips going down do not read every column again.
     if (this.width * this.height <= WHOLE_TILE) {

@@ -17,8 +17,8 @@
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from './dataset';
 import { toFloat } from './dataset';
-import { CTORS, type DType, type TypedArray } from './samples';
-import { windowProblem } from './window-check';
+import { type DType, type TypedArray } from './samples';
+import { windowTarget } from './window-check';
 import { parseCrs } from '../crs/crs';
 
 type NcType = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
@@ -277,11 +277,7 @@ export class NetcdfClassicDataset implements RasterDataset {
   }
 
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
-    if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
-    const problem = windowProblem(this, band, x, y, w, h);
-    if (problem) throw this.fail(problem);
-    const Ctor = CTORS[this.dtype];
-    const out = into instanceof Ctor && into.length >= w * h ? (into as TypedArray).subarray(0, w * h) : new Ctor(w * h);
+    const out = windowTarget(this, !this.closed && !!this.fh, this.fail, band, x, y, w, h, into);
     const size = SIZE[this.v.type], W = this.width, H = this.height;
     // The band's 2-D slab: in its record's slab for a record variable, else at its place in the block.
     const b = band - 1;
@@ -293,7 +289,7 @@ export class NetcdfClassicDataset implements RasterDataset {
     const buf = Buffer.alloc(h * W * size);
     for (let done = 0; done < buf.length;) {
       signal?.throwIfAborted();
-      const { bytesRead } = await this.fh.read(buf, done, Math.min(buf.length - done, 8 << 20), slab + r0 * W * size + done);
+      const { bytesRead } = await this.fh!.read(buf, done, Math.min(buf.length - done, 8 << 20), slab + r0 * W * size + done);
       if (!bytesRead) throw this.fail(`${this.source}: the file ended while reading band ${band}; it changed since it was opened`);
       done += bytesRead;
     }

@@ -6,8 +6,8 @@
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from './dataset';
 import { toFloat } from './dataset';
-import { CTORS, type DType, type TypedArray } from './samples';
-import { windowProblem } from './window-check';
+import { type DType, type TypedArray } from './samples';
+import { windowTarget } from './window-check';
 
 const BYTES: Partial<Record<DType, number>> = { uint8: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, float64: 8 };
 
@@ -36,16 +36,8 @@ export class RawDataset implements RasterDataset {
     this.fh = await fs.promises.open(this.source, 'r');
   }
 
-  private check(band: number, x: number, y: number, w: number, h: number): void {
-    if (this.closed || !this.fh) throw this.fail(`${this.source}: dataset is closed`);
-    const problem = windowProblem(this, band, x, y, w, h);
-    if (problem) throw this.fail(problem);
-  }
-
   async readWindowRaw(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal, into?: ArrayLike<number>): Promise<TypedArray> {
-    this.check(band, x, y, w, h);
-    const Ctor = CTORS[this.dtype];
-    const out = into instanceof Ctor && into.length >= w * h ? (into as TypedArray).subarray(0, w * h) : new Ctor(w * h);
+    const out = windowTarget(this, !this.closed && !!this.fh, this.fail, band, x, y, w, h, into);
     const { width: W, bandCount: B, bps } = this;
     // Where row r's samples of this band start, and the step between its samples, by interleave.
     const rowAt = (r: number) => this.headerOffset + bps * (
