@@ -309,6 +309,19 @@ test('an input that reads values is not ready on a scene when the task asks for 
   assert.equal(ask(zonal, 'mean value per district of the scene', [s2, district]).ready, true);
   // Tools that work on the whole scene (clipping it before NDVI) are not held back.
   assert.equal(ask(clip, 'clip the scene to the districts, then NDVI', [s2, district]).ready, true);
+  // An elevation model is not the slope or the NDVI the task asks about either (a workspace of a
+  // DEM and fields only: before, zonal statistics was ready on the DEM for "mean slope per district").
+  const dem: DataItem = { path: 'dem_laea.tif', type: 'raster' };
+  const onDem = ask(zonal, 'mean slope per district', [dem, district]);
+  assert.equal(onDem.ready, false);
+  assert.match(onDem.notes.join(' | '), /needs the task's SLOPE for image — dem_laea\.tif holds elevation, not SLOPE: compute it first/);
+  assert.ok(ask(manifest('threshold'), 'threshold the NDVI at 0.3', [dem]).missing.includes('image'));
+  // Asked about the elevation itself, the DEM is the input.
+  const elev = ask(zonal, 'mean elevation per district', [dem, district]);
+  assert.equal(elev.ready, true, elev.notes.join(' | '));
+  assert.equal(elev.args.image, 'dem_laea.tif');
+  // The slope tool itself takes the DEM for a slope task.
+  assert.equal(ask(manifest('slope'), 'mean slope per district', [dem, district]).ready, true);
 });
 
 test('readiness: a Landsat scene delivered a file per band is one scene; NDVI is ready on its folder, not on one band file', needGdal(), async () => {

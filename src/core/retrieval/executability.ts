@@ -361,9 +361,12 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     // An input that reads values (the manifest says so: zonal statistics, a threshold) would run on a
     // scene's first band; when the task asks about an indicator (mean NDVI per district) that is the
     // wrong input, and readiness must say the indicator is still to be made, not call the tool ready.
-    const wanted = p.values && isScene(pick.item) ? indicators.filter((x) => !holds(pick.item, x)) : [];
+    // An elevation model is as plainly not the indicator: every indicator here (slope, aspect,
+    // hillshade among them) is made from one, never is one ("mean slope per parcel" over dem.tif).
+    const holding = !p.values ? undefined : isScene(pick.item) ? 'sensor bands' : findRole(pick.item, 'dem') ? 'elevation' : undefined;
+    const wanted = holding ? indicators.filter((x) => !holds(pick.item, x)) : [];
     if (wanted.length && wanted.length === indicators.length) {
-      notes.push(`needs the task's ${wanted.join(' / ')} for ${p.name} — ${fileName(pick.item)} holds sensor bands, not ${wanted.join(' / ')}: compute it first`);
+      notes.push(`needs the task's ${wanted.join(' / ')} for ${p.name} — ${fileName(pick.item)} holds ${holding}, not ${wanted.join(' / ')}: compute it first`);
       missing.push(p.name);
       continue;
     }
