@@ -149,6 +149,16 @@ print(json.dumps(res))
   assert.equal(csv.length, prow.length + 1);
   assert.match(csv[0], /^id,crop,count,nodata_pixels,area_ha,mean,min,max,std,sum$/);
   assert.match(p.summary, /Across 12 polygons .* from \d+ in zone \d+ \(\w+\) to \d+ in zone \d+ \(\w+\)/);
+  // One field on the scene and its copy far off it: one mean, not a range from a zone to itself.
+  const fc = JSON.parse(fs.readFileSync(path.join(dir, 'fields.geojson'), 'utf8'));
+  const far = JSON.parse(JSON.stringify(fc.features[0]));
+  far.properties.id = 99;
+  const shift = (c: any): any => (typeof c[0] === 'number' ? [c[0] + (Math.abs(c[0]) > 360 ? 100000 : 5), c[1]] : c.map(shift));
+  far.geometry.coordinates = shift(far.geometry.coordinates);
+  fs.writeFileSync(path.join(dir, 'one_on_one_off.geojson'), JSON.stringify({ ...fc, features: [fc.features[0], far] }));
+  const one = await runTool('zonal_stats', { image: 's2_scene.tif', band: 'nir', zones: 'one_on_one_off.geojson' }, { outDir: out('zonal'), cwd: cwd() });
+  const first = (one.stats.table as any[]).find((r) => r.count > 0);
+  assert.match(one.summary, new RegExp(`^Across 2 polygons \\([^)]*\\), only zone ${first.id} \\(\\w+\\) covers valid pixels: its mean is [\\d.]+\\. 1 zone has no valid pixels\\.`), one.summary);
 });
 
 test('otsu → vectorize_mask and connected_patches agree with gdal_polygonize (4- and 8-connected)', { skip }, async () => {

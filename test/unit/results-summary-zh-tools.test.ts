@@ -132,6 +132,7 @@ test('the rarer summary shapes (empty masks, no match, CRS notes) are Chinese to
     ['morphology', 'Erosion with a 1-pixel disc removed 0 pixels (0% of the original mask), nowhere; the mask now has 0 pixels (0 ha).'],
     ['stac_search', 'No item of the 8 in /data/stac matches the search; widen the dates, the area or max_cloud. 1 link to a remote catalog file was not followed.'],
     ['zonal_stats', 'Across 3 polygons (12 ha), the zone mean ranges from 0.2 in zone 1 to 0.7 in zone 3; the pixel-weighted mean is 0.5. GeoJSON EPSG:4326 (WGS 84) reprojected to the raster\'s EPSG:32650 (WGS 84 / UTM zone 50N).'],
+    ['zonal_stats', 'Across 2 polygons (48 ha), only p0 covers valid pixels: its mean is 0.00534. 1 zone has no valid pixels. GeoPackage EPSG:4326 (WGS 84) reprojected to the raster\'s EPSG:32632 (WGS 84 / UTM zone 32N).'],
     ['accuracy_assessment', 'Against 40 reference points the map is 90% correct (kappa 0.85). 2 samples fall on unclassified (nodata) pixels and are left out. 3 reference points lie off the map.'],
   ];
   for (const [tool, summary] of cases) {

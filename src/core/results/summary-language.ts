@@ -184,6 +184,12 @@ const RULES: Record<string, Rule[]> = {
     let m = /^None of the (\d+) zones covers a valid pixel of (.+)\.$/.exec(s);
     if (m) return `${m[1]} 个区域都没有覆盖 ${m[2]} 的有效像元。`;
     m = new RegExp(String.raw`^Across (\d+) (polygons|zones) \(${AREA}\), the zone mean ranges from ${N} in (.+?) to ${N} in (.+?); the pixel-weighted mean is ${N}\.(?: (\d+) zones? (?:have|has) no valid pixels\.)?(?: (.+))?$`).exec(s);
+    const one = new RegExp(String.raw`^Across (\d+) (polygons|zones) \(${AREA}\), only (.+?) covers valid pixels: its mean is ${N}\.(?: (\d+) zones? (?:have|has) no valid pixels\.)?(?: (.+))?$`).exec(s);
+    if (one) {
+      const oneNote = one[7] ? crsNoteZh(one[7].replace(/\.$/, '')) : '';
+      if (oneNote === undefined || oneNote === null) return undefined;
+      return `分区统计：${one[1]} 个${one[2] === 'polygons' ? '多边形' : '区域'}（${one[3]}）中只有${classZh(one[4])}覆盖有效像元，其均值为 ${one[5]}。` + (one[6] ? `${one[6]} 个区域没有有效像元。` : '') + oneNote;
+    }
     const note = m && (m[10] ? crsNoteZh(m[10].replace(/\.$/, '')) : '');
     if (!m || note === undefined || note === null) return undefined;
     return `分区统计：${m[1]} 个${m[2] === 'polygons' ? '多边形' : '区域'}（${m[3]}）的区域均值从${classZh(m[5])}的 ${m[4]} 到${classZh(m[7])}的 ${m[6]}；按像元加权的均值为 ${m[8]}。`

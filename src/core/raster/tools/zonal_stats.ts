@@ -136,7 +136,10 @@ async function runZonal(ctx: ToolContext, zonesArg: ZonesArg, valsBand: Resolved
       const lo = withData.reduce((a, b) => ((b.mean as number) < (a.mean as number) ? b : a));
       let n = 0, s = 0;
       for (const r of withData) { n += r.count as number; s += (r.mean as number) * (r.count as number); }
-      summary = `Across ${rows.length} ${kind === 'polygons' ? 'polygons' : 'zones'} (${areaText(zones.reduce((a, z) => a + z.m2, 0))}), the zone mean ranges from ${sig(lo.mean as number)} in ${label(lo)} to ${sig(hi.mean as number)} in ${label(hi)}; the pixel-weighted mean is ${sig(s / n)}.`;
+      const across = `Across ${rows.length} ${kind === 'polygons' ? 'polygons' : 'zones'} (${areaText(zones.reduce((a, z) => a + z.m2, 0))})`;
+      // One zone with pixels has a mean, not a range ("from 0.005 in p0 to 0.005 in p0").
+      summary = withData.length === 1 ? `${across}, only ${label(hi)} covers valid pixels: its mean is ${sig(hi.mean as number)}.`
+        : `${across}, the zone mean ranges from ${sig(lo.mean as number)} in ${label(lo)} to ${sig(hi.mean as number)} in ${label(hi)}; the pixel-weighted mean is ${sig(s / n)}.`;
       const empty = rows.length - withData.length;
       if (empty) summary += ` ${empty} zone${empty > 1 ? 's have' : ' has'} no valid pixels.`;
     }
