@@ -50,6 +50,8 @@ const extension = {
     'onnxruntime-node': 'commonjs onnxruntime-node',
     // OpenJPEG as WebAssembly: Emscripten's loader finds its .wasm next to itself in node_modules.
     '@cornerstonejs/codec-openjpeg/decodewasmjs': 'commonjs @cornerstonejs/codec-openjpeg/decodewasmjs',
+    // h5wasm (NetCDF-4/HDF5) needs no entry: it is an ES module that io/netcdf4.ts imports at run time
+    // from node_modules by a path webpack does not see (.vscodeignore ships its Node build).
   },
   resolve: {
     extensions: ['.ts', '.js', '.json'],

@@ -8,7 +8,7 @@ import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
-import { RASTER_GLOB_EXTENSIONS, netcdfVariable } from '../core/raster/raster-files';
+import { NETCDF_FILE, RASTER_GLOB_EXTENSIONS, netcdfVariable } from '../core/raster/raster-files';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
@@ -112,7 +112,7 @@ export class WorkspaceData implements vscode.Disposable {
     const unreadable: { path: string; reason: string }[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
-      const variables = item || !/\.nc$/i.test(rel) ? [] : await this.variables(rel, dir);
+      const variables = item || !NETCDF_FILE.test(rel) ? [] : await this.variables(rel, dir);
       if (item) files.push(item);
       else if (variables.length > 1) {
         // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m).
@@ -145,14 +145,14 @@ export class WorkspaceData implements vscode.Disposable {
     this.refresh();
   }
 
-  /** The gridded variables of a NetCDF classic file ([] for any other), read once per modification time. */
+  /** The gridded variables of a NetCDF file, classic or NetCDF-4 ([] for any other), read once per modification time. */
   private async variables(rel: string, dir: string | undefined): Promise<string[]> {
     const abs = dir ? path.resolve(dir, rel) : rel;
     try {
       const mtime = fs.statSync(abs).mtimeMs;
       const hit = this.ncVariables.get(abs);
       if (hit && hit.mtime === mtime) return hit.names;
-      const { netcdfGridVariables } = await import('../core/raster/io/netcdf-classic');
+      const { netcdfGridVariables } = await import('../core/raster/io/netcdf');
       const names = await netcdfGridVariables(abs);
       this.ncVariables.set(abs, { mtime, names });
       return names;

@@ -29,7 +29,7 @@ test('not a TIFF and truncated files: errors name the file; no partial output', 
   assertNoOutput(out);
 });
 
-test('rasters in formats GDAL reads but GeoWeave does not (ERDAS, NetCDF-4) are named, with the conversion to run (JPEG 2000, VRT and NetCDF classic are read: raster-jp2.test.ts, raster-vrt.test.ts, raster-netcdf.test.ts)', needGdal(), async () => {
+test('rasters in formats GDAL reads but GeoWeave does not (ERDAS) are named, with the conversion to run (JPEG 2000, VRT and NetCDF are read: raster-jp2.test.ts, raster-vrt.test.ts, raster-netcdf.test.ts, raster-netcdf4.test.ts)', needGdal(), async () => {
   const dir = tmpDir();
   const src = makeS2(dir);
   // A VRT is read: the same samples as the file it points at.
@@ -40,7 +40,6 @@ test('rasters in formats GDAL reads but GeoWeave does not (ERDAS, NetCDF-4) are 
   await v.close(); await t.close();
   const cases: [string, string[], RegExp][] = [
     ['scene.img', ['-of', 'HFA'], /ERDAS Imagine \(\.img\) file; convert/],
-    ['scene.nc', ['-of', 'netCDF', '-co', 'FORMAT=NC4', '-b', '1'], /HDF5 file \(NetCDF-4 is one\), which GeoWeave does not read yet \(it reads NetCDF classic\); convert it with gdal_translate .*NETCDF:IN:variable/],
   ];
   for (const [name, args, want] of cases) {
     const f = path.join(dir, name);

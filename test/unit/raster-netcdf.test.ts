@@ -5,7 +5,7 @@
  * written byte by byte, and a projected grid with its CRS in the grid mapping's WKT, written by
  * GDAL. Size, bands, nodata, scale/offset, geotransform, CRS and samples of several windows equal
  * GDAL's; values read as tools read them (scaled, fill left out, north up); the scan lists a
- * NetCDF-4 file as unreadable and readiness for a task naming it says why; one variable of a file of
+ * NetCDF-4 file beside them (read as raster-netcdf4.test.ts checks); one variable of a file of
  * two (`two_bands.nc#Band2`) equals GDAL's NETCDF:"two_bands.nc":Band2 and a tool runs on it; the
  * file without a variable named, an unknown variable, one cut short and one with a damaged header
  * are refused saying what to do.
@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openRaster } from '../../src/core/raster/io/dataset';
-import { cfTime } from '../../src/core/raster/io/netcdf-classic';
+import { cfTime } from '../../src/core/raster/io/cf-grid';
 import { runTool } from '../../src/core/raster/engine';
 import { stemOf } from '../../src/core/raster/tools/common';
 import { scanDataFolder } from '../../src/core/data/scan';
@@ -104,15 +104,14 @@ print(json.dumps(['time=' + (datetime(1900, 1, 1) + timedelta(hours=1086000 + 6 
   } finally {
     await ds.close();
   }
-  // The scan lists the classic files and reports the NetCDF-4 one as unreadable, with why.
+  // The scan lists the classic files, and the NetCDF-4 one too (raster-netcdf4.test.ts compares those with GDAL).
   const data = await scanDataFolder(dir);
   assert.ok(data.items.some((it) => it.path === 'era5_t2m.nc' && it.crs === 'EPSG:4326'));
-  const why = data.unreadable?.find((u) => u.path === 'ndvi_utm_nc4.nc')?.reason ?? '';
-  assert.match(why, /HDF5 file \(NetCDF-4 is one\), which GeoWeave does not read yet/);
+  assert.ok(data.items.some((it) => it.path === 'ndvi_utm_nc4.nc' && it.crs === 'EPSG:32633'));
+  assert.equal(data.unreadable, undefined);
   const stats = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests/raster_stats.json'), 'utf8')) as ToolManifest;
   const r = executability(stats, data, { task: 'monthly mean of ndvi_utm_nc4.nc' });
-  assert.equal(r.ready, false);
-  assert.match(r.notes.join(' | '), /ndvi_utm_nc4\.nc, which the task names, cannot be read: not a TIFF file \(it is an HDF5 file/);
+  assert.equal(r.args.image, 'ndvi_utm_nc4.nc', r.notes.join(' | '));
 });
 
 test('NetCDF files GeoWeave cannot take as one raster are refused saying what to do', { ...skip, timeout: 120_000 }, async () => {

@@ -3,14 +3,20 @@
  * deliver their bands (.jp2) or as a bare codestream (.j2k), and GDAL virtual rasters (.vrt: the
  * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt), and ENVI and ESRI (EHdr)
  * rasters by their header (.hdr beside the raw data), ESRI ASCII grids (.asc), DTED tiles (.dt0–.dt2)
- * and NetCDF classic files (.nc; NetCDF-4 is refused saying how to convert it). Arguments that pass paths to a team's own tools
- * accept what those tools may read.
+ * and NetCDF files, classic and NetCDF-4 (.nc, .nc4), with HDF5 files laid out as NetCDF-4 (.h5,
+ * .hdf5, .he5). Arguments that pass paths to a team's own tools accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc)$|\.nc#[A-Za-z_][\w.-]*$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5)$|\.(nc|nc4|h5|hdf5|he5)#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$/i;
 
-/** `era5.nc#t2m`: one variable of a NetCDF file holding several; the file's path and the variable. */
+/** NetCDF and HDF5 files by extension: those that may hold several variables, each a raster. */
+export const NETCDF_FILE = /\.(nc|nc4|h5|hdf5|he5)$/i;
+
+/**
+ * `era5.nc#t2m`: one variable of a NetCDF file holding several; the file's path and the variable
+ * (`s5p.nc#PRODUCT/methane_mixing_ratio` for one in a group).
+ */
 export function netcdfVariable(p: string): { file: string; variable: string } | undefined {
-  const m = /^(.*\.nc)#([A-Za-z_][\w.-]*)$/i.exec(p);
+  const m = /^(.*\.(?:nc|nc4|h5|hdf5|he5))#([A-Za-z_][\w.-]*(?:\/[A-Za-z_][\w.-]*)*)$/i.exec(p);
   return m ? { file: m[1], variable: m[2] } : undefined;
 }
 
@@ -18,4 +24,4 @@ export function netcdfVariable(p: string): { file: string; variable: string } | 
 export const JP2_FILE = /\.(jp2|j2k)$/i;
 
 /** Extensions for VS Code globs (`**\/*.{…}`), both cases where file systems care. */
-export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC'];
+export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC', 'nc4', 'NC4', 'h5', 'H5', 'hdf5', 'HDF5', 'he5', 'HE5'];

@@ -11,7 +11,7 @@ const remoteSidecar = () => require('./remote-sidecar') as typeof import('./remo
 const hgtReader = () => require('./hgt') as typeof import('./hgt');
 const asciiGridReader = () => require('./ascii-grid') as typeof import('./ascii-grid');
 const dtedReader = () => require('./dted') as typeof import('./dted');
-const netcdfReader = () => require('./netcdf-classic') as typeof import('./netcdf-classic');
+const netcdfReader = () => require('./netcdf') as typeof import('./netcdf');
 const enviReader = () => require('./envi') as typeof import('./envi');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
@@ -913,7 +913,6 @@ function sniff(head: Buffer): string {
   if (h.startsWith('%PDF')) return 'it is a PDF document';
   if (h.startsWith('PK')) return 'it is a ZIP archive; extract it (GeoWeave: Extract Archive, or geoweave extract FILE) and give the GeoTIFF, JPEG 2000 or .SAFE folder inside';
   if (head[0] === 0x1f && head[1] === 0x8b) return 'it is gzip-compressed; extract it (GeoWeave: Extract Archive, or geoweave extract FILE for a .tar.gz) and give the GeoTIFF inside';
-  if (h.startsWith('\x89HDF')) return `it is an HDF5 file (NetCDF-4 is one), which GeoWeave does not read yet (it reads NetCDF classic); ${convert.replace('IN', 'NETCDF:IN:variable')}`;
   if (h.startsWith('\x0e\x03\x13\x01')) return `it is an HDF4 file (MODIS and other NASA products), which GeoWeave does not read; ${convert.replace('IN', 'HDF4_EOS:EOS_GRID:IN:grid:field')}`;
   if (h.startsWith('CDF')) return `it is a NetCDF file of a version GeoWeave does not know (byte 4 is ${head[3]}); ${convert.replace('IN', 'NETCDF:IN:variable')}`;
   if (h.startsWith('{') || h.startsWith('[')) return 'it looks like JSON';
@@ -954,10 +953,10 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
       else if (!ok && (/\.dt[0-3]$/i.test(source) || head.toString('latin1', 0, 3) === 'UHL')) dted = true; // its reader says what is wrong with one that is not
       else if (!ok && asciiGridReader().isAsciiGrid(head)) asc = true;
-      else if (!ok && netcdfReader().isNetcdfClassic(head)) nc = true;
+      else if (!ok && netcdfReader().isNetcdf(head)) nc = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
-      if (ncVar && !nc) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF classic file, and this is not one (${ok ? 'it is a TIFF' : sniff(head)})`);
+      if (ncVar && !nc) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF file, and this is not one (${ok ? 'it is a TIFF' : sniff(head)})`);
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
@@ -966,7 +965,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   const opened = async <T extends RasterDataset & { init(signal?: AbortSignal): Promise<void> }>(ds: T): Promise<T> => { await ds.init(opts.signal); return ds; };
   if (envi) return opened(new (enviReader().EnviDataset)(envi, fail));
   if (ehdr) return opened(new (ehdrReader().EhdrDataset)(ehdr, fail));
-  if (nc) return opened(new (netcdfReader().NetcdfClassicDataset)(source, fail, ncVar?.variable));
+  if (nc) return opened(await netcdfReader().openNetcdf(source, fail, ncVar?.variable));
   if (dted) return opened(new (dtedReader().DtedDataset)(source, fail));
   if (asc) return opened(new (asciiGridReader().AsciiGridDataset)(source, fail));
   if (hgt) return opened(new (hgtReader().HgtDataset)(source, fail));

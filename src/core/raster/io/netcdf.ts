@@ -1,0 +1,43 @@
+/**
+ * NetCDF files of either kind, by their first bytes: classic (CDF-1/2/5, read byte by byte) or
+ * NetCDF-4 and other HDF5 (read through h5wasm, loaded on the first such file). Both give their
+ * variables to cf-grid.ts, which reads one as a raster and lists those that can be.
+ */
+import * as fs from 'node:fs';
+import { CfGridDataset, readableVariables, type CfFile } from './cf-grid';
+import { ClassicFile, isNetcdfClassic } from './netcdf-classic';
+import { Hdf5File, isHdf5 } from './netcdf4';
+
+/** Whether a file's first bytes are NetCDF classic or HDF5 (NetCDF-4 is HDF5). */
+export function isNetcdf(head: Buffer): boolean {
+  return isNetcdfClassic(head) || isHdf5(head);
+}
+
+async function openFile(source: string, fail: (m: string) => Error, head?: Buffer): Promise<CfFile | undefined> {
+  if (!head) {
+    head = Buffer.alloc(8);
+    const fh = await fs.promises.open(source, 'r');
+    try { await fh.read(head, 0, 8, 0); } finally { await fh.close(); }
+  }
+  if (isNetcdfClassic(head)) return ClassicFile.open(source, fail);
+  if (isHdf5(head)) return Hdf5File.open(source, fail);
+  return undefined;
+}
+
+/** One gridded variable of a NetCDF file (`variable`, or the file's only one) as a raster; call init(). */
+export async function openNetcdf(source: string, fail: (m: string) => Error, variable?: string): Promise<CfGridDataset> {
+  const file = await openFile(source, fail);
+  if (!file) throw fail(`${source}: not a NetCDF or HDF5 file`);
+  return new CfGridDataset(file, fail, variable);
+}
+
+/** The variables of a NetCDF (classic or NetCDF-4) file that read as rasters, each as `file#name`; [] for any other file. */
+export async function netcdfGridVariables(file: string): Promise<string[]> {
+  const f = await openFile(file, (m) => new Error(m));
+  if (!f) return [];
+  try {
+    return readableVariables(f).map((v) => v.name);
+  } finally {
+    await f.close();
+  }
+}
