@@ -4,6 +4,7 @@
  * an EPSG code reads back the same in GDAL.
  */
 import { DATUMS, ELLIPSOIDS, GEOGRAPHIC_DATUM, epsgConversion, epsgDefinition } from './epsg';
+import { trimEnd } from '../io/trim-end';
 
 /** The three GeoTIFF tags as stored: key entries (4 numbers each, header left out), doubles, ASCII. */
 export interface GeoKeySet { entries: number[]; doubles: number[]; ascii: string }
@@ -21,7 +22,7 @@ export function keyValue(set: GeoKeySet, id: number): number | string | number[]
       if (off + count > set.doubles.length) return undefined;
       return count === 1 ? set.doubles[off] : set.doubles.slice(off, off + count);
     }
-    if (loc === 34737) return off + count <= set.ascii.length ? set.ascii.substring(off, off + count).replace(/[|\0]+$/, '') : undefined;
+    if (loc === 34737) return off + count <= set.ascii.length ? trimEnd(set.ascii.substring(off, off + count), '|\0') : undefined;
     return undefined;
   }
   return undefined;

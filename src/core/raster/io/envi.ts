@@ -15,6 +15,7 @@ import type { GeoInfo } from './dataset';
 import type { DType } from './samples';
 import { RawDataset } from './raw-dataset';
 import { geographicEpsg, parseCrs, utmEpsg, type Datum } from '../crs/crs';
+import { trimEnd } from './trim-end';
 
 /** Headers are a few KB (a 400-band cube's wavelength list is ~10 KB); larger text is not one. */
 const MAX_HEADER_BYTES = 4 << 20;
@@ -71,7 +72,7 @@ export function parseEnviHeader(text: string): Map<string, string> {
     }
     const eq = line.indexOf('=');
     if (eq <= 0) continue;
-    const key = line.slice(0, eq).replace(/[ \t]+$/, '').replace(/ /g, '_').toLowerCase();
+    const key = trimEnd(line.slice(0, eq), ' \t').replace(/ /g, '_').toLowerCase();
     out.set(key, line.slice(eq + 1).replace(/^[ \t]+/, ''));
   }
   return out;
@@ -89,7 +90,7 @@ export function splitEnviList(v: string | undefined): string[] | undefined {
     while (e < v.length && v[e] !== ',' && v[e] !== '}') e++;
     if (e >= v.length) break;
     i = e + 1;
-    out.push(v.slice(s, e).replace(/ +$/, ''));
+    out.push(trimEnd(v.slice(s, e), ' '));
   }
   return out;
 }

@@ -6,6 +6,7 @@
  */
 import { type Hdf4File, TAG } from './hdf4-file';
 import type { DType } from './samples';
+import { trimEnd } from './trim-end';
 
 export interface Vgroup { ref: number; name: string; cls: string; members: { tag: number; ref: number }[] }
 export interface VdataField { name: string; type: number; size: number; offset: number; order: number }
@@ -53,14 +54,9 @@ export function decodeNumbers(buf: Buffer, at: number, nt: number, count: number
   return out;
 }
 
-/**
- * `s` without the NULs padding its end (StructMetadata.0 is 32 000 bytes, mostly padding). A loop,
- * not /\0+$/, which backtracks quadratically over a long run of NULs followed by anything else.
- */
+/** `s` without the NULs padding its end (StructMetadata.0 is 32 000 bytes, mostly padding). */
 export function trimNuls(s: string): string {
-  let end = s.length;
-  while (end > 0 && s.charCodeAt(end - 1) === 0) end--;
-  return s.slice(0, end);
+  return trimEnd(s);
 }
 
 /** A cursor over a packed header that fails (naming what it reads) instead of reading past its end. */

@@ -8,6 +8,7 @@
 import * as fs from 'fs';
 import type { AttValue, CfDim, CfFile, CfVariable } from './cf-grid';
 import { CTORS, type DType } from './samples';
+import { trimEnd } from './trim-end';
 
 type NcType = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
 const SIZE: Record<NcType, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 4, 6: 8, 7: 1, 8: 2, 9: 4, 10: 8, 11: 8 };
@@ -44,7 +45,7 @@ export function parseHeader(buf: Buffer, source: string, fail: (m: string) => Er
     if (!size) throw fail(`${source}: NetCDF type ${type} is not a classic type; the header is damaged`);
     need(n * size);
     let v: AttValue;
-    if (type === 2) v = buf.toString('utf8', at, at + n).replace(/\0+$/, '');
+    if (type === 2) v = trimEnd(buf.toString('utf8', at, at + n));
     else {
       const out: number[] = [];
       for (let i = 0; i < n; i++) {

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AttValue, CfDim, CfFile, CfVariable } from './cf-grid';
 import type { DType } from './samples';
+import { trimEnd } from './trim-end';
 
 /** The HDF5 signature, at the start of every file netCDF and the usual HDF5 writers make. */
 export function isHdf5(head: Buffer): boolean {
@@ -106,12 +107,12 @@ function dtypeOf(m: H5Dataset['metadata']): DType | undefined {
 function attValue(a: H5Attribute): AttValue | undefined {
   if (![0, 1, 3].includes(a.metadata.type)) return undefined;
   const v = a.value;
-  if (typeof v === 'string') return v.replace(/\0+$/, '');
+  if (typeof v === 'string') return trimEnd(v);
   if (typeof v === 'number' || typeof v === 'bigint') return [Number(v)];
   if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<number | bigint>, Number);
   if (Array.isArray(v)) {
     const flat = v.flat(8);
-    if (flat.every((x) => typeof x === 'string')) return flat.join(' ').replace(/\0+$/, '');
+    if (flat.every((x) => typeof x === 'string')) return trimEnd(flat.join(' '));
     if (flat.every((x) => typeof x === 'number' || typeof x === 'bigint')) return flat.map(Number);
   }
   return undefined;

@@ -8,6 +8,7 @@
  */
 import * as fs from 'node:fs';
 import { escapeXml } from './geoinfo';
+import { trimEnd } from './trim-end';
 
 const TAG_GDAL_METADATA = 42112;
 const TYPE_SIZE: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 16: 8, 17: 8, 18: 8 };
@@ -45,7 +46,7 @@ export async function addGdalMetadata(file: string, items: Record<string, string
       let raw: Buffer;
       if (size <= 4) raw = e.subarray(8, 8 + size);
       else { raw = Buffer.alloc(size); await fh.read(raw, 0, size, u32(e, 8)); }
-      existing = raw.toString('utf8').replace(/\0+$/, '');
+      existing = trimEnd(raw.toString('utf8'));
     }
     const xml = Buffer.from(`${mergeItems(existing, items)}\0`, 'utf8');
     const { size: end } = await fh.stat();
