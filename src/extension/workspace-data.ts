@@ -8,7 +8,7 @@ import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
-import { NETCDF_FILE, RASTER_GLOB_EXTENSIONS, netcdfVariable } from '../core/raster/raster-files';
+import { LAYERED_FILE, RASTER_GLOB_EXTENSIONS, fileLayer } from '../core/raster/raster-files';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
@@ -112,10 +112,10 @@ export class WorkspaceData implements vscode.Disposable {
     const unreadable: { path: string; reason: string }[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
-      const variables = item || !NETCDF_FILE.test(rel) ? [] : await this.variables(rel, dir);
+      const variables = item || !LAYERED_FILE.test(rel) ? [] : await this.variables(rel, dir);
       if (item) files.push(item);
       else if (variables.length > 1) {
-        // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m).
+        // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m); an HDF4 file's grid fields alike.
         for (const v of variables) {
           const one = await this.describe(`${rel}#${v}`, dir, 'raster');
           if (one) files.push(one);
@@ -145,15 +145,15 @@ export class WorkspaceData implements vscode.Disposable {
     this.refresh();
   }
 
-  /** The gridded variables of a NetCDF file, classic or NetCDF-4 ([] for any other), read once per modification time. */
+  /** The gridded variables of a NetCDF file, classic or NetCDF-4, or the grid fields of an HDF4 file ([] for any other), read once per modification time. */
   private async variables(rel: string, dir: string | undefined): Promise<string[]> {
     const abs = dir ? path.resolve(dir, rel) : rel;
     try {
       const mtime = fs.statSync(abs).mtimeMs;
       const hit = this.ncVariables.get(abs);
       if (hit && hit.mtime === mtime) return hit.names;
-      const { netcdfGridVariables } = await import('../core/raster/io/netcdf');
-      const names = await netcdfGridVariables(abs);
+      const { gridLayers } = await import('../core/raster/io/layers');
+      const names = await gridLayers(abs);
       this.ncVariables.set(abs, { mtime, names });
       return names;
     } catch {
@@ -165,8 +165,8 @@ export class WorkspaceData implements vscode.Disposable {
   private async describe(rel: string, dir: string | undefined, type: 'raster' | 'vector'): Promise<DataItem | undefined> {
     const abs = dir ? path.resolve(dir, rel) : rel;
     try {
-      // A NetCDF variable (era5.nc#t2m) lives in its file.
-      const st = fs.statSync(netcdfVariable(abs)?.file ?? abs);
+      // A NetCDF variable (era5.nc#t2m) or HDF4 field lives in its file.
+      const st = fs.statSync(fileLayer(abs)?.file ?? abs);
       // A FIFO or device named like data would block the extension host on its first read.
       if (!st.isFile()) return undefined;
       const mtime = st.mtimeMs;

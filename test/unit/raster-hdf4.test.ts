@@ -22,6 +22,12 @@ import { Hdf4File } from '../../src/core/raster/io/hdf4-file';
 import { packedDmsToDegrees } from '../../src/core/raster/io/hdfeos-grid';
 import { crsOfGeo, parseCrs, sameCrs } from '../../src/core/raster/crs/crs';
 import { gdalSkip, gdalinfoJson, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { openRaster } from '../../src/core/raster/io/dataset';
+import { runTool } from '../../src/core/raster/engine';
+import { stemOf } from '../../src/core/raster/tools/common';
+import { scanDataFolder } from '../../src/core/data/scan';
+import { executability } from '../../src/core/retrieval/executability';
+import type { ToolManifest } from '../../src/core/manifests/types';
 import { type EosGridSpec, hdf4LibsMissing, writeHdf4 } from '../helpers/hdf4-writer';
 
 function skipWhy(what: string): string | false {
@@ -89,8 +95,10 @@ function sameMetadata(ds: Hdf4Dataset, name: string, label: string): void {
     const ib = info.bands[b];
     // GDAL 3.6 has no signed byte type: an int8 field is a byte band whose nodata is the fill's bits.
     assert.equal(ds.nodata !== null && ds.dtype === 'int8' ? ds.nodata & 0xff : ds.nodata, ib.noDataValue ?? null, `${label} nodata`);
-    assert.equal(ds.scales[b], ib.scale ?? 1, `${label} scale`);
-    assert.equal(ds.offsets[b], ib.offset ?? 0, `${label} offset`);
+    // A MODIS divisor (a grid's integer field, scale above 1) is read as one: GDAL multiplies.
+    const divisor = (ib.scale ?? 1) > 1 && !ds.dtype.startsWith('float') && name.startsWith('HDF4_EOS:EOS_GRID');
+    assert.equal(ds.scales[b], divisor ? 1 / ib.scale : ib.scale ?? 1, `${label} scale`);
+    assert.equal(ds.offsets[b], divisor ? -(ib.offset ?? 0) / ib.scale : ib.offset ?? 0, `${label} offset`);
   }
   if (ds.bandCount === 1) assert.equal(ds.bandDescriptions[0], info.bands[0].description ?? null, `${label} description`);
   ds.geo.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - info.geoTransform[i]) <= 1e-6 * Math.max(1, Math.abs(v)), `${label} geotransform[${i}] ${v} vs GDAL ${info.geoTransform[i]}`));
@@ -160,7 +168,11 @@ test('a MODIS-like sinusoidal grid (chunked DEFLATE int16 NDVI, int8, uint16, pl
   try {
     assert.equal(ndvi.dtype, 'int16');
     assert.deepEqual([ndvi.blockWidth, ndvi.blockHeight], [60, 50], 'blocks are the chunks');
-    assert.match(ndvi.warnings?.join(' ') ?? '', /scale_factor is 10000: MODIS products such as MOD13 \(NDVI, EVI\) mean value = DN \/ 10000/);
+    assert.match(ndvi.warnings?.join(' ') ?? '', /scale_factor is 10000, read as MODIS documents it: value = DN \/ 10000 \(GDAL applies it as DN × 10000\)/);
+    // NDVI as MODIS means it: DN / 10000, in −0.2..1, not DN × 10000.
+    const raw = await ndvi.readWindowRaw(1, 55, 45, 1, 1);
+    const val = await ndvi.readWindow(1, 55, 45, 1, 1);
+    assert.ok(Math.abs(val[0] - Number(raw[0]) / 10000) < 1e-6 && Math.abs(val[0]) <= 1, `NDVI ${val[0]} from DN ${raw[0]}`);
     const hole = await ndvi.readWindow(1, 5, 0, 1, 1);
     assert.ok(Number.isNaN(hole[0]), 'the _FillValue reads as no data');
     // A window inside one chunk decodes that chunk only; one across the middle, the four it touches.
@@ -383,4 +395,34 @@ test('cut and damaged HDF4 files give errors naming the file, quickly', { skip: 
   assert.ok(Date.now() - started < 20_000, 'damaged files are refused quickly');
   assert.equal(isHdf4(Buffer.from('CDF\x01')), false);
   assert.deepEqual(await hdf4GridFields(path.join(dir, 'cut_3.hdf')), []);
+});
+
+test('HDF4 in the scan, readiness and tools: one item per grid field, NDVI as MODIS means it (DN / 10000), outputs named after the field', { skip: skipWhy('the HDF4 scan test'), timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-hdf4-scan-');
+  const name = 'MOD13Q1.A2024001.h09v04.061.hdf';
+  const file = path.join(dir, name);
+  writeHdf4(mod13Spec(file));
+  const data = await scanDataFolder(dir);
+  const fields = ['250m 16 days NDVI', '250m 16 days pixel reliability', '250m 16 days VI Quality', 'QA', 'LST_Day'];
+  assert.deepEqual(data.items.map((it) => it.path).sort(), fields.map((f) => `${name}#${f}`).sort());
+  const ndviItem = data.items.find((it) => it.path === `${name}#250m 16 days NDVI`)!;
+  assert.match(ndviItem.crs ?? '', /MODIS Sinusoidal/);
+  // A task asking about NDVI takes the field that holds it (its long name says so), with the other fields named.
+  const stats = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests/raster_stats.json'), 'utf8')) as ToolManifest;
+  const r = executability(stats, data, { task: `histogram of the NDVI in ${name}` });
+  assert.equal(r.args.image, `${name}#250m 16 days NDVI`, r.notes.join(' | '));
+  // The tool reads DN / 10000: its mean equals numpy's over GDAL's raw values, divided.
+  const run = await runTool('raster_stats', { image: `${name}#250m 16 days NDVI` }, { outDir: path.join(dir, 'out'), cwd: dir });
+  const mean = Number(py(`
+from osgeo import gdal
+a = gdal.Open('HDF4_EOS:EOS_GRID:"${file}":${MOD13_GRID}:"250m 16 days NDVI"').ReadAsArray().astype('f8')
+print(a[a != -3000].mean() / 10000)`));
+  const ours = Number(/^Mean 250m 16 days NDVI (-?[\d.]+) \(median/.exec(run.summary)?.[1]);
+  assert.ok(Math.abs(ours - mean) < 5e-3 && Math.abs(ours) < 1, `${run.summary} vs numpy ${mean}`);
+  assert.equal(stemOf(`data/${name}#250m 16 days NDVI`), 'MOD13Q1.A2024001.h09v04.061_250m_16_days_NDVI');
+  // Through openRaster, by the file's name and a field; a file of several fields with none named is refused listing them.
+  const ds = await openRaster(`${file}#LST_Day`);
+  assert.equal(ds.width, 120);
+  await ds.close();
+  await assert.rejects(openRaster(file), /250m 16 days NDVI/);
 });

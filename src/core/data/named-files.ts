@@ -2,7 +2,7 @@
  *  S2A_….SAFE"), so a workspace scan can check them on the spot: a file downloaded a moment before
  *  the task was typed may not be in a file list kept from the watcher's last report, and readiness
  *  on that list would answer for another file. */
-import { RASTER_GLOB_EXTENSIONS, netcdfVariable } from '../raster/raster-files';
+import { RASTER_GLOB_EXTENSIONS, fileLayer } from '../raster/raster-files';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../raster/vector/formats';
 import { ARCHIVE_FILE, ARCHIVE_GLOB_EXTENSIONS } from './archive/archive';
 
@@ -14,7 +14,7 @@ const RAW_DATA = new RegExp(`\\.(${RAW_DATA_EXTENSIONS.join('|')})$`, 'i');
 /** Geodata formats GeoWeave does not read yet, by extension: a task naming one gets told so and
  *  how to convert it, instead of an answer for another file. */
 const UNREAD: { exts: string[]; format: string; kind: 'raster' | 'vector' }[] = [
-  { exts: ['hdf', 'hdf4', 'h4', 'he4'], format: 'HDF', kind: 'raster' },
+  { exts: ['hdf4', 'h4', 'he4'], format: 'HDF', kind: 'raster' },
   { exts: ['grib', 'grb', 'grib2', 'grb2'], format: 'GRIB', kind: 'raster' },
   { exts: ['img'], format: 'ERDAS Imagine', kind: 'raster' },
   { exts: ['sid', 'ecw'], format: 'MrSID/ECW', kind: 'raster' },
@@ -70,7 +70,7 @@ export function isListed(name: string, listed: readonly string[]): boolean {
   return listed.some((l) => {
     const p = l.replace(/\\/g, '/').toLowerCase();
     // A variable of a NetCDF file (era5.nc#t2m, s5p.nc#PRODUCT/ch4) lists its file.
-    const file = netcdfVariable(p)?.file ?? p;
+    const file = fileLayer(p)?.file ?? p;
     return p === n || p.endsWith('/' + n) || p.startsWith(n + '/') || p.includes('/' + n + '/') || file === n || file.endsWith('/' + n) || (!!header && (p === header || p.endsWith('/' + header)));
   });
 }

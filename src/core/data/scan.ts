@@ -5,13 +5,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { DataContext, DataItem } from '../retrieval/types';
 import { describeRaster } from '../raster/engine';
-import { NETCDF_FILE, RASTER_FILE } from '../raster/raster-files';
+import { LAYERED_FILE, RASTER_FILE } from '../raster/raster-files';
 import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
 import { ARCHIVE_FILE, describeArchive } from './archive/archive';
 import { whyUnreadable } from './unreadable';
-import { netcdfGridVariables } from '../raster/io/netcdf';
+import { gridLayers } from '../raster/io/layers';
 
 const RASTER = RASTER_FILE;
 const VECTOR = VECTOR_DATA;
@@ -71,8 +71,9 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
       try {
         items.push({ ...(await describeRaster(rel, dir)), path: rel });
       } catch (e) {
-        // A NetCDF file of several gridded variables is one item per variable (era5.nc#t2m).
-        const vars = NETCDF_FILE.test(rel) ? await netcdfGridVariables(path.resolve(dir, rel)).catch(() => []) : [];
+        // A NetCDF file of several gridded variables is one item per variable (era5.nc#t2m), an HDF4
+        // file of several grid fields one per field (MOD13Q1.hdf#250m 16 days NDVI).
+        const vars = LAYERED_FILE.test(rel) ? await gridLayers(path.resolve(dir, rel)).catch(() => []) : [];
         if (vars.length > 1) {
           for (const v of vars) {
             try {

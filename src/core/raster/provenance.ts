@@ -5,7 +5,7 @@
  * found later says how it was made. Input hashing streams the file (never reads it whole) and runs
  * beside the tool, in the run path.
  */
-import { netcdfVariable } from './raster-files';
+import { fileLayer } from './raster-files';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -155,7 +155,7 @@ export async function describeInputs(paths: string[], signal?: AbortSignal): Pro
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) { inputs.push({ path: redactUrl(p), note: 'remote: not hashed', ...(via ? { via } : {}) }); continue; }
     try {
       // A NetCDF variable (era5.nc#t2m) is recorded by its file's hash.
-      inputs.push({ path: p, ...(await sha256File(netcdfVariable(p)?.file ?? p, signal)), ...(via ? { via } : {}) });
+      inputs.push({ path: p, ...(await sha256File(fileLayer(p)?.file ?? p, signal)), ...(via ? { via } : {}) });
     } catch (e) {
       if (signal?.aborted) throw e;
       inputs.push({ path: p, note: `not hashed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, ...(via ? { via } : {}) });

@@ -4,12 +4,16 @@
  * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt), and ENVI and ESRI (EHdr)
  * rasters by their header (.hdr beside the raw data), ESRI ASCII grids (.asc), DTED tiles (.dt0–.dt2)
  * and NetCDF files, classic and NetCDF-4 (.nc, .nc4), with HDF5 files laid out as NetCDF-4 (.h5,
- * .hdf5, .he5). Arguments that pass paths to a team's own tools accept what those tools may read.
+ * .hdf5, .he5), and HDF4 files as MODIS land products come (.hdf). Arguments that pass paths to a
+ * team's own tools accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5)$|\.(nc|nc4|h5|hdf5|he5)#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf)$|\.(nc|nc4|h5|hdf5|he5)#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.hdf#[^#\\]+$/i;
 
 /** NetCDF and HDF5 files by extension: those that may hold several variables, each a raster. */
 export const NETCDF_FILE = /\.(nc|nc4|h5|hdf5|he5)$/i;
+
+/** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 fields. */
+export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf)$/i;
 
 /**
  * `era5.nc#t2m`: one variable of a NetCDF file holding several; the file's path and the variable
@@ -20,8 +24,22 @@ export function netcdfVariable(p: string): { file: string; variable: string } | 
   return m ? { file: m[1], variable: m[2] } : undefined;
 }
 
+/**
+ * `MOD13Q1.A2024161.h18v04.061.hdf#250m 16 days NDVI`: one field of an HDF4 file (MODIS names its
+ * fields with spaces; `#GRID/FIELD` where two grids share a field name).
+ */
+export function hdf4Field(p: string): { file: string; variable: string } | undefined {
+  const m = /^(.*\.hdf)#([^#\\]+)$/i.exec(p);
+  return m ? { file: m[1], variable: m[2] } : undefined;
+}
+
+/** The layer a path names in a file of several (a NetCDF variable, an HDF4 field), and its file. */
+export function fileLayer(p: string): { file: string; variable: string } | undefined {
+  return netcdfVariable(p) ?? hdf4Field(p);
+}
+
 /** JPEG 2000 by extension (the reader decodes on threads of its own; see io/jp2/decode-pool.ts). */
 export const JP2_FILE = /\.(jp2|j2k)$/i;
 
 /** Extensions for VS Code globs (`**\/*.{…}`), both cases where file systems care. */
-export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC', 'nc4', 'NC4', 'h5', 'H5', 'hdf5', 'HDF5', 'he5', 'HE5'];
+export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC', 'nc4', 'NC4', 'h5', 'H5', 'hdf5', 'HDF5', 'he5', 'HE5', 'hdf', 'HDF'];

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { openRaster, overviewFor, type RasterDataset } from '../raster/io/dataset';
-import { netcdfVariable, RASTER_FILE } from '../raster/raster-files';
+import { fileLayer, RASTER_FILE } from '../raster/raster-files';
 import { roleFromDescription } from '../raster/bands';
 import { insideScope } from '../notebook/references';
 import type { LayerInfo, LayerKind, LayerRef, MapClass } from '../../shared/result-protocol';
@@ -49,7 +49,7 @@ export class MapData {
     if (!insideScope(file, this.opts.roots())) throw new Error(`${file} lies outside the workspace and the outputs folder`);
     let st: fs.Stats;
     // A variable of a NetCDF file (era5.nc#t2m) is read from the file.
-    try { st = fs.statSync(netcdfVariable(file)?.file ?? file); } catch { throw new Error(`${file} no longer exists; run the cell again`); }
+    try { st = fs.statSync(fileLayer(file)?.file ?? file); } catch { throw new Error(`${file} no longer exists; run the cell again`); }
     if (!st.isFile()) throw new Error(`${file} is not a file`);
     return st;
   }

@@ -31,6 +31,9 @@ export interface ExecutabilityResult extends Readiness {
 }
 
 /** Where a role is found in an item: a band index, or the whole item. */
+/** A layer of a file of several and its file: `era5.nc#t2m`, `s5p.nc4#PRODUCT/no2`, `MOD13Q1.hdf#250m 16 days NDVI`. */
+const LAYER_PATH = /^(.*\.(?:nc|nc4|h5|hdf5|he5|hdf))#(.+)$/i;
+
 function findRole(item: DataItem, role: string): { band?: number } | undefined {
   if (item.roles?.includes(role)) return {};
   const b = item.bands?.find((x) => x.role === role);
@@ -169,15 +172,15 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
     let i = at(base);
     // A raw raster is listed as its header; the analyst names the data file USGS or ENVI delivered.
     if (i < 0 && base.endsWith('.hdr')) i = RAW_DATA_EXTENSIONS.map((e) => at(`${stem}.${e}`)).filter((x) => x >= 0).sort((a, b) => a - b)[0] ?? -1;
-    // A variable of a NetCDF file (era5.nc#t2m) is named by its file too.
-    const nv = /^(.*\.nc)#(.+)$/.exec(base);
+    // A variable of a NetCDF file (era5.nc#t2m) or a field of an HDF4 file is named by its file too.
+    const nv = LAYER_PATH.exec(base);
     if (i < 0 && nv) i = at(nv[1]);
     if (i < 0 && stem.length >= 4 && /[_\-\d]/.test(stem)) i = at(stem);
     if (i >= 0 && !hits.some((h) => sameFile(h.item.path, item.path))) hits.push({ item, at: i, depth });
   }
   const deepest = (h: { item: DataItem; depth: number }) => hits.every((o) => path.basename(o.item.path).toLowerCase() !== path.basename(h.item.path).toLowerCase() || o.depth <= h.depth);
   // Of a NetCDF file's variables, the ones the task also names ("t2m of era5.nc"), when it names any.
-  const variableOf = (p: string) => /^(.*\.nc)#(.+)$/i.exec(p.toLowerCase());
+  const variableOf = (p: string) => LAYER_PATH.exec(p.toLowerCase());
   const spoken = (h: { item: DataItem }) => {
     const v = variableOf(h.item.path);
     if (!v) return true;
@@ -373,7 +376,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     satisfied++;
     args[p.name] = pick.item.path;
     // One variable of a NetCDF file of several, taken without the task naming it: say which, and how to name another.
-    const nv = /^(.*\.nc)#(.+)$/i.exec(pick.item.path);
+    const nv = LAYER_PATH.exec(pick.item.path);
     if (nv && task && !task.toLowerCase().includes(nv[2].toLowerCase())) {
       const others = data.items.filter((it) => it.path.startsWith(nv[1] + '#')).map((it) => it.path.slice(nv[1].length + 1));
       if (others.length > 1) caveats.push(`${path.basename(nv[1])} holds ${others.join(', ')}: ${nv[2]} is taken; name ${path.basename(nv[1])}#<variable> for another`);

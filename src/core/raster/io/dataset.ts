@@ -12,6 +12,7 @@ const hgtReader = () => require('./hgt') as typeof import('./hgt');
 const asciiGridReader = () => require('./ascii-grid') as typeof import('./ascii-grid');
 const dtedReader = () => require('./dted') as typeof import('./dted');
 const netcdfReader = () => require('./netcdf') as typeof import('./netcdf');
+const hdf4Reader = () => require('./hdf4') as typeof import('./hdf4');
 const enviReader = () => require('./envi') as typeof import('./envi');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
@@ -20,7 +21,7 @@ import { IfdEntryInfo, scanFirstIfd, tagName } from './tiff-sanity';
 import { readLightImage } from './light-ifd';
 import { isJpeg2000 } from './jp2/codestream';
 import { bandFileOf } from '../band-files';
-import { netcdfVariable } from '../raster-files';
+import { fileLayer } from '../raster-files';
 import { readBlockTable, BlockTable } from './block-table';
 import { count as countEvent } from './stage-times';
 import type { GeoKeySet } from '../crs/geokeys';
@@ -913,7 +914,6 @@ function sniff(head: Buffer): string {
   if (h.startsWith('%PDF')) return 'it is a PDF document';
   if (h.startsWith('PK')) return 'it is a ZIP archive; extract it (GeoWeave: Extract Archive, or geoweave extract FILE) and give the GeoTIFF, JPEG 2000 or .SAFE folder inside';
   if (head[0] === 0x1f && head[1] === 0x8b) return 'it is gzip-compressed; extract it (GeoWeave: Extract Archive, or geoweave extract FILE for a .tar.gz) and give the GeoTIFF inside';
-  if (h.startsWith('\x0e\x03\x13\x01')) return `it is an HDF4 file (MODIS and other NASA products), which GeoWeave does not read; ${convert.replace('IN', 'HDF4_EOS:EOS_GRID:IN:grid:field')}`;
   if (h.startsWith('CDF')) return `it is a NetCDF file of a version GeoWeave does not know (byte 4 is ${head[3]}); ${convert.replace('IN', 'NETCDF:IN:variable')}`;
   if (h.startsWith('{') || h.startsWith('[')) return 'it looks like JSON';
   if (/^[\t\n\r\x20-\x7e]{4}/.test(h)) return 'it looks like text';
@@ -926,9 +926,9 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false;
-  // "era5.nc#t2m": one variable of a NetCDF file of several.
-  const ncVar = !isRemote(src) ? netcdfVariable(src) : undefined;
+  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false, hdf4 = false;
+  // "era5.nc#t2m", "MOD13Q1.hdf#250m 16 days NDVI": one layer of a file of several.
+  const ncVar = !isRemote(src) ? fileLayer(src) : undefined;
   if (ncVar) src = ncVar.file;
   let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(src);
@@ -954,9 +954,10 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && (/\.dt[0-3]$/i.test(source) || head.toString('latin1', 0, 3) === 'UHL')) dted = true; // its reader says what is wrong with one that is not
       else if (!ok && asciiGridReader().isAsciiGrid(head)) asc = true;
       else if (!ok && netcdfReader().isNetcdf(head)) nc = true;
+      else if (!ok && hdf4Reader().isHdf4(head)) hdf4 = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
-      if (ncVar && !nc) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF file, and this is not one (${ok ? 'it is a TIFF' : sniff(head)})`);
+      if (ncVar && !nc && !hdf4) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF or HDF file, and this is not one (${ok ? 'it is a TIFF' : sniff(head)})`);
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
@@ -966,6 +967,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (envi) return opened(new (enviReader().EnviDataset)(envi, fail));
   if (ehdr) return opened(new (ehdrReader().EhdrDataset)(ehdr, fail));
   if (nc) return opened(await netcdfReader().openNetcdf(source, fail, ncVar?.variable));
+  if (hdf4) return opened(new (hdf4Reader().Hdf4Dataset)(source, fail, ncVar?.variable));
   if (dted) return opened(new (dtedReader().DtedDataset)(source, fail));
   if (asc) return opened(new (asciiGridReader().AsciiGridDataset)(source, fail));
   if (hgt) return opened(new (hgtReader().HgtDataset)(source, fail));

@@ -4,7 +4,8 @@
  * `HDF4_EOS:EOS_GRID:"file.hdf":GRID:FIELD`: the field's grid placed by the HDF-EOS structure
  * metadata (hdfeos-grid.ts), its values from the SD data set of the same name (hdf4-sd.ts),
  * chunked and compressed as MODIS stores them, decoded only where a window reads. Band metadata as
- * GDAL reports it: `scale_factor` and `add_offset` as stored (value = DN × scale + offset),
+ * GDAL reports it: `scale_factor` and `add_offset` as stored (value = DN × scale + offset; but a
+ * grid's integer field with a scale above 1 divides, as MODIS means it: NDVI = DN / 10000),
  * `_FillValue` as nodata, `long_name` as the description. A field of three dimensions is one band
  * per index of the one that is not XDim or YDim. A plain HDF4 file without HDF-EOS metadata is read
  * without a place on the map, as GDAL's HDF4_SDS does (one GDAL wrote, placed as GDAL places it); a swath (level-1/2 products on
@@ -220,12 +221,19 @@ export class Hdf4Dataset implements RasterDataset {
     this.blockHeight = Math.min(this.height, this.reader.chunk[yd]);
     this.nodata = fill === undefined ? null : this.dtype === 'float32' ? Math.fround(fill) : fill;
     const scale = asGdalReads(sds, 'scale_factor') ?? 1, offset = asGdalReads(sds, 'add_offset') ?? 0;
-    this.scales = new Array(this.bandCount).fill(scale);
-    this.offsets = new Array(this.bandCount).fill(offset);
+    // MODIS land products write a divisor as scale_factor where it is above 1 (MOD13 NDVI and
+    // MOD09 reflectance: 10000, value = DN / 10000), a factor where it is below (MOD11 LST: 0.02).
+    // GDAL applies both as factors, so NDVI would read as DN × 10000 and every threshold, mean and
+    // index on it would be wrong: on an HDF-EOS grid an integer field's scale above 1 divides.
+    const divides = !!c.grid && scale > 1 && !this.dtype.startsWith('float');
+    this.scales = new Array(this.bandCount).fill(divides ? 1 / scale : scale);
+    this.offsets = new Array(this.bandCount).fill(divides ? -offset / scale : offset);
     const longName = str(sds.attrs.get('long_name'));
     this.bandDescriptions = this.bd < 0 ? [longName ?? null] : Array.from({ length: this.bandCount }, (_, b) => `${names[this.bd]}=${b}`);
-    if (scale > 1 && !this.dtype.startsWith('float')) {
-      (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}: MODIS products such as MOD13 (NDVI, EVI) mean value = DN / ${scale}, but GDAL and GeoWeave apply it as DN × ${scale}${offset ? ` + ${offset}` : ''} (as stored, the netCDF way); for such a product take the raw values (DN) and divide them by ${scale}`);
+    if (divides) {
+      (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, read as MODIS documents it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
+    } else if (scale > 1 && !this.dtype.startsWith('float')) {
+      (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, applied as DN × ${scale}${offset ? ` + ${offset}` : ''} as GDAL does; if the product means DN / ${scale} (as MODIS does), divide the raw values instead`);
     }
     if (c.grid) {
       const { geo, warnings } = gridGeo(c.grid, this.source);

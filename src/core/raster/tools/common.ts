@@ -5,16 +5,17 @@ import type { WriteSpec } from '../io/writer';
 import type { OutputRef } from '../types';
 import type { ToolContext } from './types';
 import { bandFileOf } from '../band-files';
-import { netcdfVariable } from '../raster-files';
+import { fileLayer } from '../raster-files';
 
 /** File name without directory and extension ("s2_scene" for ".../s2_scene.tif"; URLs use their last segment). */
 export function stemOf(p: string): string {
-  // A NetCDF variable (era5.nc#t2m, s5p.nc#PRODUCT/ch4) is named after the file and the variable: era5_t2m, s5p_PRODUCT_ch4.
-  const variable = netcdfVariable(p);
-  const last = variable ? `${variable.file.split(/[\\/]/).pop()}#${variable.variable.replace(/\//g, '_')}` : p.split(/[\\/]/).pop() ?? p;
+  // A NetCDF variable (era5.nc#t2m, s5p.nc#PRODUCT/ch4) is named after the file and the variable:
+  // era5_t2m, s5p_PRODUCT_ch4; an HDF4 field too, its spaces as underscores (MOD13Q1_250m_16_days_NDVI).
+  const variable = fileLayer(p);
+  const last = variable ? `${variable.file.split(/[\\/]/).pop()}#${variable.variable.replace(/[/\s]+/g, '_')}` : p.split(/[\\/]/).pop() ?? p;
   // Output names are built from it: no control characters, and short enough that "<stem>_<tool>.tif" stays a valid name.
   // A leading dot (a folder such as ".data") would make every output a hidden file.
-  const stem = last.replace(/\.(nc|nc4|h5|hdf5|he5)#([A-Za-z_][\w.-]*)$/i, '_$2').replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
+  const stem = last.replace(/\.(nc|nc4|h5|hdf5|he5|hdf)#([\w.-]+)$/i, '_$2').replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
   let out = '', bytes = 0;
   for (const ch of stem) {
     bytes += Buffer.byteLength(ch);
