@@ -26,6 +26,7 @@ import { openRaster } from '../../src/core/raster/io/dataset';
 import { runTool } from '../../src/core/raster/engine';
 import { stemOf } from '../../src/core/raster/tools/common';
 import { scanDataFolder } from '../../src/core/data/scan';
+import { rasterFileView } from '../../src/core/results/raster-view';
 import { executability } from '../../src/core/retrieval/executability';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import { type EosGridSpec, hdf4LibsMissing, writeHdf4 } from '../helpers/hdf4-writer';
@@ -425,4 +426,9 @@ print(a[a != -3000].mean() / 10000)`));
   assert.equal(ds.width, 120);
   await ds.close();
   await assert.rejects(openRaster(file), /250m 16 days NDVI/);
+  // Opened from the explorer, the file shows its first field and lists the others.
+  const view = await rasterFileView(file);
+  assert.match(view.summary, new RegExp(`^${name.replace(/\./g, '\\.')} holds 5 layers; shown: 250m 16 days NDVI\\. Name another as ${name.replace(/\./g, '\\.')}#<layer> in a cell\\. `));
+  assert.deepEqual(view.tables[0].rows.map((r) => r[0]), fields);
+  assert.ok(view.map, 'the first field is on the map');
 });

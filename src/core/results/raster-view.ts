@@ -1,5 +1,5 @@
 /**
- * What the raster viewer (a GeoTIFF or JPEG 2000 file opened from the explorer) shows: raster_info's
+ * What the raster viewer (a GeoTIFF, JPEG 2000, NetCDF or HDF file opened from the explorer) shows: raster_info's
  * summary and band table, the values' statistics (file-statistics.ts), and the file on the map, as a cell's result view (view-model.ts), so the
  * notebook renderer draws it. Nothing is written. Pure Node: no VS Code.
  */
@@ -9,8 +9,27 @@ import { resultView } from './view-model';
 import { localizeSummary, type SummaryLanguage } from './summary-language';
 import type { ResultView } from '../../shared/result-protocol';
 import { fileStatistics } from './file-statistics';
+import { gridLayers } from '../raster/io/layers';
+import { LAYERED_FILE } from '../raster/raster-files';
 
 export async function rasterFileView(file: string, lang: SummaryLanguage = 'en', signal: AbortSignal = new AbortController().signal): Promise<ResultView> {
+  // A NetCDF or HDF4 file of several layers opens on its first, the others listed: refusing the
+  // file ("name one as era5.nc#t2m") would leave the analyst with nothing to look at.
+  const layers = LAYERED_FILE.test(file) ? await gridLayers(file).catch(() => []) : [];
+  if (layers.length > 1) {
+    const view = await rasterFileView(`${file}#${layers[0]}`, lang, signal);
+    const name = path.basename(file);
+    view.summary = (lang === 'zh'
+      ? `${name} 含 ${layers.length} 个图层，显示的是 ${layers[0]}；在单元格中写 ${name}#<图层> 使用其他图层。`
+      : `${name} holds ${layers.length} layers; shown: ${layers[0]}. Name another as ${name}#<layer> in a cell.`) + ' ' + view.summary;
+    view.tables.unshift({
+      title: lang === 'zh' ? '文件中的图层' : 'Layers in this file',
+      columns: [{ key: 'layer', label: lang === 'zh' ? '图层' : 'layer', numeric: false }, { key: 'as', label: lang === 'zh' ? '在单元格中写作' : 'in a cell', numeric: false }],
+      rows: layers.map((l) => [l, `${name}#${l}`]),
+      visible: 20,
+    });
+    return view;
+  }
   const dir = path.dirname(file);
   // raster_info reads the header only (and lists overviews); it has no outputs, so no folder is written.
   const ran = await rasterInfoTool.run({ args: { image: file }, outDir: dir, cwd: dir, signal, progress: () => undefined });
