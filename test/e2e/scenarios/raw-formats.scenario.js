@@ -1,5 +1,5 @@
 // Elevation and imaging-spectrometer data as delivered, in the workspace: an SRTM tile (.hgt), a USGS
-// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, an Ordnance Survey-style ESRI ASCII grid (.asc), a DTED tile as EarthExplorer offers SRTM, an ERA5-like NetCDF classic file, and an ENVI cube whose 40 bands are named by wavelength.
+// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, an Ordnance Survey-style ESRI ASCII grid (.asc), a DTED tile as EarthExplorer offers SRTM, an ERA5-like NetCDF classic file and a NetCDF-4 one, a MODIS-like HDF4 tile of several fields, and an ENVI cube whose 40 bands are named by wavelength.
 // The panel sees each: slope is ready on the tiles, NDVI on the cube (red and NIR from the bands nearest
 // 665 and 842 nm), and the inserted NDVI cell runs on the cube in the packaged extension.
 'use strict';
@@ -11,7 +11,7 @@ const DIR = 'delivered';
 const NOTEBOOK = 'deliveries.geonb';
 
 module.exports = {
-  name: 'raw formats: an SRTM .hgt, a USGS .bil, an ASCII grid, a DTED tile, a NetCDF file and an ENVI cube named by wavelength are ready for slope, statistics and NDVI',
+  name: 'raw formats: an SRTM .hgt, a USGS .bil, an ASCII grid, a DTED tile, NetCDF classic and NetCDF-4 files, a MODIS HDF4 tile and an ENVI cube named by wavelength are ready for slope, statistics and NDVI',
   // Its files exist only while it runs: the cube would be the richest scene for other scenarios'
   // readiness, and the explorer draws only the rows in view.
   async run(t) {
@@ -46,12 +46,32 @@ t = gdal.GetDriverByName('MEM').Create('', 60, 40, 1, gdal.GDT_Int16)
 t.SetGeoTransform((5, 0.25, 0, 50, 0, -0.25)); t.SetProjection(s.ExportToWkt())
 t.GetRasterBand(1).WriteArray((np.sin(xx[:40, :60] / 9.0) * 4000).astype(np.int16)); t.GetRasterBand(1).SetScale(0.0015); t.GetRasterBand(1).SetOffset(270)
 gdal.Translate(os.path.join(ws, 'dems', 'era5_t2m.nc'), t, format='netCDF', creationOptions=['FORMAT=NC'])
+gdal.Translate(os.path.join(ws, 'dems', 'era5_land_swvl1.nc'), t, format='netCDF', creationOptions=['FORMAT=NC4', 'COMPRESS=DEFLATE'])
 wl = np.linspace(400, 2500, 40)
 cube = np.stack([(800 + (i * 40 if w > 700 else i * 5) + 100 * np.sin(xx[:200, :240] / 20.0)).astype('<i2') for i, w in enumerate(wl)])
 cube.tofile(os.path.join(ws, 'hyper', 'flightline.img'))
 open(os.path.join(ws, 'hyper', 'flightline.hdr'), 'w').write('ENVI\\nsamples = 240\\nlines = 200\\nbands = 40\\nheader offset = 0\\ndata type = 2\\ninterleave = bsq\\nbyte order = 0\\nmap info = {UTM, 1, 1, 600000, 5200000, 2, 2, 32, North, WGS-84}\\nwavelength units = Nanometers\\nwavelength = {' + ', '.join('%.1f' % w for w in wl) + '}\\n')
 `, path.join(ws, DIR)]);
+  // A MOD13A2-like tile (sinusoidal grid, NDVI int16 chunked and deflated, a quality field), written
+  // by the HDF4 and HDF-EOS libraries themselves (test/helpers/hdf4-writer.ts, compiled to out/).
+  const { writeHdf4 } = require(path.join(__dirname, '..', '..', '..', 'out', 'test', 'helpers', 'hdf4-writer.js'));
+  fs.mkdirSync(path.join(ws, DIR, 'modis'), { recursive: true });
+  writeHdf4({
+    file: path.join(ws, DIR, 'modis', MODIS),
+    grids: [{
+      name: 'MODIS_Grid_16DAY_1km_VI', xdim: 120, ydim: 100, ul: [-1111950.519667, 5559752.598333], lr: [0, 4447802.078667],
+      proj: 'SNSOID', sphere: -1, params: [6371007.181],
+      fields: [
+        { name: '1 km 16 days NDVI', dims: 'YDim,XDim', type: 'int16', shape: [100, 120], tile: [50, 60], comp: 4, level: 6, fill: -3000,
+          expr: '(i * 7919) % 9000 - 1000',
+          attrs: { long_name: '1 km 16 days NDVI', units: 'NDVI', valid_range: ['int16', [-2000, 10000]], scale_factor: ['float64', [10000]], add_offset: ['float64', [0]] } },
+        { name: '1 km 16 days VI Quality', dims: 'YDim,XDim', type: 'uint16', shape: [100, 120], tile: [50, 60], comp: 4, fill: 65535, expr: '(i * 31) % 65536', attrs: { long_name: 'VI quality indicators' } },
+      ],
+    }],
+  });
 }
+
+const MODIS = 'MOD13A2.A2024161.h18v04.061.hdf';
 
 async function check({ page, session, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
   await openFile(page, NOTEBOOK);
@@ -67,6 +87,8 @@ async function check({ page, session, openFile, showPanel, describeTask, until, 
     ['Compute slope for SU42.asc', 'slope', 'dem=SU42.asc'],
     ['Compute slope for n46_e008_3arc_v2.dt1', 'slope', 'dem=n46_e008_3arc_v2.dt1'],
     ['Summarize the values of era5_t2m.nc: mean, min, max and histogram', 'raster_stats', 'image=era5_t2m.nc'],
+    ['Summarize the values of era5_land_swvl1.nc: mean, min, max and histogram', 'raster_stats', 'image=era5_land_swvl1.nc'],
+    [`Histogram of the NDVI in ${MODIS}`, 'raster_stats', `image=${MODIS}#1 km 16 days NDVI`],
     ['Compute NDVI for flightline.img', 'ndvi', 'image=flightline.hdr'],
   ]) {
     const list = await describeTask(page, panel, task, session.userDir);
