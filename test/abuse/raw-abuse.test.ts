@@ -2,8 +2,8 @@
  * Hostile raw rasters: ENVI and ESRI (EHdr) headers truncated, bit-flipped and with values no writer
  * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
  * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
- * tiles of wrong sizes and names, and ESRI ASCII grids, DTED tiles and NetCDF classic files damaged
- * the same ways. Each is opened and read in full in a child process; a trial
+ * tiles of wrong sizes and names, and ESRI ASCII grids, DTED tiles, NetCDF classic and NetCDF-4
+ * files and MODIS-like HDF4 tiles damaged the same ways. Each is opened and read in full in a child process; a trial
  * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
  */
 import { test } from 'node:test';
@@ -14,11 +14,13 @@ import { spawnSync } from 'node:child_process';
 import { judge, emptyDir, fingerprint, damaged, trialRoom, closeRoom } from './harness';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 import { era5LikeBytes } from '../helpers/netcdf-writer';
+import { gdalMissing, py, tmpDir } from '../helpers/raster-gdal';
+import { hdf4LibsMissing, writeHdf4 } from '../helpers/hdf4-writer';
 
 const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
 const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
 
-test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids, DTED tiles and NetCDF files', { timeout: 900_000 }, async () => {
+test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids, DTED tiles, NetCDF and HDF4 files', { timeout: 900_000 }, async () => {
   const room = trialRoom('gw-abuse-raw-');
   const { inDir, outside, outsideBefore, tally, runner } = room;
   const data = Buffer.alloc(40 * 30 * 3 * 2);
@@ -114,6 +116,32 @@ test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the
       await trial(`NetCDF ${label}`, { 'era5.nc': bytes }, 'era5.nc', { mustFail: true });
     }
     await trial('DTED headers only', { 'tile.dt0': dted.subarray(0, 80 + 648 + 2700) }, 'tile.dt0', { mustFail: true });
+    // NetCDF-4 (HDF5, read through h5wasm) as GDAL writes it, chunked and deflated; and a MODIS-like
+    // HDF4 tile (chunked DEFLATE NDVI, a plain field) as the HDF-EOS library writes it; damaged and cut.
+    const made = tmpDir('gw-abuse-hdf-');
+    try {
+      if (!gdalMissing() || process.env.CI) {
+        py(`from osgeo import gdal
+import numpy as np
+m = gdal.GetDriverByName('MEM').Create('', 60, 40, 1, gdal.GDT_Int16)
+m.SetGeoTransform((5, 0.25, 0, 50, 0, -0.25)); m.SetProjection('EPSG:4326')
+m.GetRasterBand(1).WriteArray((np.arange(2400).reshape(40, 60) % 700).astype(np.int16)); m.GetRasterBand(1).SetNoDataValue(-1)
+gdal.Translate('era5_nc4.nc', m, format='netCDF', creationOptions=['FORMAT=NC4', 'COMPRESS=DEFLATE'])`, made);
+        const nc4 = fs.readFileSync(path.join(made, 'era5_nc4.nc'));
+        await trial('NetCDF-4 intact', { 'era5.nc': nc4 }, 'era5.nc', { mustSucceed: true });
+        for (const [how, bytes] of damaged(nc4, rnd, 15, 15, 5)) await trial(`NetCDF-4 ${how}`, { 'era5.nc': bytes }, 'era5.nc');
+      }
+      if (!hdf4LibsMissing() || process.env.CI) {
+        const file = path.join(made, 'MOD13A2.hdf');
+        writeHdf4({ file, grids: [{ name: 'MODIS_Grid_16DAY_1km_VI', xdim: 60, ydim: 40, ul: [-1111950.519667, 5559752.598333], lr: [-555975.26, 5188102.7], proj: 'SNSOID', sphere: -1, params: [6371007.181],
+          fields: [{ name: '1 km 16 days NDVI', dims: 'YDim,XDim', type: 'int16', shape: [40, 60], tile: [20, 30], comp: 4, level: 6, fill: -3000, expr: '(i * 7919) % 9000 - 1000', attrs: { scale_factor: ['float64', [10000]] } }] }] });
+        const hdf = fs.readFileSync(file);
+        await trial('HDF4 intact', { 'MOD13A2.hdf': hdf }, 'MOD13A2.hdf', { mustSucceed: true });
+        for (const [how, bytes] of damaged(hdf, rnd, 15, 15, 5)) await trial(`HDF4 ${how}`, { 'MOD13A2.hdf': bytes }, 'MOD13A2.hdf');
+      }
+    } finally {
+      fs.rmSync(made, { recursive: true, force: true });
+    }
   } finally {
     closeRoom(room);
   }
