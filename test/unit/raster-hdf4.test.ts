@@ -421,6 +421,17 @@ print(a[a != -3000].mean() / 10000)`));
   const ours = Number(/^Mean 250m 16 days NDVI (-?[\d.]+) \(median/.exec(run.summary)?.[1]);
   assert.ok(Math.abs(ours - mean) < 5e-3 && Math.abs(ours) < 1, `${run.summary} vs numpy ${mean}`);
   assert.equal(stemOf(`data/${name}#250m 16 days NDVI`), 'MOD13Q1.A2024001.h09v04.061_250m_16_days_NDVI');
+  // Reprojected, the field keeps its stored integers and scale (as gdalwarp does: the same grid),
+  // and the summary gives NDVI, not DN.
+  const warped = await runTool('reproject', { image: `${name}#250m 16 days NDVI`, dst_crs: 'EPSG:4326' }, { outDir: path.join(dir, 'out'), cwd: dir });
+  const gdalWarped = path.join(dir, 'gdal_4326.tif');
+  execFileSync('gdalwarp', ['-q', '-t_srs', 'EPSG:4326', eosName(file, MOD13_GRID, '"250m 16 days NDVI"'), gdalWarped]);
+  const ref = gdalinfoJson(gdalWarped), mine = gdalinfoJson(warped.outputs.reprojected.path);
+  assert.deepEqual(mine.size, ref.size);
+  mine.geoTransform.forEach((v: number, i: number) => assert.ok(Math.abs(v - ref.geoTransform[i]) < 1e-9 * Math.max(1, Math.abs(v)), `geotransform[${i}]`));
+  assert.equal(mine.bands[0].scale, 0.0001);
+  const warpedMean = Number(/band 1 mean (-?[\d.]+)/.exec(warped.summary)?.[1]);
+  assert.ok(Math.abs(warpedMean) < 1 && Math.abs(warpedMean - ours) < 0.05, warped.summary);
   // Through openRaster, by the file's name and a field; a file of several fields with none named is refused listing them.
   const ds = await openRaster(`${file}#LST_Day`);
   assert.equal(ds.width, 120);

@@ -4,7 +4,7 @@ import { crsOfGeo, crsLabelOf, Crs } from '../crs/crs';
 import type { WarpMethod } from '../algorithms/warp';
 import { num } from '../stats';
 import { outPath, rasterOutput, requireMapGrid } from './common';
-import { warpRaster, pixelSizes, TargetGrid } from './warp-support';
+import { bandOneText, warpRaster, pixelSizes, TargetGrid } from './warp-support';
 import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
 
@@ -48,7 +48,7 @@ export async function warpOntoReference(
       const r = w.acc.result();
       const outside = r.count ? r.nodata / r.count : 0;
       const summary = `Put ${ds.source} (${gridText(ds)}) onto the grid of ${ref.source} (${gridText(ref)}) with ${method}; `
-        + `band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}${outside >= 0.005 ? `; ${Math.round(outside * 100)}% of the grid is nodata (outside the input or nodata there)` : ''}.`;
+        + `${bandOneText(r, ds, num)}${outside >= 0.005 ? `; ${Math.round(outside * 100)}% of the grid is nodata (outside the input or nodata there)` : ''}.`;
       return {
         tool, outputs: { [outName]: rasterOutput(out, [outName], `${ds.source} on the grid of ${ref.source}`) },
         stats: { width: ref.width, height: ref.height, geoTransform: ref.geo.geoTransform, crs: crsLabelOf(ref.geo, ref.source), resampling: method, kernel_scale: [w.xScale, w.yScale], ...r },

@@ -4,7 +4,7 @@ import { crsOfGeo, transformer, CrsError } from '../crs/crs';
 import { num } from '../stats';
 import type { GeoTransform } from '../algorithms/vectorize';
 import { outPath, rasterOutput, requireMapGrid } from './common';
-import { geoFor, warpRaster, pixelSizes } from './warp-support';
+import { bandOneText, geoFor, warpRaster, pixelSizes } from './warp-support';
 import { MAX_RESAMPLE_PIXELS, MAX_RESAMPLE_SIDE } from './spatial-tools';
 import { warpMethod, RESAMPLING, unitOf } from './align';
 import { defineTool } from './types';
@@ -59,7 +59,7 @@ export const reprojectTool = defineTool({
       const [sx] = pixelSizes(g);
       const outside = r.count ? r.nodata / r.count : 0;
       const summary = `Reprojected ${ds.width}×${ds.height} pixels of ${num(sx)} ${unitOf(srcCrs)} in ${srcCrs.label} to ${W}×${H} pixels of ${num(res)} ${unitOf(dstCrs)} in ${dstCrs.label} (${method}); `
-        + `band 1 mean ${num(r.mean)}, range ${num(r.min)} to ${num(r.max)}${outside >= 0.005 ? `; ${Math.round(outside * 100)}% of the new grid is nodata (outside the input or nodata there)` : ''}.`;
+        + `${bandOneText(r, ds, num)}${outside >= 0.005 ? `; ${Math.round(outside * 100)}% of the new grid is nodata (outside the input or nodata there)` : ''}.`;
       return {
         tool: 'reproject', outputs: { reprojected: rasterOutput(out, ['reprojected'], `${ds.source} in ${dstCrs.label}`) },
         stats: { width: W, height: H, geoTransform: gt, crs: dstCrs.label, source_crs: srcCrs.label, resampling: method, kernel_scale: [w.xScale, w.yScale], ...r },

@@ -378,3 +378,15 @@ function separableFill(ctx: ToolContext, src: RasterDataset, mapper: PixelMapper
     return out;
   };
 }
+
+/**
+ * "band 1 mean …, range … to …" of a warped raster, in the band's values: a band stored as scaled
+ * integers (MODIS NDVI, DN × 0.0001) is written as it was stored, and its numbers are read with its
+ * scale and offset, as every other tool reads them (NDVI mean 0.35, not 3500).
+ */
+export function bandOneText(r: { mean: number | null; min: number | null; max: number | null }, src: RasterDataset, num: (x: number | null) => string): string {
+  const scale = src.scales[0] ?? 1, offset = src.offsets[0] ?? 0;
+  const v = (x: number | null) => (x === null ? null : x * scale + offset);
+  const [lo, hi] = scale < 0 ? [v(r.max), v(r.min)] : [v(r.min), v(r.max)];
+  return `band 1 mean ${num(v(r.mean))}, range ${num(lo)} to ${num(hi)}`;
+}
