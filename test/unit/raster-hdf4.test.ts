@@ -412,6 +412,10 @@ test('HDF4 in the scan, readiness and tools: one item per grid field, NDVI as MO
   const stats = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests/raster_stats.json'), 'utf8')) as ToolManifest;
   const r = executability(stats, data, { task: `histogram of the NDVI in ${name}` });
   assert.equal(r.args.image, `${name}#250m 16 days NDVI`, r.notes.join(' | '));
+  // Taken because it holds what the task asks about: no caveat that another field was passed over.
+  assert.deepEqual(r.caveats ?? [], []);
+  const blind = executability(stats, data, { task: `histogram of ${name}` });
+  assert.match((blind.caveats ?? []).join(' | '), /holds 250m 16 days NDVI, .*: 250m 16 days NDVI is taken; name MOD13Q1\.A2024001\.h09v04\.061\.hdf#<variable> for another/);
   // The tool reads DN / 10000: its mean equals numpy's over GDAL's raw values, divided.
   const run = await runTool('raster_stats', { image: `${name}#250m 16 days NDVI` }, { outDir: path.join(dir, 'out'), cwd: dir });
   const mean = Number(py(`

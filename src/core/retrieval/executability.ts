@@ -375,9 +375,10 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     }
     satisfied++;
     args[p.name] = pick.item.path;
-    // One variable of a NetCDF file of several, taken without the task naming it: say which, and how to name another.
+    // One variable of a NetCDF file of several, taken without the task naming it or the indicator
+    // it asks about (a MODIS field whose name says NDVI, for "mean NDVI"): say which, and how to name another.
     const nv = LAYER_PATH.exec(pick.item.path);
-    if (nv && task && !task.toLowerCase().includes(nv[2].toLowerCase())) {
+    if (nv && task && !task.toLowerCase().includes(nv[2].toLowerCase()) && !indicators.some((x) => holds(pick.item, x))) {
       const others = data.items.filter((it) => it.path.startsWith(nv[1] + '#')).map((it) => it.path.slice(nv[1].length + 1));
       if (others.length > 1) caveats.push(`${path.basename(nv[1])} holds ${others.join(', ')}: ${nv[2]} is taken; name ${path.basename(nv[1])}#<variable> for another`);
     }
