@@ -3,11 +3,11 @@
  * deliver their bands (.jp2) or as a bare codestream (.j2k), and GDAL virtual rasters (.vrt: the
  * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt), and ENVI and ESRI (EHdr)
  * rasters by their header (.hdr beside the raw data), ESRI ASCII grids (.asc), DTED tiles (.dt0–.dt2)
- * and NetCDF files, classic and NetCDF-4 (.nc, .nc4), with HDF5 files laid out as NetCDF-4 (.h5,
- * .hdf5, .he5), and HDF4 files as MODIS land products come (.hdf). Arguments that pass paths to a
+ * and NetCDF files, classic and NetCDF-4 (.nc, .nc4), with HDF5 files laid out as NetCDF-4 or as
+ * HDF-EOS5 grids (.h5, .hdf5, .he5), and HDF4 files as MODIS land products come (.hdf). Arguments that pass paths to a
  * team's own tools accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf)$|\.(nc|nc4|h5|hdf5|he5)#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.hdf#[^#\\]+$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$/i;
 
 /** NetCDF and HDF5 files by extension: those that may hold several variables, each a raster. */
 export const NETCDF_FILE = /\.(nc|nc4|h5|hdf5|he5)$/i;
@@ -17,10 +17,12 @@ export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf)$/i;
 
 /**
  * `era5.nc#t2m`: one variable of a NetCDF file holding several; the file's path and the variable
- * (`s5p.nc#PRODUCT/methane_mixing_ratio` for one in a group).
+ * (`s5p.nc#PRODUCT/methane_mixing_ratio` for one in a group). After an HDF5 extension (.h5, .he5,
+ * .hdf5, .nc4) any name follows the first `#`: HDF-EOS5 fields have spaces
+ * (`VNP13A1.A2024161.h18v04.002.h5#500 m 16 days NDVI`, `#GRID/FIELD` where two grids share one).
  */
 export function netcdfVariable(p: string): { file: string; variable: string } | undefined {
-  const m = /^(.*\.(?:nc|nc4|h5|hdf5|he5))#([A-Za-z_][\w.-]*(?:\/[A-Za-z_][\w.-]*)*)$/i.exec(p);
+  const m = /^(.*?\.(?:nc4|h5|hdf5|he5))#([^#\\]+)$/i.exec(p) ?? /^(.*\.nc)#([A-Za-z_][\w.-]*(?:\/[A-Za-z_][\w.-]*)*)$/i.exec(p);
   return m ? { file: m[1], variable: m[2] } : undefined;
 }
 

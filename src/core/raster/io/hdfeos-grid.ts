@@ -1,5 +1,6 @@
 /**
- * HDF-EOS2 structure metadata: the ODL text of the `StructMetadata.0` (.1, …) global attributes,
+ * HDF-EOS2 structure metadata: the ODL text of the `StructMetadata.0` (.1, …) global attributes
+ * (HDF-EOS5's: the `/HDFEOS INFORMATION/StructMetadata.0` string dataset, its GCTP names prefixed HE5_),
  * listing the grids (name, size, corners, GCTP projection and its parameters, data fields with
  * their dimension lists) and swaths of a MODIS-style file; and a grid's georeferencing as GDAL's
  * HDF4 driver gives it for HDF4_EOS:EOS_GRID: pixel-corner geotransform from UpperLeftPointMtrs and
@@ -77,6 +78,8 @@ export interface EosGrid {
   name: string; xdim: number; ydim: number;
   upperLeft?: [number, number]; lowerRight?: [number, number];
   projection: string; zone?: number; sphere?: number; params: number[];
+  /** HDF-EOS5's GridOrigin without its prefix (HDFE_GD_UL, the default: rows from the north). */
+  origin?: string;
   dims: Map<string, number>; fields: EosField[];
 }
 export interface EosStructure { grids: EosGrid[]; swaths: { name: string; fields: string[] }[] }
@@ -104,8 +107,9 @@ export function eosStructure(odl: string): EosStructure {
     return {
       name: odlString(v.get('GridName')) ?? g.name, xdim: num('XDim') ?? 0, ydim: num('YDim') ?? 0,
       upperLeft: pair(v.get('UpperLeftPointMtrs')), lowerRight: pair(v.get('LowerRightMtrs')),
-      projection: odlString(v.get('Projection')) ?? '', zone: num('ZoneCode'), sphere: num('SphereCode'),
-      params: odlTuple(v.get('ProjParams')).map(Number), dims, fields,
+      // HDF-EOS5 writes the same GCTP names with a prefix (HE5_GCTP_SNSOID, HE5_HDFE_GD_UL).
+      projection: (odlString(v.get('Projection')) ?? '').replace(/^HE5_/, ''), zone: num('ZoneCode'), sphere: num('SphereCode'),
+      params: odlTuple(v.get('ProjParams')).map(Number), origin: odlString(v.get('GridOrigin'))?.replace(/^HE5_/, ''), dims, fields,
     };
   });
   const swaths = objects(group(root, 'SwathStructure')).map((s) => ({

@@ -1,7 +1,8 @@
 /**
  * The rasters a file of several holds, by its first bytes: the gridded variables of a NetCDF file
- * (classic or NetCDF-4) or the grid fields of an HDF4 file (MODIS). The scan and the workspace list
- * one item per layer (`era5.nc#t2m`, `MOD13Q1.hdf#250m 16 days NDVI`).
+ * (classic or NetCDF-4), the grid fields of an HDF-EOS5 file (VIIRS) or of an HDF4 file (MODIS). The
+ * scan and the workspace list one item per layer (`era5.nc#t2m`, `VNP13A1.h5#500 m 16 days NDVI`,
+ * `MOD13Q1.hdf#250m 16 days NDVI`).
  */
 import * as fs from 'node:fs';
 import { hdf4GridFields, isHdf4 } from './hdf4';

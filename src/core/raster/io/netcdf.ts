@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import { CfGridDataset, readableVariables, type CfFile } from './cf-grid';
 import { ClassicFile, isNetcdfClassic } from './netcdf-classic';
 import { Hdf5File, isHdf5 } from './netcdf4';
+import { He5GridDataset, he5Layout, he5SwathAdvice } from './hdfeos5';
 
 /** Whether a file's first bytes are NetCDF classic or HDF5 (NetCDF-4 is HDF5). */
 export function isNetcdf(head: Buffer): boolean {
@@ -24,18 +25,31 @@ async function openFile(source: string, fail: (m: string) => Error, head?: Buffe
   return undefined;
 }
 
-/** One gridded variable of a NetCDF file (`variable`, or the file's only one) as a raster; call init(). */
-export async function openNetcdf(source: string, fail: (m: string) => Error, variable?: string): Promise<CfGridDataset> {
+/**
+ * One gridded variable of a NetCDF file (`variable`, or the file's only one) as a raster, or one
+ * field of an HDF-EOS5 grid (hdfeos5.ts); call init(). An HDF-EOS5 file of swaths only is refused.
+ */
+export async function openNetcdf(source: string, fail: (m: string) => Error, variable?: string): Promise<CfGridDataset | He5GridDataset> {
   const file = await openFile(source, fail);
   if (!file) throw fail(`${source}: not a NetCDF or HDF5 file`);
+  if (file instanceof Hdf5File) {
+    const layout = he5Layout(file);
+    if (layout?.eos.grids.length) return new He5GridDataset(file, layout, fail, variable);
+    if (layout?.eos.swaths.length) { await file.close(); throw fail(he5SwathAdvice(source, layout.eos)); }
+  }
   return new CfGridDataset(file, fail, variable);
 }
 
-/** The variables of a NetCDF (classic or NetCDF-4) file that read as rasters, each as `file#name`; [] for any other file. */
+/**
+ * The variables of a NetCDF (classic or NetCDF-4) file that read as rasters, or the fields of an
+ * HDF-EOS5 file's grids (none for swaths), each as `file#name`; [] for any other file.
+ */
 export async function netcdfGridVariables(file: string): Promise<string[]> {
   const f = await openFile(file, (m) => new Error(m));
   if (!f) return [];
   try {
+    const layout = f instanceof Hdf5File ? he5Layout(f) : undefined;
+    if (layout) return layout.fields.map((c) => c.id);
     return readableVariables(f).map((v) => v.name);
   } finally {
     await f.close();

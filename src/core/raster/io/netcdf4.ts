@@ -7,8 +7,9 @@
  * A NetCDF-4 dimension is an HDF5 dimension scale: a variable's dimensions are the scales attached
  * to its axes, a scale that is a real variable (not netCDF's "This is a netCDF dimension but not a
  * netCDF variable") its coordinate variable. Variables in groups are named by their path
- * (`PRODUCT/nitrogendioxide_tropospheric_column`). An HDF5 file that is not NetCDF-4 (no dimension
- * scales: HDF-EOS5, plain arrays) has no georeferencing GeoWeave reads and is refused saying so.
+ * (`PRODUCT/nitrogendioxide_tropospheric_column`). HDF-EOS5 grids (VIIRS land products) are placed
+ * by their structure metadata (hdfeos5.ts, through `eosMetadata`); any other HDF5 file that is not
+ * NetCDF-4 (no dimension scales: plain arrays) has no georeferencing GeoWeave reads and is refused saying so.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -206,10 +207,30 @@ export class Hdf5File implements CfFile {
     }
   }
 
+  /**
+   * The HDF-EOS5 structure metadata (`/HDFEOS INFORMATION/StructMetadata.0`, .1, … concatenated),
+   * or undefined for a file without it.
+   */
+  eosMetadata(): string | undefined {
+    if (!this.hdfEos) return undefined;
+    let text = '';
+    for (let i = 0; i < 100; i++) {
+      let e: H5Entity | null = null;
+      try { e = this.file.get(`HDFEOS INFORMATION/StructMetadata.${i}`); } catch (err) { dropIfTrapped(err); }
+      if (!e || e.type !== 'Dataset') break;
+      let value: unknown;
+      try { value = (e as H5Dataset).value; } catch (err) { dropIfTrapped(err); break; }
+      const t = Array.isArray(value) ? value.join('') : value;
+      if (typeof t !== 'string') break;
+      text += t;
+    }
+    return text || undefined;
+  }
+
   unplaced(v: CfVariable): string | undefined {
     if (this.netcdf) return undefined;
     const why = this.hdfEos
-      ? 'it is an HDF-EOS5 file, whose grids are placed by HDF-EOS metadata that GeoWeave does not read'
+      ? 'it is an HDF-EOS5 file without grids (GeoWeave reads HDF-EOS5 grids, not swaths, points or zonal averages)'
       : 'no dimension scales or CF coordinate variables give its grid';
     return `dataset "${v.name}" has no georeferencing GeoWeave reads (${why}); GeoWeave reads HDF5 laid out as NetCDF-4/CF. `
       + `Convert it with gdal_translate HDF5:"${this.source}"://${v.name} ${v.name.replace(/^.*\//, '')}.tif (add -a_srs and -a_ullr if GDAL finds no georeferencing either)`;
