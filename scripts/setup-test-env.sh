@@ -14,8 +14,8 @@ need=()
 # fonts-wqy-microhei: a CJK font, so the Chinese UI scenario's screenshots show characters, not boxes.
 # python3-qgis: QGIS itself (headless PyQGIS, with its providers) opens the .qml styles we write
 # (test/unit/qgis-styles.test.ts); about 220 packages, under two minutes to install.
-# libhdfeos0: the HDF4 and HDF-EOS libraries the HDF4 reader's tests write their MODIS-like files with (test/helpers/hdf4-writer.ts).
-for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev libopenjp2-7-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei python3-qgis libhdfeos0; do
+# libhdfeos0, libhe5-hdfeos0: the HDF-EOS2 (HDF4) and HDF-EOS5 libraries the HDF readers' tests write their MODIS- and VIIRS-like files with (test/helpers/hdf4-writer.ts, he5-writer.ts).
+for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev libopenjp2-7-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei python3-qgis libhdfeos0 libhe5-hdfeos0; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

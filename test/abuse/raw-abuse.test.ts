@@ -3,7 +3,7 @@
  * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
  * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
  * tiles of wrong sizes and names, and ESRI ASCII grids, DTED tiles, NetCDF classic and NetCDF-4
- * files and MODIS-like HDF4 tiles damaged the same ways. Each is opened and read in full in a child process; a trial
+ * files, MODIS-like HDF4 tiles and VIIRS-like HDF-EOS5 grids damaged the same ways. Each is opened and read in full in a child process; a trial
  * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
  */
 import { test } from 'node:test';
@@ -16,11 +16,12 @@ import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 import { era5LikeBytes } from '../helpers/netcdf-writer';
 import { gdalMissing, py, tmpDir } from '../helpers/raster-gdal';
 import { hdf4LibsMissing, writeHdf4 } from '../helpers/hdf4-writer';
+import { he5LibMissing, writeHe5 } from '../helpers/he5-writer';
 
 const ENVI_HDR = 'ENVI\ndescription = {test}\nsamples = 40\nlines = 30\nbands = 3\nheader offset = 0\nfile type = ENVI Standard\ndata type = 12\ninterleave = bil\nbyte order = 0\nmap info = {UTM, 1, 1, 500000, 4600000, 30, 30, 33, North, WGS-84}\nwavelength units = Nanometers\nwavelength = {665, 705, 842}\ndata ignore value = 0\n';
 const EHDR_HDR = 'BYTEORDER I\nLAYOUT BIL\nNROWS 30\nNCOLS 40\nNBANDS 3\nNBITS 16\nPIXELTYPE SIGNEDINT\nULXMAP 10.005\nULYMAP 45.995\nXDIM 0.01\nYDIM 0.01\nNODATA -9999\n';
 
-test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids, DTED tiles, NetCDF and HDF4 files', { timeout: 900_000 }, async () => {
+test('raw abuse: hostile ENVI and EHdr headers and data files, SRTM tiles of the wrong size or name, damaged ASCII grids, DTED tiles, NetCDF, HDF4 and HDF-EOS5 files', { timeout: 900_000 }, async () => {
   const room = trialRoom('gw-abuse-raw-');
   const { inDir, outside, outsideBefore, tally, runner } = room;
   const data = Buffer.alloc(40 * 30 * 3 * 2);
@@ -138,6 +139,15 @@ gdal.Translate('era5_nc4.nc', m, format='netCDF', creationOptions=['FORMAT=NC4',
         const hdf = fs.readFileSync(file);
         await trial('HDF4 intact', { 'MOD13A2.hdf': hdf }, 'MOD13A2.hdf', { mustSucceed: true });
         for (const [how, bytes] of damaged(hdf, rnd, 15, 15, 5)) await trial(`HDF4 ${how}`, { 'MOD13A2.hdf': bytes }, 'MOD13A2.hdf');
+      }
+      if (!he5LibMissing() || process.env.CI) {
+        // A VIIRS-like HDF-EOS5 grid (tiled, deflated NDVI) as the HDF-EOS5 library writes it.
+        const file = path.join(made, 'VNP13A1.h5');
+        writeHe5({ file, grids: [{ name: 'VIIRS_Grid_16Day_VI_500m', xdim: 60, ydim: 40, ul: [-1111950.519667, 5559752.598333], lr: [-555975.26, 5188102.7], proj: 'SNSOID', sphere: -1, params: [6371007.181],
+          fields: [{ name: '500 m 16 days NDVI', dims: 'YDim,XDim', type: 'int16', shape: [40, 60], tile: [20, 30], deflate: 6, fill: -15000, expr: '(i * 7919) % 9000 - 1000', attrs: { scale_factor: ['float64', [10000]] } }] }] });
+        const he5 = fs.readFileSync(file);
+        await trial('HDF-EOS5 intact', { 'VNP13A1.h5': he5 }, 'VNP13A1.h5', { mustSucceed: true });
+        for (const [how, bytes] of damaged(he5, rnd, 15, 15, 5)) await trial(`HDF-EOS5 ${how}`, { 'VNP13A1.h5': bytes }, 'VNP13A1.h5');
       }
     } finally {
       fs.rmSync(made, { recursive: true, force: true });
