@@ -1,5 +1,5 @@
 // Elevation and imaging-spectrometer data as delivered, in the workspace: an SRTM tile (.hgt), a USGS
-// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, an Ordnance Survey-style ESRI ASCII grid (.asc), a DTED tile as EarthExplorer offers SRTM, an ERA5-like NetCDF classic file and a NetCDF-4 one, a MODIS-like HDF4 tile of several fields, and an ENVI cube whose 40 bands are named by wavelength.
+// SRTM tile as ESRI .bil + .hdr + ArcInfo .prj, an Ordnance Survey-style ESRI ASCII grid (.asc), a DTED tile as EarthExplorer offers SRTM, an ERA5-like NetCDF classic file and a NetCDF-4 one, a MODIS-like HDF4 tile and a VIIRS-like HDF-EOS5 grid of several fields, and an ENVI cube whose 40 bands are named by wavelength.
 // The panel sees each: slope is ready on the tiles, NDVI on the cube (red and NIR from the bands nearest
 // 665 and 842 nm), and the inserted NDVI cell runs on the cube in the packaged extension.
 'use strict';
@@ -11,7 +11,7 @@ const DIR = 'delivered';
 const NOTEBOOK = 'deliveries.geonb';
 
 module.exports = {
-  name: 'raw formats: an SRTM .hgt, a USGS .bil, an ASCII grid, a DTED tile, NetCDF classic and NetCDF-4 files, a MODIS HDF4 tile and an ENVI cube named by wavelength are ready for slope, statistics and NDVI',
+  name: 'raw formats: an SRTM .hgt, a USGS .bil, an ASCII grid, a DTED tile, NetCDF classic and NetCDF-4 files, MODIS HDF4 and VIIRS HDF-EOS5 tiles and an ENVI cube named by wavelength are ready for slope, statistics and NDVI',
   // Its files exist only while it runs: the cube would be the richest scene for other scenarios'
   // readiness, and the explorer draws only the rows in view.
   async run(t) {
@@ -69,9 +69,24 @@ open(os.path.join(ws, 'hyper', 'flightline.hdr'), 'w').write('ENVI\\nsamples = 2
       ],
     }],
   });
+  // A VNP13A1-like HDF-EOS5 grid, written by the HDF-EOS5 library (test/helpers/he5-writer.ts).
+  const { writeHe5 } = require(path.join(__dirname, '..', '..', '..', 'out', 'test', 'helpers', 'he5-writer.js'));
+  writeHe5({
+    file: path.join(ws, DIR, 'modis', VIIRS),
+    grids: [{
+      name: 'VIIRS_Grid_16Day_VI_500m', xdim: 120, ydim: 100, ul: [-1111950.519667, 5559752.598333], lr: [0, 4447802.078667],
+      proj: 'SNSOID', sphere: -1, params: [6371007.181],
+      fields: [
+        { name: '500 m 16 days NDVI', dims: 'YDim,XDim', type: 'int16', shape: [100, 120], tile: [50, 60], deflate: 6, fill: -15000,
+          expr: '(i * 7919) % 9000 - 1000', attrs: { long_name: '500 m 16 days NDVI', scale_factor: ['float64', [10000]] } },
+        { name: '500 m 16 days VI Quality', dims: 'YDim,XDim', type: 'uint16', shape: [100, 120], tile: [50, 60], deflate: 6, fill: 65535, expr: '(i * 31) % 65536' },
+      ],
+    }],
+  });
 }
 
 const MODIS = 'MOD13A2.A2024161.h18v04.061.hdf';
+const VIIRS = 'VNP13A1.A2024161.h18v04.002.h5';
 
 async function check({ page, session, openFile, showPanel, describeTask, until, cellTexts, cellState, outputTexts, shot }) {
   await openFile(page, NOTEBOOK);
@@ -89,6 +104,7 @@ async function check({ page, session, openFile, showPanel, describeTask, until, 
     ['Summarize the values of era5_t2m.nc: mean, min, max and histogram', 'raster_stats', 'image=era5_t2m.nc'],
     ['Summarize the values of era5_land_swvl1.nc: mean, min, max and histogram', 'raster_stats', 'image=era5_land_swvl1.nc'],
     [`Histogram of the NDVI in ${MODIS}`, 'raster_stats', `image=${MODIS}#1 km 16 days NDVI`],
+    [`Histogram of the NDVI in ${VIIRS}`, 'raster_stats', `image=${VIIRS}#500 m 16 days NDVI`],
     ['Compute NDVI for flightline.img', 'ndvi', 'image=flightline.hdr'],
   ]) {
     const list = await describeTask(page, panel, task, session.userDir);
