@@ -67,6 +67,18 @@ d = gdal.Open(${JSON.stringify(file)}); a = d.GetRasterBand(${band}).ReadAsArray
 f = tempfile.mktemp(); a.tofile(f); print(f)`).trim());
 }
 
+/** Band windows as GDAL reads them (raw samples as float64), in one python run: `[band, [x, y, w, h]]` each. */
+export function gdalWindows(name: string, reads: [number, [number, number, number, number]][]): Float64Array[] {
+  const files = JSON.parse(py(`
+import json, tempfile
+from osgeo import gdal
+d = gdal.Open(${JSON.stringify(name)}); out = []
+for b, w in ${JSON.stringify(reads)}:
+    f = tempfile.mktemp(); d.GetRasterBand(b).ReadAsArray(*w).astype('f8').tofile(f); out.append(f)
+print(json.dumps(out))`)) as string[];
+  return files.map((f) => { const a = readF64(f); fs.rmSync(f); return a; });
+}
+
 /** Python snippet: band arrays of `path` as float64 with nodata → nan, in a dict `bands[i]` (1-based). */
 export const PY_READ = `
 from osgeo import gdal

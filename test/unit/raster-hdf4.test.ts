@@ -21,7 +21,7 @@ import { Hdf4Dataset, hdf4GridFields, isHdf4 } from '../../src/core/raster/io/hd
 import { Hdf4File } from '../../src/core/raster/io/hdf4-file';
 import { packedDmsToDegrees } from '../../src/core/raster/io/hdfeos-grid';
 import { crsOfGeo, parseCrs, sameCrs } from '../../src/core/raster/crs/crs';
-import { gdalSkip, gdalinfoJson, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { gdalSkip, gdalWindows, gdalinfoJson, py, tmpDir } from '../helpers/raster-gdal';
 import { openRaster } from '../../src/core/raster/io/dataset';
 import { runTool } from '../../src/core/raster/engine';
 import { stemOf } from '../../src/core/raster/tools/common';
@@ -52,18 +52,6 @@ async function open(file: string, field?: string): Promise<Hdf4Dataset> {
 const eosName = (file: string, grid: string, field: string) => `HDF4_EOS:EOS_GRID:"${file}":${grid}:${field}`;
 
 type Window = [number, number, number, number];
-
-/** Band windows as GDAL reads them (raw samples as float64), in one python run. */
-function gdalWindows(name: string, reads: [number, Window][]): Float64Array[] {
-  const files = JSON.parse(py(`
-import json, tempfile
-from osgeo import gdal
-d = gdal.Open(${JSON.stringify(name)}); out = []
-for b, w in ${JSON.stringify(reads)}:
-    f = tempfile.mktemp(); d.GetRasterBand(b).ReadAsArray(*w).astype('f8').tofile(f); out.append(f)
-print(json.dumps(out))`)) as string[];
-  return files.map((f) => { const a = readF64(f); fs.rmSync(f); return a; });
-}
 
 /** Every sample of each band window equal to GDAL's (int8 as GDAL 3.6 gives it: its bits as a byte). */
 async function sameWindows(ds: Hdf4Dataset, gdalName: string, reads: [number, Window][], what: string): Promise<void> {

@@ -18,7 +18,7 @@ import { RASTER_FILE, fileLayer } from '../../src/core/raster/raster-files';
 import { runTool } from '../../src/core/raster/engine';
 import { stemOf } from '../../src/core/raster/tools/common';
 import { scanDataFolder } from '../../src/core/data/scan';
-import { gdalSkip, gdalinfoJson, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { gdalSkip, gdalWindows, gdalinfoJson, py, tmpDir } from '../helpers/raster-gdal';
 import { type He5Spec, he5LibMissing, writeHe5 } from '../helpers/he5-writer';
 
 function skipWhy(what: string): string | false {
@@ -67,18 +67,6 @@ function vnp13Spec(file: string): He5Spec {
 const gdalName = (file: string, grid: string, field: string) => `HDF5:"${file}"://HDFEOS/GRIDS/${grid.replace(/ /g, '_')}/Data_Fields/${field.replace(/ /g, '_')}`;
 
 type Window = [number, number, number, number];
-
-/** Band windows as GDAL reads them (raw samples as float64), in one python run. */
-function gdalWindows(name: string, reads: [number, Window][]): Float64Array[] {
-  const files = JSON.parse(py(`
-import json, tempfile
-from osgeo import gdal
-d = gdal.Open(${JSON.stringify(name)}); out = []
-for b, w in ${JSON.stringify(reads)}:
-    f = tempfile.mktemp(); d.GetRasterBand(b).ReadAsArray(*w).astype('f8').tofile(f); out.append(f)
-print(json.dumps(out))`)) as string[];
-  return files.map((f) => { const a = readF64(f); fs.rmSync(f); return a; });
-}
 
 async function sameSamples(ds: RasterDataset, name: string, win: Window, what: string): Promise<void> {
   const reads: [number, Window][] = [];

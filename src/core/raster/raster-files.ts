@@ -9,10 +9,7 @@
  */
 export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$/i;
 
-/** NetCDF and HDF5 files by extension: those that may hold several variables, each a raster. */
-export const NETCDF_FILE = /\.(nc|nc4|h5|hdf5|he5)$/i;
-
-/** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 fields. */
+/** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 and HDF-EOS5 fields. */
 export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf)$/i;
 
 /**

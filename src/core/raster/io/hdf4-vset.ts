@@ -54,11 +54,6 @@ export function decodeNumbers(buf: Buffer, at: number, nt: number, count: number
   return out;
 }
 
-/** `s` without the NULs padding its end (StructMetadata.0 is 32 000 bytes, mostly padding). */
-export function trimNuls(s: string): string {
-  return trimEnd(s);
-}
-
 /** A cursor over a packed header that fails (naming what it reads) instead of reading past its end. */
 class Cursor {
   at = 0;
@@ -125,7 +120,7 @@ export async function readVdataValues(f: Hdf4File, v: Vdata, maxBytes = 64 << 20
     if (!t) continue;
     if (t.text && v.records === 1) {
       const at = v.interlace === 0 ? fd.offset : fieldStart;
-      out.set(fd.name, trimNuls(buf.toString('latin1', at, at + fd.order)));
+      out.set(fd.name, trimEnd(buf.toString('latin1', at, at + fd.order)));
     } else {
       const vals: number[] = [];
       for (let r = 0; r < v.records; r++) {
