@@ -6,8 +6,8 @@
  * window reads; u1/u2/u4/u8 as uint8, s8 as int8 (GDAL 3.6 says Byte with PIXELTYPE=SIGNEDBYTE),
  * u16…f64 as themselves, complex refused. Band descriptions are the layer names, nodata the
  * layer's Eimg_NonInitializedValue, the colour table (Red/Green/Blue of the layer's
- * Descriptor_Table, 0–1 reals) and class names (its Class_Names column) as GDAL's colour table and
- * category names. The geotransform and CRS come from hfa-georef.ts. Overviews (Eimg_Layer_SubSample
+ * Descriptor_Table, 0–1 reals) as GDAL's colour table, class names from its Class_Names column
+ * (GDAL's raster attribute table) or the PAM sidecar GDAL writes category names to. The geotransform and CRS come from hfa-georef.ts. Overviews (Eimg_Layer_SubSample
  * nodes, .rrd files) are not read.
  */
 import * as path from 'node:path';
@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import type { GeoInfo, RasterDataset } from './dataset';
 import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE, toFloat } from './dataset';
 import type { CategoryNames, ColorTable } from './color-table';
-import { MAX_CATEGORIES, MAX_CATEGORY_CHARS } from './color-table';
+import { MAX_CATEGORIES, MAX_CATEGORY_CHARS, readCategoryNames } from './color-table';
 import type { HfaBaseData, HfaRecord, HfaValue } from './hfa-dictionary';
 import { BoundedFile, HfaFile, child, childOfType, path as nodePath, type HfaNode } from './hfa-file';
 import { EPT, blockBytes, blockTableFromSpill, blockTableFromState, decodeRaw, decodeRle, type HfaBlockTable } from './hfa-blocks';
@@ -149,6 +149,9 @@ export class HfaDataset implements RasterDataset {
       if (b === 0) this.colorTable = await this.colors(layer);
       names.push(await this.classNames(layer));
     }
+    // GDAL keeps the category names it is given in the PAM sidecar (<file>.img.aux.xml): those win, as GDAL's GetCategoryNames gives them.
+    const pam = readCategoryNames(this.source, this.bandCount, (m) => (this.warnings ??= []).push(m));
+    if (pam) pam.forEach((n, b) => { if (n) names[b] = n; });
     if (names.some((n) => n)) this.categoryNames = names;
   }
 
