@@ -348,6 +348,12 @@ gdal.Translate(${JSON.stringify(src)}, m, format='HFA', creationOptions=['COMPRE
   await assert.rejects(() => ds.readWindowRaw(1, 0, 0, 256, 256, ac.signal), (e: Error) => e.name === 'AbortError');
   await ds.close();
   await assert.rejects(() => ds.readWindowRaw(1, 0, 0, 1, 1), /dataset is closed/);
+  // A damaged Map_Info (its data cut to 4 bytes) leaves the samples readable, placed nowhere, with a warning saying why.
+  const mi = await openRaster(edited(src, 'mapinfo.img', (b) => { b.writeInt32LE(4, entryAt(b, 'Map_Info') + 20); }));
+  assert.ok(mi.geo.ungeoreferenced, 'placed nowhere');
+  assert.match(mi.warnings?.join('\n') ?? '', /mapinfo\.img: node Layer_1\/Map_Info: Eprj_MapInfo\.\w+ needs \d+ bytes at \d+, past the end of its node \(4\); it is ignored/);
+  assert.deepEqual(Array.from(await mi.readWindowRaw(1, 0, 0, 64, 64)), Array.from(want));
+  await mi.close();
   // A run-length block whose runs point past its end.
   const rle = edited(src, 'rle.img', (b) => {
     const dms = entryAt(b, 'RasterDMS');

@@ -90,12 +90,22 @@ export class HfaDataset implements RasterDataset {
       this.offsets = new Array(this.bandCount).fill(0);
       this.bandDescriptions = this.layers.map((l) => l.node.name || null);
       this.nodata = await this.noData(this.layers[0].node);
-      this.geo = await this.georef(this.layers[0].node);
-      await this.descriptors(signal);
+      // A damaged projection or descriptor table leaves the samples readable: placed without a CRS
+      // (or not at all), without colours or names, and the warning says why (GDAL opens such files too).
+      const none: GeoInfo = { geographic: false, geoTransform: [0, 1, 0, 0, 0, 1], ungeoreferenced: { gcps: [] } };
+      this.geo = await this.georef(this.layers[0].node).catch((e) => this.lenient(e, none));
+      await this.descriptors(signal).catch((e) => this.lenient(e, undefined));
     } catch (e) {
       await this.close();
       throw e;
     }
+  }
+
+  /** `fallback` with a warning for a RasterError (damaged metadata); anything else (an abort) goes on. */
+  private lenient<T>(e: unknown, fallback: T): T {
+    if (!(e instanceof Error) || e.name === 'AbortError' || !e.message.startsWith(this.source)) throw e;
+    (this.warnings ??= []).push(`${e.message}; it is ignored`);
+    return fallback;
   }
 
   /** The layer's EPT code; complex and unknown types refused by name. */
