@@ -147,6 +147,8 @@ const CRSS: [string, string, number[]][] = [
   ['custom_lcc', '+proj=lcc +lat_1=33 +lat_2=45 +lat_0=39 +lon_0=-96 +x_0=100000 +y_0=200000 +datum=WGS84 +units=m', [0, 30, 0, 400000, 0, -30]],
   ['custom_tm', '+proj=tmerc +lat_0=0 +lon_0=21 +k=0.9999 +x_0=500000 +y_0=0 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m', [480000, 10, 0, 5500000, 0, -10]],
   ['custom_laea', '+proj=laea +lat_0=45 +lon_0=-100 +x_0=0 +y_0=0 +datum=WGS84 +units=m', [-100000, 100, 0, 100000, 0, -100]],
+  ['modis_sinusoidal', '+proj=sinu +lon_0=0 +x_0=0 +y_0=0 +R=6371007.181 +units=m', [-7783653.637667, 463.312716528, 0, 5559752.598333, 0, -463.312716528]],
+  ['custom_eqc', '+proj=eqc +lat_ts=30 +lat_0=0 +lon_0=10 +x_0=0 +y_0=0 +datum=WGS84 +units=m', [1000000, 1000, 0, 5000000, 0, -1000]],
 ];
 
 test('CRSs of every projection read give the same lon/lat as GDAL/osr for the same pixels; the geotransform is GDAL\'s', { ...skip, timeout: 300_000 }, async () => {

@@ -3,8 +3,9 @@
  * `Map_Info` (Eprj_MapInfo: its upper-left is the centre of the first pixel, so the corner is half a
  * pixel up and left; "ds" units are seconds of arc), and the CRS from `Projection`
  * (Eprj_ProParameters: ERDAS's projection number, zone and 15 parameters, angles in radians) with its
- * `Datum` (Eprj_Datum), as GDAL's HFAPCSStructToOSR maps them; the ESRI PE string GDAL also writes
- * (`ProjectionX`) where the parameters name no projection read here. A CRS becomes an EPSG code when
+ * `Datum` (Eprj_Datum), as GDAL's HFAPCSStructToOSR maps them, with the parameters of the ESRI PE
+ * string GDAL also writes (`ProjectionX`, which GDAL reads first) where it names the same projection,
+ * and the PE string alone where the parameters name no projection read here. A CRS becomes an EPSG code when
  * it is one GeoWeave knows (UTM zones, lon/lat, Conus Albers…), else user-defined GeoTIFF keys.
  */
 import type { GeoInfo } from './dataset';
@@ -85,6 +86,46 @@ function projectionDef(pro: HfaRecord, ell: string, units: string): string | { w
   }
 }
 
+/** ESRI PROJECTION names of the PE string, by the ERDAS projection number they are. */
+const PE_METHODS: Record<string, number> = {
+  albers: 3, lambert_conformal_conic: 4, mercator: 5, stereographic_north_pole: 6, stereographic_south_pole: 6, polar_stereographic: 6,
+  transverse_mercator: 9, lambert_azimuthal_equal_area: 11, sinusoidal: 16, equidistant_cylindrical: 17, plate_carree: 17,
+};
+/** proj4 parameters of ESRI PARAMETER names, per method (a standard parallel is lat_ts where there is one). */
+function peKey(name: string, n: number): string | undefined {
+  switch (name) {
+    case 'false_easting': return 'x_0';
+    case 'false_northing': return 'y_0';
+    case 'central_meridian': case 'longitude_of_center': return 'lon_0';
+    case 'latitude_of_origin': case 'latitude_of_center': return n === 6 ? undefined : 'lat_0';
+    case 'scale_factor': return n === 9 ? 'k' : undefined;
+    case 'standard_parallel_1': return n === 3 || n === 4 ? 'lat_1' : n === 5 || n === 6 || n === 17 ? 'lat_ts' : undefined;
+    case 'standard_parallel_2': return n === 3 || n === 4 ? 'lat_2' : undefined;
+    default: return undefined;
+  }
+}
+
+/**
+ * The definition with the PE string's parameters where it names the same projection: GDAL reads
+ * the PE string first, and GDAL's own writer leaves some parameters out of Eprj_ProParameters
+ * (an equirectangular's standard parallel). The datum stays the parameters' (GDAL copies their shift too).
+ */
+function withPeParameters(def: string, n: number, pe: string | undefined): string {
+  const method = pe && /PROJECTION\[\s*"([^"]+)"/i.exec(pe)?.[1].toLowerCase();
+  if (!method || PE_METHODS[method] !== n) return def;
+  let out = def;
+  for (const m of pe!.matchAll(/PARAMETER\[\s*"([^"]+)"\s*,\s*([-+0-9.eE]+)\s*\]/g)) {
+    const key = peKey(m[1].toLowerCase(), n), v = Number(m[2]);
+    if (!key || !Number.isFinite(v)) continue;
+    out = new RegExp(`\\+${key}=`).test(out) ? out.replace(new RegExp(`\\+${key}=\\S+`), `+${key}=${v}`) : `${out} +${key}=${v}`;
+  }
+  if (n === 6) {
+    const ts = Number(/\+lat_ts=(\S+)/.exec(out)?.[1]);
+    if (Number.isFinite(ts)) out = out.replace(/\+lat_0=\S+/, `+lat_0=${ts < 0 ? -90 : 90}`);
+  }
+  return out;
+}
+
 /** The CRS part of GeoInfo for a definition: an EPSG code GeoWeave knows that gives the same coordinates, else GeoTIFF keys. */
 function crsOf(def: string, name: string, n: number, pro: HfaRecord, named: Datum | undefined): Pick<GeoInfo, 'epsg' | 'wkt' | 'keys' | 'geographic'> | string {
   const crs = parseCrs(def, name);
@@ -111,7 +152,8 @@ export function hfaCrs(pro: HfaRecord | undefined, datum: HfaRecord | undefined,
   if (pro) {
     const ell = datumDef(pro, datum);
     const n = Number(pro.proNumber);
-    const def = typeof ell === 'string' ? { why: ell } : projectionDef(pro, ell.def, n === 0 ? '' : units);
+    const base = typeof ell === 'string' ? { why: ell } : projectionDef(pro, ell.def, n === 0 ? '' : units);
+    const def = typeof base === 'string' ? withPeParameters(base, n, pe) : base;
     if (typeof def === 'string' && typeof ell !== 'string') {
       try {
         const c = crsOf(def, String(pro.proName || PROJECTIONS[n] || 'ERDAS projection'), n, pro, ell.named);

@@ -29,6 +29,8 @@ export { isHfa } from './hfa-file';
 const MAX_BLOCK_SIDE = 1 << 13;
 /** Largest block read (4 M samples: 32 MB of f64). */
 const MAX_BLOCK_SAMPLES = 1 << 22;
+/** A descriptor column read at most (65 536 class names of 256 characters). */
+const MAX_COLUMN_BYTES = 16 << 20;
 /** Decoded blocks kept per dataset. */
 const CACHE_BYTES = 64 << 20;
 /** Consecutive blocks of a window read in one go, up to this many bytes. */
@@ -142,7 +144,8 @@ export class HfaDataset implements RasterDataset {
   /** The ESRI PE string GDAL writes in `ProjectionX` (found as GDAL finds it: 30 bytes after "PE_COORDSYS,."). */
   private async peString(layer: HfaNode): Promise<string | undefined> {
     const n = child(layer, 'ProjectionX');
-    if (!n) return undefined;
+    // A PE string is a few hundred bytes; a node of megabytes is not one.
+    if (!n || n.dataSize > 1 << 16) return undefined;
     const s = (await this.hfa.data(n)).toString('latin1');
     const at = s.indexOf('PE_COORDSYS,.');
     if (at < 0 || at + 30 >= s.length) return undefined;
@@ -174,7 +177,7 @@ export class HfaDataset implements RasterDataset {
     if (!(Number.isInteger(rows) && rows >= 0 && rows <= MAX_CATEGORIES)) { this.warn(`${nodePath(n)} has ${c.numRows} rows (at most ${MAX_CATEGORIES} are read); it is ignored`); return undefined; }
     if (type === 'string') {
       const chars = Number(c.maxNumChars);
-      if (!(Number.isInteger(chars) && chars > 0 && chars <= 1 << 16)) { this.warn(`${nodePath(n)} has strings of ${c.maxNumChars} characters; it is ignored`); return undefined; }
+      if (!(Number.isInteger(chars) && chars > 0 && rows * chars <= MAX_COLUMN_BYTES)) { this.warn(`${nodePath(n)} has strings of ${c.maxNumChars} characters; it is ignored`); return undefined; }
       const b = await this.hfa.read(at, rows * chars, nodePath(n));
       return { rows, values: Array.from({ length: rows }, (_, i) => b.toString('utf8', i * chars, (i + 1) * chars).split('\0')[0]) };
     }
