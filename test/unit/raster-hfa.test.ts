@@ -350,6 +350,11 @@ gdal.Translate(${JSON.stringify(src)}, m, format='HFA', creationOptions=['COMPRE
   await assert.rejects(() => ds.readWindowRaw(1, 0, 0, 256, 256, ac.signal), (e: Error) => e.name === 'AbortError');
   await ds.close();
   await assert.rejects(() => ds.readWindowRaw(1, 0, 0, 1, 1), /dataset is closed/);
+  // A dictionary without Eprj_MapInfo (ERDAS leaves out types it takes as known): GDAL's default definition places it.
+  const untyped = await openRaster(edited(src, 'untyped.img', (b) => { const at = b.indexOf('}Eprj_MapInfo,'); b.write('}Eprj_MapInfX,', at, 'latin1'); }));
+  assert.deepEqual(untyped.geo.geoTransform, [0, 1, 0, 0, 0, -1]);
+  assert.equal(untyped.geo.ungeoreferenced, undefined);
+  await untyped.close();
   // A damaged Map_Info (its data cut to 4 bytes) leaves the samples readable, placed nowhere, with a warning saying why.
   const mi = await openRaster(edited(src, 'mapinfo.img', (b) => { b.writeInt32LE(4, entryAt(b, 'Map_Info') + 20); }));
   assert.ok(mi.geo.ungeoreferenced, 'placed nowhere');

@@ -33,6 +33,19 @@ const KIND_BYTES: Record<string, number> = { 1: 1, 2: 1, 4: 1, c: 1, C: 1, e: 2,
 /** Bytes of a sample of each EPT type code (u1…c128) in BASEDATA; the bit types round up to a byte per row. */
 export const EPT_BITS = [1, 2, 4, 8, 8, 16, 16, 32, 32, 32, 64, 64, 128];
 
+/**
+ * Types some files use without defining them (ERDAS leaves out what it takes as known), as GDAL's
+ * HFADictionary adds them (aszDefaultDefn): used only where the file's own dictionary has none.
+ */
+const DEFAULT_TYPES = '{1:lnumrows,}Edsc_Table,{1:lnumRows,1:LcolumnDataPtr,1:e4:integer,real,complex,string,dataType,1:lmaxNumChars,}Edsc_Column,'
+  + '{1:dwidth,1:dheight,}Eprj_Size,{1:dx,1:dy,}Eprj_Coordinate,'
+  + '{0:pcproName,1:*oEprj_Coordinate,upperLeftCenter,1:*oEprj_Coordinate,lowerRightCenter,1:*oEprj_Size,pixelSize,0:pcunits,}Eprj_MapInfo,'
+  + '{1:*bvalueBD,}Eimg_NonInitializedValue,{0:pcstring,}Emif_String,'
+  + '{0:pcsphereName,1:da,1:db,1:deSquared,1:dradius,}Eprj_Spheroid,'
+  + '{0:pcdatumname,1:e3:EPRJ_DATUM_PARAMETRIC,EPRJ_DATUM_GRID,EPRJ_DATUM_REGRESSION,type,0:pdparams,0:pcgridname,}Eprj_Datum,'
+  + '{1:e2:EPRJ_INTERNAL,EPRJ_EXTERNAL,proType,1:lproNumber,0:pcproExeName,0:pcproName,1:lproZone,0:pdproParams,1:*oEprj_Spheroid,proSpheroid,}Eprj_ProParameters,'
+  + '{1:oEmif_String,fileName,2:LlayerStackValidFlagsOffset,2:LlayerStackDataOffset,1:LlayerStackCount,1:LlayerStackIndex,}ImgExternalRaster,.';
+
 /** Limits that keep a damaged file from allocating or looping without end. */
 const MAX_TYPES = 10000, MAX_FIELDS = 1000, MAX_ENUMS = 10000, MAX_DEPTH = 8, MAX_ITEMS = 1 << 24;
 
@@ -95,6 +108,7 @@ export class HfaDictionary {
       this.types.set(t.name, t);
     }
     if (text[at] !== '.') fail('the dictionary does not end with "."');
+    if (text !== DEFAULT_TYPES) for (const [name, t] of new HfaDictionary(DEFAULT_TYPES).types) if (!this.types.has(name)) this.types.set(name, t);
   }
 
   type(name: string): HfaType | undefined { return this.types.get(name); }
