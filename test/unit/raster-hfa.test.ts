@@ -265,6 +265,38 @@ print(json.dumps(out))`));
   }
 });
 
+test('internal overviews (gdaladdo) equal GDAL\'s GetOverview samples, placed on their coarser grids', { ...skip, timeout: 120_000 }, async () => {
+  const dir = tmpDir('gw-hfa-ov-');
+  const file = path.join(dir, 'ov.img');
+  py(`
+import numpy as np
+from osgeo import gdal
+gdal.UseExceptions()
+m = gdal.GetDriverByName('MEM').Create('', 700, 500, 2, gdal.GDT_Int16)
+for b in range(2): m.GetRasterBand(b + 1).WriteArray((np.arange(350000).reshape(500, 700) * (b + 7) % 5000 - 2500).astype('i2'))
+m.SetGeoTransform((500000, 10, 0, 4600000, 0, -10)); m.SetProjection('EPSG:32633')
+gdal.Translate(${JSON.stringify(file)}, m, format='HFA', creationOptions=['COMPRESSED=YES'])
+d = gdal.Open(${JSON.stringify(file)}, gdal.GA_Update); d.BuildOverviews('AVERAGE', [2, 4]); d = None`);
+  const ref = JSON.parse(py(`
+import json
+from osgeo import gdal
+d = gdal.Open(${JSON.stringify(file)}); b = d.GetRasterBand(2)
+print(json.dumps([[o.XSize, o.YSize, o.ReadAsArray(3, 5, 40, 30).flatten().tolist()] for o in [b.GetOverview(i) for i in range(b.GetOverviewCount())]]))`));
+  const ds = await openRaster(file);
+  try {
+    const ovs = await ds.overviews!();
+    assert.deepEqual(ovs.map((o) => [o.width, o.height]), ref.map((r: number[]) => [r[0], r[1]]));
+    for (let i = 0; i < ovs.length; i++) {
+      assert.deepEqual(Array.from(await ovs[i].readWindowRaw(2, 3, 5, 40, 30)), ref[i][2], `overview ${i}`);
+      assert.equal(ovs[i].geo.epsg, 32633);
+      assert.deepEqual(ovs[i].geo.geoTransform, [500000, 10 * 700 / ovs[i].width, 0, 4600000, 0, -10 * 500 / ovs[i].height]);
+    }
+    assert.equal(await ds.overviews!(), await ds.overviews!());
+  } finally {
+    await ds.close();
+  }
+});
+
 test('ENVI .img beside its .hdr still opens as ENVI; .img counts as a raster file; complex layers are refused naming the type', { ...skip, timeout: 120_000 }, async () => {
   const dir = tmpDir('gw-hfa-envi-');
   py(`

@@ -7,13 +7,14 @@
  * u16…f64 as themselves, complex refused. Band descriptions are the layer names, nodata the
  * layer's Eimg_NonInitializedValue, the colour table (Red/Green/Blue of the layer's
  * Descriptor_Table, 0–1 reals) as GDAL's colour table, class names from its Class_Names column
- * (GDAL's raster attribute table) or the PAM sidecar GDAL writes category names to. The geotransform and CRS come from hfa-georef.ts. Overviews (Eimg_Layer_SubSample
- * nodes, .rrd files) are not read.
+ * (GDAL's raster attribute table) or the PAM sidecar GDAL writes category names to. The
+ * geotransform and CRS come from hfa-georef.ts. Internal overviews (Eimg_Layer_SubSample nodes, as
+ * gdaladdo writes them) are read; those in a .rrd file beside it are not.
  */
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import type { GeoInfo, RasterDataset } from './dataset';
-import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE, toFloat } from './dataset';
+import { MAX_RASTER_PIXELS, MAX_RASTER_SIDE, overviewGeo, toFloat } from './dataset';
 import type { CategoryNames, ColorTable } from './color-table';
 import { MAX_CATEGORIES, MAX_CATEGORY_CHARS, readCategoryNames } from './color-table';
 import type { HfaBaseData, HfaRecord, HfaValue } from './hfa-dictionary';
@@ -38,12 +39,17 @@ const MAX_RUN_BYTES = 16 << 20;
 
 interface Layer { node: HfaNode; table?: Promise<HfaBlockTable> }
 
+const int = (r: HfaRecord, k: string) => (typeof r[k] === 'number' ? (r[k] as number) : NaN);
+
 export class HfaDataset implements RasterDataset {
   width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 0;
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   colorTable?: ColorTable; categoryNames?: CategoryNames; warnings?: string[];
   private hfa: HfaFile;
+  /** False for an overview, which reads through its dataset's open file. */
+  private owner = true;
+  private overviewList?: Promise<HfaDataset[]>;
   private ept = 3;
   private layers: Layer[] = [];
   private spills = new Map<string, Promise<BoundedFile>>();
@@ -66,18 +72,8 @@ export class HfaDataset implements RasterDataset {
       const records: HfaRecord[] = [];
       for (const n of all) { signal?.throwIfAborted(); records.push(await this.hfa.record(n)); }
       const first = records[0];
-      const int = (r: HfaRecord, k: string) => (typeof r[k] === 'number' ? (r[k] as number) : NaN);
-      this.width = int(first, 'width'); this.height = int(first, 'height');
-      this.blockWidth = int(first, 'blockWidth'); this.blockHeight = int(first, 'blockHeight');
       const name = all[0].name;
-      if (!(this.width > 0 && this.height > 0 && this.width <= MAX_RASTER_SIDE && this.height <= MAX_RASTER_SIDE && this.width * this.height <= MAX_RASTER_PIXELS)) {
-        throw this.bad(`layer ${name} is ${this.width}×${this.height}; GeoWeave reads sides of 1–${MAX_RASTER_SIDE} and at most ${MAX_RASTER_PIXELS} pixels`);
-      }
-      if (!(this.blockWidth > 0 && this.blockHeight > 0 && this.blockWidth <= MAX_BLOCK_SIDE && this.blockHeight <= MAX_BLOCK_SIDE)) {
-        throw this.bad(`layer ${name} has ${this.blockWidth}×${this.blockHeight} blocks; blocks of 1–${MAX_BLOCK_SIDE} a side are read`);
-      }
-      if (this.blockWidth * this.blockHeight > MAX_BLOCK_SAMPLES) throw this.bad(`layer ${name} has blocks of ${this.blockWidth}×${this.blockHeight} samples; at most ${MAX_BLOCK_SAMPLES} a block are read`);
-      this.ept = this.pixelType(first, name);
+      this.grid(first, name);
       for (let i = 0; i < all.length; i++) {
         const r = records[i];
         if (int(r, 'width') !== this.width || int(r, 'height') !== this.height) { this.warn(`layer ${all[i].name} is ${int(r, 'width')}×${int(r, 'height')}, not ${this.width}×${this.height} as the first; it is left out, as GDAL does`); continue; }
@@ -101,6 +97,51 @@ export class HfaDataset implements RasterDataset {
       await this.close();
       throw e;
     }
+  }
+
+  /** Size, blocking and sample type from an Eimg_Layer (or Eimg_Layer_SubSample) record, checked. */
+  private grid(r: HfaRecord, name: string): void {
+    this.width = int(r, 'width'); this.height = int(r, 'height');
+    this.blockWidth = int(r, 'blockWidth'); this.blockHeight = int(r, 'blockHeight');
+    if (!(this.width > 0 && this.height > 0 && this.width <= MAX_RASTER_SIDE && this.height <= MAX_RASTER_SIDE && this.width * this.height <= MAX_RASTER_PIXELS)) {
+      throw this.bad(`layer ${name} is ${this.width}×${this.height}; GeoWeave reads sides of 1–${MAX_RASTER_SIDE} and at most ${MAX_RASTER_PIXELS} pixels; cut a window first (gdal_translate -srcwin X Y W H ${path.basename(this.source)} part.tif)`);
+    }
+    if (!(this.blockWidth > 0 && this.blockHeight > 0 && this.blockWidth <= MAX_BLOCK_SIDE && this.blockHeight <= MAX_BLOCK_SIDE)) {
+      throw this.bad(`layer ${name} has ${this.blockWidth}×${this.blockHeight} blocks; blocks of 1–${MAX_BLOCK_SIDE} a side are read`);
+    }
+    if (this.blockWidth * this.blockHeight > MAX_BLOCK_SAMPLES) throw this.bad(`layer ${name} has blocks of ${this.blockWidth}×${this.blockHeight} samples; at most ${MAX_BLOCK_SAMPLES} a block are read`);
+    this.ept = this.pixelType(r, name);
+  }
+
+  /**
+   * The internal overviews (each band's Eimg_Layer_SubSample children of one name, `_ss_2_`…, as
+   * gdaladdo writes them into the .img), largest first; a level some band lacks, or of another
+   * type, is left out. Opened once, on the first call.
+   */
+  overviews(signal?: AbortSignal): Promise<RasterDataset[]> {
+    this.overviewList ??= this.loadOverviews(signal).catch((e) => { this.overviewList = undefined; throw e; });
+    return this.overviewList;
+  }
+
+  private async loadOverviews(signal?: AbortSignal): Promise<HfaDataset[]> {
+    if (this.closed || !this.owner) return [];
+    const out: HfaDataset[] = [];
+    for (const node of this.layers[0].node.children.filter((c) => c.type === 'Eimg_Layer_SubSample')) {
+      signal?.throwIfAborted();
+      const nodes = this.layers.map((l) => child(l.node, node.name));
+      if (nodes.some((n) => !n || n.type !== node.type)) continue;
+      const o = new HfaDataset(this.source, this.fail);
+      o.hfa = this.hfa; o.owner = false;
+      o.grid(await this.hfa.record(node), `${this.layers[0].node.name}/${node.name}`);
+      if (o.ept !== this.ept || o.width > this.width || o.height > this.height) continue;
+      o.layers = nodes.map((n) => ({ node: n! }));
+      o.bandCount = this.bandCount; o.dtype = this.dtype; o.nodata = this.nodata;
+      o.scales = this.scales; o.offsets = this.offsets; o.bandDescriptions = this.bandDescriptions;
+      o.colorTable = this.colorTable; o.categoryNames = this.categoryNames;
+      o.geo = overviewGeo(this.geo, this.width, this.height, o.width, o.height);
+      out.push(o);
+    }
+    return out.sort((a, b) => b.width - a.width);
   }
 
   /** `fallback` with a warning for a RasterError (damaged metadata); anything else (an abort) goes on. */
@@ -357,8 +398,11 @@ export class HfaDataset implements RasterDataset {
     this.closed = true;
     this.cache.clear();
     this.cacheBytes = 0;
-    await this.hfa.close();
+    const overviews = this.overviewList;
+    this.overviewList = undefined;
+    if (overviews) for (const o of await overviews.catch(() => [])) await o.close();
     for (const f of this.spills.values()) await f.then((s) => s.close(), () => undefined);
     this.spills.clear();
+    if (this.owner) await this.hfa.close();
   }
 }
