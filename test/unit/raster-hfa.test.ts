@@ -64,6 +64,21 @@ gdal.Translate('spill.img', m, format='HFA', creationOptions=['USE_SPILL=YES'])
 `);
 }
 
+/** An HFA file GDAL writes from arrays: `expr` is numpy over `i` (the flat index, rows × columns) and `b` (the band, from 0). */
+function writeHfa(file: string, o: { w: number; h: number; bands: number; type: string; expr: string; gt: number[]; srs?: string; options: string[]; then?: string }): void {
+  py(`
+import numpy as np
+from osgeo import gdal
+gdal.UseExceptions()
+m = gdal.GetDriverByName('MEM').Create('', ${o.w}, ${o.h}, ${o.bands}, gdal.GDT_${o.type})
+i = np.arange(${o.w * o.h}).reshape(${o.h}, ${o.w})
+for b in range(${o.bands}): m.GetRasterBand(b + 1).WriteArray(${o.expr})
+m.SetGeoTransform(${JSON.stringify(o.gt)})
+${o.srs ? `m.SetProjection('${o.srs}')` : ''}
+gdal.Translate(${JSON.stringify(file)}, m, format='HFA', creationOptions=${JSON.stringify(o.options)})
+${o.then ?? ''}`);
+}
+
 /** What GDAL says of a file: size, bands, geotransform, nodata and description of each band. */
 function gdalMeta(file: string): { size: [number, number, number]; gt: number[]; nodata: (number | null)[]; desc: string[] } {
   return JSON.parse(py(`
@@ -268,15 +283,10 @@ print(json.dumps(out))`));
 test('internal overviews (gdaladdo) equal GDAL\'s GetOverview samples, placed on their coarser grids', { ...skip, timeout: 120_000 }, async () => {
   const dir = tmpDir('gw-hfa-ov-');
   const file = path.join(dir, 'ov.img');
-  py(`
-import numpy as np
-from osgeo import gdal
-gdal.UseExceptions()
-m = gdal.GetDriverByName('MEM').Create('', 700, 500, 2, gdal.GDT_Int16)
-for b in range(2): m.GetRasterBand(b + 1).WriteArray((np.arange(350000).reshape(500, 700) * (b + 7) % 5000 - 2500).astype('i2'))
-m.SetGeoTransform((500000, 10, 0, 4600000, 0, -10)); m.SetProjection('EPSG:32633')
-gdal.Translate(${JSON.stringify(file)}, m, format='HFA', creationOptions=['COMPRESSED=YES'])
-d = gdal.Open(${JSON.stringify(file)}, gdal.GA_Update); d.BuildOverviews('AVERAGE', [2, 4]); d = None`);
+  writeHfa(file, {
+    w: 700, h: 500, bands: 2, type: 'Int16', expr: '(i * (b + 7) % 5000 - 2500).astype("i2")', gt: [500000, 10, 0, 4600000, 0, -10], srs: 'EPSG:32633', options: ['COMPRESSED=YES'],
+    then: `d = gdal.Open(${JSON.stringify(file)}, gdal.GA_Update); d.BuildOverviews('AVERAGE', [2, 4]); d = None`,
+  });
   const ref = JSON.parse(py(`
 import json
 from osgeo import gdal
@@ -340,14 +350,7 @@ function entryAt(b: Buffer, name: string): number {
 test('damaged files are refused naming the file and what is wrong; a window reads only the blocks it touches; reads can be cancelled', { ...skip, timeout: 120_000 }, async () => {
   const dir = tmpDir('gw-hfa-bad-');
   const src = path.join(dir, 'src.img');
-  py(`
-import numpy as np
-from osgeo import gdal
-gdal.UseExceptions()
-m = gdal.GetDriverByName('MEM').Create('', 256, 256, 1, gdal.GDT_UInt16)
-m.GetRasterBand(1).WriteArray((np.arange(65536).reshape(256, 256) // 7 % 3001).astype('u2'))
-m.SetGeoTransform((0, 1, 0, 0, 0, -1))
-gdal.Translate(${JSON.stringify(src)}, m, format='HFA', creationOptions=['COMPRESSED=YES'])`);
+  writeHfa(src, { w: 256, h: 256, bands: 1, type: 'UInt16', expr: '(i // 7 % 3001).astype("u2")', gt: [0, 1, 0, 0, 0, -1], options: ['COMPRESSED=YES'] });
   const size = fs.statSync(src).size;
   const dictAt = fs.readFileSync(src).indexOf('{1:lversion');
   const cases: [string, (b: Buffer) => Buffer | void, RegExp][] = [
