@@ -280,31 +280,40 @@ print(json.dumps(out))`));
   }
 });
 
-test('internal overviews (gdaladdo) equal GDAL\'s GetOverview samples, placed on their coarser grids', { ...skip, timeout: 120_000 }, async () => {
+test('overviews in the .img (gdaladdo) and in a .rrd beside it (HFA_USE_RRD) equal GDAL\'s GetOverview samples, placed on their coarser grids', { ...skip, timeout: 120_000 }, async () => {
   const dir = tmpDir('gw-hfa-ov-');
-  const file = path.join(dir, 'ov.img');
-  writeHfa(file, {
-    w: 700, h: 500, bands: 2, type: 'Int16', expr: '(i * (b + 7) % 5000 - 2500).astype("i2")', gt: [500000, 10, 0, 4600000, 0, -10], srs: 'EPSG:32633', options: ['COMPRESSED=YES'],
-    then: `d = gdal.Open(${JSON.stringify(file)}, gdal.GA_Update); d.BuildOverviews('AVERAGE', [2, 4]); d = None`,
-  });
-  const ref = JSON.parse(py(`
+  for (const [name, rrd] of [['ov.img', false], ['rrd.img', true]] as const) {
+    const file = path.join(dir, name);
+    writeHfa(file, {
+      w: 700, h: 500, bands: 2, type: 'Int16', expr: '(i * (b + 7) % 5000 - 2500).astype("i2")', gt: [500000, 10, 0, 4600000, 0, -10], srs: 'EPSG:32633', options: ['COMPRESSED=YES'],
+      then: `gdal.SetConfigOption('HFA_USE_RRD', '${rrd ? 'YES' : 'NO'}')\nd = gdal.Open(${JSON.stringify(file)}, gdal.GA_Update); d.BuildOverviews('AVERAGE', [2, 4]); d = None`,
+    });
+    assert.equal(fs.existsSync(path.join(dir, 'rrd.rrd')), rrd, `${name}: overviews ${rrd ? 'in' : 'not in'} a .rrd`);
+    const ref = JSON.parse(py(`
 import json
 from osgeo import gdal
 d = gdal.Open(${JSON.stringify(file)}); b = d.GetRasterBand(2)
 print(json.dumps([[o.XSize, o.YSize, o.ReadAsArray(3, 5, 40, 30).flatten().tolist()] for o in [b.GetOverview(i) for i in range(b.GetOverviewCount())]]))`));
-  const ds = await openRaster(file);
-  try {
-    const ovs = await ds.overviews!();
-    assert.deepEqual(ovs.map((o) => [o.width, o.height]), ref.map((r: number[]) => [r[0], r[1]]));
-    for (let i = 0; i < ovs.length; i++) {
-      assert.deepEqual(Array.from(await ovs[i].readWindowRaw(2, 3, 5, 40, 30)), ref[i][2], `overview ${i}`);
-      assert.equal(ovs[i].geo.epsg, 32633);
-      assert.deepEqual(ovs[i].geo.geoTransform, [500000, 10 * 700 / ovs[i].width, 0, 4600000, 0, -10 * 500 / ovs[i].height]);
+    assert.equal(ref.length, 2);
+    const ds = await openRaster(file);
+    try {
+      const ovs = await ds.overviews!();
+      assert.deepEqual(ovs.map((o) => [o.width, o.height]), ref.map((r: number[]) => [r[0], r[1]]), name);
+      for (let i = 0; i < ovs.length; i++) {
+        assert.deepEqual(Array.from(await ovs[i].readWindowRaw(2, 3, 5, 40, 30)), ref[i][2], `${name} overview ${i}`);
+        assert.equal(ovs[i].geo.epsg, 32633);
+        assert.deepEqual(ovs[i].geo.geoTransform, [500000, 10 * 700 / ovs[i].width, 0, 4600000, 0, -10 * 500 / ovs[i].height]);
+      }
+      assert.equal(await ds.overviews!(), await ds.overviews!());
+    } finally {
+      await ds.close();
     }
-    assert.equal(await ds.overviews!(), await ds.overviews!());
-  } finally {
-    await ds.close();
   }
+  // Without its .rrd the raster reads as before, with no overviews.
+  fs.rmSync(path.join(dir, 'rrd.rrd'));
+  const bare = await openRaster(path.join(dir, 'rrd.img'));
+  assert.deepEqual(await bare.overviews!(), []);
+  await bare.close();
 });
 
 test('ENVI .img beside its .hdr still opens as ENVI; .img counts as a raster file; complex layers are refused naming the type', { ...skip, timeout: 120_000 }, async () => {

@@ -8,8 +8,7 @@
  * layer's Eimg_NonInitializedValue, the colour table (Red/Green/Blue of the layer's
  * Descriptor_Table, 0–1 reals) as GDAL's colour table, class names from its Class_Names column
  * (GDAL's raster attribute table) or the PAM sidecar GDAL writes category names to. The
- * geotransform and CRS come from hfa-georef.ts. Internal overviews (Eimg_Layer_SubSample nodes, as
- * gdaladdo writes them) are read; those in a .rrd file beside it are not.
+ * geotransform and CRS come from hfa-georef.ts. Overviews are read from the .img or the .rrd beside it.
  */
 import * as path from 'node:path';
 import * as fs from 'node:fs';
@@ -50,6 +49,8 @@ export class HfaDataset implements RasterDataset {
   /** False for an overview, which reads through its dataset's open file. */
   private owner = true;
   private overviewList?: Promise<HfaDataset[]>;
+  /** .rrd files overviews are in, by name. */
+  private dependents = new Map<string, Promise<HfaFile | undefined>>();
   private ept = 3;
   private layers: Layer[] = [];
   private spills = new Map<string, Promise<BoundedFile>>();
@@ -114,9 +115,11 @@ export class HfaDataset implements RasterDataset {
   }
 
   /**
-   * The internal overviews (each band's Eimg_Layer_SubSample children of one name, `_ss_2_`…, as
-   * gdaladdo writes them into the .img), largest first; a level some band lacks, or of another
-   * type, is left out. Opened once, on the first call.
+   * The overviews, largest first: those each band's RRDNamesList names (`nlcd.rrd(:Layer_1:_ss_2_)`,
+   * in a .rrd beside the file as ERDAS and `gdaladdo --config HFA_USE_RRD YES` write them, or in the
+   * .img itself), else its Eimg_Layer_SubSample children (`gdaladdo` into the .img). A level some
+   * band lacks, of another type, or in a .rrd that is not there or is damaged is left out. Opened
+   * once, on the first call.
    */
   overviews(signal?: AbortSignal): Promise<RasterDataset[]> {
     this.overviewList ??= this.loadOverviews(signal).catch((e) => { this.overviewList = undefined; throw e; });
@@ -125,16 +128,18 @@ export class HfaDataset implements RasterDataset {
 
   private async loadOverviews(signal?: AbortSignal): Promise<HfaDataset[]> {
     if (this.closed || !this.owner) return [];
+    const perBand: { file: HfaFile; node: HfaNode }[][] = [];
+    for (const l of this.layers) perBand.push(await this.overviewNodes(l.node, signal));
     const out: HfaDataset[] = [];
-    for (const node of this.layers[0].node.children.filter((c) => c.type === 'Eimg_Layer_SubSample')) {
-      signal?.throwIfAborted();
-      const nodes = this.layers.map((l) => child(l.node, node.name));
-      if (nodes.some((n) => !n || n.type !== node.type)) continue;
+    for (let k = 0; k < perBand[0].length; k++) {
+      const level = perBand.map((list) => list[k]);
+      const { file, node } = level[0];
+      if (level.some((e) => !e || e.file !== file || e.node.type !== 'Eimg_Layer_SubSample')) continue;
       const o = new HfaDataset(this.source, this.fail);
-      o.hfa = this.hfa; o.owner = false;
-      o.grid(await this.hfa.record(node), `${this.layers[0].node.name}/${node.name}`);
+      o.hfa = file; o.owner = false;
+      try { o.grid(await file.record(node), `${this.layers[0].node.name}/${node.name}`); } catch { continue; }
       if (o.ept !== this.ept || o.width > this.width || o.height > this.height) continue;
-      o.layers = nodes.map((n) => ({ node: n! }));
+      o.layers = level.map((e) => ({ node: e.node }));
       o.bandCount = this.bandCount; o.dtype = this.dtype; o.nodata = this.nodata;
       o.scales = this.scales; o.offsets = this.offsets; o.bandDescriptions = this.bandDescriptions;
       o.colorTable = this.colorTable; o.categoryNames = this.categoryNames;
@@ -142,6 +147,41 @@ export class HfaDataset implements RasterDataset {
       out.push(o);
     }
     return out.sort((a, b) => b.width - a.width);
+  }
+
+  /** The overview layers of one band and the file each is in. */
+  private async overviewNodes(layer: HfaNode, signal?: AbortSignal): Promise<{ file: HfaFile; node: HfaNode }[]> {
+    const list = child(layer, 'RRDNamesList');
+    if (!list) return layer.children.filter((c) => c.type === 'Eimg_Layer_SubSample').map((node) => ({ file: this.hfa, node }));
+    let names: HfaRecord[] = [];
+    try { names = ((await this.hfa.record(list, 'Eimg_RRDNamesList')).nameList ?? []) as HfaRecord[]; } catch { return []; }
+    const out: { file: HfaFile; node: HfaNode }[] = [];
+    for (const n of names.slice(0, 64)) {
+      signal?.throwIfAborted();
+      const text = String(n?.string ?? '');
+      // "file(:Layer_1:_ss_2_)": a few dozen characters; a longer one is not a name (and not searched).
+      const m = text.length <= 4096 ? /^(.*)\(:(.*)\)$/.exec(text) : null;
+      if (!m) continue;
+      const name = path.basename(m[1].replace(/\\/g, '/'));
+      const file = name.toLowerCase() === path.basename(this.source).toLowerCase() ? this.hfa : await this.dependent(name);
+      const node = file && child(file.root, m[2].split(':').filter(Boolean).join('.'));
+      if (file && node) out.push({ file, node });
+    }
+    return out;
+  }
+
+  /** A .rrd beside the file, opened once (undefined when it is not there or is not an HFA file). */
+  private async dependent(name: string): Promise<HfaFile | undefined> {
+    let f = this.dependents.get(name.toLowerCase());
+    if (!f) {
+      const dir = path.dirname(this.source);
+      let at: string | undefined;
+      try { at = fs.readdirSync(dir).find((e) => e.toLowerCase() === name.toLowerCase()); } catch { /* no folder listing: no overviews */ }
+      const file = at ? new HfaFile(path.join(dir, at), this.fail) : undefined;
+      f = file ? file.open().then(() => file, () => undefined) : Promise.resolve(undefined);
+      this.dependents.set(name.toLowerCase(), f);
+    }
+    return f;
   }
 
   /** `fallback` with a warning for a RasterError (damaged metadata); anything else (an abort) goes on. */
@@ -403,6 +443,8 @@ export class HfaDataset implements RasterDataset {
     if (overviews) for (const o of await overviews.catch(() => [])) await o.close();
     for (const f of this.spills.values()) await f.then((s) => s.close(), () => undefined);
     this.spills.clear();
+    for (const f of this.dependents.values()) await (await f)?.close();
+    this.dependents.clear();
     if (this.owner) await this.hfa.close();
   }
 }
