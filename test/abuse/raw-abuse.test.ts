@@ -3,7 +3,9 @@
  * uses (negative, huge and non-numeric sizes, header offsets past the end, unknown types, endless
  * `{` lists, megabytes of header), data files that are cut short, FIFOs or folders, and SRTM `.hgt`
  * tiles of wrong sizes and names, and ESRI ASCII grids, DTED tiles, NetCDF classic and NetCDF-4
- * files, MODIS-like HDF4 tiles and VIIRS-like HDF-EOS5 grids damaged the same ways. Each is opened and read in full in a child process; a trial
+ * files, MODIS-like HDF4 tiles and VIIRS-like HDF-EOS5 grids damaged the same ways; ERDAS Imagine
+ * (.img, HFA) files in their own test: truncated, bit-flipped at random and in their node entries,
+ * block tables and dictionary, and with a damaged spill file. Each is opened and read in full in a child process; a trial
  * passes when it reads or fails naming a file of the pair, within its time and memory bounds.
  */
 import { test } from 'node:test';
@@ -156,5 +158,67 @@ gdal.Translate('era5_nc4.nc', m, format='netCDF', creationOptions=['FORMAT=NC4',
     closeRoom(room);
   }
   assert.ok(tally.trials.length >= 150, `only ${tally.trials.length} trials`);
+  assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);
+});
+
+test('raw abuse: damaged ERDAS Imagine (.img, HFA) files, compressed with a colour table and class names, and with a spill file', { timeout: 900_000 }, async () => {
+  if (gdalMissing() && !process.env.CI) return;
+  const room = trialRoom('gw-abuse-hfa-');
+  const { inDir, outside, outsideBefore, tally, runner } = room;
+  const trial = async (label: string, files: Record<string, Buffer>, open: string, opts: { mustSucceed?: boolean } = {}) => {
+    emptyDir(inDir);
+    for (const [name, body] of Object.entries(files)) fs.writeFileSync(path.join(inDir, name), body);
+    const frozen = fingerprint(inDir);
+    const r = await runner.run({ kind: 'read', file: path.join(inDir, open) });
+    judge(tally, 'raw', label, r, { names: Object.keys(files), mustSucceed: opts.mustSucceed, frozen: [{ dir: inDir, before: frozen }, { dir: outside, before: outsideBefore }] });
+  };
+  const made = tmpDir('gw-abuse-hfa-src-');
+  try {
+    py(`from osgeo import gdal, osr
+import numpy as np
+gdal.UseExceptions()
+s = osr.SpatialReference(); s.ImportFromEPSG(5070)
+d = gdal.GetDriverByName('HFA').Create('nlcd.img', 150, 100, 1, gdal.GDT_Byte, ['COMPRESSED=YES'])
+d.SetProjection(s.ExportToWkt()); d.SetGeoTransform((-2000000, 30, 0, 3000000, 0, -30))
+d.GetRasterBand(1).WriteArray((np.arange(15000).reshape(100, 150) // 13 % 7 * 10 + 11).astype('u1')); d.GetRasterBand(1).SetNoDataValue(0)
+rat = gdal.RasterAttributeTable()
+rat.CreateColumn('Class_Names', gdal.GFT_String, gdal.GFU_Name)
+for c, u in [('Red', gdal.GFU_Red), ('Green', gdal.GFU_Green), ('Blue', gdal.GFU_Blue)]: rat.CreateColumn(c, gdal.GFT_Integer, u)
+rat.SetRowCount(80)
+for i in range(80):
+    rat.SetValueAsString(i, 0, 'class %d' % i)
+    for k in range(3): rat.SetValueAsInt(i, 1 + k, (i * 37 * (k + 1)) % 256)
+d.GetRasterBand(1).SetDefaultRAT(rat); d = None
+m = gdal.GetDriverByName('MEM').Create('', 90, 70, 2, gdal.GDT_Int16)
+for b in range(2): m.GetRasterBand(b + 1).WriteArray((np.arange(6300).reshape(70, 90) * (b + 3) % 4000 - 2000).astype('i2'))
+m.SetGeoTransform((500000, 30, 0, 4600000, 0, -30)); s.ImportFromEPSG(32633); m.SetProjection(s.ExportToWkt())
+gdal.Translate('spill.img', m, format='HFA', creationOptions=['USE_SPILL=YES'])`, made);
+    const nlcd = fs.readFileSync(path.join(made, 'nlcd.img'));
+    const spillImg = fs.readFileSync(path.join(made, 'spill.img')), ige = fs.readFileSync(path.join(made, 'spill.ige'));
+    const rnd = mulberry32(1931);
+    await trial('HFA intact', { 'nlcd.img': nlcd }, 'nlcd.img', { mustSucceed: true });
+    await trial('HFA spill intact', { 'spill.img': spillImg, 'spill.ige': ige }, 'spill.img', { mustSucceed: true });
+    for (const [how, bytes] of damaged(nlcd, rnd, 15, 15, 5)) await trial(`HFA ${how}`, { 'nlcd.img': bytes }, 'nlcd.img');
+    // The structure: bits flipped in node entries (pointers, sizes), in their data and in the dictionary.
+    const spots: number[] = [nlcd.indexOf('{1:lversion'), nlcd.readUInt32LE(16)];
+    for (const name of ['Layer_1', 'RasterDMS', 'Map_Info', 'Projection', 'Descriptor_Table', 'Class_Names', 'Red', 'Eimg_NonInitializedValue', 'ProjectionX']) {
+      const at = nlcd.indexOf(Buffer.from(`${name}\0`, 'latin1')) - 24;
+      if (at > 0) spots.push(at, nlcd.readUInt32LE(at + 16));
+    }
+    for (let j = 0; j < 40; j++) {
+      const b = Buffer.from(nlcd);
+      const spot = spots[j % spots.length] + Math.floor(rnd() * 24);
+      if (spot < 0 || spot >= b.length) continue;
+      b[spot] ^= 1 << Math.floor(rnd() * 8);
+      await trial(`HFA structure bit flipped at ${spot}`, { 'nlcd.img': b }, 'nlcd.img');
+    }
+    for (const [how, bytes] of damaged(spillImg, rnd, 8, 8, 4)) await trial(`HFA spill .img ${how}`, { 'spill.img': bytes, 'spill.ige': ige }, 'spill.img');
+    for (const [how, bytes] of damaged(ige, rnd, 8, 8, 4)) await trial(`HFA spill .ige ${how}`, { 'spill.img': spillImg, 'spill.ige': bytes }, 'spill.img');
+    await trial('HFA spill without its .ige', { 'spill.img': spillImg }, 'spill.img');
+  } finally {
+    fs.rmSync(made, { recursive: true, force: true });
+    closeRoom(room);
+  }
+  assert.ok(tally.trials.length >= 100, `only ${tally.trials.length} trials`);
   assert.deepEqual(tally.failures().map((f) => `${f.outcome}: ${f.input}: ${f.detail}`), []);
 });

@@ -40,7 +40,16 @@ export function listDataFiles(dir: string, maxDepth = 3, want: RegExp = DATA): s
     }
   };
   walk('', 0, maxDepth);
-  return found.sort();
+  return withoutEnviData(found).sort();
+}
+
+/**
+ * `.img` files are rasters (ERDAS Imagine) unless an ENVI header is beside them (`scene.img` +
+ * `scene.hdr` or `scene.img.hdr`): that raster is listed once, as its header.
+ */
+function withoutEnviData(found: string[]): string[] {
+  const names = new Set(found.map((f) => f.toLowerCase()));
+  return found.filter((f) => !/\.img$/i.test(f) || !(names.has(`${f.slice(0, -4)}.hdr`.toLowerCase()) || names.has(`${f}.hdr`.toLowerCase())));
 }
 
 /**

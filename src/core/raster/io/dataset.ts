@@ -14,6 +14,7 @@ const dtedReader = () => require('./dted') as typeof import('./dted');
 const netcdfReader = () => require('./netcdf') as typeof import('./netcdf');
 const hdf4Reader = () => require('./hdf4') as typeof import('./hdf4');
 const enviReader = () => require('./envi') as typeof import('./envi');
+const hfaReader = () => require('./hfa') as typeof import('./hfa');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
 import { redactUrl } from '../../net/redact';
 import { CTORS, DType, InexactIntegerError, SampleType, TypedArray, sampleTypeOf, samplesFromBytes, swapSamples, undoHorizontal } from './samples';
@@ -907,7 +908,6 @@ function sniff(head: Buffer): string {
   if (h.startsWith('\x00\x00\x00\x0cjP  ') || (head[0] === 0xff && head[1] === 0x4f && head[2] === 0xff && head[3] === 0x51)) {
     return `it is JPEG 2000, which GeoWeave reads from local files only; download it, or ${convert}`;
   }
-  if (h.startsWith('EHFA_HEADER_TAG')) return `it is an ERDAS Imagine (.img) file; ${convert}`;
   if (h.startsWith('ENVI')) return 'it is an ENVI header whose data file is not beside it under the same name';
   if (h.startsWith('\x89PNG')) return 'it is a PNG image';
   if (head[0] === 0xff && head[1] === 0xd8) return 'it is a JPEG image';
@@ -926,7 +926,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false, hdf4 = false;
+  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false, hdf4 = false, hfa = false;
   // "era5.nc#t2m", "MOD13Q1.hdf#250m 16 days NDVI": one layer of a file of several.
   const ncVar = !isRemote(src) ? fileLayer(src) : undefined;
   if (ncVar) src = ncVar.file;
@@ -949,6 +949,8 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
         || (head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43));
       if (!ok && isJpeg2000(head)) jp2 = true;
       else if (!ok && /\.hgt$/i.test(source)) hgt = true; // its reader says what is wrong with one that is not
+      // ERDAS Imagine by its magic, before ENVI: both use .img, and an HFA file is never ENVI data.
+      else if (!ok && hfaReader().isHfa(head)) hfa = true;
       else if (!ok && (envi = enviReader().enviPair(source))) { /* an ENVI header, or the data file one describes */ }
       else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
       else if (!ok && (/\.dt[0-3]$/i.test(source) || head.toString('latin1', 0, 3) === 'UHL')) dted = true; // its reader says what is wrong with one that is not
@@ -964,6 +966,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   // The raw and gridded-text readers: made, opened, returned (each says what is wrong with its file).
   const fail = (m: string) => new RasterError(m);
   const opened = async <T extends RasterDataset & { init(signal?: AbortSignal): Promise<void> }>(ds: T): Promise<T> => { await ds.init(opts.signal); return ds; };
+  if (hfa) return opened(new (hfaReader().HfaDataset)(source, fail));
   if (envi) return opened(new (enviReader().EnviDataset)(envi, fail));
   if (ehdr) return opened(new (ehdrReader().EhdrDataset)(ehdr, fail));
   if (nc) return opened(await netcdfReader().openNetcdf(source, fail, ncVar?.variable));
