@@ -23,7 +23,7 @@ export async function decodeField(read: ReadAt, f: GribField, grid: GribGrid, si
   if ((p.template === 0) && f.dataLength * 8 < p.count * p.bits) throw new Error(`its data section holds ${f.dataLength} bytes, and ${p.count} values of ${p.bits} bits need ${Math.ceil((p.count * p.bits) / 8)}; the message is cut short or damaged`);
   const data = await read(f.dataAt, f.dataLength);
   signal?.throwIfAborted();
-  const what = () => 'its data section';
+  const what = () => (f.edition === 2 ? 'section 7' : 'the binary data section');
   let values: Float64Array;
   switch (p.template) {
     case 0: values = unpackSimple(data, p, what); break;

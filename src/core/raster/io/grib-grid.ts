@@ -65,8 +65,9 @@ export function lonLatCrs(earth: Earth): Pick<GeoInfo, 'epsg' | 'wkt' | 'keys' |
 /** Where GDAL puts a lon/lat grid: its geotransform, and the column its rows are cut at (0: none). */
 export function lonLatPlacement(g: GribGrid): { geoTransform: GeoInfo['geoTransform']; split: number } {
   const yMax = Math.max(g.lat1, g.lat2), yMin = Math.min(g.lat1, g.lat2);
-  // Scanning east to west, the first point is the eastern one.
-  const [lon1, lon2] = g.scan & I_NEGATIVE ? [g.lon2, g.lon1] : [g.lon1, g.lon2];
+  // Scanning east to west, GDAL 3.6 still takes the first (eastern) point for the western edge, while
+  // its rows run west to east: kept so, to give GDAL's raster (warp such a file with GDAL itself to check).
+  const { lon1, lon2 } = g;
   // GDAL trusts the span between the first and last points over the stated increment, unless they disagree by more than GRIB1's precision.
   let px = g.nx > 1 ? (lon1 > lon2 ? 360 - (lon1 - lon2) : lon2 - lon1) / (g.nx - 1) : g.dx;
   if (!(px >= 0) || Math.abs(px - g.dx) > 0.002) px = g.dx;

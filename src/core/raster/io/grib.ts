@@ -5,10 +5,12 @@
  * one bitstream, so a window decodes the whole field; decoded fields stay in a cache bounded in
  * bytes, so reading a band window by window decodes it once.
  *
- * Messages on another grid than the first are left out, with a warning naming them: GDAL 3.6 does
- * the same (it stops at the first band of another size), so a file reads with the bands `gdalinfo`
- * lists, and `gdal_translate` gives the same raster. The others can be read after splitting the
- * file (grib_copy -w gridType=…, or cdo splitgrid).
+ * Messages on another grid than the first are left out, with a warning naming them and how to split
+ * the file (grib_copy, cdo splitgrid). GDAL 3.6 lists them as bands too, but crops or pads each onto
+ * the first grid under the first grid's georeferencing (it warns that "georeferencing may be
+ * incorrect"): values placed where they are not, which a notebook would compute with silently. A
+ * file of several grids is rare in practice (ECMWF open data and GFS files are on one grid each), so
+ * the first grid's bands, equal to GDAL's, and a clear note of the rest serve better than layers.
  */
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from './dataset';
