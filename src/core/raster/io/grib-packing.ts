@@ -133,6 +133,8 @@ export function unpackComplex(data: Uint8Array, p: Packing, what: () => string):
   const G = c.groups;
   // Every group holds at least one value: more groups than values is a damaged header (and would allocate for nothing).
   if (G > n) throw new Error(`${what()}: ${G} groups for ${n} values; the section 5 header is damaged`);
+  // Their references alone take G × bits: a damaged count is refused before its tables are allocated.
+  if (G * (p.bits + c.widthBits + c.lengthBits) > data.length * 8) throw new Error(`${what()}: ${G} groups do not fit in its ${data.length} bytes; the message is cut short or damaged`);
   const refs = new Float64Array(G), widths = new Uint8Array(G), lengths = new Float64Array(G);
   r.align();
   for (let g = 0; g < G; g++) refs[g] = r.read(p.bits);
