@@ -4,7 +4,8 @@
  * relabelled with ecCodes (TMP at 2 m on ECMWF's sphere); bitmaps, GRIB1 (ERA5's 2T of table 128,
  * NCEP's TMP), east-to-west and south-to-north scanning are written by ecCodes. Each is compared
  * with GDAL: every sample of every band and windows, geotransform (0–360° grids cut at 180°), nodata,
- * band descriptions and GRIB_* metadata, CRS. Grids GeoWeave does not place are refused by name.
+ * band descriptions and GRIB_* metadata, CRS; Lambert conformal, polar stereographic and Mercator grids
+ * placed and projected as GDAL does. Grids GeoWeave does not place are refused by name.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { openRaster, RasterError } from '../../src/core/raster/io/dataset';
 import type { GribDataset } from '../../src/core/raster/io/grib';
 import { crsOfGeo } from '../../src/core/raster/crs/crs';
 import { RASTER_FILE } from '../../src/core/raster/raster-files';
+import proj4 from 'proj4';
 import { gdalWindows, needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
 
 const gdalSkip = needGdal();
@@ -62,12 +64,12 @@ a = m.GetRasterBand(1).ReadAsArray(); a[10:25, 30:70] = -9999; a[40:, :15] = -99
 m.GetRasterBand(1).WriteArray(a); m.GetRasterBand(1).SetNoDataValue(-9999)
 for o in [1, 2]:
     gdal.Translate('missing_complex%d.grib2' % o, m, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING', 'SPATIAL_DIFFERENCING_ORDER=%d' % o])
-# A Lambert conformal grid (HRRR's projection, template 3.30).
-l = gdal.GetDriverByName('MEM').Create('', 40, 30, 1, gdal.GDT_Float32)
-l.SetGeoTransform([-2000000, 3000, 0, 1500000, 0, -3000])
-l.SetProjection('+proj=lcc +lat_0=38.5 +lon_0=-97.5 +lat_1=38.5 +lat_2=38.5 +R=6371229 +units=m')
-l.GetRasterBand(1).Fill(280)
-gdal.Translate('lambert.grib2', l, format='GRIB')
+# Projected grids: Lambert conformal with one and two standard parallels (HRRR's 3.30), polar stereographic (3.20), Mercator (3.10).
+for name, proj in [('lambert1', '+proj=lcc +lat_0=38.5 +lon_0=-97.5 +lat_1=38.5 +lat_2=38.5'), ('lambert2', '+proj=lcc +lat_0=25 +lon_0=-95 +lat_1=25 +lat_2=45'),
+                   ('polar', '+proj=stere +lat_0=90 +lat_ts=60 +lon_0=-105'), ('mercator', '+proj=merc +lat_ts=20 +lon_0=0')]:
+    l = mem(80, 60, 1, [-2000000, 3000, 0, 1500000, 0, -3000], 2)
+    l.SetProjection(proj + ' +R=6371229 +units=m')
+    gdal.Translate(name + '.grib2', l, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING', 'SPATIAL_DIFFERENCING_ORDER=2'])
 `);
   const at = (f: string) => path.join(dir, f);
   // TMP at 2 m from ECMWF, on the 6371229 m sphere (GRIB2 shape 6, as ERA5 and GFS): converted to °C as GDAL does.
@@ -90,8 +92,9 @@ set bitsPerValue=16; set missingValue=-999; set bitmapPresent=1; set values={${v
   fs.writeFileSync(at('two_grids.grib2'), Buffer.concat([fs.readFileSync(at('t2m.grib2')), fs.readFileSync(at('bitmap.grib2'))]));
   // A WMO bulletin header before the first message (as GTS feeds deliver them).
   fs.writeFileSync(at('wmo_header.grib2'), Buffer.concat([Buffer.from('\x01\r\r\n123\r\r\nHRPA00 KWBC 051200\r\r\n', 'latin1'), fs.readFileSync(at('bitmap.grib2'))]));
-  // A regular Gaussian grid (template 3.40) from ecCodes' samples.
+  // A regular Gaussian grid (template 3.40) and a rotated lon/lat grid (3.1) from ecCodes' samples.
   fs.copyFileSync('/usr/share/eccodes/samples/gg_sfc_grib2.tmpl', at('gaussian.grib2'));
+  fs.copyFileSync('/usr/share/eccodes/samples/rotated_ll_sfc_grib2.tmpl', at('rotated.grib2'));
   return dir;
 }
 
@@ -120,7 +123,8 @@ async function sameAsGdal(name: string, gdalExtraBands = 0): Promise<{ ds: GribD
   info.n -= gdalExtraBands;
   const ds = await openRaster(file) as GribDataset;
   assert.equal(ds.bandCount, info.n, `${name}: band count`);
-  assert.deepEqual(ds.geo.geoTransform, info.gt, `${name}: geotransform`);
+  // Projected grids: the first point projected by proj4 here, by PROJ in GDAL (the same to a micrometre).
+  ds.geo.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - info.gt[i]) < 1e-6, `${name}: geotransform ${ds.geo.geoTransform} vs GDAL's ${info.gt}`));
   assert.equal(ds.dtype, 'float64');
   assert.equal(ds.nodata, info.nodata[0], `${name}: nodata`);
   for (let b = 0; b < info.n; b++) {
@@ -229,10 +233,30 @@ test('messages on two grids: the first grid\'s bands as GDAL reads them, and a w
   await ds.close();
 });
 
+test('Lambert conformal (1 and 2 parallels), polar stereographic and Mercator grids: samples and placement as GDAL, the CRS projecting as GDAL\'s', { ...skip, timeout: 300_000 }, async () => {
+  for (const name of ['lambert1.grib2', 'lambert2.grib2', 'polar.grib2', 'mercator.grib2']) {
+    const { ds } = await sameAsGdal(name);
+    const crs = crsOfGeo(ds.geo, name)!;
+    assert.ok(crs && !crs.geographic, `${name}: a projected CRS`);
+    // Pixel centres to lon/lat, by GDAL's CRS (PROJ) and by ours (proj4 from the GeoTIFF keys it carries).
+    const g = ds.geo.geoTransform, pts = [[0.5, 0.5], [79.5, 59.5], [40, 30]].map(([c, r]) => [g[0] + c * g[1], g[3] + r * g[5]]);
+    const ref = JSON.parse(py(`
+import json
+from osgeo import gdal, osr
+d = gdal.Open(${JSON.stringify(path.join(fixtures(), name))}); s = d.GetSpatialRef(); ll = s.CloneGeogCS()
+s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER); ll.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+t = osr.CoordinateTransformation(s, ll)
+print(json.dumps([t.TransformPoint(x, y)[:2] for x, y in ${JSON.stringify(pts)}]))`)) as number[][];
+    const ours = pts.map((p) => proj4(crs.def).inverse(p));
+    ours.forEach((p, i) => assert.ok(Math.abs(p[0] - ref[i][0]) < 1e-7 && Math.abs(p[1] - ref[i][1]) < 1e-7, `${name}: ${p} vs GDAL's ${ref[i]}`));
+    await ds.close();
+  }
+});
+
 test('grids GeoWeave does not place are refused naming their template and a route; damaged files say what is wrong', { ...skip, timeout: 300_000 }, async () => {
   const d = fixtures();
-  await assert.rejects(openRaster(path.join(d, 'lambert.grib2')), (e: Error) => e instanceof RasterError && /lambert\.grib2: message 1 is on grid template 3\.30 \(Lambert conformal\).*gdalwarp -t_srs EPSG:4326.*cdo/.test(e.message));
-  await assert.rejects(openRaster(path.join(d, 'gaussian.grib2')), (e: Error) => e instanceof RasterError && /template 3\.40 \(Gaussian lat\/lon\).*gdalwarp/.test(e.message));
+  await assert.rejects(openRaster(path.join(d, 'gaussian.grib2')), (e: Error) => e instanceof RasterError && /gaussian\.grib2: message 1 is on grid template 3\.40 \(Gaussian lat\/lon\).*gdalwarp -t_srs EPSG:4326.*cdo remapbil/.test(e.message));
+  await assert.rejects(openRaster(path.join(d, 'rotated.grib2')), (e: Error) => e instanceof RasterError && /template 3\.1 \(rotated lon\/lat\).*gdalwarp/.test(e.message));
   const good = fs.readFileSync(path.join(d, 'global_complex1.grib2'));
   const cases: [string, Buffer, RegExp][] = [
     ['cut.grib2', good.subarray(0, 3000), /message 1 claims \d+ bytes, and 3000 are left/],

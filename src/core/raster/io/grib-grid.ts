@@ -7,6 +7,7 @@
  * eastern half put first, the corner then at −180° less half a cell (GDAL's rule, also for a grid
  * whose columns do not fall on 180° exactly).
  */
+import proj4 from 'proj4';
 import type { GeoInfo } from './dataset';
 import { proj4ToGeoKeys } from '../crs/keys-from-proj4';
 import { geoKeysToProj4 } from '../crs/geokeys';
@@ -23,6 +24,8 @@ export interface GribGrid {
   /** Scanning mode flags (GRIB2 table 3.4, the same bits as GRIB1's). */
   scan: number;
   earth: Earth;
+  /** Projected grids (3.10, 3.20, 3.30): the proj4 projection without its datum; dx, dy are then metres. */
+  projection?: { def: string; name: string };
 }
 
 /** Scanning mode bits: −i (east to west), +j (south to north), j consecutive, boustrophedon. */
@@ -31,15 +34,15 @@ const I_NEGATIVE = 0x80, J_POSITIVE = 0x40, J_CONSECUTIVE = 0x20, BOUSTROPHEDON 
 /** The earth of GRIB2 code table 3.2 (shape 1, 3, 7 give their own radius or axes, scaled). */
 export function earthOfShape(shape: number, radius: number, major: number, minor: number): Earth | string {
   switch (shape) {
-    case 0: return { a: 6367470, b: 6367470, name: 'sphere of radius 6367470 m' };
-    case 1: return radius > 0 ? { a: radius, b: radius, name: `sphere of radius ${radius} m` } : `shape of the earth 1 with radius ${radius}`;
+    case 0: return { a: 6367470, b: 6367470, name: 'sphere 6367470 m' };
+    case 1: return radius > 0 ? { a: radius, b: radius, name: `sphere ${radius} m` } : `shape of the earth 1 with radius ${radius}`;
     case 2: return { a: 6378160, b: 6378160 * (1 - 1 / 297), name: 'IAU 1965 ellipsoid' };
-    case 3: return major > 0 && minor > 0 ? { a: major * 1000, b: minor * 1000, name: 'ellipsoid given in km' } : `shape of the earth 3 with axes ${major}, ${minor} km`;
+    case 3: return major > 0 && minor > 0 ? { a: major * 1000, b: minor * 1000, name: `ellipsoid ${major} × ${minor} km` } : `shape of the earth 3 with axes ${major}, ${minor} km`;
     case 4: return { a: 6378137, b: 6356752.314140356, name: 'GRS80' };
     case 5: return { wgs84: true };
-    case 6: return { a: 6371229, b: 6371229, name: 'sphere of radius 6371229 m' };
-    case 7: return major > 0 && minor > 0 ? { a: major, b: minor, name: 'ellipsoid given in m' } : `shape of the earth 7 with axes ${major}, ${minor} m`;
-    case 8: return { a: 6371200, b: 6371200, name: 'sphere of radius 6371200 m' };
+    case 6: return { a: 6371229, b: 6371229, name: 'sphere 6371229 m' };
+    case 7: return major > 0 && minor > 0 ? { a: major, b: minor, name: `ellipsoid ${major} × ${minor} m` } : `shape of the earth 7 with axes ${major}, ${minor} m`;
+    case 8: return { a: 6371200, b: 6371200, name: 'sphere 6371200 m' };
     case 9: return { a: 6377563.396, b: 6356256.909, name: 'Airy 1830' };
     default: return `shape of the earth ${shape}, which GRIB's code table 3.2 does not define`;
   }
@@ -52,14 +55,29 @@ function datumDef(e: Earth): string {
   return `+a=${e.a} +b=${e.b}`;
 }
 
-/** The CRS part of GeoInfo for a lon/lat grid on `earth`: EPSG:4326 for WGS 84, else user-defined keys. */
-export function lonLatCrs(earth: Earth): Pick<GeoInfo, 'epsg' | 'wkt' | 'keys' | 'geographic'> {
-  if ('wgs84' in earth) return { epsg: 4326, geographic: true };
-  const name = `Coordinate System imported from GRIB file (${earth.name})`;
-  const keys = proj4ToGeoKeys(`+proj=longlat ${datumDef(earth)} +no_defs`, name);
+const projectedDef = (g: GribGrid) => `${g.projection!.def} ${datumDef(g.earth)} +units=m +no_defs`;
+
+/** The CRS part of GeoInfo for a grid: EPSG:4326 for lon/lat on WGS 84, else user-defined keys of its earth and projection. */
+export function gridCrs(g: GribGrid): Pick<GeoInfo, 'epsg' | 'wkt' | 'keys' | 'geographic'> {
+  const geographic = !g.projection;
+  if (geographic && 'wgs84' in g.earth) return { epsg: 4326, geographic };
+  const name = `GRIB ${g.projection?.name ?? 'lon/lat'}, ${'wgs84' in g.earth ? 'WGS 84' : g.earth.name}`;
+  const keys = proj4ToGeoKeys(g.projection ? projectedDef(g) : `+proj=longlat ${datumDef(g.earth)} +no_defs`, name);
   const back = keys && geoKeysToProj4(keys);
-  if (!keys || !back || !('def' in back)) return { geographic: true, wkt: name };
-  return { wkt: name, keys, geographic: true };
+  if (!keys || !back || !('def' in back)) return { geographic, wkt: name };
+  return { wkt: name, keys, geographic };
+}
+
+/**
+ * Where GDAL puts a projected grid: the first point projected, the top row (Ny − 1) rows above it
+ * when the rows go south to north (GDAL's test is the scanning mode being exactly 0x40), the corner
+ * half a cell beyond.
+ */
+export function projectedPlacement(g: GribGrid): GeoInfo['geoTransform'] {
+  const [x, y] = proj4(projectedDef(g)).forward([g.lon1, g.lat1]);
+  if (!Number.isFinite(x) || !Number.isFinite(y)) throw new Error(`its first grid point (${g.lat1}°, ${g.lon1}°) does not project on ${g.projection!.name}`);
+  const top = g.scan === J_POSITIVE ? y + (g.ny - 1) * g.dy : y;
+  return [x - g.dx / 2, g.dx, 0, top + g.dy / 2, 0, -g.dy];
 }
 
 /** Where GDAL puts a lon/lat grid: its geotransform, and the column its rows are cut at (0: none). */

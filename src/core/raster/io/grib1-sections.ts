@@ -66,7 +66,7 @@ export async function grib1Field(read: ReadAt, at: number, end: number, message:
     const names: Record<number, string> = { 1: 'Mercator', 3: 'Lambert conformal', 4: 'Gaussian lat/lon', 5: 'polar stereographic', 10: 'rotated lon/lat', 50: 'spherical harmonics' };
     grid = { refused: `${what} is on GRIB1 grid type ${type}${names[type] ? ` (${names[type]})` : ''}, which GeoWeave does not read (it reads regular lon/lat, type 0); reproject it first (gdalwarp -t_srs EPSG:4326 IN OUT.tif, or cdo remapbil)` };
   } else {
-    const earth: Earth = gds[16] & 0x40 ? { a: 6378160, b: 6356775, name: 'IAU 1965 ellipsoid' } : { a: 6367470, b: 6367470, name: 'sphere of radius 6367470 m' };
+    const earth: Earth = gds[16] & 0x40 ? { a: 6378160, b: 6356775, name: 'IAU 1965 ellipsoid' } : { a: 6367470, b: 6367470, name: 'sphere 6367470 m' };
     const angle = (v: number) => v / 1000;
     const di = gds.readUInt16BE(23), dj = gds.readUInt16BE(25);
     grid = {

@@ -75,23 +75,42 @@ export function fieldText(names: FieldNames, level: { description: string; short
 function gridOf(s: Buffer, what: string): GribGrid | { refused: string } {
   const template = s.readUInt16BE(12);
   const routes = 'reproject it to a regular lon/lat grid first (gdalwarp -t_srs EPSG:4326 IN OUT.tif, or cdo remapbil)';
-  if (template !== 0) {
-    const names: Record<number, string> = { 1: 'rotated lon/lat', 10: 'Mercator', 20: 'polar stereographic', 30: 'Lambert conformal', 40: 'Gaussian lat/lon', 50: 'spherical harmonics (spectral)', 90: 'space view', 101: 'unstructured' };
-    return { refused: `${what} is on grid template 3.${template}${names[template] ? ` (${names[template]})` : ''}, which GeoWeave does not read (it reads 3.0, regular lon/lat); ${routes}` };
+  // Template lengths up to the last octet read here.
+  const lengths: Record<number, number> = { 0: 72, 10: 72, 20: 65, 30: 81 };
+  if (lengths[template] === undefined) {
+    const names: Record<number, string> = { 1: 'rotated lon/lat', 40: 'Gaussian lat/lon', 50: 'spherical harmonics (spectral)', 90: 'space view', 101: 'unstructured' };
+    return { refused: `${what} is on grid template 3.${template}${names[template] ? ` (${names[template]})` : ''}, which GeoWeave does not read (it reads 3.0 regular lon/lat, 3.10 Mercator, 3.20 polar stereographic, 3.30 Lambert conformal); ${routes}` };
   }
-  if (s.length < 72) throw new Error(`${what}: its grid section is ${s.length} bytes, too short for template 3.0 (72)`);
+  if (s.length < lengths[template]) throw new Error(`${what}: its grid section is ${s.length} bytes, too short for template 3.${template} (${lengths[template]})`);
   const earth = earthOfShape(s[14], s.readUInt32BE(16) / 10 ** s[15], s.readUInt32BE(21) / 10 ** s[20], s.readUInt32BE(26) / 10 ** s[25]);
   if (typeof earth === 'string') throw new Error(`${what}: ${earth}`);
   const nx = s.readUInt32BE(30), ny = s.readUInt32BE(34);
-  const basic = s.readUInt32BE(38), sub = s.readUInt32BE(42);
-  // Angles in millionths of a degree unless a basic angle and its subdivisions are given.
-  const unit = basic && sub && basic !== 0xffffffff && sub !== 0xffffffff ? basic / sub : 1e-6;
-  const dxRaw = s.readUInt32BE(63), dyRaw = s.readUInt32BE(67);
-  return {
-    template, nx, ny, earth, scan: s[71],
-    lat1: int32sm(s, 46) * unit, lon1: int32sm(s, 50) * unit, lat2: int32sm(s, 55) * unit, lon2: int32sm(s, 59) * unit,
-    dx: dxRaw === 0xffffffff ? NaN : dxRaw * unit, dy: dyRaw === 0xffffffff ? NaN : dyRaw * unit,
-  };
+  const uint = (at: number, unit: number) => { const v = s.readUInt32BE(at); return v === 0xffffffff ? NaN : v * unit; };
+  const deg = (at: number) => int32sm(s, at) * 1e-6;
+  if (template === 0) {
+    const basic = s.readUInt32BE(38), sub = s.readUInt32BE(42);
+    // Angles in millionths of a degree unless a basic angle and its subdivisions are given.
+    const unit = basic && sub && basic !== 0xffffffff && sub !== 0xffffffff ? basic / sub : 1e-6;
+    return {
+      template, nx, ny, earth, scan: s[71],
+      lat1: int32sm(s, 46) * unit, lon1: int32sm(s, 50) * unit, lat2: int32sm(s, 55) * unit, lon2: int32sm(s, 59) * unit,
+      dx: uint(63, unit), dy: uint(67, unit),
+    };
+  }
+  // Projected grids: the first point in degrees, increments in millimetres (GDAL's projection parameters).
+  const base = { template, nx, ny, earth, lat1: deg(38), lon1: deg(42), lat2: NaN, lon2: NaN };
+  if (template === 30) {
+    const lov = deg(51);
+    const proj = `+proj=lcc +lat_0=${deg(47)} +lon_0=${lov > 180 ? lov - 360 : lov} +lat_1=${deg(65)} +lat_2=${deg(69)} +x_0=0 +y_0=0`;
+    return { ...base, scan: s[64], dx: uint(55, 1e-3), dy: uint(59, 1e-3), projection: { def: proj, name: 'Lambert conformal (3.30)' } };
+  }
+  if (template === 20) {
+    const south = (s[63] & 0x80) !== 0;
+    const proj = `+proj=stere +lat_0=${south ? -90 : 90} +lat_ts=${deg(47)} +lon_0=${deg(51)} +k=1 +x_0=0 +y_0=0`;
+    return { ...base, scan: s[64], dx: uint(55, 1e-3), dy: uint(59, 1e-3), projection: { def: proj, name: 'polar stereographic (3.20)' } };
+  }
+  const proj = `+proj=merc +lat_ts=${deg(47)} +lon_0=0 +x_0=0 +y_0=0`;
+  return { ...base, lat2: deg(51), lon2: deg(55), scan: s[59], dx: uint(64, 1e-3), dy: uint(68, 1e-3), projection: { def: proj, name: 'Mercator (3.10)' } };
 }
 
 /** The packing of a section 5, or throws naming what is not read. */
