@@ -88,6 +88,8 @@ set bitsPerValue=16; set missingValue=-999; set bitmapPresent=1; set values={${v
   grib('grib_filter', '-o', at('bitmap.grib1'), at('bitmap.rules'), '/usr/share/eccodes/samples/GRIB1.tmpl');
   grib('grib_set', '-s', 'swapScanningX=1', at('bitmap.grib2'), at('east_to_west.grib2'));
   grib('grib_set', '-s', 'swapScanningY=1', at('bitmap.grib2'), at('south_to_north.grib2'));
+  // A 6-hour total precipitation (template 4.8, as GFS's APCP): GDAL names it APCP06.
+  grib('grib_set', '-s', 'productDefinitionTemplateNumber=8,discipline=0,parameterCategory=1,parameterNumber=8,typeOfFirstFixedSurface=1,indicatorOfUnitOfTimeRange=1,forecastTime=6,lengthOfTimeRange=6,typeOfStatisticalProcessing=1', at('bitmap.grib2'), at('apcp.grib2'));
   // Messages on two grids: the global pair, then the small bitmap field.
   fs.writeFileSync(at('two_grids.grib2'), Buffer.concat([fs.readFileSync(at('t2m.grib2')), fs.readFileSync(at('bitmap.grib2'))]));
   // A WMO bulletin header before the first message (as GTS feeds deliver them).
@@ -192,7 +194,7 @@ test('TMP at 2 m on the 6371229 m sphere: °C, "2[m] HTGL" and GRIB_* as GDAL, C
 });
 
 test('bitmaps and missing values: nodata as GDAL (9999 under a bitmap, the missing value of complex packing); scanning either way', { ...skip, timeout: 300_000 }, async () => {
-  for (const name of ['bitmap.grib2', 'east_to_west.grib2', 'south_to_north.grib2', 'wmo_header.grib2']) {
+  for (const name of ['bitmap.grib2', 'east_to_west.grib2', 'south_to_north.grib2', 'wmo_header.grib2', 'apcp.grib2']) {
     const { ds } = await sameAsGdal(name);
     assert.equal(ds.nodata, 9999);
     const v = await ds.readWindow(1, 0, 0, ds.width, ds.height);
@@ -206,6 +208,9 @@ test('bitmaps and missing values: nodata as GDAL (9999 under a bitmap, the missi
     assert.equal(v.filter(Number.isNaN).length, 15 * 40 + 20 * 15);
     await ds.close();
   }
+  const a = await openRaster(path.join(fixtures(), 'apcp.grib2')) as GribDataset;
+  assert.equal(a.bandMetadata[0].GRIB_ELEMENT, 'APCP06');
+  await a.close();
   const { ds } = await sameAsGdal('east.grib2');
   assert.deepEqual(ds.geo.geoTransform, [-160.25, 0.5, 0, 60.25, 0, -0.5]); // 200° east stored: moved west by 360°
   await ds.close();

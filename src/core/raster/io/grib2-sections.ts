@@ -196,7 +196,7 @@ function fieldOf(s1: Buffer, grid: GribGrid | { refused: string }, s4: Buffer, p
   const ref = Date.UTC(s1.readUInt16BE(12), s1[14] - 1, s1[15], s1[16], s1[17], s1[18]) / 1000;
   const pdtn = s4.readUInt16BE(7);
   const category = s4[9], number = s4[10];
-  const names = grib2Names(discipline, category, number);
+  let names = grib2Names(discipline, category, number);
   // Templates 4.0–4.15 share their first 25 octets: forecast time, then the fixed surfaces.
   let forecast = 0, valid = ref, level = levelNames(255, 0);
   if (pdtn <= 15 && s4.length >= 34) {
@@ -207,6 +207,11 @@ function fieldOf(s1: Buffer, grid: GribGrid | { refused: string }, s4: Buffer, p
     level = levelNames(s4[22], surface(22), s4[28], surface(28));
     // Statistics over an interval (4.8): valid at the end of the interval.
     if (pdtn === 8 && s4.length >= 41) valid = Date.UTC(s4.readUInt16BE(34), s4[36] - 1, s4[37], s4[38], s4[39], s4[40]) / 1000;
+    // degrib names a total precipitation by its period ("APCP06", "06 hr Total precipitation"), and no other statistic.
+    if (pdtn === 8 && names.element === 'APCP' && s4.length >= 53) {
+      const hh = String(Math.round((s4.readUInt32BE(49) * (TIME_UNIT_SECONDS[s4[48]] ?? 3600)) / 3600)).padStart(2, '0');
+      names = { ...names, element: `APCP${hh}`, comment: `${hh} hr ${names.comment}` };
+    }
   }
   const text = fieldText(names, level, disciplineName(discipline), ref, forecast, valid, {
     GRIB_IDS: idsText(s1.readUInt16BE(5), s1.readUInt16BE(7), s1[9], s1[10], s1[11], ref, s1[19], s1[20]),
