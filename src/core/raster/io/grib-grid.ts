@@ -108,6 +108,15 @@ export function northUp(values: Float64Array, g: GribGrid, split: number): Float
   const { nx, ny, scan } = g;
   const out = new Float64Array(nx * ny);
   const jFirst = (scan & J_CONSECUTIVE) !== 0;
+  if (!(scan & (J_CONSECUTIVE | BOUSTROPHEDON | I_NEGATIVE))) {
+    // Rows west to east (nearly every file): copied whole, cut at `split`.
+    for (let j = 0; j < ny; j++) {
+      const src = values.subarray(j * nx, (j + 1) * nx), at = (scan & J_POSITIVE ? ny - 1 - j : j) * nx;
+      out.set(src.subarray(split), at);
+      if (split) out.set(src.subarray(0, split), at + nx - split);
+    }
+    return out;
+  }
   for (let k = 0; k < nx * ny; k++) {
     // k-th point of the scan: its position along the scan's outer and inner directions.
     let i: number, j: number;

@@ -57,6 +57,28 @@ export class BitReader {
     return v;
   }
 
+  /**
+   * `count` values of `n` bits into out[at…]: the hot loop of every packing, reading each value from
+   * the 32-bit word at its byte (up to 24 bits fit whatever the bit offset).
+   */
+  readRun(n: number, count: number, out: Uint32Array, at: number): void {
+    if (n === 0) { out.fill(0, at, at + count); return; }
+    if (this.pos + n * count > this.endBit) throw new Error(`${this.what()}: the packed data end before all values were read; the message is cut short or its lengths are wrong`);
+    if (n > 24 || this.endBit > 2 ** 31) {
+      for (let k = 0; k < count; k++) out[at + k] = this.read(n);
+      return;
+    }
+    const buf = this.buf, shift = 32 - n;
+    let p = this.pos;
+    for (let k = 0; k < count; k++, p += n) {
+      const i = p >>> 3;
+      // Bytes past the end read as 0 (undefined | 0): only bits before endBit are used.
+      const word = (buf[i] << 24) | (buf[i + 1] << 16) | (buf[i + 2] << 8) | buf[i + 3];
+      out[at + k] = (word << (p & 7)) >>> shift;
+    }
+    this.pos = p;
+  }
+
   /** A sign-and-magnitude integer of n bits (the sign in the first). */
   readSigned(n: number): number {
     const sign = this.read(1);
@@ -88,8 +110,9 @@ export function unpackSimple(data: Uint8Array, p: Packing, what: () => string): 
   const out = new Float64Array(p.count);
   const value = scaler(p);
   if (p.bits === 0) return out.fill(value(0));
-  const r = new BitReader(data, 0, data.length, what);
-  for (let i = 0; i < p.count; i++) out[i] = value(r.read(p.bits));
+  const ints = new Uint32Array(p.count);
+  new BitReader(data, 0, data.length, what).readRun(p.bits, p.count, ints, 0);
+  for (let i = 0; i < p.count; i++) out[i] = value(ints[i]);
   return out;
 }
 
@@ -159,6 +182,8 @@ export function unpackComplex(data: Uint8Array, p: Packing, what: () => string):
   const kind = c.missingMode ? new Uint8Array(n) : undefined;
   let present = 0, at = 0;
   const refMissing1 = 2 ** p.bits - 1;
+  const packed = new Uint32Array(n);
+  for (let g = 0, k0 = 0; g < G; k0 += lengths[g], g++) r.readRun(widths[g], lengths[g], packed, k0);
   for (let g = 0; g < G; g++) {
     const w = widths[g], len = lengths[g], ref = refs[g];
     if (w === 0) {
@@ -171,7 +196,7 @@ export function unpackComplex(data: Uint8Array, p: Packing, what: () => string):
     }
     const m1 = 2 ** w - 1;
     for (let k = 0; k < len; k++, at++) {
-      const x = r.read(w);
+      const x = packed[at];
       if (kind && x === m1) kind[at] = 1;
       else if (kind && c.missingMode === 2 && x === m1 - 1) kind[at] = 2;
       else ints[present++] = x + ref;
