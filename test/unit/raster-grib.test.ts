@@ -97,6 +97,7 @@ set bitsPerValue=16; set missingValue=-999; set bitmapPresent=1; set values={${v
   // A regular Gaussian grid (template 3.40) and a rotated lon/lat grid (3.1) from ecCodes' samples.
   fs.copyFileSync('/usr/share/eccodes/samples/gg_sfc_grib2.tmpl', at('gaussian.grib2'));
   fs.copyFileSync('/usr/share/eccodes/samples/rotated_ll_sfc_grib2.tmpl', at('rotated.grib2'));
+  fs.copyFileSync('/usr/share/eccodes/samples/ccsds_grib2.tmpl', at('ccsds.grib2'));
   return dir;
 }
 
@@ -262,6 +263,7 @@ test('grids GeoWeave does not place are refused naming their template and a rout
   const d = fixtures();
   await assert.rejects(openRaster(path.join(d, 'gaussian.grib2')), (e: Error) => e instanceof RasterError && /gaussian\.grib2: message 1 is on grid template 3\.40 \(Gaussian lat\/lon\).*gdalwarp -t_srs EPSG:4326.*cdo remapbil/.test(e.message));
   await assert.rejects(openRaster(path.join(d, 'rotated.grib2')), (e: Error) => e instanceof RasterError && /template 3\.1 \(rotated lon\/lat\).*gdalwarp/.test(e.message));
+  await assert.rejects(openRaster(path.join(d, 'ccsds.grib2')), (e: Error) => e instanceof RasterError && /data representation template 5\.42 \(CCSDS.*grib_set -r -s packingType=grid_simple/.test(e.message));
   const good = fs.readFileSync(path.join(d, 'global_complex1.grib2'));
   const cases: [string, Buffer, RegExp][] = [
     ['cut.grib2', good.subarray(0, 3000), /message 1 claims \d+ bytes, and 3000 are left/],

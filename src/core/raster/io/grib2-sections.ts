@@ -118,7 +118,7 @@ function packingOf(s: Buffer, what: string): Packing {
   const count = s.readUInt32BE(5), template = s.readUInt16BE(9);
   if (template === 4) return { template, count, ref: 0, E: 0, D: 0, bits: 0, precision: s[11] };
   if (![0, 2, 3, 40, 41].includes(template)) {
-    const names: Record<number, string> = { 50: 'spectral simple packing', 51: 'spectral complex packing', 61: 'simple packing with logarithm pre-processing', 200: 'run length packing' };
+    const names: Record<number, string> = { 42: 'CCSDS (AEC) packing, which GDAL 3.6 does not read either', 50: 'spectral simple packing', 51: 'spectral complex packing', 61: 'simple packing with logarithm pre-processing', 200: 'run length packing' };
     throw new Error(`${what} uses data representation template 5.${template}${names[template] ? ` (${names[template]})` : ''}, which GeoWeave does not read (it reads 5.0, 5.2, 5.3, 5.4, 5.40, 5.41); repack it with grib_set -r -s packingType=grid_simple IN OUT, or convert it with gdal_translate`);
   }
   if (s.length < 21) throw new Error(`${what}: its data representation section is ${s.length} bytes, too short`);
