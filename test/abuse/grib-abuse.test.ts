@@ -2,7 +2,8 @@
  * Hostile GRIB files: GRIB2 messages as GDAL writes them (simple, complex packing with spatial
  * differencing, PNG, JPEG 2000, two fields) and GRIB1 with a bitmap as ecCodes writes it, truncated
  * and bit-flipped, and headers with values no writer uses (section lengths past the message, absurd
- * grids, 40-bit values, more groups than values, bitmaps too short). Each is opened and read in full,
+ * grids, 40-bit values, more groups than values, bitmaps too short, constant fields of 30 and 64 M
+ * points in a few hundred bytes). Each is opened and read in full,
  * or run through band_math writing a GeoTIFF, in a child process; a trial passes when it reads or
  * fails naming the file, within its time and memory bounds, leaving no half-written output.
  * A file of its own (not raw-abuse.test.ts), so that GRIB's trials run without the others'.
@@ -50,7 +51,14 @@ for b in (1, 2):
     m.GetRasterBand(b).WriteArray(a); m.GetRasterBand(b).SetNoDataValue(-9999)
 for name, opts in [('simple', ['DATA_ENCODING=SIMPLE_PACKING']), ('complex2', ['DATA_ENCODING=COMPLEX_PACKING', 'SPATIAL_DIFFERENCING_ORDER=2']),
                    ('complex1', ['DATA_ENCODING=COMPLEX_PACKING', 'SPATIAL_DIFFERENCING_ORDER=1']), ('png', ['DATA_ENCODING=PNG']), ('jpeg2000', ['DATA_ENCODING=JPEG2000'])]:
-    gdal.Translate(name + '.grib2', m, format='GRIB', creationOptions=opts)`, made);
+    gdal.Translate(name + '.grib2', m, format='GRIB', creationOptions=opts)
+# Constant fields packed in a few hundred bytes: 30 M points (read within the memory bound) and 64 M (refused).
+for name, w, h in [('big', 6000, 5000), ('huge', 8000, 8000)]:
+    c = gdal.GetDriverByName('MEM').Create('', w, h, 1, gdal.GDT_Byte)
+    c.SetGeoTransform((-180, 360 / w, 0, 90, 0, -180 / h)); c.SetProjection('EPSG:4326'); c.GetRasterBand(1).Fill(7)
+    gdal.Translate(name + '.grib2', c, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING'])`, made);
+      await trial('GRIB2 a constant field of 30 M points', fs.readFileSync(path.join(made, 'big.grib2')), { mustSucceed: true });
+      await trial('GRIB2 a constant field of 64 M points', fs.readFileSync(path.join(made, 'huge.grib2')), { mustFail: true });
       for (const name of ['simple', 'complex2', 'complex1', 'png', 'jpeg2000']) {
         const orig = fs.readFileSync(path.join(made, `${name}.grib2`));
         await trial(`GRIB2 ${name} intact`, orig, { mustSucceed: true });

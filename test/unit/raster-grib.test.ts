@@ -55,6 +55,10 @@ for o in [0, 1, 2]:
     gdal.Translate('global_complex%d.grib2' % o, g, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING', 'SPATIAL_DIFFERENCING_ORDER=%d' % o])
 gdal.Translate('global_nbits12.grib2', g, format='GRIB', creationOptions=['DATA_ENCODING=SIMPLE_PACKING', 'NBITS=12'])
 gdal.Translate('global_nbits24.grib2', g, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING', 'NBITS=24', 'SPATIAL_DIFFERENCING_ORDER=2'])
+# Constant fields, which each packing writes in its own short way (complex packing: no groups).
+c = mem(30, 20, 1, [-180, 12, 0, 90, 0, -9], 0); c.GetRasterBand(1).Fill(3.7)
+for enc in ['SIMPLE_PACKING', 'COMPLEX_PACKING', 'PNG', 'JPEG2000']:
+    gdal.Translate('constant_%s.grib2' % enc.lower(), c, format='GRIB', creationOptions=['DATA_ENCODING=' + enc, 'SPATIAL_DIFFERENCING_ORDER=2'])
 # A regional grid east of 180° (200°–299.5° as stored): moved west by 360°.
 r = mem(200, 90, 1, [199.75, 0.5, 0, 60.25, 0, -0.5], 5)
 gdal.Translate('east.grib2', r, format='GRIB', creationOptions=['DATA_ENCODING=SIMPLE_PACKING'])
@@ -143,13 +147,18 @@ async function sameAsGdal(name: string, gdalExtraBands = 0): Promise<{ ds: GribD
   return { ds, info };
 }
 
-test('GRIB2 written by GDAL in every encoding reads as GDAL reads it: all samples, geotransform, descriptions, metadata', { ...skip, timeout: 300_000 }, async () => {
+test('GRIB2 written by GDAL in every encoding reads as GDAL reads it: all samples, geotransform, descriptions, metadata; constant fields', { ...skip, timeout: 300_000 }, async () => {
   const names = ['simple_packing', 'ieee_floating_point', 'png', 'jpeg2000', 'complex0', 'complex1', 'complex2', 'nbits12', 'nbits24'].map((e) => `global_${e}.grib2`);
   for (const name of names) {
     const { ds } = await sameAsGdal(name);
     assert.equal(ds.width, 360); assert.equal(ds.height, 181);
     // 0–360° cut at 180° as GDAL 3.6: the corner half a degree west of −180°.
     assert.deepEqual(ds.geo.geoTransform, [-180.5, 1, 0, 90.5, 0, -1]);
+    await ds.close();
+  }
+  for (const enc of ['simple_packing', 'complex_packing', 'png', 'jpeg2000']) {
+    const { ds } = await sameAsGdal(`constant_${enc}.grib2`);
+    assert.equal((await ds.readWindowRaw(1, 29, 19, 1, 1))[0], Math.fround(3.7));
     await ds.close();
   }
 });

@@ -8,8 +8,11 @@ import type { GribField, ReadAt } from './grib2-sections';
 import { scaleIntegers, unpackComplex, unpackIeee, unpackSimple, type Packing } from './grib-packing';
 import { decodePngIntegers } from './grib-png';
 
-/** Points of one field decoded at most (8 bytes each, with as much again while unpacking): a 0.05° global grid. */
-export const MAX_FIELD_POINTS = 64 << 20;
+/**
+ * Points of one field decoded at most: a 0.05° global grid (7200 × 3601). Decoding takes about 13
+ * bytes a point at its peak (the packed integers, the values), so at most ~420 MB.
+ */
+export const MAX_FIELD_POINTS = 32 << 20;
 /** The value degrib gives points the bitmap marks missing (and GDAL's nodata then). */
 export const BITMAP_MISSING = 9999;
 

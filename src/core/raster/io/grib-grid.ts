@@ -102,21 +102,24 @@ export function lonLatPlacement(g: GribGrid): { geoTransform: GeoInfo['geoTransf
 
 /**
  * The values of a message (in its scanning order, one per grid point) as GDAL's rows: north up,
- * west to east, the columns rotated by `split`.
+ * west to east, the columns rotated by `split`. Rows stored west to east (nearly every file) are
+ * rearranged in place: a big field is not held twice.
  */
 export function northUp(values: Float64Array, g: GribGrid, split: number): Float64Array {
   const { nx, ny, scan } = g;
+  if (!(scan & (J_CONSECUTIVE | BOUSTROPHEDON | I_NEGATIVE))) {
+    const row = new Float64Array(nx);
+    const rowAt = (j: number) => values.subarray(j * nx, (j + 1) * nx);
+    if (scan & J_POSITIVE) {
+      for (let j = 0; j < ny >> 1; j++) { const a = rowAt(j), b = rowAt(ny - 1 - j); row.set(a); a.set(b); b.set(row); }
+    }
+    if (split) {
+      for (let j = 0; j < ny; j++) { const r = rowAt(j); row.set(r); r.set(row.subarray(split)); r.set(row.subarray(0, split), nx - split); }
+    }
+    return values;
+  }
   const out = new Float64Array(nx * ny);
   const jFirst = (scan & J_CONSECUTIVE) !== 0;
-  if (!(scan & (J_CONSECUTIVE | BOUSTROPHEDON | I_NEGATIVE))) {
-    // Rows west to east (nearly every file): copied whole, cut at `split`.
-    for (let j = 0; j < ny; j++) {
-      const src = values.subarray(j * nx, (j + 1) * nx), at = (scan & J_POSITIVE ? ny - 1 - j : j) * nx;
-      out.set(src.subarray(split), at);
-      if (split) out.set(src.subarray(0, split), at + nx - split);
-    }
-    return out;
-  }
   for (let k = 0; k < nx * ny; k++) {
     // k-th point of the scan: its position along the scan's outer and inner directions.
     let i: number, j: number;

@@ -144,6 +144,8 @@ export function scaleIntegers(ints: ArrayLike<number>, p: Packing): Float64Array
 export function unpackComplex(data: Uint8Array, p: Packing, what: () => string): Float64Array {
   const c = p.complex!;
   const n = p.count;
+  // No groups: a constant field (as GDAL writes one), every value the reference.
+  if (c.groups === 0) return new Float64Array(n).fill(scaler(p)(0));
   const r = new BitReader(data, 0, data.length, what);
   let first1 = 0, first2 = 0, minDiff = 0;
   if (c.order > 0) {
@@ -210,12 +212,13 @@ export function unpackComplex(data: Uint8Array, p: Packing, what: () => string):
     if (present > 1) ints[1] = first2;
     for (let i = 2; i < present; i++) ints[i] = ints[i] + minDiff + 2 * ints[i - 1] - ints[i - 2];
   }
+  // Scaled in place (a field of tens of millions of points holds no second copy): with missing points,
+  // from the end, where the i-th point's value comes from the j-th integer, j ≤ i.
   const value = scaler(p);
-  const out = new Float64Array(n);
   if (!kind) {
-    for (let i = 0; i < n; i++) out[i] = value(ints[i]);
-    return out;
+    for (let i = 0; i < n; i++) ints[i] = value(ints[i]);
+    return ints;
   }
-  for (let i = 0, j = 0; i < n; i++) out[i] = kind[i] === 0 ? value(ints[j++]) : kind[i] === 1 ? c.missing1 : c.missing2;
-  return out;
+  for (let i = n - 1, j = present - 1; i >= 0; i--) ints[i] = kind[i] === 0 ? value(ints[j--]) : kind[i] === 1 ? c.missing1 : c.missing2;
+  return ints;
 }
