@@ -97,7 +97,6 @@ export async function grib1Field(read: ReadAt, at: number, end: number, message:
   const value = l?.layer ? `${pds[10]}-${pds[11]}` : String(pds.readUInt16BE(10));
   const level = l ? { description: `${value}[${l.unit}] ${l.short} (${l.long})`, shortName: `${value}-${l.short}` }
     : { description: `${value}[-] RESERVED (Reserved)`, shortName: `${value}-RESERVED` };
-  const text = fieldText(names, level, '', ref, forecast, ref + forecast, {});
-  delete text.metadata.GRIB_DISCIPLINE;
+  const text = fieldText(names, level, ref, forecast, ref + forecast);
   return { edition: 1, message, grid, packing, dataAt: bdsAt.start + 11, dataLength, bitmapAt, names, ...text, nodata: bitmapAt >= 0 ? 9999 : null };
 }

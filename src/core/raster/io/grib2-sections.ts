@@ -59,14 +59,16 @@ export function idsText(centre: number, subCentre: number, master: number, local
   return parts.join(' ');
 }
 
-/** The metadata, description and names of a field, from its parameter, level and times. */
-export function fieldText(names: FieldNames, level: { description: string; shortName: string }, discipline: string, ref: number, forecast: number, valid: number, extra: Record<string, string>): { description: string; metadata: Record<string, string> } {
+/**
+ * The description and GRIB_* metadata of a field, from its parameter, level and times; `extra` holds
+ * what only GRIB2 fields have (GRIB_DISCIPLINE, GRIB_IDS, GRIB_PDS_*).
+ */
+export function fieldText(names: FieldNames, level: { description: string; shortName: string }, ref: number, forecast: number, valid: number, extra: Record<string, string> = {}): { description: string; metadata: Record<string, string> } {
   return {
     description: level.description,
     metadata: {
-      GRIB_COMMENT: names.comment, GRIB_DISCIPLINE: discipline, GRIB_ELEMENT: names.element,
-      GRIB_FORECAST_SECONDS: String(forecast), ...extra, GRIB_REF_TIME: String(ref),
-      GRIB_SHORT_NAME: level.shortName, GRIB_UNIT: names.unit, GRIB_VALID_TIME: String(valid),
+      GRIB_COMMENT: names.comment, GRIB_ELEMENT: names.element, GRIB_FORECAST_SECONDS: String(forecast), ...extra,
+      GRIB_REF_TIME: String(ref), GRIB_SHORT_NAME: level.shortName, GRIB_UNIT: names.unit, GRIB_VALID_TIME: String(valid),
     },
   };
 }
@@ -213,7 +215,8 @@ function fieldOf(s1: Buffer, grid: GribGrid | { refused: string }, s4: Buffer, p
       names = { ...names, element: `APCP${hh}`, comment: `${hh} hr ${names.comment}` };
     }
   }
-  const text = fieldText(names, level, disciplineName(discipline), ref, forecast, valid, {
+  const text = fieldText(names, level, ref, forecast, valid, {
+    GRIB_DISCIPLINE: disciplineName(discipline),
     GRIB_IDS: idsText(s1.readUInt16BE(5), s1.readUInt16BE(7), s1[9], s1[10], s1[11], ref, s1[19], s1[20]),
     GRIB_PDS_PDTN: String(pdtn),
     GRIB_PDS_TEMPLATE_NUMBERS: Array.from(s4.subarray(9)).join(' '),
