@@ -26,6 +26,8 @@ import { decodeField } from './grib-decode';
 const SEARCH_HEAD = 1024;
 /** Bytes decoded fields may hold in the cache (at least one field is always kept). */
 const CACHE_BYTES = 256 << 20;
+/** Bytes read at once from the start of each message for its sections 1–6 (read again where they run past). */
+const MESSAGE_HEAD = 16 << 10;
 /** Messages listed in one file at most (a GFS file has ~700). */
 const MAX_MESSAGES = 100_000;
 
@@ -104,8 +106,11 @@ export class GribDataset implements RasterDataset {
       } else if (edition === 1) length = h.readUIntBE(4, 3);
       else throw new Error(`${what} is GRIB edition ${edition}; GeoWeave reads editions 1 and 2`);
       if (length < 16 || at + length > this.size) throw new Error(`${what} claims ${length} bytes, and ${this.size - at} are left in the file; it is cut short or damaged`);
-      if (edition === 2) this.fields.push(...await grib2Fields(this.readAt, at, at + length, m, what));
-      else this.fields.push(await grib1Field(this.readAt, at, at + length, m, what));
+      // The message's first bytes in one read: its small sections are there (a GFS file has ~700 messages).
+      const start = at, head = await this.readAt(at, Math.min(length, MESSAGE_HEAD));
+      const read: ReadAt = (p, n) => (p >= start && p + n <= start + head.length ? Promise.resolve(head.subarray(p - start, p - start + n)) : this.readAt(p, n));
+      if (edition === 2) this.fields.push(...await grib2Fields(read, at, at + length, m, what));
+      else this.fields.push(await grib1Field(read, at, at + length, m, what));
       at += length;
     }
   }
