@@ -55,6 +55,11 @@ for o in [0, 1, 2]:
     gdal.Translate('global_complex%d.grib2' % o, g, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING', 'SPATIAL_DIFFERENCING_ORDER=%d' % o])
 gdal.Translate('global_nbits12.grib2', g, format='GRIB', creationOptions=['DATA_ENCODING=SIMPLE_PACKING', 'NBITS=12'])
 gdal.Translate('global_nbits24.grib2', g, format='GRIB', creationOptions=['DATA_ENCODING=COMPLEX_PACKING', 'NBITS=24', 'SPATIAL_DIFFERENCING_ORDER=2'])
+# Bit widths from 8 to 32 (PNG as 8/16/24/32-bit pixels; JPEG 2000 up to 16, what the WebAssembly decoder gives).
+w = mem(50, 40, 1, [0, 1, 0, 40, 0, -1], 0); w.GetRasterBand(1).WriteArray(np.random.default_rng(3).normal(0, 1000, (40, 50)).astype('f4'))
+for enc, widths in [('SIMPLE_PACKING', [8, 20, 32]), ('COMPLEX_PACKING', [8, 16, 24]), ('PNG', [8, 16, 24, 32]), ('JPEG2000', [8, 16])]:
+    for nb in widths:
+        gdal.Translate('nbits_%s_%d.grib2' % (enc.lower(), nb), w, format='GRIB', creationOptions=['DATA_ENCODING=' + enc, 'NBITS=%d' % nb, 'SPATIAL_DIFFERENCING_ORDER=1'])
 # Constant fields, which each packing writes in its own short way (complex packing: no groups).
 c = mem(30, 20, 1, [-180, 12, 0, 90, 0, -9], 0); c.GetRasterBand(1).Fill(3.7)
 for enc in ['SIMPLE_PACKING', 'COMPLEX_PACKING', 'PNG', 'JPEG2000']:
@@ -147,7 +152,7 @@ async function sameAsGdal(name: string, gdalExtraBands = 0): Promise<{ ds: GribD
   return { ds, info };
 }
 
-test('GRIB2 written by GDAL in every encoding reads as GDAL reads it: all samples, geotransform, descriptions, metadata; constant fields', { ...skip, timeout: 300_000 }, async () => {
+test('GRIB2 written by GDAL in every encoding reads as GDAL reads it: all samples, geotransform, descriptions, metadata; bit widths 8 to 32; constant fields', { ...skip, timeout: 300_000 }, async () => {
   const names = ['simple_packing', 'ieee_floating_point', 'png', 'jpeg2000', 'complex0', 'complex1', 'complex2', 'nbits12', 'nbits24'].map((e) => `global_${e}.grib2`);
   for (const name of names) {
     const { ds } = await sameAsGdal(name);
@@ -156,6 +161,9 @@ test('GRIB2 written by GDAL in every encoding reads as GDAL reads it: all sample
     assert.deepEqual(ds.geo.geoTransform, [-180.5, 1, 0, 90.5, 0, -1]);
     await ds.close();
   }
+  const widths = fs.readdirSync(fixtures()).filter((f) => f.startsWith('nbits_'));
+  assert.equal(widths.length, 12);
+  for (const name of widths) await (await sameAsGdal(name)).ds.close();
   for (const enc of ['simple_packing', 'complex_packing', 'png', 'jpeg2000']) {
     const { ds } = await sameAsGdal(`constant_${enc}.grib2`);
     assert.equal((await ds.readWindowRaw(1, 29, 19, 1, 1))[0], Math.fround(3.7));

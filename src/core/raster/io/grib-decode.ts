@@ -5,8 +5,8 @@
  */
 import type { GribGrid } from './grib-grid';
 import type { GribField, ReadAt } from './grib2-sections';
-import { scaleIntegers, unpackComplex, unpackIeee, unpackSimple, type Packing } from './grib-packing';
-import { decodePngIntegers } from './grib-png';
+import { BitReader, scaleIntegers, unpackComplex, unpackIeee, unpackSimple, type Packing } from './grib-packing';
+import { decodePngRows } from './grib-png';
 
 /**
  * Points of one field decoded at most: a 0.05° global grid (7200 × 3601). Decoding takes about 13
@@ -64,7 +64,13 @@ export async function decodeField(read: ReadAt, f: GribField, grid: GribGrid, si
 async function unpackImage(data: Uint8Array, p: Packing, codec: 'png' | 'jpeg2000'): Promise<Float64Array> {
   if (p.bits === 0 || p.count === 0) return scaleIntegers(new Uint32Array(p.count), p);
   let ints: ArrayLike<number>;
-  if (codec === 'png') ints = decodePngIntegers(data);
+  if (codec === 'png') {
+    const rows = decodePngRows(data);
+    if (rows.length * 8 < p.count * p.bits) throw new Error(`its PNG image holds ${rows.length} bytes, and ${p.count} values of ${p.bits} bits need ${Math.ceil((p.count * p.bits) / 8)}`);
+    const u = new Uint32Array(p.count);
+    new BitReader(rows, 0, rows.length, () => 'its PNG image').readRun(p.bits, p.count, u, 0);
+    ints = u;
+  }
   else {
     // Loaded only for JPEG 2000 fields: the decoder is an addon or WebAssembly that other reads never need.
     const { decodeCodestream } = require('./jp2/openjpeg') as typeof import('./jp2/openjpeg');

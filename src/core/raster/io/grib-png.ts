@@ -1,14 +1,18 @@
 /**
- * The integers of a GRIB2 PNG-packed field (template 5.41): a non-interlaced PNG whose pixels are
- * the packed values, grey of 1–16 bits, or 8-bit RGB / RGBA holding 24 / 32-bit values big-endian
- * (as g2clib's enc_png writes them). Only what GRIB puts in a PNG is read: no palette, no interlace.
+ * The pixels of a GRIB2 PNG-packed field (template 5.41): a non-interlaced PNG, grey of 1–16 bits,
+ * or 8-bit RGB / RGBA holding 24 / 32-bit values (as g2clib's enc_png writes them), unfiltered into
+ * its rows one after another. g2clib then reads the packed values from these bytes as one bitstream
+ * of section 5's width, and so does the caller. (g2clib writes 8, 16, 24 or 32-bit pixels; GDAL's
+ * writer also 1, 2 and 4-bit ones for NBITS below 8, which GDAL 3.6 reads back as the reference
+ * value everywhere and ecCodes refuses: 4-bit images read here as written, 1 and 2-bit ones are
+ * damaged by that writer where a row does not end on a byte.) No palette, no interlace.
  */
 import * as zlib from 'node:zlib';
 
 /** Bytes a PNG's pixels may inflate to (a 64 M-point field of 32-bit values, with filter bytes). */
 const MAX_INFLATED = (64 << 20) * 4 + (64 << 20);
 
-export function decodePngIntegers(png: Uint8Array): Uint32Array {
+export function decodePngRows(png: Uint8Array): Uint8Array {
   const b = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
   if (b.length < 33 || b.readUInt32BE(0) !== 0x89504e47) throw new Error('its PNG-packed data is not a PNG image');
   let at = 8, width = 0, height = 0, depth = 0, colour = 0;
@@ -46,14 +50,5 @@ export function decodePngIntegers(png: Uint8Array): Uint32Array {
       px[row + i] = (raw[src + i] + pred) & 0xff;
     }
   }
-  const out = new Uint32Array(width * height);
-  for (let y = 0, k = 0; y < height; y++) {
-    const row = y * rowBytes;
-    for (let x = 0; x < width; x++, k++) {
-      if (depth < 8) { const bit = x * depth; out[k] = (px[row + (bit >> 3)] >> (8 - depth - (bit & 7))) & ((1 << depth) - 1); }
-      else if (depth === 16) out[k] = (px[row + 2 * x] << 8) | px[row + 2 * x + 1];
-      else { let v = 0; for (let c = 0; c < channels; c++) v = v * 256 + px[row + x * channels + c]; out[k] = v; }
-    }
-  }
-  return out;
+  return px;
 }
