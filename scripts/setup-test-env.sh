@@ -15,7 +15,8 @@ need=()
 # python3-qgis: QGIS itself (headless PyQGIS, with its providers) opens the .qml styles we write
 # (test/unit/qgis-styles.test.ts); about 220 packages, under two minutes to install.
 # libhdfeos0, libhe5-hdfeos0: the HDF-EOS2 (HDF4) and HDF-EOS5 libraries the HDF readers' tests write their MODIS- and VIIRS-like files with (test/helpers/hdf4-writer.ts, he5-writer.ts).
-for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev libopenjp2-7-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei python3-qgis libhdfeos0 libhe5-hdfeos0; do
+# libeccodes-tools: ECMWF's ecCodes (grib_set, grib_filter, and its sample files) writes the GRIB reader's GRIB1, bitmap and relabelled test files (test/unit/raster-grib.test.ts).
+for p in gdal-bin python3-gdal python3-numpy python3-nbformat libdeflate-dev libopenjp2-7-dev build-essential chromium libkrb5-dev ripgrep time fonts-wqy-microhei python3-qgis libhdfeos0 libhe5-hdfeos0 libeccodes-tools; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

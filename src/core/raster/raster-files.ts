@@ -4,11 +4,12 @@
  * mosaics and band stacks gdalbuildvrt writes), SRTM height files (.hgt), and ENVI and ESRI (EHdr)
  * rasters by their header (.hdr beside the raw data), ESRI ASCII grids (.asc), DTED tiles (.dt0–.dt2)
  * and NetCDF files, classic and NetCDF-4 (.nc, .nc4), with HDF5 files laid out as NetCDF-4 or as
- * HDF-EOS5 grids (.h5, .hdf5, .he5), HDF4 files as MODIS land products come (.hdf), and ERDAS
- * Imagine files (.img: NLCD; an ENVI .img is read through the .hdr beside it). Arguments that pass paths to a
+ * HDF-EOS5 grids (.h5, .hdf5, .he5), HDF4 files as MODIS land products come (.hdf), ERDAS
+ * Imagine files (.img: NLCD; an ENVI .img is read through the .hdr beside it), and GRIB files
+ * (.grib, .grib2, .grb, .grb2: ERA5, GFS, ECMWF open data; one band per field). Arguments that pass paths to a
  * team's own tools accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img|grib2?|grb2?)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$/i;
 
 /** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 and HDF-EOS5 fields. */
 export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf)$/i;
@@ -42,4 +43,4 @@ export function fileLayer(p: string): { file: string; variable: string } | undef
 export const JP2_FILE = /\.(jp2|j2k)$/i;
 
 /** Extensions for VS Code globs (`**\/*.{…}`), both cases where file systems care. */
-export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC', 'nc4', 'NC4', 'h5', 'H5', 'hdf5', 'HDF5', 'he5', 'HE5', 'hdf', 'HDF', 'img', 'IMG'];
+export const RASTER_GLOB_EXTENSIONS = ['tif', 'tiff', 'TIF', 'TIFF', 'jp2', 'JP2', 'j2k', 'J2K', 'vrt', 'VRT', 'hgt', 'HGT', 'hdr', 'HDR', 'asc', 'ASC', 'dt0', 'DT0', 'dt1', 'DT1', 'dt2', 'DT2', 'nc', 'NC', 'nc4', 'NC4', 'h5', 'H5', 'hdf5', 'HDF5', 'he5', 'HE5', 'hdf', 'HDF', 'img', 'IMG', 'grib', 'GRIB', 'grib2', 'GRIB2', 'grb', 'GRB', 'grb2', 'GRB2'];

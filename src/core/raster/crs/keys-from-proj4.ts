@@ -16,6 +16,8 @@ const METHODS: Record<string, { ct: number; params: Param[] }> = {
   eqc: { ct: 17, params: [[3078, ['lat_ts'], 0], [3081, ['lat_0'], 0], [3080, ['lon_0'], 0], ...XY] },
   sinu: { ct: 24, params: [[3080, ['lon_0'], 0], ...XY] },
   cea: { ct: 28, params: [[3078, ['lat_ts'], 0], [3080, ['lon_0'], 0], ...XY] },
+  // Polar stereographic with a standard parallel (variant B, as GRIB and NSIDC grids give it): only at a pole, checked below.
+  stere: { ct: 15, params: [[3081, ['lat_ts'], null], [3095, ['lon_0'], 0], ...XY] },
 };
 
 /** proj4 ellipsoid names → EPSG ellipsoid codes (GDAL names the datum after them: "Unknown based on GRS80 ellipsoid"). */
@@ -47,6 +49,7 @@ export function proj4ToGeoKeys(def: string, citation: string): GeoKeySet | undef
   const geographic = proj === 'longlat' || proj === 'latlong' || proj === 'lonlat' || proj === 'latlon';
   const method = METHODS[proj];
   if (!geographic && !method) return undefined;
+  if (proj === 'stere' && !(Math.abs(Number(t.get('lat_0'))) === 90 && t.has('lat_ts') && Math.sign(Number(t.get('lat_ts'))) === Math.sign(Number(t.get('lat_0'))))) return undefined;
   // The datum: WGS84 as code 4326; other ellipsoids as user-defined with their axes and shift.
   const datum = t.get('datum'), ellps = t.get('ellps');
   let axes: [number, number] | undefined;

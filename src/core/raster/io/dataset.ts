@@ -13,6 +13,7 @@ const asciiGridReader = () => require('./ascii-grid') as typeof import('./ascii-
 const dtedReader = () => require('./dted') as typeof import('./dted');
 const netcdfReader = () => require('./netcdf') as typeof import('./netcdf');
 const hdf4Reader = () => require('./hdf4') as typeof import('./hdf4');
+const gribReader = () => require('./grib') as typeof import('./grib');
 const enviReader = () => require('./envi') as typeof import('./envi');
 const hfaReader = () => require('./hfa') as typeof import('./hfa');
 const ehdrReader = () => require('./ehdr') as typeof import('./ehdr');
@@ -926,7 +927,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.length > 4096) throw new RasterError(`${src.slice(0, 60)}…: raster path is too long (${src.length} characters)`);
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
-  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false, hdf4 = false, hfa = false;
+  let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false, hdf4 = false, hfa = false, grib = false;
   // "era5.nc#t2m", "MOD13Q1.hdf#250m 16 days NDVI": one layer of a file of several.
   const ncVar = !isRemote(src) ? fileLayer(src) : undefined;
   if (ncVar) src = ncVar.file;
@@ -954,6 +955,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && (envi = enviReader().enviPair(source))) { /* an ENVI header, or the data file one describes */ }
       else if (!ok && (ehdr = ehdrReader().ehdrPair(source))) { /* an ESRI .hdr label, or the .bil/.flt it describes */ }
       else if (!ok && (/\.dt[0-3]$/i.test(source) || head.toString('latin1', 0, 3) === 'UHL')) dted = true; // its reader says what is wrong with one that is not
+      else if (!ok && (gribReader().isGrib(head) || /\.(grib2?|grb2?)$/i.test(source))) grib = true; // its reader finds "GRIB" after a WMO header, or says what is wrong
       else if (!ok && asciiGridReader().isAsciiGrid(head)) asc = true;
       else if (!ok && netcdfReader().isNetcdf(head)) nc = true;
       else if (!ok && hdf4Reader().isHdf4(head)) hdf4 = true;
@@ -972,6 +974,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (nc) return opened(await netcdfReader().openNetcdf(source, fail, ncVar?.variable));
   if (hdf4) return opened(new (hdf4Reader().Hdf4Dataset)(source, fail, ncVar?.variable));
   if (dted) return opened(new (dtedReader().DtedDataset)(source, fail));
+  if (grib) return opened(new (gribReader().GribDataset)(source, fail));
   if (asc) return opened(new (asciiGridReader().AsciiGridDataset)(source, fail));
   if (hgt) return opened(new (hgtReader().HgtDataset)(source, fail));
   if (isRemote(src) && /\.vrt$/i.test(src.split(/[?#]/)[0])) {

@@ -15,7 +15,7 @@ export function stemOf(p: string): string {
   const last = variable ? `${variable.file.split(/[\\/]/).pop()}#${variable.variable.replace(/[/\s]+/g, '_')}` : p.split(/[\\/]/).pop() ?? p;
   // Output names are built from it: no control characters, and short enough that "<stem>_<tool>.tif" stays a valid name.
   // A leading dot (a folder such as ".data") would make every output a hidden file.
-  const stem = last.replace(/\.(nc|nc4|h5|hdf5|he5|hdf)#([\w.-]+)$/i, '_$2').replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
+  const stem = last.replace(/\.(nc|nc4|h5|hdf5|he5|hdf)#([\w.-]+)$/i, '_$2').replace(/\?.*$/, '').replace(/\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img|grib2?|grb2?|safe|geojson|json|csv|png)$/i, '').replace(/[\x00-\x1f\x7f]/g, '_').replace(/^\.+/, '');
   let out = '', bytes = 0;
   for (const ch of stem) {
     bytes += Buffer.byteLength(ch);
