@@ -8,7 +8,7 @@ export interface ParsedArgs {
 }
 
 /** Options that never take a value. */
-const BOOLEAN_FLAGS = new Set(['json', 'no-builtin', 'no-practice', 'help', 'allow-download', 'verbose', 'no-fit', 'with-practice', 'list']);
+const BOOLEAN_FLAGS = new Set(['json', 'no-builtin', 'no-practice', 'help', 'allow-download', 'verbose', 'no-fit', 'no-trees', 'with-practice', 'list']);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const out: ParsedArgs = { positionals: [], options: new Map(), flags: new Set() };

@@ -10,6 +10,7 @@ import { parseTasks, EvalTask, flowOf } from './eval/tasks';
 import { readFlowNames } from './eval/flow-ids';
 import { folderReach, foldersSince } from './retrieval/reach';
 import { fitFusion, FitFusionOptions, Fusion, MIN_FIT_FLOWS } from './fusion/fusion';
+import type { TreeModel } from './fusion/trees';
 import { FIT_PROCEDURE, FUSION_FILE, FUSION_VERSION, FusionState, fusionCurrent, fusionFingerprint, readFusion, writeFusion } from './fusion/store';
 
 /** Where the fusion weights in use come from: fitted into the state, shipped with the builtin catalog, fitted on given flows (evaluation), or the hand-set prior. */
@@ -57,8 +58,10 @@ export interface GeoWeaveOptions {
    * The extension passes false and fits in the background, so a rebuild is not held up by a fit.
    */
   refitOnRebuild?: boolean;
-  /** Override fusion weights (tuning). */
+  /** Override fusion weights (tuning); the fitted reranking trees are then not used (they rerank the fitted scores). */
   weights?: Partial<Weights>;
+  /** false: rank next steps by the weighted sum alone, without the fitted reranking trees (`eval --no-trees`). */
+  trees?: boolean;
   /**
    * Analyst flows (a task file) the learned graph starts from, so next-step suggestions work before
    * anyone has run anything. Default: `practice.jsonl` of the builtin catalog (none with
@@ -497,6 +500,12 @@ export class GeoWeave {
     this.fusionState = st;
     this.fusionSource = st ? source : 'prior';
     this.ctx.weights = { ...DEFAULT_WEIGHTS, ...this.opts.weights, ...(st?.weights ?? {}), ...this.opts.weights };
+    this.ctx.nextTrees = this.treesFor(st?.trees);
+  }
+
+  /** Trees rerank the scores they were fitted on: not when weights were given by hand (tuning), nor when switched off. */
+  private treesFor(trees: TreeModel | undefined): TreeModel | undefined {
+    return this.opts.trees === false || (this.opts.weights && Object.keys(this.opts.weights).length) ? undefined : trees;
   }
 
   /** Which fusion weights are in use, and whether they were fitted on the catalog and flows at hand. */
@@ -540,6 +549,7 @@ export class GeoWeave {
       flows: fp.flows,
       procedure: FIT_PROCEDURE,
       weights: fusion.weights,
+      ...(fusion.trees ? { trees: fusion.trees } : {}),
       ...(fusion.report ? { report: fusion.report } : {}),
       ...(fusion.reason ? { reason: fusion.reason } : {}),
       fittedAt: new Date().toISOString(),
@@ -561,6 +571,7 @@ export class GeoWeave {
     const prior: Weights = { ...DEFAULT_WEIGHTS, ...this.opts.weights };
     const fusion = await fitFusion(this.ctx, tasks, prior, { signal: this.opts.signal, ...opts });
     this.ctx.weights = { ...prior, ...fusion.weights, ...this.opts.weights };
+    this.ctx.nextTrees = this.treesFor(fusion.trees);
     this.fusionState = undefined;
     this.fusionSource = fusion.report ? 'given' : 'prior';
     return fusion;

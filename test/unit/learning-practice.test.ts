@@ -37,8 +37,9 @@ test('a fresh install starts from the shipped analyst practice: next steps as if
   // Quality figures on the evaluation sets belong to `geoweave eval`, not to unit tests: this checks
   // that the prior is read exactly like learned flows, and that it changes the ranking for the better.
   const tasks = readTasks(path.join(ROOT, 'bench', 'dev.jsonl')).slice(0, 40);
-  const fresh = await GeoWeave.open({ stateDir: tmpDir() });
-  // The same fusion weights for all three (a fresh install uses the one shipped for these flows).
+  // The same fusion weights for all three (a fresh install uses the one shipped for these flows),
+  // without the reranking trees (fitted ones come with the shipped fit only).
+  const fresh = await GeoWeave.open({ stateDir: tmpDir(), trees: false });
   const none = await GeoWeave.open({ stateDir: tmpDir(), practice: false, weights: { ...fresh.weights } });
   const trained = await GeoWeave.open({ stateDir: tmpDir(), practice: false, weights: { ...fresh.weights } });
   try {

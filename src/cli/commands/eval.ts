@@ -3,7 +3,8 @@
  * `geoweave eval --cv 5 --train FILE.jsonl` (cross-validation on the training file only; the test
  * file is not read). Modes: the product's retrieval modes (bm25, dense, hybrid, full) and two
  * learned baselines (transitions, knn) that read only the training flows; `all` prints them all.
- * `--weights '{"terminal":0.1}'` overrides fusion weights (for CV experiments);
+ * `--weights '{"terminal":0.1}'` overrides fusion weights (for CV experiments; the reranking trees
+ * are then off); `--no-trees` ranks next steps by the fitted weights alone (what the trees add);
  * `--seed N` shuffles the CV folds (repeated CV);
  * `--misses FILE.jsonl` writes every next-step prediction whose target missed the top 3.
  * The shipped analyst practice (tool-manifests/practice.jsonl) is not loaded here: evaluation
@@ -101,7 +102,7 @@ async function runCv(args: ParsedArgs, io: CliIO, folds: number, ks: number[], m
       const b = baseline(m, tasks);
       if (b) return { ranker: b };
       const learnedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'geoweave-cv-'));
-      const gw = await openFrom(args, io, { learnedDir, weights, practice: false });
+      const gw = await openFrom(args, io, { learnedDir, weights, practice: false, ...(args.flags.has('no-trees') ? { trees: false } : {}) });
       await gw.recordTrajectories(tasks.map((t) => ({ task: t.query, tools: flowOf(t) })));
       // Nested: each fold fits its fusion on its own training flows only.
       if (m === 'full' && !args.flags.has('no-fit')) await gw.fitFusion(tasks);
@@ -149,7 +150,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
   const withPractice = args.flags.has('with-practice');
   if (withPractice && args.flags.has('no-builtin')) throw new UsageError('--with-practice evaluates beside the builtin catalog and its shipped practice; drop --no-builtin');
   if (withPractice && args.flags.has('no-practice')) throw new UsageError('--with-practice and --no-practice contradict each other; give one');
-  const gw = await openFrom(args, io, { learnedDir, weights, ...(withPractice ? {} : { practice: false }) });
+  const gw = await openFrom(args, io, { learnedDir, weights, ...(args.flags.has('no-trees') ? { trees: false } : {}), ...(withPractice ? {} : { practice: false }) });
   try {
     tasks = flowsOnCatalog(gw, tasks, tasksFile, io);
     if (!tasks.length) throw new UsageError(`${tasksFile}: no task calls a tool of the catalog; nothing to evaluate (give the catalog with --manifests DIR)`);
@@ -162,7 +163,7 @@ export async function run(args: ParsedArgs, io: CliIO): Promise<number> {
     // The fusion weights are fitted on the training flows only (k-fold), as `learn` fits them on a team's flows.
     const fit = modes.includes('full') && !args.flags.has('no-fit');
     const fusion = !fit ? undefined : withPractice ? await gw.refitFusion({ force: true }) : await gw.fitFusion(train);
-    if (fusion && !args.flags.has('json')) io.err(fusion.report ? `fusion fitted on ${fusion.report.flows} ${withPractice ? 'practice and training' : 'training'} flows (${fusion.report.folds}-fold, ${fusion.report.seconds} s): out-of-fold next hit@3 ${fmt(fusion.report.next.before['hit@3'])} → ${fmt(fusion.report.next.after['hit@3'])}, forward R@10 ${fmt(fusion.report.forward.before['R@10'])} → ${fmt(fusion.report.forward.after['R@10'])}${fusion.report.nextPrior ? `; next-step weights: prior (${fusion.report.nextPrior})` : ''}` : `fusion: prior weights (${fusion.reason})`);
+    if (fusion && !args.flags.has('json')) io.err(fusion.report ? `fusion fitted on ${fusion.report.flows} ${withPractice ? 'practice and training' : 'training'} flows (${fusion.report.folds}-fold, ${fusion.report.seconds} s): out-of-fold next hit@3 ${fmt(fusion.report.next.before['hit@3'])} → ${fmt(fusion.report.next.after['hit@3'])}, forward R@10 ${fmt(fusion.report.forward.before['R@10'])} → ${fmt(fusion.report.forward.after['R@10'])}${fusion.report.nextPrior ? `; next-step weights: prior (${fusion.report.nextPrior})` : ''}${fusion.report.trees ? `; reranking trees: ${fusion.report.trees.trees} (${fusion.report.trees.seconds} s)` : ''}` : `fusion: prior weights (${fusion.reason})`);
     const reports = new Map<Mode, EvalReport>();
     const steps: StepRecord[] = [];
     for (const m of modes) {

@@ -21,6 +21,7 @@ export function describeFusion(gw: GeoWeave): string {
     const sim = [r.newTools?.hidden ? `${r.newTools.hidden} tools hidden as new (${r.newTools.tasks} tasks, ${r.newTools.steps} steps)` : '', r.recurring?.flows ? `${r.recurring.flows} flows lent as recurring tasks (${r.recurring.steps} steps)` : ''].filter(Boolean);
     if (sim.length) lines.push(`  simulated: ${sim.join('; ')}`);
     lines.push(`  out of fold: forward R@10 ${fmt(r.forward.before['R@10'])} → ${fmt(r.forward.after['R@10'])}, COMP@10 ${fmt(r.forward.before['COMP@10'])} → ${fmt(r.forward.after['COMP@10'])}; next hit@1 ${fmt(r.next.before['hit@1'])} → ${fmt(r.next.after['hit@1'])}, hit@3 ${fmt(r.next.before['hit@3'])} → ${fmt(r.next.after['hit@3'])}${r.nextPrior ? ` (next-step weights: prior, ${r.nextPrior})` : ''}`);
+    if (r.trees) lines.push(`  reranking trees: ${r.trees.trees ? `${r.trees.trees} kept` : 'none kept (they did not help)'}; on ${r.trees.heldSteps} held-out next steps hit@1 + hit@3 + ½ MRR ${fmt(r.trees.before)} → ${fmt(r.trees.after)}, fitted in ${r.trees.seconds} s`);
   }
   const w = gw.weights as unknown as Record<string, number>;
   lines.push(`  forward: ${FITTED_FORWARD.map((n) => `${n} ${+w[n].toFixed(3)}`).join(', ')}`);

@@ -39,9 +39,9 @@ export function graphOfFlows(flows: { terms: string[]; tools: string[] }[]): Int
   return g;
 }
 
-/** A copy of `ctx` that learns only from `learned` and scores with `weights` (the live context is left alone). */
+/** A copy of `ctx` that learns only from `learned` and scores with `weights` alone (no reranking trees: they are fitted on these scores; the live context is left alone). */
 export function foldContext(ctx: RetrievalContext, learned: IntentionGraph, weights: Weights): RetrievalContext {
-  return { ...ctx, learned, weights, forwardCache: undefined };
+  return { ...ctx, learned, weights, forwardCache: undefined, nextTrees: undefined };
 }
 
 function query(items: { id: string; parts: Record<string, number>; score: number }[], names: readonly string[], relevant: string[], ran: ReadonlySet<string> = new Set()): FitQuery {
@@ -98,7 +98,7 @@ export async function nextQueries(ctx: RetrievalContext, folds: EvalTask[][], gr
         opts.signal?.throwIfAborted();
         const done = t.flow.slice(0, i);
         const { scored } = await nextScored(c, memoryFromFlow(tools, t.query, done), { mode: 'full', k: 30, signal: opts.signal });
-        out.push(query(scored, NEXT_SIGNALS, [t.flow[i]], new Set(done)));
+        out.push({ ...query(scored, NEXT_SIGNALS, [t.flow[i]], new Set(done)), group: t.id });
         opts.onProgress?.(out.length, total);
         await breathe(out.length);
       }

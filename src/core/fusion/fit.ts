@@ -21,6 +21,8 @@ export interface FitQuery {
   absent: number;
   /** Tie order of the candidates (as the product sorts equal scores: by id). */
   order: Int32Array;
+  /** The flow the query came from (a held-out split keeps a flow's queries together). */
+  group?: string;
 }
 
 export type FitKind = 'forward' | 'next';

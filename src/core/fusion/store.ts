@@ -11,6 +11,7 @@ import { DEFAULT_WEIGHTS } from '../retrieval/context';
 import { FITTED_FORWARD, FITTED_NEXT } from '../retrieval/signals';
 import { writeFileAtomic } from '../index/fs-util';
 import type { FusionReport } from './fusion';
+import { checkTreeModel, type TreeModel } from './trees';
 
 export const FUSION_FILE = 'fusion.json';
 export const FUSION_VERSION = 1;
@@ -26,9 +27,10 @@ export const FUSION_VERSION = 1;
  * replays the practice in the share of the team's steps on its tools, weighs text matches by
  * their manifest folder's reach, and reads words and idf at the weight of the flows that used
  * them; 9 weighs a next step the task names (`nameNext`); 10 keeps every tool already run among a
- * next-step query's candidates and weighs how often past flows ran a tool again (`again`).
+ * next-step query's candidates and weighs how often past flows ran a tool again (`again`); 11
+ * fits trees that rerank the best next steps (`trees`).
  */
-export const FIT_PROCEDURE = 10;
+export const FIT_PROCEDURE = 11;
 
 export interface FusionState {
   version: number;
@@ -40,6 +42,8 @@ export interface FusionState {
   procedure?: number;
   /** Weights of the fitted parts; empty when the prior stayed. */
   weights: Partial<Weights>;
+  /** Trees that rerank the best next steps (fusion/trees.ts); absent when none helped or too few flows. */
+  trees?: TreeModel;
   report?: FusionReport;
   /** Why the prior stayed, when it did. */
   reason?: string;
@@ -69,6 +73,7 @@ export function readFusion(file: string): FusionState | undefined {
     if (!fitted.has(k) || !Object.prototype.hasOwnProperty.call(DEFAULT_WEIGHTS, k)) throw new Error(`${file}: "weights.${k}" is not a fitted weight`);
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) throw new Error(`${file}: "weights.${k}" must be a number from 0 to 100`);
   }
+  if (data.trees !== undefined) checkTreeModel(data.trees, `${file}: "trees"`);
   return data;
 }
 
@@ -78,5 +83,6 @@ export function fusionCurrent(st: FusionState | undefined, fp: { catalog: string
 }
 
 export function writeFusion(file: string, state: FusionState): void {
-  writeFileAtomic(file, JSON.stringify(state, null, 2) + '\n');
+  // Lists of numbers (the trees' splits and leaves) on one line each: a file a person can still read.
+  writeFileAtomic(file, JSON.stringify(state, null, 2).replace(/\[(?:\s*-?[\d.eE+-]+,?)+\s*\]/g, (m) => m.replace(/\s+/g, '')) + '\n');
 }

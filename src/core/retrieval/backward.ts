@@ -19,6 +19,7 @@ import { TransitionModel } from '../learning/backoff';
 import { isProductRole } from './executability';
 import { COVER_CLASSES, DELIVERABLES, SERIES, TEMPORAL, TIME_SPAN } from './task-phrases';
 import { productOutput } from './product';
+import { treeAdjust, type TreeModel } from '../fusion/trees';
 
 export interface BackwardOptions {
   k?: number;
@@ -168,6 +169,8 @@ export interface NextScored {
   rationale: Rationale;
   from?: DataItem;
   unmet: string[];
+  /** What the fitted reranking trees added to the score (absent: not among the candidates they rerank, or no trees). */
+  rerank?: number;
 }
 
 interface NextContext {
@@ -347,7 +350,22 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
     scored.push({ id, m, parts, score, rationale, from, unmet });
   }
   scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  if (full && ctx.nextTrees) rerank(ctx.nextTrees, scored);
   return { scored, context: { queries, done, lastTool: last?.tool, outText, lastRoles, lastRaster: !last || last.outputs.some((o) => o.type === 'raster'), available, produced, taskRel, bridges } };
+}
+
+/**
+ * The fitted trees' correction of the best candidates (fusion/trees.ts), added to their scores and
+ * shown as a part of them (`rerank`); they stay above the rest, as the trees were fitted among them.
+ * A model made for other parts (an older GeoWeave's) is not used.
+ */
+function rerank(model: TreeModel, scored: NextScored[]): void {
+  if (model.parts.length !== NEXT_SIGNALS.length || model.parts.some((p, i) => p !== NEXT_SIGNALS[i])) return;
+  const top = scored.slice(0, model.top);
+  const adj = treeAdjust(model, NEXT_SIGNALS.map((n) => top.map((x) => x.parts[n])), top.map((x) => x.score));
+  top.forEach((x, i) => { x.rerank = adj[i]; x.score += adj[i]; });
+  top.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  scored.splice(0, top.length, ...top);
 }
 
 export async function complementarySuggestions(ctx: RetrievalContext, memory: MemoryState, opts: BackwardOptions = {}): Promise<ComplementaryResult> {
@@ -361,6 +379,7 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
     const ex = executability(x.m, data);
     const shown: Record<string, number> = { dense: round(c.taskRel.get(x.id)?.dense ?? 0), lexical: round(c.taskRel.get(x.id)?.lexical ?? 0), executability: ex.ready ? 1 : 0 };
     for (const n of NEXT_SIGNALS) shown[n] = round(x.parts[n]);
+    if (x.rerank) shown.rerank = round(x.rerank);
     const out: ComplementarySuggestion = {
       id: x.id,
       name: humanName(x.m),

@@ -5,6 +5,7 @@ import type { ToolGraph } from '../manifests/graph';
 import type { ToolIndex } from '../index/tool-index';
 import type { Bm25Index } from '../index/bm25';
 import type { IntentionGraph } from '../learning/intention-graph';
+import type { TreeModel } from '../fusion/trees';
 
 /** Which signals are used: for ablations in evaluation ("full" is the product). */
 export type RetrievalMode = 'bm25' | 'dense' | 'hybrid' | 'full';
@@ -197,6 +198,8 @@ export interface RetrievalContext {
   embedCache: Map<string, Float32Array>;
   /** Per tool, the factor its manifest folder's reach puts on its text match (`folderReach`; absent: 1). */
   reach?: () => Map<string, number>;
+  /** The fitted trees that rerank the best next steps (fusion/trees.ts); absent: the weighted sum alone. */
+  nextTrees?: TreeModel;
   /** Forward rankings of a task, reused by the next-step signal while weights and learned counts stay the same. */
   forwardCache?: { weights: Weights; learned: number; entries: Map<string, unknown> };
 }

@@ -43,6 +43,7 @@ const LABELS: Record<string, string> = {
   ahead: 'still ahead in similar past flows',
   stepModel: 'next-step model',
   stepModelLog: 'a step past flows take here, even if rarely',
+  rerank: 'reranker fitted on your flows: what it adds',
   coldNext: 'new tool: no past flows yet, matches words no past task used',
 };
 
