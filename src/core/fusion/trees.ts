@@ -53,19 +53,8 @@ export function treeFeatures(cols: ArrayLike<number>[], s0: ArrayLike<number>): 
 /** The trees' correction of each candidate's score (add it to the linear score). */
 export function treeAdjust(model: TreeModel, cols: ArrayLike<number>[], s0: ArrayLike<number>): Float64Array {
   const X = treeFeatures(cols, s0);
-  const m = s0.length;
-  const adj = new Float64Array(m);
-  for (const t of model.trees) {
-    for (let i = 0; i < m; i++) {
-      let nd = 0;
-      for (let d = 0; d < model.depth; d++) {
-        const at = (1 << d) - 1 + nd;
-        const f = t.f[at];
-        nd = nd * 2 + (f >= 0 && X[f][i] > t.v[at] ? 1 : 0);
-      }
-      adj[i] += t.leaf[nd];
-    }
-  }
+  const adj = new Float64Array(s0.length);
+  for (const t of model.trees) addTree(t, model.depth, X, adj);
   return adj;
 }
 
@@ -210,7 +199,7 @@ export function fitTrees(train: Rows[], held: Rows[], parts: string[], opts: { s
   const heldScore = held.map((q) => Float64Array.from(q.s0));
   let best = { n: 0, obj: base };
   for (let n = 1; n <= trees.length; n++) {
-    held.forEach((q, k) => addTree(trees[n - 1], q.X, heldScore[k]));
+    held.forEach((q, k) => addTree(trees[n - 1], DEPTH, q.X, heldScore[k]));
     if (n % 5 === 0 || n === trees.length) {
       const obj = objective(held, (k) => heldScore[k]);
       if (obj > best.obj) best = { n, obj };
@@ -220,10 +209,11 @@ export function fitTrees(train: Rows[], held: Rows[], parts: string[], opts: { s
   return enough ? { model: model(best.n), before: base, after: best.obj, trees: best.n } : { before: base, after: base, trees: 0 };
 }
 
-function addTree(t: TreeModel['trees'][number], X: Float64Array[], into: Float64Array): void {
+/** Adds one tree's leaf value to each candidate's score (inner nodes in level order; feature −1 sends all left). */
+function addTree(t: TreeModel['trees'][number], depth: number, X: Float64Array[], into: Float64Array): void {
   for (let i = 0; i < into.length; i++) {
     let nd = 0;
-    for (let d = 0; d < DEPTH; d++) {
+    for (let d = 0; d < depth; d++) {
       const at = (1 << d) - 1 + nd;
       nd = nd * 2 + (t.f[at] >= 0 && X[t.f[at]][i] > t.v[at] ? 1 : 0);
     }
