@@ -239,10 +239,14 @@ test('readiness: a file the task names that is not there (a typo, a download not
   assert.equal(zonalLater.ready, false);
   assert.match(zonalLater.notes.join(' | '), /slope\.tif, which the task names, is not among the data found here/);
   // A format GeoWeave does not read: said so, with the conversion, rather than another file used.
+  const sid = executability(manifest('raster_stats'), { items: [s2] }, { task: 'mean brightness of ortho_2024.sid' });
+  assert.equal(sid.ready, false);
+  assert.ok(sid.notes.includes('needs a raster for image — ortho_2024.sid, which the task names, is MrSID/ECW, which GeoWeave does not read yet: convert it first (gdal_translate ortho_2024.sid ortho_2024.tif)'), sid.notes.join(' | '));
+  assert.equal(localizeNote(sid.notes.at(-1)!, 'zh'), 'image 需要栅格：任务点名的 ortho_2024.sid 是 MrSID/ECW 格式，GeoWeave 暂不能读取，请先转换（gdal_translate ortho_2024.sid ortho_2024.tif）');
+  // GRIB is read now (ERA5, GFS): one named and absent is looked for like any other file.
   const grib = executability(manifest('raster_stats'), { items: [s2] }, { task: 'mean 2 m temperature in era5_t2m_2024.grib' });
   assert.equal(grib.ready, false);
-  assert.ok(grib.notes.includes('needs a raster for image — era5_t2m_2024.grib, which the task names, is GRIB, which GeoWeave does not read yet: convert it first (gdal_translate era5_t2m_2024.grib era5_t2m_2024.tif)'), grib.notes.join(' | '));
-  assert.equal(localizeNote(grib.notes.at(-1)!, 'zh'), 'image 需要栅格：任务点名的 era5_t2m_2024.grib 是 GRIB 格式，GeoWeave 暂不能读取，请先转换（gdal_translate era5_t2m_2024.grib era5_t2m_2024.tif）');
+  assert.match(grib.notes.join(' | '), /era5_t2m_2024\.grib, which the task names, is not among the data found here/);
   // An HDF4 file is read now (MODIS): one named and absent is looked for like any other file.
   const hdf = executability(manifest('raster_stats'), { items: [s2] }, { task: 'mean NDVI in MOD13Q1.A2024001.h26v05.061.hdf' });
   assert.equal(hdf.ready, false);

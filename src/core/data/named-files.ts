@@ -15,7 +15,6 @@ const RAW_DATA = new RegExp(`\\.(${RAW_DATA_EXTENSIONS.join('|')})$`, 'i');
  *  how to convert it, instead of an answer for another file. */
 const UNREAD: { exts: string[]; format: string; kind: 'raster' | 'vector' }[] = [
   { exts: ['hdf4', 'h4', 'he4'], format: 'HDF', kind: 'raster' },
-  { exts: ['grib', 'grb', 'grib2', 'grb2'], format: 'GRIB', kind: 'raster' },
   { exts: ['sid', 'ecw'], format: 'MrSID/ECW', kind: 'raster' },
   { exts: ['las', 'laz'], format: 'LAS point cloud', kind: 'raster' },
   { exts: ['gdb'], format: 'Esri file geodatabase', kind: 'vector' },
