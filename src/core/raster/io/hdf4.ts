@@ -19,6 +19,7 @@ import { Hdf4File, TAG } from './hdf4-file';
 import { type Sds, type SdModel, SdsReader, readSdModel } from './hdf4-sd';
 import { type AttValue, type Vgroup, numberType } from './hdf4-vset';
 import { type EosGrid, type EosStructure, eosStructure, gridGeo } from './hdfeos-grid';
+import { FieldStack, type SceneChoice, sceneFields } from './reflectance-scene';
 import type { DType, TypedArray } from './samples';
 import { windowTarget } from './window-check';
 import { parseCrs } from '../crs/crs';
@@ -137,6 +138,25 @@ export async function hdf4GridFields(file: string): Promise<string[]> {
   } finally {
     await o.file.close();
   }
+}
+
+/**
+ * What an HDF4 path reads as: one field (`file.hdf#FIELD`), or a MODIS surface-reflectance file's
+ * scene (reflectance-scene.ts) when the file is given whole or by a grid's name (`file.hdf#GRID`);
+ * else the file's only field, or the refusal that names its fields.
+ */
+export async function openHdf4Raster(source: string, fail: (m: string) => Error, field?: string): Promise<RasterDataset & { init(signal?: AbortSignal): Promise<void> }> {
+  const o = await openHdf4(source, fail);
+  let scene: SceneChoice | undefined;
+  try {
+    const fields = o.candidates.flatMap((c) => (c.grid ? [{ id: c.id, field: c.field, grid: c.grid.name, xdim: c.grid.xdim, ydim: c.grid.ydim }] : []));
+    const isField = field !== undefined && o.candidates.some((c) => c.id === field || c.field === field || (c.grid && `${c.grid.name}/${c.field}` === field));
+    if (!isField && (field !== undefined || o.candidates.length > 1)) scene = sceneFields(fields, field);
+  } finally {
+    await o.file.close();
+  }
+  if (!scene) return new Hdf4Dataset(source, fail, field);
+  return new FieldStack(source, scene, async (id) => { const ds = new Hdf4Dataset(source, fail, id); await ds.init(); return ds; }, fail, field);
 }
 
 /** One field of an HDF4 file as a raster dataset. */
