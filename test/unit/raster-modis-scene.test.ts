@@ -19,7 +19,7 @@ import { reflectanceBand } from '../../src/core/raster/reflectance-bands';
 import { sceneFields } from '../../src/core/raster/io/reflectance-scene';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import * as fs from 'node:fs';
-import { gdalSkip, pyJson, tmpDir } from '../helpers/raster-gdal';
+import { gdalSkip, py, pyJson, tmpDir } from '../helpers/raster-gdal';
 import { type EosFieldSpec, type EosGridSpec, hdf4LibsMissing, writeHdf4 } from '../helpers/hdf4-writer';
 import { type He5FieldSpec, he5LibMissing, writeHe5 } from '../helpers/he5-writer';
 
@@ -45,9 +45,12 @@ function surRefl(band: number, expr: string, over: Partial<EosFieldSpec> = {}): 
     ...over,
   };
 }
-/** Red and NIR with fill holes where a clear tile has them, values a vegetated scene has. */
-const RED = 'np.where(i % 53 == 7, -28672, 300 + (i * 37) % 2500)';
-const NIR = 'np.where(i % 61 == 3, -28672, 1500 + (i * 91) % 5000)';
+/**
+ * Red and NIR with fill holes where a clear tile has them, values a vegetated scene has, and some
+ * outside valid_range (−150 in red, 20000 in NIR: not measurements, which GDAL's HDF4 reading passes on).
+ */
+const RED = 'np.where(i % 53 == 7, -28672, np.where(i % 89 == 11, -150, 300 + (i * 37) % 2500))';
+const NIR = 'np.where(i % 61 == 3, -28672, np.where(i % 83 == 5, 20000, 1500 + (i * 91) % 5000))';
 
 /** A MOD09A1-like h18v04 tile (MODIS's sphere), small; `bands` picks the reflectance fields written. */
 function mod09Spec(file: string, bands = [1, 2, 3, 4, 5, 6, 7], tweak: (f: EosFieldSpec) => EosFieldSpec = (f) => f): { file: string; grids: EosGridSpec[] } {
@@ -68,9 +71,13 @@ function mod09Spec(file: string, bands = [1, 2, 3, 4, 5, 6, 7], tweak: (f: EosFi
 
 const manifest = (id: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '../../../tool-manifests', `${id}.json`), 'utf8')) as ToolManifest;
 
-/** numpy's NDVI of GDAL's reading of the red and NIR subdatasets (fill masked, DN × 0.0001) against our output: max |diff|, pixels compared, nodata agreement. */
+/**
+ * numpy's NDVI of GDAL's reading of the red and NIR subdatasets (fill and values outside valid_range
+ * masked, DN × scale) against our output: max |diff|, pixels compared, nodata agreement, and how many
+ * values outside the valid range GDAL passed on (a check that the masking is tested).
+ */
 const PY_NDVI = `
-import sys, json, numpy as np
+import sys, json, re, numpy as np
 from osgeo import gdal
 keep = []
 def scale(d, b):
@@ -78,15 +85,22 @@ def scale(d, b):
     if b.GetScale() not in (None, 1.0): return b.GetScale()
     md = {**d.GetMetadata(), **b.GetMetadata()}
     return float(next(v for k, v in md.items() if k.endswith('scale_factor')))
+def valid_range(d, b):
+    md = {**d.GetMetadata(), **b.GetMetadata()}
+    return [float(x) for x in re.findall(r'-?\\d+', next(v for k, v in md.items() if k.endswith('valid_range')))]
+outside = 0
 def band(name):
+    global outside
     d = gdal.Open(name); keep.append(d); b = d.GetRasterBand(1); a = b.ReadAsArray().astype(np.float64)
-    return a * scale(d, b), a != b.GetNoDataValue(), scale(d, b)
+    lo, hi = valid_range(d, b); fill = a == b.GetNoDataValue()
+    outside += int(((a < lo) | (a > hi))[~fill].sum())
+    return a * scale(d, b), ~fill & (a >= lo) & (a <= hi), scale(d, b)
 red, rok, s = band(sys.argv[1]); nir, nok, _ = band(sys.argv[2])
 od = gdal.Open(sys.argv[3]); keep.append(od); o = od.GetRasterBand(1); out = o.ReadAsArray().astype(np.float64)
 valid = rok & nok & (nir + red != 0)
 ours = out != o.GetNoDataValue() if o.GetNoDataValue() is not None else ~np.isnan(out)
 ref = (nir - red) / (nir + red)
-print(json.dumps({"max": float(np.abs(ref[valid] - out[valid]).max()), "n": int(valid.sum()), "sameMask": bool((ours == valid).all()), "scale": s}))
+print(json.dumps({"max": float(np.abs(ref[valid] - out[valid]).max()), "n": int(valid.sum()), "sameMask": bool((ours == valid).all()), "scale": s, "outside": outside}))
 `;
 
 test('the MODIS and VIIRS band tables: MOD09 and VNP09 field names give their band and role, others none', () => {
@@ -124,11 +138,16 @@ test('a MOD09A1-like file given whole is one scene of its seven reflectance fiel
     assert.deepEqual([...b2], [...await one.readWindow(1, 0, 0, W, 1)]);
     await one.close();
     assert.ok(Number.isNaN(b2[3]) && Math.abs(b2[0] - 0.15) < 1e-6, `fill is NaN, DN 1500 is 0.15: ${b2.slice(0, 4)}`);
+    // DN 20000 is outside valid_range −100…16000: NaN where computed with; the raw read keeps it, as GDAL gives it.
+    assert.ok(Number.isNaN(b2[5]), `DN 20000 (reflectance 2.0) is no measurement: ${b2[5]}`);
+    assert.equal((await ds.readWindowRaw(2, 0, 0, W, 1))[5], 20000);
+    assert.deepEqual(ds.units, new Array(7).fill('reflectance'));
   } finally { await ds.close(); }
 
   // raster_info names the roles from the band table.
   const info = await runTool('raster_info', { image: file }, { outDir: path.join(dir, 'info'), cwd: dir });
-  assert.match(info.summary, /Band roles from the product's band table: red=1, nir=2, blue=3, green=4, swir1=6, swir2=7\./);
+  assert.match(info.summary, /Band roles from the product's band table: red=1, nir=2, blue=3, green=4, swir1=6, swir2=7\. Units: reflectance\./);
+  assert.equal((info.stats.bands as { units?: string }[])[1].units, 'reflectance');
 
   // NDVI from the whole file equals numpy's over GDAL's reading of the two subdatasets.
   const run = await runTool('ndvi', { image: name }, { outDir: path.join(dir, 'out'), cwd: dir });
@@ -138,7 +157,8 @@ test('a MOD09A1-like file given whole is one scene of its seven reflectance fiel
   const d = pyJson(PY_NDVI, eos('sur_refl_b01'), eos('sur_refl_b02'), out);
   assert.equal(d.scale, 0.0001, 'GDAL reads the same scale');
   assert.ok(d.n > 4000 && d.max < 1e-6, `NDVI equals numpy over GDAL (max |diff| ${d.max} over ${d.n} pixels)`);
-  assert.ok(d.sameMask, 'nodata exactly where either band is fill');
+  assert.ok(d.sameMask, 'nodata exactly where either band is fill or outside valid_range');
+  assert.ok(d.outside > 50, `GDAL passes ${d.outside} values outside valid_range on: the masking is tested`);
   console.log(`MODIS scene NDVI vs GDAL+numpy: max |diff| ${d.max} over ${d.n} pixels`);
 
   // The scan lists the scene (the file itself) besides its fields; readiness finds red and NIR in it.
@@ -221,10 +241,50 @@ test('a VNP09GA-like file given whole is the scene of its 500 m I bands; its 1 k
   const out = Object.values(run.outputs).find((o) => o.type === 'raster')!.path;
   const h5 = (field: string) => `HDF5:"${file}"://HDFEOS/GRIDS/VNP_Grid_500m_2D/Data_Fields/${field}`;
   const d = pyJson(PY_NDVI, h5('SurfReflect_I1_1'), h5('SurfReflect_I2_1'), out);
-  assert.ok(d.n > 4000 && d.max < 1e-6 && d.sameMask, `VIIRS NDVI equals numpy over GDAL (max |diff| ${d.max} over ${d.n} pixels)`);
+  assert.ok(d.n > 4000 && d.max < 1e-6 && d.sameMask && d.outside > 50, `VIIRS NDVI equals numpy over GDAL (max |diff| ${d.max} over ${d.n} pixels)`);
   console.log(`VIIRS scene NDVI vs GDAL+numpy: max |diff| ${d.max} over ${d.n} pixels`);
   // Green is on the 1 km grid: the error says which grid's scene to name.
   await assert.rejects(runTool('ndwi', { image: file }, { outDir: path.join(dir, 'o2'), cwd: dir }), /no band of the reflectance scene on grid "VNP_Grid_500m_2D" is green .*its green band, VIIRS M4 \(545–565 nm\), is on grid "VNP_Grid_1km_2D", another pixel size: name that grid's scene as VNP09GA\.A2023001\.h18v04\.002\.h5#VNP_Grid_1km_2D/);
   const ndwi = await runTool('ndwi', { image: `${file}#VNP_Grid_1km_2D` }, { outDir: path.join(dir, 'o3'), cwd: dir });
   assert.ok(Object.values(ndwi.outputs).length > 0);
+});
+
+test('a NetCDF variable\'s valid_range reads as GDAL\'s netCDF driver reads it (values outside are the fill), its units carried', { skip: gdalSkip('the NetCDF valid_range test'), timeout: 120_000 }, async () => {
+  const dir = tmpDir('gw-valid-range-');
+  const file = path.join(dir, 'lst.nc');
+  // Written through GDAL's multidimensional API: int16 kelvin × 0.02 with valid_range 7500…32767 (packed), as MOD11 LST is.
+  py(`
+from osgeo import gdal
+import numpy as np
+ds = gdal.GetDriverByName('netCDF').CreateMultiDimensional(${JSON.stringify(file)})
+rg = ds.GetRootGroup()
+dy = rg.CreateDimension('lat', None, None, 20); dx = rg.CreateDimension('lon', None, None, 30)
+i16 = gdal.ExtendedDataType.Create(gdal.GDT_Int16); f64 = gdal.ExtendedDataType.Create(gdal.GDT_Float64)
+for name, dim, vals, u in [('lat', dy, 49.975 - 0.05 * np.arange(20), 'degrees_north'), ('lon', dx, 10.025 + 0.05 * np.arange(30), 'degrees_east')]:
+    c = rg.CreateMDArray(name, [dim], f64); c.Write(vals)
+    a = c.CreateAttribute('units', [], gdal.ExtendedDataType.CreateString()); a.Write(u); del a, c
+v = rg.CreateMDArray('LST', [dy, dx], i16)
+for k, t, val in [('valid_range', i16, [7500, 16000]), ('_FillValue', i16, 0)]:
+    a = v.CreateAttribute(k, [2] if isinstance(val, list) else [], t); a.Write(val); del a
+for k, val in [('units', 'K'), ('long_name', 'Land surface temperature')]:
+    a = v.CreateAttribute(k, [], gdal.ExtendedDataType.CreateString()); a.Write(val); del a
+a = v.CreateAttribute('scale_factor', [], gdal.ExtendedDataType.Create(gdal.GDT_Float64)); a.Write(0.02); del a
+i = np.arange(600)
+v.Write(np.where(i % 37 == 1, 0, np.where(i % 23 == 2, 20000, np.where(i % 29 == 4, 7000, 13000 + i))).astype('int16').reshape(20, 30))
+del v, dx, dy, rg, ds`);
+  const ref = pyJson(`
+import sys, json
+from osgeo import gdal
+d = gdal.Open(sys.argv[1]); b = d.GetRasterBand(1)
+print(json.dumps({"raw": b.ReadAsArray().flatten().tolist(), "nodata": b.GetNoDataValue(), "units": b.GetUnitType()}))`, file);
+  const ds = await openRaster(file);
+  try {
+    const raw = Array.from(await ds.readWindowRaw(1, 0, 0, 30, 20));
+    assert.deepEqual(raw, ref.raw, 'raw samples equal GDAL\'s netCDF reading: outside valid_range → the fill');
+    assert.ok(raw.filter((v) => v === 0).length > ref.raw.length / 37 + 20, 'GDAL did set values outside the range to the fill: the check can fail');
+    assert.equal(ds.nodata, ref.nodata);
+    assert.deepEqual(ds.units, [ref.units]);
+    const f = await ds.readWindow(1, 0, 0, 30, 20);
+    assert.ok(Number.isNaN(f[2]) && Number.isNaN(f[4]) && Math.abs(f[0] - 260) < 1e-3, `${f.slice(0, 5)}`);
+  } finally { await ds.close(); }
 });

@@ -13,6 +13,7 @@
  */
 import type { GeoInfo, RasterDataset } from './dataset';
 import { toFloat } from './dataset';
+import { type ValidRange, fillOutside, maskOutside, validRange } from './valid-range';
 import { CTORS, type DType, type TypedArray } from './samples';
 import { windowTarget } from './window-check';
 import { parseCrs } from '../crs/crs';
@@ -166,8 +167,10 @@ export class CfGridDataset implements RasterDataset {
   dtype: DType = 'float32'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   warnings?: string[];
+  units?: (string | null)[];
   readonly source: string;
   private v!: CfVariable;
+  private valid?: ValidRange;
   /** Length of each dimension before the grid's two. */
   private outer: number[] = [];
   private bottomUp = false;
@@ -200,6 +203,10 @@ export class CfGridDataset implements RasterDataset {
       this.bandDescriptions = await this.describeBands();
       const fill = num(v.atts.get('_FillValue')) ?? num(v.atts.get('missing_value')) ?? DEFAULT_FILL[this.dtype];
       this.nodata = fill === undefined ? null : this.dtype === 'float32' ? Math.fround(fill) : fill;
+      // Values outside valid_range (or valid_min/valid_max) read as the fill, as GDAL's netCDF driver reads them (valid-range.ts).
+      this.valid = validRange((n) => v.atts.get(n), this.dtype === 'float32');
+      const units = text(v.atts.get('units'));
+      if (units) this.units = new Array(this.bandCount).fill(units);
       const values = async (c: CfVariable | undefined) => (c?.dtype ? this.file.values(c) : undefined);
       this.geo = this.georef(xd.coordinate, yd.coordinate, await values(xd.coordinate), await values(yd.coordinate));
     } catch (e) {
@@ -290,11 +297,12 @@ export class CfGridDataset implements RasterDataset {
         for (let c = 0; c < w; c++) out[r * w + c] = raw[from + c];
       }
     }
-    return out;
+    return fillOutside(out, this.valid, this.nodata);
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32');
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return maskOutside(raw, toFloat(raw, this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32'), this.valid);
   }
 
   async close(): Promise<void> {

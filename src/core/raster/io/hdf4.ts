@@ -20,6 +20,7 @@ import { type Sds, type SdModel, SdsReader, readSdModel } from './hdf4-sd';
 import { type AttValue, type Vgroup, numberType } from './hdf4-vset';
 import { type EosGrid, type EosStructure, eosStructure, gridGeo } from './hdfeos-grid';
 import { FieldStack, type SceneChoice, sceneFields } from './reflectance-scene';
+import { type ValidRange, maskOutside, validRange } from './valid-range';
 import type { DType, TypedArray } from './samples';
 import { windowTarget } from './window-check';
 import { parseCrs } from '../crs/crs';
@@ -165,6 +166,8 @@ export class Hdf4Dataset implements RasterDataset {
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   warnings?: string[];
+  units?: (string | null)[];
+  private valid?: ValidRange;
   private file?: Hdf4File;
   private reader!: SdsReader;
   private xd = 1; private yd = 0; private bd = -1;
@@ -250,6 +253,10 @@ export class Hdf4Dataset implements RasterDataset {
     this.offsets = new Array(this.bandCount).fill(divides ? -offset / scale : offset);
     const longName = str(sds.attrs.get('long_name'));
     this.bandDescriptions = this.bd < 0 ? [longName ?? null] : Array.from({ length: this.bandCount }, (_, b) => `${names[this.bd]}=${b}`);
+    const units = str(sds.attrs.get('units'));
+    if (units) this.units = new Array(this.bandCount).fill(units);
+    // Stored values outside valid_range are NaN where computed with (valid-range.ts says why GDAL's HDF4 reading differs).
+    this.valid = validRange((n) => sds.attrs.get(n), this.dtype === 'float32');
     if (divides) {
       (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, read as MODIS documents it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
     } else if (scale > 1 && !this.dtype.startsWith('float')) {
@@ -298,7 +305,8 @@ export class Hdf4Dataset implements RasterDataset {
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32');
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return maskOutside(raw, toFloat(raw, this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32'), this.valid);
   }
 
   tileCacheUse(): { tiles: number; bytes: number } {

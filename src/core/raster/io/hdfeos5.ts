@@ -18,6 +18,7 @@ import { type EosGrid, type EosStructure, eosStructure, gridGeo } from './hdfeos
 import type { Hdf5File } from './netcdf4';
 import { CTORS, type DType, type TypedArray } from './samples';
 import { windowTarget } from './window-check';
+import { type ValidRange, maskOutside, validRange } from './valid-range';
 
 /** A grid field that can be read as a raster, and the name it is chosen by (`FIELD`, or `GRID/FIELD` when two grids have it). */
 interface He5Field { id: string; field: string; grid: EosGrid; v: CfVariable; dimList: string[] }
@@ -61,7 +62,9 @@ export class He5GridDataset implements RasterDataset {
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   warnings?: string[];
+  units?: (string | null)[];
   readonly source: string;
+  private valid?: ValidRange;
   private v!: CfVariable;
   private xd = 1; private yd = 0; private bd = -1;
   private closed = false;
@@ -135,6 +138,10 @@ export class He5GridDataset implements RasterDataset {
     this.offsets = new Array(this.bandCount).fill(divides ? (offset ? -offset / scale : 0) : offset);
     const longName = str(v.atts.get('long_name'));
     this.bandDescriptions = this.bd < 0 ? [longName ?? null] : Array.from({ length: this.bandCount }, (_, b) => `${names[this.bd]}=${b}`);
+    const units = str(v.atts.get('units'));
+    if (units) this.units = new Array(this.bandCount).fill(units);
+    // As for HDF4 (valid-range.ts): GDAL's HDF5 driver passes values outside valid_range through; they are NaN here.
+    this.valid = validRange((n) => v.atts.get(n), this.dtype === 'float32');
     if (divides) (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, read as VIIRS and MODIS document it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
     const { geo, warnings } = gridGeo(c.grid, this.source);
     this.geo = geo;
@@ -162,7 +169,8 @@ export class He5GridDataset implements RasterDataset {
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32');
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return maskOutside(raw, toFloat(raw, this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32'), this.valid);
   }
 
   async close(): Promise<void> {
