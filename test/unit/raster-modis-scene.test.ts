@@ -15,6 +15,7 @@ import { RasterError, openRaster } from '../../src/core/raster/io/dataset';
 import { runTool } from '../../src/core/raster/engine';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
+import { rasterFileView } from '../../src/core/results/raster-view';
 import { reflectanceBand } from '../../src/core/raster/reflectance-bands';
 import { sceneFields } from '../../src/core/raster/io/reflectance-scene';
 import type { ToolManifest } from '../../src/core/manifests/types';
@@ -171,6 +172,12 @@ test('a MOD09A1-like file given whole is one scene of its seven reflectance fiel
   assert.equal(ready.ready, true, ready.notes.join(' | '));
   assert.deepEqual(ready.args, { image: name, red: 1, nir: 2 });
   assert.ok(ready.notes.some((n) => /red, NIR — found in MOD09A1\.A2023001\.h18v04\.061\.2023010023357\.hdf bands 1, 2/.test(n)), ready.notes.join(' | '));
+  // Opened from the explorer, the file shows its scene, with units, and lists its layers.
+  const view = await rasterFileView(file);
+  assert.match(view.summary, /holds 9 layers; shown: its reflectance scene/);
+  assert.deepEqual(view.tables[0].rows.slice(0, 2), [['reflectance scene', name], ['sur_refl_b01', `${name}#sur_refl_b01`]]);
+  const statsTable = view.tables.find((t) => /^Band statistics/.test(t.title))!;
+  assert.deepEqual(statsTable.rows.map((r) => r[2]), new Array(7).fill('reflectance'), 'the Units column');
   // The fields stay readable one at a time, and a grid's name reads its scene.
   const field = await openRaster(`${file}#sur_refl_b07`);
   assert.equal(field.bandCount, 1);
