@@ -178,10 +178,17 @@ test('a MOD09A1-like file given whole is one scene of its seven reflectance fiel
   assert.deepEqual(view.tables[0].rows.slice(0, 2), [['reflectance scene', name], ['sur_refl_b01', `${name}#sur_refl_b01`]]);
   const statsTable = view.tables.find((t) => /^Band statistics/.test(t.title))!;
   assert.deepEqual(statsTable.rows.map((r) => r[2]), new Array(7).fill('reflectance'), 'the Units column');
-  // The fields stay readable one at a time, and a grid's name reads its scene.
+  // The fields stay readable one at a time, also where the pixel pipeline reopens its inputs by name
+  // (the file alone would be the scene, whose band 1 is red: reflectance below 0.3 everywhere here).
   const field = await openRaster(`${file}#sur_refl_b07`);
   assert.equal(field.bandCount, 1);
   await field.close();
+  const nirHigh = await runTool('threshold', { image: `${name}#sur_refl_b02`, op: 'gt', value: 0.3 }, { outDir: path.join(dir, 'th'), cwd: dir });
+  const mask = await openRaster(Object.values(nirHigh.outputs)[0].path);
+  const m = await mask.readWindowRaw(1, 0, 0, W, H);
+  await mask.close();
+  const ones = Array.from(m).filter((v) => v === 1).length;
+  assert.ok(ones > W * H / 3, `NIR > 0.3 in ${ones} pixels: the field was read, not the scene's band 1`);
   const byGrid = await openRaster(`${file}#${MOD09_GRID}`);
   assert.equal(byGrid.bandCount, 7);
   await byGrid.close();
