@@ -64,7 +64,7 @@ function mod09Spec(file: string, bands = [1, 2, 3, 4, 5, 6, 7], tweak: (f: EosFi
       fields: [
         ...bands.map((b) => tweak(surRefl(b, exprs[b]))),
         { name: 'sur_refl_qc_500m', dims: 'YDim,XDim', type: 'uint32', shape: [H, W], tile: [30, 40], comp: 4, fill: 787410671, expr: '(i * 2654435761) % 4294967296', attrs: { long_name: '500m Reflectance Band Quality', units: 'bit field' } },
-        { name: 'sur_refl_state_500m', dims: 'YDim,XDim', type: 'uint16', shape: [H, W], tile: [30, 40], comp: 4, fill: 65535, expr: '(i * 7) % 4096', attrs: { long_name: '500m State flags', units: 'bit field' } },
+        { name: 'sur_refl_state_500m', dims: 'YDim,XDim', type: 'uint16', shape: [H, W], tile: [30, 40], comp: 4, fill: 65535, expr: 'np.where(i % 97 == 1, 65535, (i * 7) % 4096)', attrs: { long_name: '500m State flags', units: 'bit field' } },
       ],
     }],
   };
@@ -301,4 +301,35 @@ print(json.dumps({"raw": b.ReadAsArray().flatten().tolist(), "nodata": b.GetNoDa
     const f = await ds.readWindow(1, 0, 0, 30, 20);
     assert.ok(Number.isNaN(f[2]) && Number.isNaN(f[4]) && Math.abs(f[0] - 260) < 1e-3, `${f.slice(0, 5)}`);
   } finally { await ds.close(); }
+});
+
+test('cloud_mask over a MOD09 state field (#sur_refl_state_500m) flags cloudy or mixed, shadow, average or high cirrus and the internal cloud flag, equal to numpy over GDAL; apply_mask takes it to the scene', { skip: skipWhy('the MODIS state QA test', hdf4LibsMissing), timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-modis-qa-');
+  const name = 'MOD09A1.A2023025.h18v04.061.hdf';
+  const file = path.join(dir, name);
+  writeHdf4(mod09Spec(file));
+  const run = await runTool('cloud_mask', { image: `${name}#sur_refl_state_500m` }, { outDir: path.join(dir, 'qa'), cwd: dir });
+  assert.equal(run.stats.sensor, 'modis_state');
+  const out = run.outputs.mask.path;
+  const d = pyJson(`
+import sys, json, numpy as np
+from osgeo import gdal
+s = gdal.Open(sys.argv[1]); a = s.GetRasterBand(1).ReadAsArray().astype(np.int64)
+o = gdal.Open(sys.argv[2]); ob = o.GetRasterBand(1); m = ob.ReadAsArray()
+fill = a == 65535; st = a & 3; cir = (a >> 8) & 3
+ref = ((st == 1) | (st == 2) | ((a & 4) != 0) | (cir >= 2) | ((a & 1024) != 0)).astype(np.int64)
+valid = ~fill
+print(json.dumps({"bad": int((m[valid] != ref[valid]).sum()), "cloudy": int(ref[valid].sum()), "n": int(valid.sum()), "fillIsNodata": bool((m[fill] == ob.GetNoDataValue()).all()), "nfill": int(fill.sum())}))`, `HDF4_EOS:EOS_GRID:"${file}":${MOD09_GRID}:sur_refl_state_500m`, out);
+  assert.equal(d.bad, 0, `cloud mask equals numpy over GDAL's state field (${d.cloudy} cloudy of ${d.n})`);
+  assert.ok(d.cloudy > 100 && d.cloudy < d.n - 100, `both classes present: ${d.cloudy} of ${d.n}`);
+  assert.ok(d.nfill > 10 && d.fillIsNodata, 'the state fill is nodata in the mask');
+  // The mask applies to the scene (invert: keep the clear pixels): every band cleared where cloudy.
+  const masked = await runTool('apply_mask', { image: name, mask: out, invert: true }, { outDir: path.join(dir, 'am'), cwd: dir });
+  const m = await openRaster(Object.values(masked.outputs)[0].path);
+  try {
+    assert.equal(m.bandCount, 7);
+    const nir = await m.readWindow(2, 0, 0, W, H);
+    const gone = Array.from(nir).filter((v) => Number.isNaN(v)).length;
+    assert.ok(gone >= d.cloudy && gone < W * H, `${gone} NIR pixels masked, ${d.cloudy} cloudy`);
+  } finally { await m.close(); }
 });
