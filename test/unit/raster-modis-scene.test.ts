@@ -16,6 +16,7 @@ import { runTool } from '../../src/core/raster/engine';
 import { scanDataFolder } from '../../src/core/data/scan';
 import { executability } from '../../src/core/retrieval/executability';
 import { rasterFileView } from '../../src/core/results/raster-view';
+import { localizeSummary } from '../../src/core/results/summary-language';
 import { reflectanceBand } from '../../src/core/raster/reflectance-bands';
 import { sceneFields } from '../../src/core/raster/io/reflectance-scene';
 import type { ToolManifest } from '../../src/core/manifests/types';
@@ -149,6 +150,7 @@ test('a MOD09A1-like file given whole is one scene of its seven reflectance fiel
   const info = await runTool('raster_info', { image: file }, { outDir: path.join(dir, 'info'), cwd: dir });
   assert.match(info.summary, /Band roles from the product's band table: red=1, nir=2, blue=3, green=4, swir1=6, swir2=7\. Units: reflectance\./);
   assert.equal((info.stats.bands as { units?: string }[])[1].units, 'reflectance');
+  assert.match(localizeSummary(info, 'zh').text, /根据产品波段表识别的波段角色：red=1, nir=2, .*单位：reflectance。$/);
 
   // NDVI from the whole file equals numpy's over GDAL's reading of the two subdatasets.
   const run = await runTool('ndvi', { image: name }, { outDir: path.join(dir, 'out'), cwd: dir });
