@@ -174,6 +174,18 @@ test('a MOD09A1-like file given whole is one scene of its seven reflectance fiel
   assert.equal(ready.ready, true, ready.notes.join(' | '));
   assert.deepEqual(ready.args, { image: name, red: 1, nir: 2 });
   assert.ok(ready.notes.some((n) => /red, NIR — found in MOD09A1\.A2023001\.h18v04\.061\.2023010023357\.hdf bands 1, 2/.test(n)), ready.notes.join(' | '));
+  // A task naming the file gets the scene, not one of its fields.
+  const named = executability(manifest('ndvi'), { items: data.items.filter((it) => !it.path.startsWith('out')) }, { task: `NDVI of ${name}` });
+  assert.deepEqual([named.ready, named.args.image], [true, name], named.notes.join(' | '));
+  // band_math takes the scene's bands by number, reflectance scaled: (b2 − b1)/(b2 + b1) is the same NDVI.
+  const bm = await runTool('band_math', { image: name, expression: '(b2 - b1) / (b2 + b1)' }, { outDir: path.join(dir, 'bm'), cwd: dir });
+  const same = pyJson(`
+import sys, json, numpy as np
+from osgeo import gdal
+a = gdal.Open(sys.argv[1]).ReadAsArray().astype(np.float64); b = gdal.Open(sys.argv[2]).ReadAsArray().astype(np.float64)
+ok = np.isfinite(a) & (a > -2) & np.isfinite(b) & (b > -2)
+print(json.dumps({"max": float(np.abs(a[ok] - b[ok]).max()), "n": int(ok.sum())}))`, out, Object.values(bm.outputs)[0].path);
+  assert.ok(same.n > 4000 && same.max < 1e-6, `band_math equals ndvi: ${JSON.stringify(same)}`);
   // Opened from the explorer, the file shows its scene, with units, and lists its layers.
   const view = await rasterFileView(file);
   assert.match(view.summary, /holds 9 layers; shown: its reflectance scene/);
