@@ -277,7 +277,7 @@ test('a VNP09GA-like file given whole is the scene of its 500 m I bands; its 1 k
   assert.ok(Object.values(ndwi.outputs).length > 0);
 });
 
-test('a NetCDF variable\'s valid_range reads as GDAL\'s netCDF driver reads it (values outside are the fill), its units carried', { skip: gdalSkip('the NetCDF valid_range test'), timeout: 120_000 }, async () => {
+test('a NetCDF variable\'s valid_range reads as GDAL\'s netCDF driver reads it (values outside are the fill), its units carried; tools reopen the variable named', { skip: gdalSkip('the NetCDF valid_range test'), timeout: 120_000 }, async () => {
   const dir = tmpDir('gw-valid-range-');
   const file = path.join(dir, 'lst.nc');
   // Written through GDAL's multidimensional API: int16 kelvin × 0.02 with valid_range 7500…32767 (packed), as MOD11 LST is.
@@ -299,13 +299,14 @@ for k, val in [('units', 'K'), ('long_name', 'Land surface temperature')]:
 a = v.CreateAttribute('scale_factor', [], gdal.ExtendedDataType.Create(gdal.GDT_Float64)); a.Write(0.02); del a
 i = np.arange(600)
 v.Write(np.where(i % 37 == 1, 0, np.where(i % 23 == 2, 20000, np.where(i % 29 == 4, 7000, 13000 + i))).astype('int16').reshape(20, 30))
-del v, dx, dy, rg, ds`);
+q = rg.CreateMDArray('QC', [dy, dx], i16); q.Write(np.zeros((20, 30), dtype='int16'))
+del v, q, dx, dy, rg, ds`);
   const ref = pyJson(`
 import sys, json
 from osgeo import gdal
 d = gdal.Open(sys.argv[1]); b = d.GetRasterBand(1)
-print(json.dumps({"raw": b.ReadAsArray().flatten().tolist(), "nodata": b.GetNoDataValue(), "units": b.GetUnitType()}))`, file);
-  const ds = await openRaster(file);
+print(json.dumps({"raw": b.ReadAsArray().flatten().tolist(), "nodata": b.GetNoDataValue(), "units": b.GetUnitType()}))`, `NETCDF:"${file}":LST`);
+  const ds = await openRaster(`${file}#LST`);
   try {
     const raw = Array.from(await ds.readWindowRaw(1, 0, 0, 30, 20));
     assert.deepEqual(raw, ref.raw, 'raw samples equal GDAL\'s netCDF reading: outside valid_range → the fill');
@@ -315,6 +316,12 @@ print(json.dumps({"raw": b.ReadAsArray().flatten().tolist(), "nodata": b.GetNoDa
     const f = await ds.readWindow(1, 0, 0, 30, 20);
     assert.ok(Number.isNaN(f[2]) && Number.isNaN(f[4]) && Math.abs(f[0] - 260) < 1e-3, `${f.slice(0, 5)}`);
   } finally { await ds.close(); }
+  // Through the pixel pipeline, which reopens its inputs by name: the variable named, not the file's first.
+  const warm = await runTool('threshold', { image: `${file}#LST`, op: 'gt', value: 200 }, { outDir: path.join(dir, 'th'), cwd: dir });
+  const mask = await openRaster(warm.outputs.mask.path);
+  const ones = Array.from(await mask.readWindowRaw(1, 0, 0, 30, 20)).filter((v) => v === 1).length;
+  await mask.close();
+  assert.equal(ones, ref.raw.filter((v: number) => v !== ref.nodata).length, 'every valid LST above 200 K, fill and out-of-range values nodata');
 });
 
 test('cloud_mask over a MOD09 state field (#sur_refl_state_500m) flags cloudy or mixed, shadow, average or high cirrus and the internal cloud flag, equal to numpy over GDAL; apply_mask takes it to the scene', { skip: skipWhy('the MODIS state QA test', hdf4LibsMissing), timeout: 300_000 }, async () => {
