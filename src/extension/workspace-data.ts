@@ -112,15 +112,16 @@ export class WorkspaceData implements vscode.Disposable {
     const unreadable: { path: string; reason: string }[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
-      const variables = item || !LAYERED_FILE.test(rel) ? [] : await this.variables(rel, dir);
+      // A MODIS/VIIRS reflectance file reads whole as its scene, and its fields are listed besides.
+      const variables = !LAYERED_FILE.test(rel) || (item && !(item.bands && item.bands.length > 1)) ? [] : await this.variables(rel, dir);
       if (item) files.push(item);
-      else if (variables.length > 1) {
+      if (variables.length > 1) {
         // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m); an HDF4 file's grid fields alike.
         for (const v of variables) {
           const one = await this.describe(`${rel}#${v}`, dir, 'raster');
           if (one) files.push(one);
         }
-      } else {
+      } else if (!item) {
         const reason = this.described.get(dir ? path.resolve(dir, rel) : rel)?.reason;
         if (reason) unreadable.push({ path: rel, reason });
       }

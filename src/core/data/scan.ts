@@ -77,22 +77,26 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
     if (VECTOR.test(rel)) items.push(describeVector(rel, dir));
     else if (TABLE.test(rel)) items.push({ path: rel, type: 'table' });
     else {
-      try {
-        items.push({ ...(await describeRaster(rel, dir)), path: rel });
-      } catch (e) {
-        // A NetCDF file of several gridded variables is one item per variable (era5.nc#t2m), an HDF4
-        // file of several grid fields one per field (MOD13Q1.hdf#250m 16 days NDVI).
+      // A NetCDF file of several gridded variables is one item per variable (era5.nc#t2m), an HDF4
+      // file of several grid fields one per field (MOD13Q1.hdf#250m 16 days NDVI); a MODIS or VIIRS
+      // reflectance file is its scene (the file itself) besides its fields.
+      const layers = async () => {
         const vars = LAYERED_FILE.test(rel) ? await gridLayers(path.resolve(dir, rel)).catch(() => []) : [];
-        if (vars.length > 1) {
-          for (const v of vars) {
-            try {
-              items.push({ ...(await describeRaster(`${rel}#${v}`, dir)), path: `${rel}#${v}` });
-            } catch (ev) {
-              warn(`cannot describe ${rel}#${v}: ${(ev as Error).message}`);
-            }
+        for (const v of vars.length > 1 ? vars : []) {
+          try {
+            items.push({ ...(await describeRaster(`${rel}#${v}`, dir)), path: `${rel}#${v}` });
+          } catch (ev) {
+            warn(`cannot describe ${rel}#${v}: ${(ev as Error).message}`);
           }
-          continue;
         }
+        return vars.length > 1;
+      };
+      try {
+        const item = await describeRaster(rel, dir);
+        items.push({ ...item, path: rel });
+        if ((item.bands?.length ?? 0) > 1) await layers();
+      } catch (e) {
+        if (await layers()) continue;
         warn(`cannot describe ${rel}: ${(e as Error).message}`);
         unreadable.push({ path: rel, reason: whyUnreadable(e, path.resolve(dir, rel)) });
       }

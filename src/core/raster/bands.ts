@@ -2,7 +2,7 @@
 import { planetLayout } from './planet-names';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openRaster, RasterDataset } from './io/dataset';
+import { openRaster, RasterDataset, RasterError } from './io/dataset';
 import { guessSensor, sampleBands, SensorGuess } from './sensor-guess';
 import { SENSORS, Sensor, SENSOR_NAMES, presetLayout, presetMismatch, roleForSensor } from './sensor-presets';
 import { wavelengthRoles } from './wavelength-roles';
@@ -45,6 +45,14 @@ export function roleFromDescription(desc: string | null | undefined): string | u
   const d = desc.trim().toLowerCase();
   for (const [role, names] of Object.entries(ALIASES)) if (names.includes(d)) return role;
   return undefined;
+}
+
+/**
+ * A band's role (0-based `i`): where the product's own layout says it (a MODIS/VIIRS reflectance
+ * scene, whose fields are named sur_refl_b01, not "red"), else its description as `naming` reads it.
+ */
+export function roleOfBand(ds: RasterDataset, i: number, naming: Sensor | undefined): string | undefined {
+  return ds.bandRoles?.[i] ?? roleForSensor(ds.bandDescriptions[i], naming, roleFromDescription);
 }
 
 /**
@@ -189,14 +197,15 @@ function bandForRole(ds: RasterDataset, role: string, explicit: unknown, sensor:
     if (direct >= 0) return { band: direct + 1, how: `description "${ds.bandDescriptions[direct]}"` };
     const asRole = Object.prototype.hasOwnProperty.call(ALIASES, name) ? name : undefined;
     if (asRole) {
-      const r = ds.bandDescriptions.findIndex((d) => roleForSensor(d, naming, roleFromDescription) === asRole);
+      const r = ds.bandDescriptions.findIndex((_, i) => roleOfBand(ds, i, naming) === asRole);
       if (r >= 0) return { band: r + 1, how: `description "${ds.bandDescriptions[r]}"` };
       if (sensor) return bandForRole(ds, asRole, undefined, sensor);
     }
     throw new Error(`argument "${role}": no band named "${explicit}" in ${file} (${describeBands(ds)}); pass a 1-based index, e.g. --arg ${role}=4`);
   }
-  const byDesc = ds.bandDescriptions.findIndex((d) => roleForSensor(d, naming, roleFromDescription) === role);
-  if (byDesc >= 0) return { band: byDesc + 1, how: `description "${ds.bandDescriptions[byDesc]}"` };
+  const byDesc = ds.bandDescriptions.findIndex((_, i) => roleOfBand(ds, i, naming) === role);
+  if (byDesc >= 0) return { band: byDesc + 1, how: ds.bandRoles?.[byDesc] ? `field ${ds.bandDescriptions[byDesc]} (the product's band table)` : `description "${ds.bandDescriptions[byDesc]}"` };
+  if (ds.missingRole && !sensor) throw new RasterError(ds.missingRole(role));
   // An imaging spectrometer's bands named by wavelength: the one nearest the role's centre.
   const byWavelength = [...wavelengthRoles(ds.bandDescriptions)].find(([, r]) => r === role)?.[0];
   if (byWavelength !== undefined && !sensor) return { band: byWavelength, how: `wavelength "${ds.bandDescriptions[byWavelength - 1]}"` };

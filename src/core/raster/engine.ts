@@ -21,7 +21,7 @@ import { addGdalMetadata } from './io/tiff-metadata';
 import { writeFileAtomic } from './io/atomic-file';
 import { qmlStyle } from '../results/qml';
 import { readPreview, throwIfAborted } from './tools/common';
-import { roleFromDescription, BAND_ROLES, landsatFromNames } from './bands';
+import { roleFromDescription, BAND_ROLES, landsatFromNames, roleOfBand } from './bands';
 import { roleForSensor } from './sensor-presets';
 import { RunStaging, remapPaths } from './io/run-staging';
 import { isInside } from './io/atomic-file';
@@ -400,12 +400,12 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     const naming = landsatFromNames(ds.bandDescriptions);
     const byWavelength = wavelengthRoles(ds.bandDescriptions);
     // Where no band says what it is, a Planet product's name does (planet-names.ts).
-    const described = ds.bandDescriptions.some((d, i) => roleForSensor(d, naming, roleFromDescription) ?? byWavelength.get(i + 1));
+    const described = ds.bandDescriptions.some((_, i) => roleOfBand(ds, i, naming) ?? byWavelength.get(i + 1));
     const planet = described ? undefined : planetLayout(p, ds.bandCount);
     const planetRole = new Map(Object.entries(planet?.bands ?? {}).map(([r, b]) => [b, r]));
     const bands = ds.bandDescriptions.map((d, i) => {
-      const role = roleForSensor(d, naming, roleFromDescription) ?? byWavelength.get(i + 1) ?? planetRole.get(i + 1);
-      return { index: i + 1, ...(role ? { role } : {}), ...(d ? { description: d } : {}) };
+      const role = roleOfBand(ds, i, naming) ?? byWavelength.get(i + 1) ?? planetRole.get(i + 1);
+      return { index: i + 1, ...(role ? { role } : {}), ...(d ? { description: d } : {}), ...(ds.units?.[i] ? { units: ds.units[i]! } : {}) };
     });
     const roles: string[] = [];
     const name = path.basename(p).toLowerCase();

@@ -59,6 +59,7 @@ async function statisticsOf(ds: RasterDataset, lang: SummaryLanguage, signal?: A
   let histogram: HistogramView | undefined;
   // A window at a time, so a 16 M-pixel band is never one 64 MB array per band at once.
   const rowsAt = Math.max(1, Math.floor((1 << 22) / src.width));
+  const units = ds.units?.some((u) => u);
   for (let b = 1; b <= bands; b++) {
     const acc = new StatsAccumulator(src.width, src.height, { bins: 64 });
     if (rate > 1) {
@@ -76,7 +77,7 @@ async function statisticsOf(ds: RasterDataset, lang: SummaryLanguage, signal?: A
       }
     }
     const s = acc.result();
-    rows.push([b, ds.bandDescriptions[b - 1] ?? '', s.min, s.max, round(s.mean), round(s.std), s.count ? Number(((100 * s.valid) / s.count).toFixed(2)) : null]);
+    rows.push([b, ds.bandDescriptions[b - 1] ?? '', ...(units ? [ds.units?.[b - 1] ?? ''] : []), s.min, s.max, round(s.mean), round(s.std), s.count ? Number(((100 * s.valid) / s.count).toFixed(2)) : null]);
     // A one-band raster's histogram; a palette raster's classes are in its legend instead.
     if (ds.bandCount === 1 && !ds.colorTable && s.histogram && s.valid) {
       histogram = { title: zh ? `波段 1 的数值${exact ? '' : src === ds ? '（来自抽样数据块）' : '（来自概览）'}` : `Band 1 values${exact ? '' : src === ds ? ' (from sampled blocks)' : ' (from an overview)'}`, min: s.histogram.min, max: s.histogram.max, counts: s.histogram.counts, marks: [] };
@@ -92,6 +93,8 @@ async function statisticsOf(ds: RasterDataset, lang: SummaryLanguage, signal?: A
     columns: [
       { key: 'band', label: 'Band', numeric: true },
       { key: 'description', label: 'Description', numeric: false },
+      // The file's own units (HDF and NetCDF `units`: "reflectance", "K"), where it states them.
+      ...(units ? [{ key: 'units', label: zh ? '单位' : 'Units', numeric: false }] : []),
       { key: 'min', label: 'Min', numeric: true },
       { key: 'max', label: 'Max', numeric: true },
       { key: 'mean', label: 'Mean', numeric: true },

@@ -11,21 +11,25 @@ import type { ResultView } from '../../shared/result-protocol';
 import { fileStatistics } from './file-statistics';
 import { gridLayers } from '../raster/io/layers';
 import { LAYERED_FILE } from '../raster/raster-files';
+import { openRaster } from '../raster/io/dataset';
 
-export async function rasterFileView(file: string, lang: SummaryLanguage = 'en', signal: AbortSignal = new AbortController().signal): Promise<ResultView> {
+export async function rasterFileView(file: string, lang: SummaryLanguage = 'en', signal: AbortSignal = new AbortController().signal, oneLayer = false): Promise<ResultView> {
   // A NetCDF or HDF4 file of several layers opens on its first, the others listed: refusing the
-  // file ("name one as era5.nc#t2m") would leave the analyst with nothing to look at.
-  const layers = LAYERED_FILE.test(file) ? await gridLayers(file).catch(() => []) : [];
+  // file ("name one as era5.nc#t2m") would leave the analyst with nothing to look at. A MODIS or
+  // VIIRS reflectance file opens on its scene (io/reflectance-scene.ts), what NDVI reads.
+  const layers = !oneLayer && LAYERED_FILE.test(file) ? await gridLayers(file).catch(() => []) : [];
   if (layers.length > 1) {
-    const view = await rasterFileView(`${file}#${layers[0]}`, lang, signal);
+    const scene = await openRaster(file, { signal }).then((d) => d.close().then(() => d.bandCount > 1), () => false);
+    const view = await rasterFileView(scene ? file : `${file}#${layers[0]}`, lang, signal, true);
     const name = path.basename(file);
+    const shown = scene ? (lang === 'zh' ? '其反射率场景（各反射率图层合为一个多波段影像）' : 'its reflectance scene (the reflectance layers as one multi-band image)') : layers[0];
     view.summary = (lang === 'zh'
-      ? `${name} 含 ${layers.length} 个图层，显示的是 ${layers[0]}；在单元格中写 ${name}#<图层> 使用其他图层。`
-      : `${name} holds ${layers.length} layers; shown: ${layers[0]}. Name another as ${name}#<layer> in a cell.`) + ' ' + view.summary;
+      ? `${name} 含 ${layers.length} 个图层，显示的是 ${shown}；在单元格中写 ${name}#<图层> 使用其他图层。`
+      : `${name} holds ${layers.length} layers; shown: ${shown}. Name another as ${name}#<layer> in a cell.`) + ' ' + view.summary;
     view.tables.unshift({
       title: lang === 'zh' ? '文件中的图层' : 'Layers in this file',
       columns: [{ key: 'layer', label: lang === 'zh' ? '图层' : 'layer', numeric: false }, { key: 'as', label: lang === 'zh' ? '在单元格中写作' : 'in a cell', numeric: false }],
-      rows: layers.map((l) => [l, `${name}#${l}`]),
+      rows: [...(scene ? [[lang === 'zh' ? '反射率场景' : 'reflectance scene', name]] : []), ...layers.map((l) => [l, `${name}#${l}`])],
       visible: 20,
     });
     return view;

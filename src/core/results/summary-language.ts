@@ -221,11 +221,12 @@ const RULES: Record<string, Rule[]> = {
     return `变化检测：${m[5]} 的有效面积（${m[6]}）的值${verb}超过 ${m[2]}${method}，${w}；平均差值为 ${m[8]}。`;
   }],
   raster_info: [(s) => {
-    const m = /^(\d+)×(\d+) pixels, (\d+) (\S+) bands? at (\S+?)( m|°)(?: \(grid rotated (\S+)°\))? in (.+?)(?: covering (\S+) km²)?; nodata (.+?)\.(?: Band roles from descriptions: (.+?)\.| (Bands have no role descriptions: pass --arg red=3 etc\. or sensor=\.))?(?: Overviews: ([\d×, ]+)\.)?$/.exec(s);
+    const m = /^(\d+)×(\d+) pixels, (\d+) (\S+) bands? at (\S+?)( m|°)(?: \(grid rotated (\S+)°\))? in (.+?)(?: covering (\S+) km²)?; nodata (.+?)\.(?: Band roles from (descriptions|the product's band table): (.+?)\.| (Bands have no role descriptions: pass --arg red=3 etc\. or sensor=\.))?(?: Units: (.+?)\.)?(?: Overviews: ([\d×, ]+)\.)?$/.exec(s);
     if (!m) return undefined;
-    const [, w, h, nb, type, size, unit, rot, crs, km2, nodata, roles, noRoles, overviews] = m;
+    const [, w, h, nb, type, size, unit, rot, crs, km2, nodata, from, roles, noRoles, units, overviews] = m;
     return `${w}×${h} 像元，${nb} 个 ${type} 波段，分辨率 ${size}${unit}${rot ? `（网格旋转 ${rot}°）` : ''}，坐标系 ${crs}${km2 ? `，覆盖 ${km2} km²` : ''}；nodata ${nodata === 'not set' ? '未设置' : nodata}。`
-      + (roles ? `根据波段描述识别的波段角色：${roles}。` : noRoles ? '波段没有角色描述：请传入 --arg red=3 等参数或 sensor=。' : '')
+      + (roles ? `根据${from === 'descriptions' ? '波段描述' : '产品波段表'}识别的波段角色：${roles}。` : noRoles ? '波段没有角色描述：请传入 --arg red=3 等参数或 sensor=。' : '')
+      + (units ? `单位：${units}。` : '')
       + (overviews ? `概视图：${overviews}。` : '');
   }],
 };

@@ -6,7 +6,7 @@ export interface DataItem {
   path: string;
   type: 'raster' | 'vector' | 'table';
   /** Raster bands, 1-based, with the role each one plays when known. */
-  bands?: { index: number; role?: string; description?: string }[];
+  bands?: { index: number; role?: string; description?: string; units?: string }[];
   /** Roles the item carries as a whole: e.g. 'dem' for an elevation raster, 'class' for a class map. */
   roles?: string[];
   crs?: string;

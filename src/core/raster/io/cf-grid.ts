@@ -13,6 +13,7 @@
  */
 import type { GeoInfo, RasterDataset } from './dataset';
 import { toFloat } from './dataset';
+import { type ValidRange, fillOutside, maskOutside, validRange } from './valid-range';
 import { CTORS, type DType, type TypedArray } from './samples';
 import { windowTarget } from './window-check';
 import { parseCrs } from '../crs/crs';
@@ -166,8 +167,12 @@ export class CfGridDataset implements RasterDataset {
   dtype: DType = 'float32'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   warnings?: string[];
+  units?: (string | null)[];
+  /** The name that opens this variable again (`era5.nc#t2m`): the pixel pipeline reopens its inputs by it. Messages name the file. */
   readonly source: string;
+  private readonly ncPath: string;
   private v!: CfVariable;
+  private valid?: ValidRange;
   /** Length of each dimension before the grid's two. */
   private outer: number[] = [];
   private bottomUp = false;
@@ -175,7 +180,8 @@ export class CfGridDataset implements RasterDataset {
 
   /** `variable`: the one to read, for a file of several (`era5.nc#t2m`); the file's only readable one otherwise. */
   constructor(private file: CfFile, private fail: (message: string) => Error, private variable?: string) {
-    this.source = file.source;
+    this.ncPath = file.source;
+    this.source = variable === undefined ? file.source : `${file.source}#${variable}`;
   }
 
   async init(): Promise<void> {
@@ -188,8 +194,8 @@ export class CfGridDataset implements RasterDataset {
       this.height = yd.length;
       this.outer = v.dims.slice(0, -2).map((d) => d.length);
       this.bandCount = this.outer.reduce((a, b) => a * b, 1);
-      if (!this.bandCount) throw this.fail(`${this.source}: variable "${v.name}" has no values (a dimension of length 0, or no records)`);
-      if (this.bandCount > 100000) throw this.fail(`${this.source}: variable "${v.name}" would be ${this.bandCount} bands; GeoWeave reads up to 100 000`);
+      if (!this.bandCount) throw this.fail(`${this.ncPath}: variable "${v.name}" has no values (a dimension of length 0, or no records)`);
+      if (this.bandCount > 100000) throw this.fail(`${this.ncPath}: variable "${v.name}" would be ${this.bandCount} bands; GeoWeave reads up to 100 000`);
       await this.file.check?.(v);
       const chunk = v.chunks?.slice(-2);
       this.blockWidth = Math.min(this.width, Math.max(1, chunk?.[1] ?? this.width));
@@ -200,6 +206,10 @@ export class CfGridDataset implements RasterDataset {
       this.bandDescriptions = await this.describeBands();
       const fill = num(v.atts.get('_FillValue')) ?? num(v.atts.get('missing_value')) ?? DEFAULT_FILL[this.dtype];
       this.nodata = fill === undefined ? null : this.dtype === 'float32' ? Math.fround(fill) : fill;
+      // Values outside valid_range (or valid_min/valid_max) read as the fill, as GDAL's netCDF driver reads them (valid-range.ts).
+      this.valid = validRange((n) => v.atts.get(n), this.dtype === 'float32');
+      const units = text(v.atts.get('units'));
+      if (units) this.units = new Array(this.bandCount).fill(units);
       const values = async (c: CfVariable | undefined) => (c?.dtype ? this.file.values(c) : undefined);
       this.geo = this.georef(xd.coordinate, yd.coordinate, await values(xd.coordinate), await values(yd.coordinate));
     } catch (e) {
@@ -241,7 +251,7 @@ export class CfGridDataset implements RasterDataset {
   private georef(xv: CfVariable | undefined, yv: CfVariable | undefined, xs: number[] | undefined, ys: number[] | undefined): GeoInfo {
     const even = (a: number[]) => a.length < 3 || a.every((v, i) => i === 0 || Math.abs(v - a[i - 1] - (a[1] - a[0])) <= 1e-3 * Math.abs(a[1] - a[0]));
     if (!xs || !ys || xs.length < 2 || ys.length < 2 || !even(xs) || !even(ys)) {
-      (this.warnings ??= []).push(`${this.source}: variable "${this.v.name}" has no evenly spaced 1-D coordinates; read without a place on the map`);
+      (this.warnings ??= []).push(`${this.ncPath}: variable "${this.v.name}" has no evenly spaced 1-D coordinates; read without a place on the map`);
       return { geographic: false, geoTransform: [0, 1, 0, 0, 0, 1], ungeoreferenced: { gcps: [] } };
     }
     const dx = (xs[xs.length - 1] - xs[0]) / (xs.length - 1);
@@ -259,16 +269,16 @@ export class CfGridDataset implements RasterDataset {
     const wkt = mapping ? (mapping.atts.get('crs_wkt') ?? mapping.atts.get('spatial_ref')) : undefined;
     if (typeof wkt === 'string' && wkt.trim()) {
       try {
-        const c = parseCrs(wkt, `${this.source} grid mapping "${mapping!.name}"`);
+        const c = parseCrs(wkt, `${this.ncPath} grid mapping "${mapping!.name}"`);
         return { ...(c.epsg ? { epsg: c.epsg } : { wkt }), geographic: c.geographic, geoTransform: gt };
       } catch {
-        (this.warnings ??= []).push(`${this.source}: its grid mapping's WKT names a coordinate system GeoWeave does not read; the grid is placed without one`);
+        (this.warnings ??= []).push(`${this.ncPath}: its grid mapping's WKT names a coordinate system GeoWeave does not read; the grid is placed without one`);
       }
     }
     // A rotated pole or another projection given only by CF parameters: its degrees are not longitude and latitude.
     const kind = text(mapping?.atts.get('grid_mapping_name'));
     if (kind && kind !== 'latitude_longitude' && !(typeof wkt === 'string' && wkt.trim())) {
-      (this.warnings ??= []).push(`${this.source}: grid mapping "${mapping!.name}" (${kind}) has no WKT, and GeoWeave does not build a CRS from CF parameters; the grid is placed without one`);
+      (this.warnings ??= []).push(`${this.ncPath}: grid mapping "${mapping!.name}" (${kind}) has no WKT, and GeoWeave does not build a CRS from CF parameters; the grid is placed without one`);
       return { geographic: false, geoTransform: gt };
     }
     if (lonLat) return { epsg: 4326, geographic: true, geoTransform: gt };
@@ -282,7 +292,7 @@ export class CfGridDataset implements RasterDataset {
     const r0 = this.bottomUp ? this.height - y - h : y;
     signal?.throwIfAborted();
     const raw = await this.file.read(this.v, [...idx, r0, x], [...idx.map(() => 1), h, w], signal);
-    if (raw.length < w * h) throw this.fail(`${this.source}: variable "${this.v.name}" gave ${raw.length} values for a ${w}x${h} window`);
+    if (raw.length < w * h) throw this.fail(`${this.ncPath}: variable "${this.v.name}" gave ${raw.length} values for a ${w}x${h} window`);
     if (!this.bottomUp && raw instanceof CTORS[this.dtype]) out.set(raw as TypedArray);
     else {
       for (let r = 0; r < h; r++) {
@@ -290,11 +300,12 @@ export class CfGridDataset implements RasterDataset {
         for (let c = 0; c < w; c++) out[r * w + c] = raw[from + c];
       }
     }
-    return out;
+    return fillOutside(out, this.valid, this.nodata);
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32');
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return maskOutside(raw, toFloat(raw, this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32'), this.valid);
   }
 
   async close(): Promise<void> {

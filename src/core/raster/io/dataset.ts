@@ -56,6 +56,12 @@ export interface RasterDataset {
   categoryNames?: CategoryNames;
   /** Things about the file a reader should know that did not stop it opening (an ignored ColorMap or sidecar). */
   warnings?: string[];
+  /** Each band's role where the product's own layout says it (a MODIS/VIIRS reflectance scene: io/reflectance-scene.ts), null where none. */
+  bandRoles?: (string | null)[];
+  /** Why no band has `role` and what to do, where the layout knows (a scene: the band is on another grid, or missing). */
+  missingRole?(role: string): string;
+  /** Each band's units as the file states them (HDF and NetCDF `units`), null where it states none. */
+  units?: (string | null)[];
   /** One band window as float32, scale/offset applied, nodata (and NaN) → NaN. band is 1-based. */
   readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
@@ -972,7 +978,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (envi) return opened(new (enviReader().EnviDataset)(envi, fail));
   if (ehdr) return opened(new (ehdrReader().EhdrDataset)(ehdr, fail));
   if (nc) return opened(await netcdfReader().openNetcdf(source, fail, ncVar?.variable));
-  if (hdf4) return opened(new (hdf4Reader().Hdf4Dataset)(source, fail, ncVar?.variable));
+  if (hdf4) return opened(await hdf4Reader().openHdf4Raster(source, fail, ncVar?.variable));
   if (dted) return opened(new (dtedReader().DtedDataset)(source, fail));
   if (grib) return opened(new (gribReader().GribDataset)(source, fail));
   if (asc) return opened(new (asciiGridReader().AsciiGridDataset)(source, fail));

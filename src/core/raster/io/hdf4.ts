@@ -19,6 +19,8 @@ import { Hdf4File, TAG } from './hdf4-file';
 import { type Sds, type SdModel, SdsReader, readSdModel } from './hdf4-sd';
 import { type AttValue, type Vgroup, numberType } from './hdf4-vset';
 import { type EosGrid, type EosStructure, eosStructure, gridGeo } from './hdfeos-grid';
+import { FieldStack, type SceneChoice, sceneFields } from './reflectance-scene';
+import { type ValidRange, maskOutside, validRange } from './valid-range';
 import type { DType, TypedArray } from './samples';
 import { windowTarget } from './window-check';
 import { parseCrs } from '../crs/crs';
@@ -139,12 +141,39 @@ export async function hdf4GridFields(file: string): Promise<string[]> {
   }
 }
 
+/**
+ * What an HDF4 path reads as: one field (`file.hdf#FIELD`), or a MODIS surface-reflectance file's
+ * scene (reflectance-scene.ts) when the file is given whole or by a grid's name (`file.hdf#GRID`);
+ * else the file's only field, or the refusal that names its fields.
+ */
+export async function openHdf4Raster(source: string, fail: (m: string) => Error, field?: string): Promise<RasterDataset & { init(signal?: AbortSignal): Promise<void> }> {
+  const o = await openHdf4(source, fail);
+  let scene: SceneChoice | undefined;
+  try {
+    const fields = o.candidates.flatMap((c) => (c.grid ? [{ id: c.id, field: c.field, grid: c.grid.name, xdim: c.grid.xdim, ydim: c.grid.ydim }] : []));
+    const isField = field !== undefined && o.candidates.some((c) => c.id === field || c.field === field || (c.grid && `${c.grid.name}/${c.field}` === field));
+    if (!isField && (field !== undefined || o.candidates.length > 1)) scene = sceneFields(fields, field);
+  } finally {
+    await o.file.close();
+  }
+  if (!scene) return new Hdf4Dataset(source, fail, field);
+  return new FieldStack(source, scene, async (id) => { const ds = new Hdf4Dataset(source, fail, id); await ds.init(); return ds; }, fail, field);
+}
+
 /** One field of an HDF4 file as a raster dataset. */
 export class Hdf4Dataset implements RasterDataset {
   width = 0; height = 0; bandCount = 1; blockWidth = 0; blockHeight = 0;
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   warnings?: string[];
+  units?: (string | null)[];
+  /**
+   * The name that opens this field again (`file.hdf#FIELD`; the file when none was named): the
+   * pixel pipeline reopens its inputs by it, and the file alone may be a reflectance scene.
+   * Messages name the file.
+   */
+  readonly source: string;
+  private valid?: ValidRange;
   private file?: Hdf4File;
   private reader!: SdsReader;
   private xd = 1; private yd = 0; private bd = -1;
@@ -154,10 +183,12 @@ export class Hdf4Dataset implements RasterDataset {
    * `field`: the one to read (`FIELD`, `GRID/FIELD`, or an SDS name in a plain SD file); the
    * file's only gridded field when not given.
    */
-  constructor(readonly source: string, private fail: (message: string) => Error, private field?: string) {}
+  constructor(private hdfPath: string, private fail: (message: string) => Error, private field?: string) {
+    this.source = field === undefined ? hdfPath : `${hdfPath}#${field}`;
+  }
 
   async init(signal?: AbortSignal): Promise<void> {
-    const o = await openHdf4(this.source, this.fail);
+    const o = await openHdf4(this.hdfPath, this.fail);
     this.file = o.file;
     try {
       signal?.throwIfAborted();
@@ -170,16 +201,16 @@ export class Hdf4Dataset implements RasterDataset {
   }
 
   private choose(o: Opened): Candidate {
-    const base = path.basename(this.source);
+    const base = path.basename(this.hdfPath);
     const names = o.candidates.map((c) => c.id);
     const list = names.length > 12 ? `${names.slice(0, 12).join(', ')}, … (${names.length} in all)` : names.join(', ');
-    if (o.eos && !o.eos.grids.length && o.eos.swaths.length) throw this.fail(`${this.source}${this.field ? ` (field "${this.field}")` : ''}: ${swathAdvice(this.source, o.eos)}`);
+    if (o.eos && !o.eos.grids.length && o.eos.swaths.length) throw this.fail(`${this.hdfPath}${this.field ? ` (field "${this.field}")` : ''}: ${swathAdvice(this.hdfPath, o.eos)}`);
     if (!o.candidates.length) {
-      throw this.fail(`${this.source}: holds no field GeoWeave can read as a raster (a gridded field of 2 or 3 dimensions); its scientific data sets: ${o.sd.datasets.map((s) => `${s.name} (${s.dims.map((d) => d.size).join('×')})`).join(', ') || 'none'}`);
+      throw this.fail(`${this.hdfPath}: holds no field GeoWeave can read as a raster (a gridded field of 2 or 3 dimensions); its scientific data sets: ${o.sd.datasets.map((s) => `${s.name} (${s.dims.map((d) => d.size).join('×')})`).join(', ') || 'none'}`);
     }
     if (this.field === undefined) {
       if (o.candidates.length === 1) return o.candidates[0];
-      throw this.fail(`${this.source}: holds ${o.candidates.length} fields (${list}); name the one to read as ${base}#${o.candidates[0].id}`);
+      throw this.fail(`${this.hdfPath}: holds ${o.candidates.length} fields (${list}); name the one to read as ${base}#${o.candidates[0].id}`);
     }
     const f = this.field;
     const hit = o.candidates.find((c) => c.id === f)
@@ -187,10 +218,10 @@ export class Hdf4Dataset implements RasterDataset {
       ?? (o.candidates.filter((c) => c.field === f).length === 1 ? o.candidates.find((c) => c.field === f) : undefined);
     if (hit) return hit;
     const twice = o.candidates.filter((c) => c.field === f);
-    if (twice.length > 1) throw this.fail(`${this.source}: field "${f}" is in ${twice.length} grids; name one as ${base}#${twice[0].id}`);
+    if (twice.length > 1) throw this.fail(`${this.hdfPath}: field "${f}" is in ${twice.length} grids; name one as ${base}#${twice[0].id}`);
     const plain = o.sd.datasets.find((s) => s.name === f);
     const why = plain ? ` ("${f}" is a data set of ${plain.dims.length} dimension${plain.dims.length === 1 ? '' : 's'}, ${plain.dims.map((d) => d.size).join('×')}, not a grid field)` : '';
-    throw this.fail(`${this.source}: holds no gridded field "${f}"${why}; its fields: ${list} (name one as ${base}#${o.candidates[0].id})`);
+    throw this.fail(`${this.hdfPath}: holds no gridded field "${f}"${why}; its fields: ${list} (name one as ${base}#${o.candidates[0].id})`);
   }
 
   private async setUp(o: Opened, c: Candidate): Promise<void> {
@@ -210,9 +241,9 @@ export class Hdf4Dataset implements RasterDataset {
     this.height = sds.dims[yd].size;
     this.bandCount = this.bd >= 0 ? sds.dims[this.bd].size : 1;
     if (c.grid && (c.grid.xdim !== this.width || c.grid.ydim !== this.height)) {
-      throw this.fail(`${this.source}: ${what} is ${this.width}×${this.height} but its grid "${c.grid.name}" is ${c.grid.xdim}×${c.grid.ydim}; the file is damaged`);
+      throw this.fail(`${this.hdfPath}: ${what} is ${this.width}×${this.height} but its grid "${c.grid.name}" is ${c.grid.xdim}×${c.grid.ydim}; the file is damaged`);
     }
-    if (this.bandCount > 100000) throw this.fail(`${this.source}: ${what} would be ${this.bandCount} bands; GeoWeave reads up to 100 000`);
+    if (this.bandCount > 100000) throw this.fail(`${this.hdfPath}: ${what} would be ${this.bandCount} bands; GeoWeave reads up to 100 000`);
     const fill = num(sds.attrs.get('_FillValue'));
     this.reader = new SdsReader(o.file, sds, what, Math.min(xd, yd), fill);
     this.dtype = this.reader.dtype;
@@ -230,13 +261,17 @@ export class Hdf4Dataset implements RasterDataset {
     this.offsets = new Array(this.bandCount).fill(divides ? -offset / scale : offset);
     const longName = str(sds.attrs.get('long_name'));
     this.bandDescriptions = this.bd < 0 ? [longName ?? null] : Array.from({ length: this.bandCount }, (_, b) => `${names[this.bd]}=${b}`);
+    const units = str(sds.attrs.get('units'));
+    if (units) this.units = new Array(this.bandCount).fill(units);
+    // Stored values outside valid_range are NaN where computed with (valid-range.ts says why GDAL's HDF4 reading differs).
+    this.valid = validRange((n) => sds.attrs.get(n), this.dtype === 'float32');
     if (divides) {
-      (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, read as MODIS documents it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
+      (this.warnings ??= []).push(`${this.hdfPath}#${c.id}: scale_factor is ${scale}, read as MODIS documents it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
     } else if (scale > 1 && !this.dtype.startsWith('float')) {
-      (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, applied as DN × ${scale}${offset ? ` + ${offset}` : ''} as GDAL does; if the product means DN / ${scale} (as MODIS does), divide the raw values instead`);
+      (this.warnings ??= []).push(`${this.hdfPath}#${c.id}: scale_factor is ${scale}, applied as DN × ${scale}${offset ? ` + ${offset}` : ''} as GDAL does; if the product means DN / ${scale} (as MODIS does), divide the raw values instead`);
     }
     if (c.grid) {
-      const { geo, warnings } = gridGeo(c.grid, this.source);
+      const { geo, warnings } = gridGeo(c.grid, this.hdfPath);
       this.geo = geo;
       if (warnings.length) (this.warnings ??= []).push(...warnings);
     } else if (gdalWritten(o.sd.globals)) {
@@ -245,7 +280,7 @@ export class Hdf4Dataset implements RasterDataset {
       if (fill === undefined && str(o.sd.globals.get('NoDataValue1')) && Number.isFinite(nd)) this.nodata = this.dtype === 'float32' ? Math.fround(nd) : nd;
     } else {
       this.geo = { geographic: false, geoTransform: [0, 1, 0, 0, 0, 1], ungeoreferenced: { gcps: [] } };
-      (this.warnings ??= []).push(`${this.source}: ${what} has no HDF-EOS grid metadata (StructMetadata.0); it is read without a place on the map`);
+      (this.warnings ??= []).push(`${this.hdfPath}: ${what} has no HDF-EOS grid metadata (StructMetadata.0); it is read without a place on the map`);
     }
   }
 
@@ -255,10 +290,10 @@ export class Hdf4Dataset implements RasterDataset {
     const wkt = str(globals.get('Projection'));
     if (wkt) {
       try {
-        const c = parseCrs(wkt, `${this.source} Projection attribute`);
+        const c = parseCrs(wkt, `${this.hdfPath} Projection attribute`);
         return { ...(c.epsg ? { epsg: c.epsg } : { wkt }), geographic: c.geographic, geoTransform: gt };
       } catch {
-        (this.warnings ??= []).push(`${this.source}: its Projection attribute names a coordinate system GeoWeave does not read; the grid is placed without one`);
+        (this.warnings ??= []).push(`${this.hdfPath}: its Projection attribute names a coordinate system GeoWeave does not read; the grid is placed without one`);
       }
     }
     return { geographic: false, geoTransform: gt };
@@ -272,13 +307,14 @@ export class Hdf4Dataset implements RasterDataset {
       await this.reader.readSlice(fixed, this.yd, this.xd, x, y, w, h, out, signal);
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
-      throw e instanceof Error && e.message.startsWith(this.source) ? e : this.fail(`${this.source}: cannot read band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be cut short or damaged`);
+      throw e instanceof Error && e.message.startsWith(this.hdfPath) ? e : this.fail(`${this.hdfPath}: cannot read band ${band} at x=${x} y=${y} (${(e as Error).message}); the file may be cut short or damaged`);
     }
     return out;
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32');
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return maskOutside(raw, toFloat(raw, this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32'), this.valid);
   }
 
   tileCacheUse(): { tiles: number; bytes: number } {

@@ -18,6 +18,7 @@ import { type EosGrid, type EosStructure, eosStructure, gridGeo } from './hdfeos
 import type { Hdf5File } from './netcdf4';
 import { CTORS, type DType, type TypedArray } from './samples';
 import { windowTarget } from './window-check';
+import { type ValidRange, maskOutside, validRange } from './valid-range';
 
 /** A grid field that can be read as a raster, and the name it is chosen by (`FIELD`, or `GRID/FIELD` when two grids have it). */
 interface He5Field { id: string; field: string; grid: EosGrid; v: CfVariable; dimList: string[] }
@@ -61,14 +62,19 @@ export class He5GridDataset implements RasterDataset {
   dtype: DType = 'uint8'; geo!: GeoInfo; nodata: number | null = null;
   bandDescriptions: (string | null)[] = []; scales: number[] = []; offsets: number[] = [];
   warnings?: string[];
+  units?: (string | null)[];
+  /** The name that opens this field again (`file.h5#FIELD`, as hdf4.ts): the pixel pipeline reopens its inputs by it. Messages name the file. */
   readonly source: string;
+  private readonly hdfPath: string;
+  private valid?: ValidRange;
   private v!: CfVariable;
   private xd = 1; private yd = 0; private bd = -1;
   private closed = false;
 
   /** `field`: `FIELD`, `GRID/FIELD` or the field's HDF5 path; the file's only field when not given. */
   constructor(private file: Hdf5File, private layout: He5Layout, private fail: (message: string) => Error, private field?: string) {
-    this.source = file.source;
+    this.hdfPath = file.source;
+    this.source = field === undefined ? file.source : `${file.source}#${field}`;
   }
 
   async init(): Promise<void> {
@@ -83,23 +89,23 @@ export class He5GridDataset implements RasterDataset {
 
   private choose(): He5Field {
     const { eos, fields } = this.layout;
-    const base = path.basename(this.source);
-    if (!eos.grids.length) throw this.fail(he5SwathAdvice(this.source, eos));
+    const base = path.basename(this.hdfPath);
+    if (!eos.grids.length) throw this.fail(he5SwathAdvice(this.hdfPath, eos));
     const names = fields.map((c) => c.id);
     const list = names.length > 12 ? `${names.slice(0, 12).join(', ')}, … (${names.length} in all)` : names.join(', ');
-    if (!fields.length) throw this.fail(`${this.source}: its HDF-EOS5 grids (${eos.grids.map((g) => g.name).join(', ')}) hold no field GeoWeave can read as a raster (numbers of 2 or 3 dimensions)`);
+    if (!fields.length) throw this.fail(`${this.hdfPath}: its HDF-EOS5 grids (${eos.grids.map((g) => g.name).join(', ')}) hold no field GeoWeave can read as a raster (numbers of 2 or 3 dimensions)`);
     const f = this.field;
     if (f === undefined) {
       if (fields.length === 1) return fields[0];
-      throw this.fail(`${this.source}: holds ${fields.length} fields (${list}); name the one to read as ${base}#${fields[0].id}`);
+      throw this.fail(`${this.hdfPath}: holds ${fields.length} fields (${list}); name the one to read as ${base}#${fields[0].id}`);
     }
     const hit = fields.find((c) => c.id === f)
       ?? fields.find((c) => `${c.grid.name}/${c.field}` === f || c.v.name === f.replace(/^\/+/, ''))
       ?? (fields.filter((c) => c.field === f).length === 1 ? fields.find((c) => c.field === f) : undefined);
     if (hit) return hit;
     const twice = fields.filter((c) => c.field === f);
-    if (twice.length > 1) throw this.fail(`${this.source}: field "${f}" is in ${twice.length} grids; name one as ${base}#${twice[0].id}`);
-    throw this.fail(`${this.source}: holds no grid field "${f}"; its fields: ${list} (name one as ${base}#${fields[0].id})`);
+    if (twice.length > 1) throw this.fail(`${this.hdfPath}: field "${f}" is in ${twice.length} grids; name one as ${base}#${twice[0].id}`);
+    throw this.fail(`${this.hdfPath}: holds no grid field "${f}"; its fields: ${list} (name one as ${base}#${fields[0].id})`);
   }
 
   private async setUp(c: He5Field): Promise<void> {
@@ -114,11 +120,11 @@ export class He5GridDataset implements RasterDataset {
     this.height = v.dims[yd].length;
     this.bandCount = this.bd >= 0 ? v.dims[this.bd].length : 1;
     if (c.grid.xdim !== this.width || c.grid.ydim !== this.height) {
-      throw this.fail(`${this.source}: ${what} is ${this.width}×${this.height} but its grid "${c.grid.name}" is ${c.grid.xdim}×${c.grid.ydim}; the file is damaged`);
+      throw this.fail(`${this.hdfPath}: ${what} is ${this.width}×${this.height} but its grid "${c.grid.name}" is ${c.grid.xdim}×${c.grid.ydim}; the file is damaged`);
     }
-    if (this.bandCount > 100000) throw this.fail(`${this.source}: ${what} would be ${this.bandCount} bands; GeoWeave reads up to 100 000`);
+    if (this.bandCount > 100000) throw this.fail(`${this.hdfPath}: ${what} would be ${this.bandCount} bands; GeoWeave reads up to 100 000`);
     if (c.grid.origin && c.grid.origin !== 'HDFE_GD_UL') {
-      throw this.fail(`${this.source}: grid "${c.grid.name}" has its origin at ${c.grid.origin} (not the upper left), which GeoWeave does not read; convert the field with gdal_translate and place it with -a_ullr`);
+      throw this.fail(`${this.hdfPath}: grid "${c.grid.name}" has its origin at ${c.grid.origin} (not the upper left), which GeoWeave does not read; convert the field with gdal_translate and place it with -a_ullr`);
     }
     this.dtype = v.dtype!;
     await this.file.check(v);
@@ -135,8 +141,12 @@ export class He5GridDataset implements RasterDataset {
     this.offsets = new Array(this.bandCount).fill(divides ? (offset ? -offset / scale : 0) : offset);
     const longName = str(v.atts.get('long_name'));
     this.bandDescriptions = this.bd < 0 ? [longName ?? null] : Array.from({ length: this.bandCount }, (_, b) => `${names[this.bd]}=${b}`);
-    if (divides) (this.warnings ??= []).push(`${this.source}#${c.id}: scale_factor is ${scale}, read as VIIRS and MODIS document it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
-    const { geo, warnings } = gridGeo(c.grid, this.source);
+    const units = str(v.atts.get('units'));
+    if (units) this.units = new Array(this.bandCount).fill(units);
+    // As for HDF4 (valid-range.ts): GDAL's HDF5 driver passes values outside valid_range through; they are NaN here.
+    this.valid = validRange((n) => v.atts.get(n), this.dtype === 'float32');
+    if (divides) (this.warnings ??= []).push(`${this.hdfPath}#${c.id}: scale_factor is ${scale}, read as VIIRS and MODIS document it: value = DN / ${scale}${offset ? ` − ${offset / scale}` : ''} (GDAL applies it as DN × ${scale})`);
+    const { geo, warnings } = gridGeo(c.grid, this.hdfPath);
     this.geo = geo;
     if (warnings.length) (this.warnings ??= []).push(...warnings);
   }
@@ -150,7 +160,7 @@ export class He5GridDataset implements RasterDataset {
     start[this.xd] = x; count[this.xd] = w;
     if (this.bd >= 0) start[this.bd] = band - 1;
     const raw = await this.file.read(this.v, start, count, signal);
-    if (raw.length < w * h) throw this.fail(`${this.source}: field "${this.v.name}" gave ${raw.length} values for a ${w}x${h} window`);
+    if (raw.length < w * h) throw this.fail(`${this.hdfPath}: field "${this.v.name}" gave ${raw.length} values for a ${w}x${h} window`);
     if (this.xd > this.yd) {
       if (raw instanceof CTORS[this.dtype]) out.set(raw as TypedArray);
       else for (let i = 0; i < w * h; i++) out[i] = raw[i];
@@ -162,7 +172,8 @@ export class He5GridDataset implements RasterDataset {
   }
 
   async readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array> {
-    return toFloat(await this.readWindowRaw(band, x, y, w, h, signal), this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32');
+    const raw = await this.readWindowRaw(band, x, y, w, h, signal);
+    return maskOutside(raw, toFloat(raw, this.nodata, this.scales[band - 1], this.offsets[band - 1], this.dtype === 'float32'), this.valid);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { CfGridDataset, readableVariables, type CfFile } from './cf-grid';
 import { ClassicFile, isNetcdfClassic } from './netcdf-classic';
 import { Hdf5File, isHdf5 } from './netcdf4';
 import { He5GridDataset, he5Layout, he5SwathAdvice } from './hdfeos5';
+import { FieldStack, sceneFields } from './reflectance-scene';
 
 /** Whether a file's first bytes are NetCDF classic or HDF5 (NetCDF-4 is HDF5). */
 export function isNetcdf(head: Buffer): boolean {
@@ -29,12 +30,20 @@ async function openFile(source: string, fail: (m: string) => Error, head?: Buffe
  * One gridded variable of a NetCDF file (`variable`, or the file's only one) as a raster, or one
  * field of an HDF-EOS5 grid (hdfeos5.ts); call init(). An HDF-EOS5 file of swaths only is refused.
  */
-export async function openNetcdf(source: string, fail: (m: string) => Error, variable?: string): Promise<CfGridDataset | He5GridDataset> {
+export async function openNetcdf(source: string, fail: (m: string) => Error, variable?: string): Promise<CfGridDataset | He5GridDataset | FieldStack> {
   const file = await openFile(source, fail);
   if (!file) throw fail(`${source}: not a NetCDF or HDF5 file`);
   if (file instanceof Hdf5File) {
     const layout = he5Layout(file);
-    if (layout?.eos.grids.length) return new He5GridDataset(file, layout, fail, variable);
+    if (layout?.eos.grids.length) {
+      // A VIIRS surface-reflectance file given whole, or a grid by name: its reflectance scene.
+      const isField = variable !== undefined && layout.fields.some((c) => c.id === variable || c.field === variable || `${c.grid.name}/${c.field}` === variable);
+      const scene = isField || (variable === undefined && layout.fields.length < 2) ? undefined
+        : sceneFields(layout.fields.map((c) => ({ id: c.id, field: c.field, grid: c.grid.name, xdim: c.grid.xdim, ydim: c.grid.ydim })), variable);
+      // The fields share the file, closed with the scene (each field's close closes it; later ones find it closed).
+      if (scene) return new FieldStack(source, scene, async (id) => { const ds = new He5GridDataset(file, layout, fail, id); await ds.init(); return ds; }, fail, variable);
+      return new He5GridDataset(file, layout, fail, variable);
+    }
     if (layout?.eos.swaths.length) { await file.close(); throw fail(he5SwathAdvice(source, layout.eos)); }
   }
   return new CfGridDataset(file, fail, variable);

@@ -11,6 +11,7 @@ export type KernelSpec =
   | { type: 'threshold'; op: ThresholdOp; value: number }
   | { type: 'scl'; classes: number[] }
   | { type: 'qabits'; bits: number[] }
+  | { type: 'modis_state' }
   | { type: 'apply_mask'; invert: boolean }
   | { type: 'copy' };
 
@@ -54,6 +55,19 @@ export function applyKernel(k: KernelSpec, inputs: Float32Array[]): Float32Array
         const x = a[i];
         // Bit 0 is fill: no data.
         out[i] = x !== x || (x & 1) ? NaN : (x & mask) ? 1 : 0;
+      }
+      return [out];
+    }
+    case 'modis_state': {
+      // MOD09 state QA (state_1km, sur_refl_state_500m/250m): bits 0-1 cloud state (01 cloudy, 10
+      // mixed; 11 "not set" is assumed clear), bit 2 cloud shadow, bits 8-9 cirrus (10 average,
+      // 11 high; 01 small is kept, as MODIS land teams keep it), bit 10 the internal cloud algorithm.
+      const a = inputs[0], out = new Float32Array(n);
+      for (let i = 0; i < n; i++) {
+        const x = a[i];
+        if (x !== x) { out[i] = NaN; continue; }
+        const state = x & 3, cirrus = (x >> 8) & 3;
+        out[i] = state === 1 || state === 2 || (x & 4) || cirrus >= 2 || (x & 1024) ? 1 : 0;
       }
       return [out];
     }

@@ -6,8 +6,7 @@ import { StatsAccumulator, num, pct, whereText } from '../stats';
 import { renderQuicklook, QuicklookKind, ownLegend } from '../quicklook';
 import { inputStem, outPath, readPreview, throwIfAborted, projectedPixelArea } from './common';
 import { describeContinuous } from './summary';
-import { roleFromDescription, landsatFromNames } from '../bands';
-import { roleForSensor } from '../sensor-presets';
+import { landsatFromNames, roleOfBand } from '../bands';
 import { defineTool } from './types';
 import { crsLabelOf } from '../crs/crs';
 
@@ -23,7 +22,7 @@ export const rasterInfoTool = defineTool({
       const crsName = crsLabelOf(ds.geo, ds.source);
       const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsName;
       const naming = landsatFromNames(ds.bandDescriptions);
-      const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleForSensor(d, naming, roleFromDescription) ?? null, scale: ds.scales[i], offset: ds.offsets[i] }));
+      const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleOfBand(ds, i, naming) ?? null, scale: ds.scales[i], offset: ds.offsets[i], ...(ds.units?.[i] ? { units: ds.units[i] } : {}) }));
       const unit = ds.geo.geographic ? '°' : ' m';
       // A rotated grid's pixel is the length of its column and row vectors, not gt[1] and gt[5].
       const size = [Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5])];
@@ -45,12 +44,20 @@ export const rasterInfoTool = defineTool({
         : `at ${num(size[0])}${size[1] !== size[0] ? `×${num(size[1])}` : ''}${unit}${rotation ? ` (grid rotated ${num(rotation)}°)` : ''}`;
       const summary = `${ds.width}×${ds.height} pixels, ${ds.bandCount} ${ds.dtype} band${ds.bandCount === 1 ? '' : 's'} ${where} in ${crsName}`
         + `${areaKm2 !== null ? ` covering ${num(areaKm2)} km²` : ''}; nodata ${ds.nodata ?? 'not set'}.`
-        + (roles.length ? ` Band roles from descriptions: ${roles.join(', ')}.` : ds.bandCount > 1 ? ' Bands have no role descriptions: pass --arg red=3 etc. or sensor=.' : '')
+        + (roles.length ? ` Band roles from ${ds.bandRoles?.some((r) => r) ? "the product's band table" : 'descriptions'}: ${roles.join(', ')}.` : ds.bandCount > 1 ? ' Bands have no role descriptions: pass --arg red=3 etc. or sensor=.' : '')
+        + (unitsText(ds) ? ` Units: ${unitsText(ds)}.` : '')
         + (overviews.length ? ` Overviews: ${overviews.map(([w, h]) => `${w}×${h}`).join(', ')}.` : '');
       return { tool: 'raster_info', outputs: {}, stats, summary };
     } finally { await ds.close(); }
   },
 });
+
+/** The bands' units as the file states them ("K", or "1=reflectance, 2=reflectance"), '' when none. */
+function unitsText(ds: RasterDataset): string {
+  const u = ds.units;
+  if (!u?.some((x) => x)) return '';
+  return new Set(u).size === 1 ? u[0]! : u.map((x, i) => `${i + 1}=${x ?? '?'}`).join(', ');
+}
 
 /** Streams one band through a StatsAccumulator, tile row by tile row. */
 export async function bandStats(ds: RasterDataset, band: number, opts: { bins?: number; signal?: AbortSignal; scale?: number; offset?: number; progress?: (f: number) => void } = {}): Promise<StatsAccumulator> {

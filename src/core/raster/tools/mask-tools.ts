@@ -1,5 +1,5 @@
 /** band_math, threshold, cloud_mask, apply_mask: per-pixel tools on the worker pipeline. */
-import { resolveBands, closeResolved, SENSORS } from '../bands';
+import { resolveBands, closeResolved, SENSORS, type ResolvedBand } from '../bands';
 import { openRaster, RasterDataset } from '../io/dataset';
 import { compileExpr, clipExpression, ExprError, ExprProgram } from '../expr';
 import { runPixels, PixelRunResult } from '../pipeline/run-pixels';
@@ -108,6 +108,9 @@ export const cloudMaskTool = defineTool({
       if (!sensor) sensor = desc.includes('scl') ? 'sentinel2_l2a' : desc.includes('qa_pixel') ? 'landsat89_c2l2' : named?.role === 'qa' ? named.sensor : undefined;
       // Landsat 4-7 QA_PIXEL has the same cloud, shadow and dilated-cloud bits (bit 2, cirrus, stays 0).
       if (sensor === 'landsat457_c2l2') sensor = 'landsat89_c2l2';
+      // A MOD09 state field named after `#` (MOD09A1.hdf#sur_refl_state_500m, MOD09GA.hdf#state_1km_1).
+      const modis = !ctx.args.sensor && b.dataset.bandCount === 1 && isModisState(b.dataset.source);
+      if (modis) return await modisCloudMask(ctx, b);
       if (sensor !== 'sentinel2_l2a' && sensor !== 'landsat89_c2l2') {
         throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
       }
@@ -120,6 +123,19 @@ export const cloudMaskTool = defineTool({
     } finally { await closeResolved(r); }
   },
 });
+
+/** A MOD09 state QA field by its name after `#`: `state_1km` (MOD09GA: `state_1km_1`), `sur_refl_state_500m`, `sur_refl_state_250m`. */
+export function isModisState(source: string): boolean {
+  return /#(?:state_1km(?:_1)?|sur_refl_state_(?:500m|250m))$/i.test(source);
+}
+
+/** cloud_mask over a MOD09 state field: its cloud state, shadow, cirrus and internal cloud bits (kernels.ts). */
+async function modisCloudMask(ctx: ToolContext, b: ResolvedBand): Promise<ToolRunResult> {
+  const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], { type: 'modis_state' }, { name: 'cloud_mask', output: 'cloud mask', mask: true, maskLabels: { yes: 'cloud, shadow or cirrus', no: 'clear' } });
+  const d = describeMask(run.stats, 'cloud, cloud shadow or cirrus (MODIS state: cloudy or mixed, shadow, average or high cirrus, internal cloud flag)', projectedPixelArea(b.dataset));
+  d.stats.sensor = 'modis_state'; d.stats.qa_band = b.band;
+  return { tool: 'cloud_mask', outputs: { mask: rasterOutput(out, ['mask', 'cloud'], '1 = cloud/shadow/cirrus, 0 = clear') }, stats: d.stats, summary: d.summary, quicklook: ql };
+}
 
 export const applyMaskTool = defineTool({
   id: 'apply_mask',
