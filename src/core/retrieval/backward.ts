@@ -356,14 +356,18 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
 
 /**
  * The fitted trees' correction of the best candidates (fusion/trees.ts), added to their scores and
- * shown as a part of them (`rerank`); they stay above the rest, as the trees were fitted among them.
+ * shown as a part of them (`rerank`); they stay first, as the trees were fitted among them.
  * A model made for other parts (an older GeoWeave's) is not used.
  */
 function rerank(model: TreeModel, scored: NextScored[]): void {
   if (model.parts.length !== NEXT_SIGNALS.length || model.parts.some((p, i) => p !== NEXT_SIGNALS[i])) return;
   const top = scored.slice(0, model.top);
   const adj = treeAdjust(model, NEXT_SIGNALS.map((n) => top.map((x) => x.parts[n])), top.map((x) => x.score));
-  top.forEach((x, i) => { x.rerank = adj[i]; x.score += adj[i]; });
+  // Shifted so the least is 0 (the order among them is the same): what the trees add is never a
+  // penalty, and the candidates they rerank keep scores above the rest's, as they rank.
+  let least = Infinity;
+  for (const a of adj) if (a < least) least = a;
+  top.forEach((x, i) => { x.rerank = adj[i] - least; x.score += adj[i] - least; });
   top.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   scored.splice(0, top.length, ...top);
 }
