@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fitWeights, FitQuery } from '../../src/core/fusion/fit';
+import { fitWeights, FitQuery, metricsMoved } from '../../src/core/fusion/fit';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
 /** Queries of `n` candidates with three parts: an informative one, a noisy copy of it, and noise. */
@@ -49,4 +49,51 @@ test('fit: forward metrics count gold tools missing from the candidates as misse
 test('fit: equal scores are ranked by id order, as the product sorts them', () => {
   const q: FitQuery = { cols: [Float32Array.from([1, 1, 1])], n: 3, relevant: [2], absent: 0, order: Int32Array.from([2, 1, 0]) };
   assert.equal(fitWeights('next', [q], [1], { free: [] }).metrics['hit@1'], 1, 'the relevant one sorts first');
+});
+
+/** Metrics by sorting every candidate under the moved weights (the definition the fast paths must equal). */
+function bruteMetrics(kind: 'forward' | 'next', qs: FitQuery[], w: number[], f: number, delta: number): Record<string, number> {
+  const acc = kind === 'forward' ? [0, 0, 0, 0, 0] : [0, 0, 0];
+  for (const q of qs) {
+    const s = Array.from({ length: q.n }, (_, i) => q.cols.reduce((a, c, g) => a + w[g] * c[i], 0));
+    const moved = s.map((v, i) => v + delta * q.cols[f][i]);
+    const rank = (i: number) => moved.filter((v, j) => j !== i && (v > moved[i] || (v === moved[i] && q.order[j] < q.order[i]))).length;
+    const ranks = q.relevant.map(rank);
+    if (kind === 'next') {
+      const r = ranks.length ? ranks[0] : Infinity;
+      acc[0] += r < 1 ? 1 : 0; acc[1] += r < 3 ? 1 : 0; acc[2] += r === Infinity ? 0 : 1 / (r + 1);
+    } else {
+      const total = q.relevant.length + q.absent;
+      const first = Math.min(...ranks);
+      const in10 = ranks.filter((r) => r < 10).length;
+      const in20 = ranks.filter((r) => r < 20).length;
+      acc[0] += first === Infinity ? 0 : 1 / (first + 1); acc[1] += in10 / total; acc[2] += in20 / total;
+      acc[3] += in10 === total ? 1 : 0; acc[4] += in20 === total ? 1 : 0;
+    }
+  }
+  const keys = kind === 'forward' ? ['RR', 'R@10', 'R@20', 'COMP@10', 'COMP@20'] : ['hit@1', 'hit@3', 'RR'];
+  return Object.fromEntries(keys.map((k, i) => [k, acc[i] / qs.length]));
+}
+
+test('fit: a tried move is scored as a full sort scores it, for sparse parts, ties and relevant candidates the part moves or not', () => {
+  const r = mulberry32(11);
+  // Values on a coarse grid (many ties) and mostly 0 (most parts speak for few candidates).
+  const value = (zeros: number) => (r() < zeros ? 0 : Math.round(r() * 4) / 4);
+  for (const kind of ['next', 'forward'] as const) {
+    const qs: FitQuery[] = Array.from({ length: 300 }, () => {
+      const n = 5 + Math.floor(r() * 40);
+      const cols = [0.1, 0.6, 0.9, 0.97].map((zeros) => Float32Array.from({ length: n }, () => value(zeros)));
+      const relevant = kind === 'next' ? [Math.floor(r() * n)] : [...new Set([Math.floor(r() * n), Math.floor(r() * n)])];
+      const order = Int32Array.from({ length: n }, (_, i) => i).sort(() => r() - 0.5);
+      return { cols, n, relevant, absent: kind === 'forward' && r() < 0.2 ? 1 : 0, order };
+    });
+    const w = [1, 0.5, 0.25, 0];
+    for (const f of [0, 1, 2, 3]) {
+      for (const delta of [-0.25, 0.1, 0.75, 3.2]) {
+        const got = metricsMoved(kind, qs, w, f, delta);
+        const want = bruteMetrics(kind, qs, w, f, delta);
+        for (const k of Object.keys(want)) assert.ok(Math.abs(got[k] - want[k]) < 1e-12, `${kind} part ${f} move ${delta} ${k}: ${got[k]} against ${want[k]}`);
+      }
+    }
+  }
 });

@@ -61,6 +61,8 @@ export interface FoldOptions {
   onProgress?: (done: number, total: number) => void;
   /** Which steps (flow, index of the step predicted) become queries; all by default. */
   steps?: (t: EvalTask, i: number) => boolean;
+  /** Called before a fold's first query with its learned graph (to hand it a model trained ahead). */
+  ready?: (graph: IntentionGraph) => Promise<void>;
 }
 
 /** Lets the event loop run between queries (a fit in the extension host must not freeze it). */
@@ -91,6 +93,7 @@ export async function nextQueries(ctx: RetrievalContext, folds: EvalTask[][], gr
   for (const f of folds) for (const t of f) for (let i = 1; i < t.flow.length; i++) if (keep(t, i)) total++;
   const tools = { getTool: (id: string) => ctx.tools.get(id) };
   for (let f = 0; f < folds.length; f++) {
+    if (folds[f].some((t) => t.flow.some((_, i) => i > 0 && keep(t, i)))) await opts.ready?.(graphs[f]);
     const c = foldContext(ctx, graphs[f], weights);
     for (const t of folds[f]) {
       for (let i = 1; i < t.flow.length; i++) {

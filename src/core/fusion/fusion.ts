@@ -14,6 +14,8 @@ import { asFlows, forwardQueries, graphOf, graphOfFlows, nextQueries } from './c
 import { parseQuery } from '../retrieval/query';
 import { createHash } from 'crypto';
 import { fitTrees, queryRows, type TreeModel } from './trees';
+import { canTrainAhead, StepModelPool } from '../learning/step-model-pool';
+import type { IntentionGraph } from '../learning/intention-graph';
 
 /**
  * Fewer flows than this leave the prior weights in place: one flow has no other to be held out
@@ -106,6 +108,15 @@ const r4 = (x: number) => Math.round(x * 10000) / 10000;
 const round = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, r4(v)]));
 
 export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights, opts: FitFusionOptions = {}): Promise<Fusion> {
+  const pool = canTrainAhead() ? new StepModelPool() : undefined;
+  try {
+    return await fitWith(ctx, tasks, prior, opts, pool);
+  } finally {
+    pool?.close();
+  }
+}
+
+async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights, opts: FitFusionOptions, pool: StepModelPool | undefined): Promise<Fusion> {
   const flows = tasks.filter((t) => flowOf(t).length);
   if (flows.length < MIN_FIT_FLOWS) return { weights: {}, reason: `${flows.length} flow${flows.length === 1 ? '' : 's'} (a fit needs at least ${MIN_FIT_FLOWS})` };
   const t0 = Date.now();
@@ -132,6 +143,16 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * asked.size);
   const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...asFlows(r), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
+  // The next-step models of every fold, trained on the second core while the tasks are scored.
+  const versions = new Map<IntentionGraph, number>();
+  const ahead = [
+    ...graphs,
+    ...twinGraphs.filter((_, f) => twins[f].length),
+    ...coldGraphs.filter((_, f) => folds[f].some((t) => coldSteps.has(t))),
+  ].filter((g, i, all) => all.indexOf(g) === i);
+  if (pool && steps >= MIN_FIT_STEPS) for (const g of ahead) { const { flows: sf, version } = g.stepFlows(); versions.set(g, version); pool.ahead(g, sf); }
+  const ready = async (g: IntentionGraph) => { const m = await pool?.take(g); if (m) g.adoptNextModel(m, versions.get(g)!); };
+
   const fq = await forwardQueries(ctx, folds.map((fold) => fold.filter((t) => asked.has(t))), graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
   const ordinaryTasks = fq.length;
   fq.push(...(await forwardQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.2, 0.05, 'scoring recurring tasks') })));
@@ -141,11 +162,11 @@ export async function fitFusion(ctx: RetrievalContext, tasks: EvalTask[], prior:
   FORWARD_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = fwd.weights[i]; });
 
   const sampled = sampleSteps(flows, MAX_STEPS);
-  const nq: FitQuery[] = await nextQueries(ctx, folds, graphs, w, { signal: opts.signal, steps: sampled, onProgress: progress(0.3, 0.5, 'scoring next steps out of fold') });
+  const nq: FitQuery[] = await nextQueries(ctx, folds, graphs, w, { signal: opts.signal, steps: sampled, ready, onProgress: progress(0.3, 0.5, 'scoring next steps out of fold') });
   const ordinary = nq.length;
-  nq.push(...(await nextQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.8, 0.1, 'scoring recurring steps') })));
+  nq.push(...(await nextQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, ready, onProgress: progress(0.8, 0.1, 'scoring recurring steps') })));
   const plain = nq.length;
-  nq.push(...(await nextQueries(ctx, folds, coldGraphs, w, { signal: opts.signal, steps: (t, i) => !!coldSteps.get(t)?.has(i), onProgress: progress(0.9, 0.05, 'scoring new tools as next steps') })));
+  nq.push(...(await nextQueries(ctx, folds, coldGraphs, w, { signal: opts.signal, steps: (t, i) => !!coldSteps.get(t)?.has(i), ready, onProgress: progress(0.9, 0.05, 'scoring new tools as next steps') })));
   const nxt = fit('next', nq, ordinary, plain, NEXT_SIGNALS, FITTED_NEXT, w, opts.signal);
   const fitNext = steps >= MIN_FIT_STEPS;
   if (fitNext) NEXT_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = nxt.weights[i]; });

@@ -8,7 +8,7 @@ import * as path from 'path';
 import { CaseIndex, Case } from './similar-cases';
 import { FlowSequences } from './sequences';
 import { ToolClassifier } from './tool-classifier';
-import { NextStepModel } from './next-step-model';
+import { NextStepModel, type StepFlow } from './next-step-model';
 import { cloneLearnedState, emptyLearnedState, readLearnedState, saveLearnedState, savedBase } from './state-file';
 
 export const LEARNED_FILE = 'learned.json';
@@ -80,6 +80,8 @@ export class IntentionGraph {
   private sequenceModel: FlowSequences | undefined;
   private toolModel: ToolClassifier | undefined;
   private stepModel: NextStepModel | undefined;
+  /** Counts the changes of the cases, so a model trained elsewhere on older cases is not taken. */
+  private caseVersion = 0;
   private changes = 0;
 
   private readonly termsOf: IntentionGraphOptions['termsOf'];
@@ -234,6 +236,7 @@ export class IntentionGraph {
 
   /** Everything built from the cases, and the practice weight they set (the totals read it); rebuilt on first use. */
   private dropCaseModels(): void {
+    this.caseVersion++;
     this.dirtyTotals = true;
     this.caseIndex = undefined;
     this.sequenceModel = undefined;
@@ -333,11 +336,19 @@ export class IntentionGraph {
 
   /** The softmax next-step model over the same flows (trained on first use). */
   nextModel(): NextStepModel {
-    if (!this.stepModel) {
-      const cases = this.flowCases();
-      this.stepModel = new NextStepModel(cases.map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? this.priorWeight() : this.decayFactor(c.t, this.now()) })));
-    }
+    this.stepModel ??= new NextStepModel(this.stepFlows().flows);
     return this.stepModel;
+  }
+
+  /** What `nextModel()` trains on, and the version of the cases it was read from (to train the model elsewhere: see `adoptNextModel`). */
+  stepFlows(): { flows: StepFlow[]; version: number } {
+    const flows = this.flowCases().map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? this.priorWeight() : this.decayFactor(c.t, this.now()) }));
+    return { flows, version: this.caseVersion };
+  }
+
+  /** Takes a next-step model trained elsewhere on `stepFlows()` of `version`; ignored when the cases changed since (or one is already there). */
+  adoptNextModel(model: NextStepModel, version: number): void {
+    if (version === this.caseVersion) this.stepModel ??= model;
   }
 
   /** The tools of the flows of the tasks worded most like `terms`, each as a share of their similarity (0..1). */

@@ -22,13 +22,24 @@ const START = '^';
 
 type Sparse = [number, number][];
 
+/** A trained model as plain data, to hand it from the thread that trained it to the one that uses it (see step-model-pool.ts). */
+export interface NextStepState {
+  /** Feature names, in the order of the weight table's rows. */
+  features: string[];
+  idf: [string, number][];
+  tools: string[];
+  weights: Float32Array;
+  bias: Float64Array;
+  pairs: boolean;
+}
+
 export class NextStepModel {
   private readonly index = new Map<string, number>();
   private readonly idf = new Map<string, number>();
   private readonly tools: string[] = [];
   private readonly toolIndex = new Map<string, number>();
-  private weights = new Float32Array(0);
-  private readonly bias: Float64Array;
+  private weights: Float32Array = new Float32Array(0);
+  private bias: Float64Array = new Float64Array(0);
   private pairs = true;
 
   constructor(flows: StepFlow[]) {
@@ -105,6 +116,23 @@ export class NextStepModel {
       }
       rate *= RATE_DECAY;
     }
+  }
+
+  /** The trained model as plain data (its arrays are shared, not copied: hand them over, then drop this model). */
+  state(): NextStepState {
+    return { features: [...this.index.keys()], idf: [...this.idf], tools: [...this.tools], weights: this.weights, bias: this.bias, pairs: this.pairs };
+  }
+
+  /** The model `state()` gave, as it was trained (no training again). */
+  static restore(s: NextStepState): NextStepModel {
+    const m = new NextStepModel([]);
+    s.features.forEach((k, i) => m.index.set(k, i));
+    for (const [t, v] of s.idf) m.idf.set(t, v);
+    s.tools.forEach((id, k) => { m.tools.push(id); m.toolIndex.set(id, k); });
+    m.weights = s.weights;
+    m.bias = s.bias;
+    m.pairs = s.pairs;
+    return m;
   }
 
   /** Feature names and values for a task and the steps so far. */

@@ -1,0 +1,113 @@
+/**
+ * Next-step models trained ahead, on a second core. A fusion fit trains one model per fold and per
+ * kind of fold (ten for a team's flows), 2 s each for 1000 long flows, and each was trained when its
+ * fold's first step was scored: a third of the fit, on one core of two. Here they are queued at the
+ * start of the fit and trained one after another on a worker thread while the fit scores tasks; when
+ * a fold needs its model, it takes the one trained (waiting if it is being trained) or, if the thread
+ * has not reached it yet, trains it itself. The models are the same either way (training is
+ * deterministic), so the fit is too.
+ *
+ * Without the worker script beside this module (a bundle built without it), inside a worker thread,
+ * on one core, or with GEOWEAVE_FIT_THREADS=0, nothing is trained ahead.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isMainThread, Worker } from 'node:worker_threads';
+import { NextStepModel, type NextStepState, type StepFlow } from './next-step-model';
+
+const WORKER_JS = path.join(__dirname, 'step-model-worker.js');
+
+/** A model the pool was asked for: what it is trained on, and where it stands. */
+interface Job {
+  flows: StepFlow[];
+  /** Set once the thread has taken it. */
+  started?: Promise<NextStepModel>;
+}
+
+/** Whether models can be trained ahead here (see the module's comment). */
+export function canTrainAhead(): boolean {
+  const env = process.env.GEOWEAVE_FIT_THREADS;
+  if (env !== undefined && env !== '' && !(Number(env) > 0)) return false;
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return isMainThread && cores >= 2 && fs.existsSync(WORKER_JS);
+}
+
+export class StepModelPool {
+  private readonly jobs = new Map<unknown, Job>();
+  private readonly queue: Job[] = [];
+  private worker: Worker | undefined;
+  private busy = false;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (m: NextStepModel) => void; reject: (e: Error) => void }>();
+  private closed = false;
+
+  /** Queues a model for `key` (the caller's handle for it), trained on `flows` (as `new NextStepModel(flows)`). */
+  ahead(key: unknown, flows: StepFlow[]): void {
+    if (this.closed || this.jobs.has(key)) return;
+    const job: Job = { flows };
+    this.jobs.set(key, job);
+    this.queue.push(job);
+    this.pump();
+  }
+
+  /**
+   * The model for `key`: the one the thread trained or is training, or, when the thread has not
+   * started it, one trained here and now (and taken off the queue). Undefined when none was queued.
+   */
+  async take(key: unknown): Promise<NextStepModel | undefined> {
+    const job = this.jobs.get(key);
+    if (!job) return undefined;
+    this.jobs.delete(key);
+    if (job.started) return job.started;
+    const i = this.queue.indexOf(job);
+    if (i >= 0) this.queue.splice(i, 1);
+    return new NextStepModel(job.flows);
+  }
+
+  /** Ends the thread; what is queued is dropped (a later `take` trains it here). */
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    void this.worker?.terminate();
+    this.worker = undefined;
+    for (const w of this.waiting.values()) w.reject(new Error('the next-step model pool was closed'));
+    this.waiting.clear();
+  }
+
+  private pump(): void {
+    if (this.busy || !this.queue.length || this.closed) return;
+    const job = this.queue.shift()!;
+    const id = this.nextId++;
+    this.busy = true;
+    job.started = new Promise<NextStepModel>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    // A failed thread must not fail the fit: the model is trained here instead.
+    job.started = job.started.catch(() => new NextStepModel(job.flows));
+    this.thread().postMessage({ id, flows: job.flows });
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(WORKER_JS);
+    w.on('message', (m: { id: number; state?: NextStepState; error?: string }) => {
+      const waiter = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      this.busy = false;
+      if (waiter) m.state ? waiter.resolve(NextStepModel.restore(m.state)) : waiter.reject(new Error(m.error ?? 'no model'));
+      this.pump();
+    });
+    // A thread that failed once is not started again: what is left is trained where it is taken.
+    const lost = (why: string) => {
+      this.worker = undefined;
+      this.busy = false;
+      this.closed = true;
+      this.queue.length = 0;
+      for (const v of this.waiting.values()) v.reject(new Error(why));
+      this.waiting.clear();
+    };
+    w.on('error', (e) => lost(`the model thread failed (${e.message})`));
+    w.on('exit', (code) => { if (this.worker === w) lost(`the model thread stopped (exit code ${code})`); });
+    this.worker = w;
+    return w;
+  }
+}
