@@ -21,8 +21,8 @@ const WORKER_JS = path.join(__dirname, 'step-model-worker.js');
 /** A model the pool was asked for: what it is trained on, and where it stands. */
 interface Job {
   flows: StepFlow[];
-  /** Set once the thread has taken it. */
-  started?: Promise<NextStepModel>;
+  /** Set once the thread has taken it: the model, or undefined when the thread failed or the pool was closed. */
+  started?: Promise<NextStepModel | undefined>;
 }
 
 /** Whether models can be trained ahead here (see the module's comment). */
@@ -39,7 +39,7 @@ export class StepModelPool {
   private worker: Worker | undefined;
   private busy = false;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (m: NextStepModel) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, (m: NextStepModel | undefined) => void>();
   private closed = false;
 
   /** Queues a model for `key` (the caller's handle for it), trained on `flows` (as `new NextStepModel(flows)`). */
@@ -59,7 +59,8 @@ export class StepModelPool {
     const job = this.jobs.get(key);
     if (!job) return undefined;
     this.jobs.delete(key);
-    if (job.started) return job.started;
+    // A model the thread could not give (it failed, or the pool was closed) is trained here, by the one who needs it.
+    if (job.started) return (await job.started) ?? new NextStepModel(job.flows);
     const i = this.queue.indexOf(job);
     if (i >= 0) this.queue.splice(i, 1);
     return new NextStepModel(job.flows);
@@ -71,7 +72,7 @@ export class StepModelPool {
     this.queue.length = 0;
     void this.worker?.terminate();
     this.worker = undefined;
-    for (const w of this.waiting.values()) w.reject(new Error('the next-step model pool was closed'));
+    for (const settle of this.waiting.values()) settle(undefined);
     this.waiting.clear();
   }
 
@@ -80,9 +81,7 @@ export class StepModelPool {
     const job = this.queue.shift()!;
     const id = this.nextId++;
     this.busy = true;
-    job.started = new Promise<NextStepModel>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
-    // A failed thread must not fail the fit: the model is trained here instead.
-    job.started = job.started.catch(() => new NextStepModel(job.flows));
+    job.started = new Promise<NextStepModel | undefined>((resolve) => this.waiting.set(id, resolve));
     this.thread().postMessage({ id, flows: job.flows });
   }
 
@@ -90,23 +89,23 @@ export class StepModelPool {
     if (this.worker) return this.worker;
     const w = new Worker(WORKER_JS);
     w.on('message', (m: { id: number; state?: NextStepState; error?: string }) => {
-      const waiter = this.waiting.get(m.id);
+      const settle = this.waiting.get(m.id);
       this.waiting.delete(m.id);
       this.busy = false;
-      if (waiter) m.state ? waiter.resolve(NextStepModel.restore(m.state)) : waiter.reject(new Error(m.error ?? 'no model'));
+      settle?.(m.state ? NextStepModel.restore(m.state) : undefined);
       this.pump();
     });
     // A thread that failed once is not started again: what is left is trained where it is taken.
-    const lost = (why: string) => {
+    const lost = () => {
       this.worker = undefined;
       this.busy = false;
       this.closed = true;
       this.queue.length = 0;
-      for (const v of this.waiting.values()) v.reject(new Error(why));
+      for (const settle of this.waiting.values()) settle(undefined);
       this.waiting.clear();
     };
-    w.on('error', (e) => lost(`the model thread failed (${e.message})`));
-    w.on('exit', (code) => { if (this.worker === w) lost(`the model thread stopped (exit code ${code})`); });
+    w.on('error', () => lost());
+    w.on('exit', () => { if (this.worker === w) lost(); });
     this.worker = w;
     return w;
   }
