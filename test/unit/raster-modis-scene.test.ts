@@ -19,6 +19,7 @@ import { rasterFileView } from '../../src/core/results/raster-view';
 import { localizeSummary } from '../../src/core/results/summary-language';
 import { reflectanceBand } from '../../src/core/raster/reflectance-bands';
 import { sceneFields } from '../../src/core/raster/io/reflectance-scene';
+import { Hdf4File } from '../../src/core/raster/io/hdf4-file';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import * as fs from 'node:fs';
 import { gdalSkip, py, pyJson, tmpDir } from '../helpers/raster-gdal';
@@ -228,6 +229,55 @@ test('a MOD09-like file missing sur_refl_b02, or with a field of another size, i
     assert.match(e.message, /MOD09A1\.A2023017\.h18v04\.061\.hdf: its reflectance fields on grid "MOD_Grid_500m_Surface_Reflectance" cannot be read as one scene: field "sur_refl_b02" is 40×30 but its grid .* is 80×60; the file is damaged; read its fields one at a time \(MOD09A1\.A2023017\.h18v04\.061\.hdf#sur_refl_b01\), or download the file again/);
     return true;
   });
+});
+
+/**
+ * Counts the HDF4 parses (each starts by opening the file and reading its DD blocks) and the closes
+ * of their handles while `run` runs.
+ */
+async function countParses(run: () => Promise<void>): Promise<{ opens: number; closes: number }> {
+  const open = Hdf4File.open, close = Hdf4File.prototype.close;
+  const n = { opens: 0, closes: 0 };
+  Hdf4File.open = async (...a: Parameters<typeof open>) => { n.opens++; return open.apply(Hdf4File, a); };
+  Hdf4File.prototype.close = async function (this: Hdf4File) { n.closes++; return close.call(this); };
+  try { await run(); } finally { Hdf4File.open = open; Hdf4File.prototype.close = close; }
+  return n;
+}
+
+test('a MOD09A1-like scene parses its file once for all seven fields and closes it once; its samples are GDAL\'s, field by field', { skip: skipWhy('the MODIS scene parse test', hdf4LibsMissing), timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-modis-once-');
+  const file = path.join(dir, 'MOD09A1.A2023033.h18v04.061.hdf');
+  writeHdf4(mod09Spec(file));
+  const raws: number[][] = [];
+  let bands = 0;
+  const whole = await countParses(async () => {
+    const ds = await openRaster(file);
+    try {
+      bands = ds.bandCount;
+      for (let b = 1; b <= ds.bandCount; b++) raws.push(Array.from(await ds.readWindowRaw(b, 0, 0, W, H)));
+    } finally { await ds.close(); }
+    // Closed, the scene reads nothing (its fields' shared handle is gone with it).
+    await assert.rejects(ds.readWindowRaw(1, 0, 0, 1, 1));
+  });
+  assert.equal(bands, 7);
+  assert.deepEqual(whole, { opens: 1, closes: 1 }, 'one parse and one handle for the whole scene, closed with it');
+  const byGrid = await countParses(async () => { const ds = await openRaster(`${file}#${MOD09_GRID}`); assert.equal(ds.bandCount, 7); await ds.close(); });
+  assert.deepEqual(byGrid, { opens: 1, closes: 1 }, 'the scene named by its grid');
+  const oneField = await countParses(async () => { const ds = await openRaster(`${file}#sur_refl_b05`); assert.equal(ds.bandCount, 1); await ds.close(); });
+  assert.deepEqual(oneField, { opens: 1, closes: 1 }, 'one field');
+  const ref = pyJson(`
+import sys, json
+from osgeo import gdal
+print(json.dumps([gdal.Open(f'HDF4_EOS:EOS_GRID:"{sys.argv[1]}":${MOD09_GRID}:sur_refl_b0{b}').ReadAsArray().flatten().tolist() for b in range(1, 8)]))`, file);
+  raws.forEach((r, k) => assert.deepEqual(r, ref[k], `band ${k + 1} equals GDAL's sur_refl_b0${k + 1}`));
+
+  // A scene that fails (a field on another size) still parsed once and closed its handle.
+  const odd = path.join(dir, 'MOD09A1.A2023041.h18v04.061.hdf');
+  writeHdf4(mod09Spec(odd, undefined, (f) => (f.name === 'sur_refl_b03' ? { ...f, dims: 'YDim2,XDim2', shape: [H / 2, W / 2], tile: undefined, comp: 0 } : f)));
+  const failed = await countParses(async () => {
+    await assert.rejects(openRaster(odd), /MOD09A1\.A2023041\.h18v04\.061\.hdf: its reflectance fields on grid "MOD_Grid_500m_Surface_Reflectance" cannot be read as one scene: field "sur_refl_b03" is 40×30/);
+  });
+  assert.deepEqual(failed, { opens: 1, closes: 1 }, 'a failed scene closes its one handle');
 });
 
 /** A VNP09GA-like file: I1-I3 on the 500 m grid, M bands on the 1 km grid (VIIRS's sinusoidal h18v04). */

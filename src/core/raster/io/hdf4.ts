@@ -147,17 +147,22 @@ export async function hdf4GridFields(file: string): Promise<string[]> {
  * else the file's only field, or the refusal that names its fields.
  */
 export async function openHdf4Raster(source: string, fail: (m: string) => Error, field?: string): Promise<RasterDataset & { init(signal?: AbortSignal): Promise<void> }> {
+  // The file is parsed here once (DD blocks, vgroups, vdatas, SD attributes, StructMetadata) and
+  // the field, or each of the scene's fields, is set up from that parse and its open handle: parsed
+  // again per field, a MOD09A1 scene would read the whole structure 8 times for its 7 bands.
   const o = await openHdf4(source, fail);
   let scene: SceneChoice | undefined;
   try {
     const fields = o.candidates.flatMap((c) => (c.grid ? [{ id: c.id, field: c.field, grid: c.grid.name, xdim: c.grid.xdim, ydim: c.grid.ydim }] : []));
     const isField = field !== undefined && o.candidates.some((c) => c.id === field || c.field === field || (c.grid && `${c.grid.name}/${c.field}` === field));
     if (!isField && (field !== undefined || o.candidates.length > 1)) scene = sceneFields(fields, field);
-  } finally {
+  } catch (e) {
     await o.file.close();
+    throw e;
   }
-  if (!scene) return new Hdf4Dataset(source, fail, field);
-  return new FieldStack(source, scene, async (id) => { const ds = new Hdf4Dataset(source, fail, id); await ds.init(); return ds; }, fail, field);
+  if (!scene) return new Hdf4Dataset(source, fail, field, { opened: o, ownsFile: true });
+  // The scene's fields share the handle, so none closes it: the scene does, once, when it closes (or fails to open).
+  return new FieldStack(source, scene, async (id) => { const ds = new Hdf4Dataset(source, fail, id, { opened: o, ownsFile: false }); await ds.init(); return ds; }, fail, field, () => o.file.close());
 }
 
 /** One field of an HDF4 file as a raster dataset. */
@@ -178,17 +183,22 @@ export class Hdf4Dataset implements RasterDataset {
   private reader!: SdsReader;
   private xd = 1; private yd = 0; private bd = -1;
   private closed = false;
+  private ownsFile = true;
 
   /**
    * `field`: the one to read (`FIELD`, `GRID/FIELD`, or an SDS name in a plain SD file); the
-   * file's only gridded field when not given.
+   * file's only gridded field when not given. `parsed`: the file as openHdf4Raster already parsed
+   * it, read from instead of parsing it again; `ownsFile` false where a scene's fields share its
+   * handle (the scene closes it, not each field).
    */
-  constructor(private hdfPath: string, private fail: (message: string) => Error, private field?: string) {
+  constructor(private hdfPath: string, private fail: (message: string) => Error, private field?: string, private parsed?: { opened: Opened; ownsFile: boolean }) {
     this.source = field === undefined ? hdfPath : `${hdfPath}#${field}`;
   }
 
   async init(signal?: AbortSignal): Promise<void> {
-    const o = await openHdf4(this.hdfPath, this.fail);
+    const o = this.parsed?.opened ?? await openHdf4(this.hdfPath, this.fail);
+    this.ownsFile = this.parsed?.ownsFile ?? true;
+    this.parsed = undefined;
     this.file = o.file;
     try {
       signal?.throwIfAborted();
@@ -324,7 +334,7 @@ export class Hdf4Dataset implements RasterDataset {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.file?.close();
+    if (this.ownsFile) await this.file?.close();
     this.file = undefined;
   }
 }

@@ -61,8 +61,12 @@ export class FieldStack implements RasterDataset {
   /** The name that opens this scene again (`file`, or `file#GRID` for a grid named): the pipeline reopens inputs by it. */
   readonly source: string;
 
-  /** `open(id)` opens one field (`file#id`) as a dataset; `named`: the grid as the path named it. Call init(). */
-  constructor(private file: string, readonly scene: SceneChoice, private open: (id: string) => Promise<RasterDataset>, private fail: (m: string) => Error, named?: string) {
+  /**
+   * `open(id)` opens one field (`file#id`) as a dataset; `named`: the grid as the path named it;
+   * `release`: frees what the fields share (hdf4.ts: the one parse and handle of the file), on
+   * close or a failed init. Call init().
+   */
+  constructor(private file: string, readonly scene: SceneChoice, private open: (id: string) => Promise<RasterDataset>, private fail: (m: string) => Error, named?: string, private release?: () => Promise<void>) {
     this.source = named === undefined ? file : `${file}#${named}`;
   }
 
@@ -135,8 +139,10 @@ export class FieldStack implements RasterDataset {
   }
 
   async close(): Promise<void> {
-    const ms = this.members;
+    const ms = this.members, release = this.release;
     this.members = [];
+    this.release = undefined;
     await Promise.all(ms.map((m) => m.close().catch(() => undefined)));
+    await release?.().catch(() => undefined);
   }
 }
