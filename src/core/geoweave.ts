@@ -271,6 +271,8 @@ export class GeoWeave {
     }
     this.ctx.workflows = entries;
     this.ctx.embedCache.clear();
+    // Rankings and text matches kept for tasks asked before were made with the old catalog.
+    this.ctx.forwardCache = undefined;
     this.folderOf = new Map(this._tools.map((t) => [t.manifest.id, t.folder ?? t.source]));
     this.foldersSince = foldersSince(this.learnedDir, new Set(this.folderOf.values()), Date.now(), (m) => this.log('warn', m));
     this.reachCache = undefined;

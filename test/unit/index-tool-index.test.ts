@@ -200,3 +200,23 @@ test('a state folder fitted on another catalog is refitted: the ranking is a fre
   assert.ok(!sink2.lines.some((l) => /refitting|rebuilding/.test(l.msg)), sink2.lines.map((l) => l.msg).join('\n'));
   await grown.dispose();
 });
+
+test('GeoWeave.reload: the next steps of a task asked before see the new catalog (its ranking and text match are not kept from the old one)', async () => {
+  const { GeoWeave } = await import('../../src/core/geoweave');
+  const dir = copyCatalog();
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: tmpDir() });
+  try {
+    const task = 'what can be seen from the watchtower over the valley';
+    const memory = { task, windowSize: 5, trace: [{ tool: gw.tools[0].manifest.id, argSummary: '', resultSummary: '', outputs: [], ok: true, time: '' }] };
+    const before = await gw.complementarySuggestions(memory, { k: 50 });
+    assert.ok(!before.ranked.some((s) => s.id === 'viewshed'));
+    writeJson(path.join(dir, 'viewshed.json'), { id: 'viewshed', description: 'Visible area from an observer point on a DEM.', examples: ['what can be seen from the watchtower'] });
+    await gw.reload();
+    const after = await gw.complementarySuggestions(memory, { k: 50 });
+    const v = after.ranked.find((s) => s.id === 'viewshed');
+    assert.ok(v, after.ranked.map((s) => s.id).join(' '));
+    assert.ok((v.parts.task ?? 0) > 0.5, `the task's match to the new tool: ${JSON.stringify(v.parts)}`);
+  } finally {
+    await gw.dispose();
+  }
+});

@@ -8,6 +8,7 @@ import type { ToolManifest, ToolParam } from '../manifests/types';
 import type { MemoryState, MemoryStep, StepOutput } from '../memory/types';
 import type { ComplementaryResult, ComplementarySuggestion, DataContext, DataItem, QueryExpansion, Rationale } from './types';
 import type { RetrievalContext, RetrievalMode } from './context';
+import { taskCached } from './context';
 import { workingMemory } from '../memory/memory';
 import { parseQuery } from './query';
 import { relevance, Relevance } from './relevance';
@@ -205,7 +206,8 @@ export async function nextScored(ctx: RetrievalContext, memory: MemoryState, opt
 
   const taskText = expandedText(memory.task, opts.expansion);
   const taskParsed = parseQuery(taskText);
-  const taskRel = await relevance(ctx, taskText, taskParsed.terms, mode === 'full' ? 'hybrid' : mode, pool, opts.signal);
+  const taskMode = mode === 'full' ? 'hybrid' : mode;
+  const taskRel = await taskCached(ctx, `relevance\u0001${taskMode}\u0001${pool}\u0001${taskText}`, () => relevance(ctx, taskText, taskParsed.terms, taskMode, pool, opts.signal));
   const queryRel: Map<string, Relevance>[] = [];
   if (mode === 'full') {
     for (const q of queries) queryRel.push(await relevance(ctx, q.text, parseQuery(q.text).terms, 'hybrid', pool, opts.signal));

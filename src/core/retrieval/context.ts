@@ -200,8 +200,23 @@ export interface RetrievalContext {
   reach?: () => Map<string, number>;
   /** The fitted trees that rerank the best next steps (fusion/trees.ts); absent: the weighted sum alone. */
   nextTrees?: TreeModel;
-  /** Forward rankings of a task, reused by the next-step signal while weights and learned counts stay the same. */
+  /** Forward rankings and text matches of a task, reused by its next steps while weights, learned counts and catalog stay the same (the catalog's refresh drops it). */
   forwardCache?: { weights: Weights; learned: number; entries: Map<string, unknown> };
+}
+
+/**
+ * What `make` gives for `key`, kept in the context's task cache: every next step of a task asks
+ * again for the task's forward ranking and its text match, which change only with the weights,
+ * the learned counts or the catalog.
+ */
+export async function taskCached<T>(ctx: RetrievalContext, key: string, make: () => Promise<T>): Promise<T> {
+  let c = ctx.forwardCache;
+  if (!c || c.weights !== ctx.weights || c.learned !== ctx.learned.version) c = ctx.forwardCache = { weights: ctx.weights, learned: ctx.learned.version, entries: new Map() };
+  if (c.entries.has(key)) return c.entries.get(key) as T;
+  const res = await make();
+  if (c.entries.size > 400) c.entries.clear();
+  c.entries.set(key, res);
+  return res;
 }
 
 export async function embedQuery(ctx: RetrievalContext, text: string, signal?: AbortSignal): Promise<Float32Array> {

@@ -2,7 +2,7 @@
 import type { ToolManifest } from '../manifests/types';
 import type { DataContext, Explanation, ForwardCandidate, ForwardResult, QueryExpansion, WorkflowMatch } from './types';
 import type { RetrievalContext, RetrievalMode } from './context';
-import { dot, embedQuery } from './context';
+import { dot, embedQuery, taskCached } from './context';
 import { parseQuery, ParsedQuery } from './query';
 import { relevance, Relevance, LEXICAL_FLOOR } from './relevance';
 import { executability, readinessOf } from './executability';
@@ -213,15 +213,9 @@ type ForwardScored = Awaited<ReturnType<typeof forwardScored>>;
 /** `forwardScored` for a task asked again (every next step of a task asks for its forward ranking). */
 export async function forwardScoredCached(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<ForwardScored> {
   if (opts.data) return forwardScored(ctx, task, opts);
-  let c = ctx.forwardCache;
-  if (!c || c.weights !== ctx.weights || c.learned !== ctx.learned.version) c = ctx.forwardCache = { weights: ctx.weights, learned: ctx.learned.version, entries: new Map() };
-  const key = `${opts.mode ?? 'full'}\u0001${opts.expansion?.text ?? ''}\u0001${opts.expansion?.toolHints.join(',') ?? ''}\u0001${task}`;
-  const hit = c.entries.get(key) as ForwardScored | undefined;
-  if (hit) return hit;
-  const res = await forwardScored(ctx, task, opts);
-  if (c.entries.size > 200) c.entries.clear();
-  c.entries.set(key, res);
-  return res;
+  const key = `forward\u0001${opts.mode ?? 'full'}\u0001${opts.expansion?.text ?? ''}\u0001${opts.expansion?.toolHints.join(',') ?? ''}\u0001${task}`;
+  // An aborted ranking is not kept: the next ask scores it again.
+  return taskCached<ForwardScored>(ctx, key, () => forwardScored(ctx, task, opts));
 }
 
 export async function forwardCandidates(ctx: RetrievalContext, task: string, opts: ForwardOptions = {}): Promise<ForwardResult> {
