@@ -267,6 +267,14 @@ function varies(qs: FitQuery[], f: number): boolean {
   return false;
 }
 
+/** Bootstrap fits to run: the queries, where each starts, which parts move, and one resample (query indices) per fit. */
+export interface BagJob { kind: FitKind; qs: FitQuery[]; start: number[]; free: number[]; rounds?: number; samples: Int32Array[] }
+/** Runs some of a fit's bootstrap fits elsewhere (another thread): their normalised weights, in order, or undefined to run them here. */
+export type BagRunner = (job: BagJob) => Promise<number[][] | undefined>;
+
+/** What both fits share before their bootstrap fits; `done` when there are none to run. */
+interface Prepared { qs: FitQuery[]; free: number[]; fromPrior: FitResult; best: FitResult; start: number[]; bags: number; done?: FitResult }
+
 /**
  * Fits the weights two ways and keeps the better: coordinate ascent from the prior, and coordinate
  * ascent from the optimum of a smooth surrogate (listwise logistic: the softmax of the scores
@@ -274,6 +282,30 @@ function varies(qs: FitQuery[], f: number): boolean {
  * weighting no single move improves; the surrogate's optimum starts it where parts trade off.
  */
 export function fitWeights(kind: FitKind, given: FitQuery[], prior: number[], opts: FitOptions = {}): FitResult {
+  const p = prepare(kind, given, prior, opts);
+  if (p.done) return p.done;
+  return averaged(kind, p, bagFits({ kind, qs: p.qs, start: p.start, free: p.free, rounds: opts.rounds, samples: bagSamples(p.qs.length, p.bags) }, opts.signal));
+}
+
+/**
+ * `fitWeights`, with the second half of its bootstrap fits run by `elsewhere` (another thread)
+ * while this one runs the first half. The resamples are the same and the fits are averaged in the
+ * same order, so the weights are exactly `fitWeights`'s.
+ */
+export async function fitWeightsAsync(kind: FitKind, given: FitQuery[], prior: number[], opts: FitOptions & { elsewhere?: BagRunner } = {}): Promise<FitResult> {
+  const p = prepare(kind, given, prior, opts);
+  if (p.done) return p.done;
+  const samples = bagSamples(p.qs.length, p.bags);
+  const job = (part: Int32Array[]): BagJob => ({ kind, qs: p.qs, start: p.start, free: p.free, rounds: opts.rounds, samples: part });
+  const half = Math.ceil(samples.length / 2);
+  const there = opts.elsewhere && samples.length > 1 ? opts.elsewhere(job(samples.slice(half))) : undefined;
+  const here = bagFits(job(there ? samples.slice(0, half) : samples), opts.signal);
+  if (!there) return averaged(kind, p, here);
+  const rest = (await there) ?? bagFits(job(samples.slice(half)), opts.signal);
+  return averaged(kind, p, [...here, ...rest]);
+}
+
+function prepare(kind: FitKind, given: FitQuery[], prior: number[], opts: FitOptions): Prepared {
   const qs = given.map(alike);
   const free = (opts.free ?? prior.map((_, i) => i)).filter((f) => varies(qs, f));
   const fromPrior = ascend(kind, qs, prior, free, opts);
@@ -281,25 +313,43 @@ export function fitWeights(kind: FitKind, given: FitQuery[], prior: number[], op
   const fromSurrogate = ascend(kind, qs, surrogate, free, opts);
   const best = fromSurrogate.after > fromPrior.after + 1 / Math.max(1, qs.length) ? fromSurrogate : fromPrior;
   const bags = Math.max(0, Math.floor(opts.bags ?? BAGS));
-  if (!bags || !free.length) return { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore };
-  // Coordinate ascent stops at the first weighting no single move improves, and which one it finds
-  // can turn on a handful of queries: one more tool in a catalog moved a fit to weights that lost
-  // 15 of 332 held-out steps. Averaging the fits of bootstrap resamples of the queries (bagging)
-  // keeps what they agree on. Each fit is normalised to the same free-weight sum before averaging
-  // (a ranking does not change with scale), starting where the whole-set fit started.
   const start = best === fromSurrogate ? surrogate : prior;
-  const norm = (w: number[]) => { const s = free.reduce((a, f) => a + w[f], 0) || 1; return w.map((v, i) => (free.includes(i) ? v / s : v)); };
-  const sum = norm(best.weights);
-  const rand = lcg(0x5eed + qs.length);
-  for (let b = 0; b < bags; b++) {
-    const sample = qs.map(() => qs[Math.floor(rand() * qs.length)]);
-    const w = norm(ascend(kind, sample, start, free, opts).weights);
-    for (const f of free) sum[f] += w[f];
-  }
+  const done = !bags || !free.length ? { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore } : undefined;
+  return { qs, free, fromPrior, best, start, bags, done };
+}
+
+/**
+ * Coordinate ascent stops at the first weighting no single move improves, and which one it finds
+ * can turn on a handful of queries: one more tool in a catalog moved a fit to weights that lost
+ * 15 of 332 held-out steps. Averaging the fits of bootstrap resamples of the queries (bagging)
+ * keeps what they agree on. Each fit is normalised to the same free-weight sum before averaging
+ * (a ranking does not change with scale), starting where the whole-set fit started.
+ */
+function averaged(kind: FitKind, p: Prepared, bagged: number[][]): FitResult {
+  const { qs, free, best, fromPrior } = p;
+  const sum = normalised(best.weights, free);
+  for (const w of bagged) for (const f of free) sum[f] += w[f];
   const total = free.reduce((a, f) => a + best.weights[f], 0) || 1;
-  const weights = best.weights.map((v, i) => (free.includes(i) ? Math.round((sum[i] / (bags + 1)) * total * 10000) / 10000 : v));
+  const weights = best.weights.map((v, i) => (free.includes(i) ? Math.round((sum[i] / (bagged.length + 1)) * total * 10000) / 10000 : v));
   const metrics = new Scorer(qs, weights).evaluate(kind, 0, 0);
   return { weights, before: fromPrior.before, after: objective(kind, metrics), metrics, metricsBefore: fromPrior.metricsBefore };
+}
+
+/** The weights scaled so the free ones sum to 1. */
+function normalised(w: number[], free: number[]): number[] {
+  const s = free.reduce((a, f) => a + w[f], 0) || 1;
+  return w.map((v, i) => (free.includes(i) ? v / s : v));
+}
+
+/** The bootstrap resamples of `n` queries (indices), `bags` of them, the same for the same `n`. */
+export function bagSamples(n: number, bags: number): Int32Array[] {
+  const rand = lcg(0x5eed + n);
+  return Array.from({ length: bags }, () => Int32Array.from({ length: n }, () => Math.floor(rand() * n)));
+}
+
+/** The bootstrap fits of a job, each normalised (see `averaged`). */
+export function bagFits(job: BagJob, signal?: AbortSignal): number[][] {
+  return job.samples.map((idx) => normalised(ascend(job.kind, Array.from(idx, (i) => job.qs[i]), job.start, job.free, { rounds: job.rounds, signal }).weights, job.free));
 }
 
 /** The metrics of a weighting with part `f`'s weight moved by `delta`, as coordinate ascent reads them when it tries the move (exported for tests). */

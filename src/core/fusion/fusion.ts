@@ -9,7 +9,8 @@ import type { RetrievalContext, Weights } from '../retrieval/context';
 import { flowOf, type EvalTask } from '../eval/tasks';
 import { cvFolds } from '../eval/cv';
 import { FORWARD_SIGNALS, NEXT_SIGNALS, FITTED_FORWARD, FITTED_NEXT } from '../retrieval/signals';
-import { fitWeights, FitQuery, FitResult, metricsOf, objective } from './fit';
+import { fitWeightsAsync, FitQuery, FitResult, metricsOf, objective, type BagRunner } from './fit';
+import { bagThread } from './bag-thread';
 import { asFlows, forwardQueries, graphOf, graphOfFlows, nextQueries } from './collect';
 import { parseQuery } from '../retrieval/query';
 import { createHash } from 'crypto';
@@ -143,6 +144,8 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * asked.size);
   const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...asFlows(r), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
+  // Half of each stage's bootstrap fits run on the second core.
+  const bags = bagThread(opts.signal);
   // The next-step models of every fold, trained on the second core while the tasks are scored.
   const versions = new Map<IntentionGraph, number>();
   const ahead = [
@@ -158,7 +161,7 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   fq.push(...(await forwardQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.2, 0.05, 'scoring recurring tasks') })));
   const plainTasks = fq.length;
   fq.push(...(await forwardQueries(ctx, coldTasks, coldGraphs, w, { signal: opts.signal, onProgress: progress(0.25, 0.05, 'scoring new tools out of fold') })));
-  const fwd = fit('forward', fq, ordinaryTasks, plainTasks, FORWARD_SIGNALS, FITTED_FORWARD, w, opts.signal);
+  const fwd = await fit('forward', fq, ordinaryTasks, plainTasks, FORWARD_SIGNALS, FITTED_FORWARD, w, bags, opts.signal);
   FORWARD_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = fwd.weights[i]; });
 
   const sampled = sampleSteps(flows, MAX_STEPS);
@@ -167,7 +170,7 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   nq.push(...(await nextQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, ready, onProgress: progress(0.8, 0.1, 'scoring recurring steps') })));
   const plain = nq.length;
   nq.push(...(await nextQueries(ctx, folds, coldGraphs, w, { signal: opts.signal, steps: (t, i) => !!coldSteps.get(t)?.has(i), ready, onProgress: progress(0.9, 0.05, 'scoring new tools as next steps') })));
-  const nxt = fit('next', nq, ordinary, plain, NEXT_SIGNALS, FITTED_NEXT, w, opts.signal);
+  const nxt = await fit('next', nq, ordinary, plain, NEXT_SIGNALS, FITTED_NEXT, w, bags, opts.signal);
   const fitNext = steps >= MIN_FIT_STEPS;
   if (fitNext) NEXT_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = nxt.weights[i]; });
   const trees = fitNext && ordinary >= MIN_TREE_STEPS ? reranker(nq.slice(0, plain), nxt.weights, opts.signal) : undefined;
@@ -318,13 +321,13 @@ function every<T>(groups: T[][], cap: number): T[][] {
  * (readiness on the data at hand, the LLM's hints) keep the weight they had relative to the rest.
  * The metrics reported are the ordinary queries'.
  */
-function fit(kind: 'forward' | 'next', qs: FitQuery[], ordinary: number, plainEnd: number, names: readonly string[], fitted: readonly string[], w: Weights, signal?: AbortSignal): FitResult {
+async function fit(kind: 'forward' | 'next', qs: FitQuery[], ordinary: number, plainEnd: number, names: readonly string[], fitted: readonly string[], w: Weights, elsewhere: BagRunner | undefined, signal?: AbortSignal): Promise<FitResult> {
   const prior = names.map((n) => (w as unknown as Record<string, number>)[n]);
   const free = names.map((n, i) => (fitted.includes(n) ? i : -1)).filter((i) => i >= 0);
   const plain = qs.slice(0, ordinary);
-  const a = fitWeights(kind, qs.slice(0, plainEnd), prior, { free: free.filter((i) => !COLD_PARTS.includes(names[i])), signal });
+  const a = await fitWeightsAsync(kind, qs.slice(0, plainEnd), prior, { free: free.filter((i) => !COLD_PARTS.includes(names[i])), signal, elsewhere });
   const cold = free.filter((i) => COLD_PARTS.includes(names[i]));
-  const fitted2 = cold.length && qs.length > plainEnd ? fitWeights(kind, qs, a.weights, { free: cold, signal }).weights : a.weights;
+  const fitted2 = cold.length && qs.length > plainEnd ? (await fitWeightsAsync(kind, qs, a.weights, { free: cold, signal, elsewhere })).weights : a.weights;
   const sum = (ws: number[]) => free.reduce((acc, i) => acc + ws[i], 0);
   const scale = sum(fitted2) > 0 ? sum(prior) / sum(fitted2) : 1;
   const weights = fitted2.map((v, i) => (free.includes(i) ? Math.round(v * scale * 10000) / 10000 : v));

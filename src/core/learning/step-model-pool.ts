@@ -25,12 +25,17 @@ interface Job {
   started?: Promise<NextStepModel | undefined>;
 }
 
-/** Whether models can be trained ahead here (see the module's comment). */
-export function canTrainAhead(): boolean {
+/** Whether a fit may use a second thread: on the main thread, with two cores or more, unless GEOWEAVE_FIT_THREADS is 0. */
+export function fitThreadsAllowed(): boolean {
   const env = process.env.GEOWEAVE_FIT_THREADS;
   if (env !== undefined && env !== '' && !(Number(env) > 0)) return false;
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  return isMainThread && cores >= 2 && fs.existsSync(WORKER_JS);
+  return isMainThread && cores >= 2;
+}
+
+/** Whether models can be trained ahead here (see the module's comment). */
+export function canTrainAhead(): boolean {
+  return fitThreadsAllowed() && fs.existsSync(WORKER_JS);
 }
 
 export class StepModelPool {
