@@ -2,7 +2,10 @@
  * MODIS and VIIRS surface-reflectance files read whole as one multi-band scene
  * (io/reflectance-scene.ts): a MOD09A1-like HDF4 tile (sur_refl_b01…b07 int16, scale 0.0001, fill
  * −28672, valid_range −100 16000, with QA and state fields) and a VNP09GA-like HDF-EOS5 file (I bands
- * on a 500 m grid, M bands on a 1 km grid), written at test time by the HDF-EOS libraries. Band roles
+ * on a 500 m grid, M bands on a 1 km grid), an MCD43A4-like NBAR tile (Nadir_Reflectance_Band1…7
+ * beside the quality fields that are not stacked) and a MOD13Q1-like tile (red, NIR, blue and MIR
+ * reflectance, scale_factor 10000 as a divisor, beside NDVI, EVI, quality and angles), written at
+ * test time by the HDF-EOS libraries. Band roles
  * come from the MODIS/VIIRS band table; NDVI from the whole file equals numpy's NDVI of GDAL's
  * reading of the b01/b02 subdatasets (fill masked, scale applied); the scan lists the scene beside
  * its fields and readiness finds red and NIR in it; a damaged or incomplete file is refused naming
@@ -403,4 +406,213 @@ print(json.dumps({"bad": int((m[valid] != ref[valid]).sum()), "cloudy": int(ref[
     const gone = Array.from(nir).filter((v) => Number.isNaN(v)).length;
     assert.ok(gone >= d.cloudy && gone < W * H, `${gone} NIR pixels masked, ${d.cloudy} cloudy`);
   } finally { await m.close(); }
+});
+
+test('the band table: MCD43A4\'s Nadir_Reflectance_Band1…7 are MODIS bands 1-7, its quality fields none; MOD13\'s red, NIR, blue and MIR reflectance are bands 1, 2, 3, 7 on a MODIS grid only', () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((b) => reflectanceBand(`Nadir_Reflectance_Band${b}`)?.role ?? null), ['red', 'nir', 'blue', 'green', null, 'swir1', 'swir2']);
+  assert.deepEqual(reflectanceBand('Nadir_Reflectance_Band2'), reflectanceBand('sur_refl_b02'), 'the same MODIS band as MOD09\'s');
+  for (const q of ['BRDF_Albedo_Band_Mandatory_Quality_Band1', 'BRDF_Albedo_Band_Mandatory_Quality_Band7', 'Nadir_Reflectance_Band8']) assert.equal(reflectanceBand(q), undefined, q);
+  const G = 'MODIS_Grid_16DAY_250m_500m_VI';
+  assert.deepEqual(['red', 'NIR', 'blue', 'MIR'].map((w) => reflectanceBand(`250m 16 days ${w} reflectance`, G)?.band), ['b1', 'b2', 'b3', 'b7']);
+  assert.deepEqual(['red', 'NIR', 'blue', 'MIR'].map((w) => reflectanceBand(`250m 16 days ${w} reflectance`, G)?.role), ['red', 'nir', 'blue', 'swir2']);
+  assert.equal(reflectanceBand('1 km 16 days NIR reflectance', 'MODIS_Grid_16DAY_1km_VI')?.role, 'nir', 'MOD13A2');
+  assert.equal(reflectanceBand('500m 16 days MIR reflectance', 'MODIS_Grid_16DAY_500m_VI')?.nm[0], 2105, 'MOD13A1: MIR is band 7');
+  assert.equal(reflectanceBand('1 km monthly red reflectance', 'MOD_Grid_monthly_1km_VI')?.role, 'red', 'MOD13A3');
+  for (const other of ['250m 16 days NDVI', '250m 16 days EVI', '250m 16 days VI Quality', '250m 16 days view zenith angle', '250m 16 days composite day of the year', '250m 16 days pixel reliability']) assert.equal(reflectanceBand(other, G), undefined, other);
+  // VIIRS's VNP13 uses the same words for other bands: not MODIS bands, so no scene from the words alone.
+  assert.equal(reflectanceBand('500 m 16 days red reflectance', 'VIIRS_Grid_16Day_VI_500m'), undefined);
+  assert.equal(reflectanceBand('250m 16 days red reflectance'), undefined, 'no grid, no claim');
+});
+
+/**
+ * An MCD43A4-like (NBAR, collection 6.1) h18v04 tile: MOD_Grid_BRDF with the seven mandatory
+ * quality fields (uint8, fill 255) before the seven Nadir_Reflectance fields (int16, scale 0.0001,
+ * fill 32767, valid_range 0..32766), as the product lists them.
+ */
+const MCD43_GRID = 'MOD_Grid_BRDF';
+function mcd43Spec(file: string): { file: string; grids: EosGridSpec[] } {
+  const exprs: Record<number, string> = {
+    1: 'np.where(i % 53 == 7, 32767, np.where(i % 89 == 11, -150, 300 + (i * 37) % 2500))',
+    2: 'np.where(i % 61 == 3, 32767, np.where(i % 83 == 5, -20, 1500 + (i * 91) % 5000))',
+    3: '200 + (i * 13) % 900', 4: '400 + (i * 17) % 1200', 5: '2000 + (i * 19) % 3000', 6: '1000 + (i * 23) % 3000', 7: '500 + (i * 29) % 2500',
+  };
+  const b7 = [1, 2, 3, 4, 5, 6, 7];
+  return {
+    file,
+    grids: [{
+      name: MCD43_GRID, xdim: W, ydim: H, ul: [1111950.519667, 5559752.598333], lr: [2223901.039333, 4447802.078667], proj: 'SNSOID', sphere: -1, params: [6371007.181],
+      fields: [
+        ...b7.map((b): EosFieldSpec => ({
+          name: `BRDF_Albedo_Band_Mandatory_Quality_Band${b}`, dims: 'YDim,XDim', type: 'uint8', shape: [H, W], tile: [30, 40], comp: 4, fill: 255, expr: `np.where(i % ${40 + b} == 0, 255, (i + ${b}) % 2)`,
+          attrs: { long_name: `BRDF_Albedo_Band_Mandatory_Quality_Band${b}`, units: 'concatenated flags', valid_range: ['uint8', [0, 254]] },
+        })),
+        ...b7.map((b): EosFieldSpec => ({
+          name: `Nadir_Reflectance_Band${b}`, dims: 'YDim,XDim', type: 'int16', shape: [H, W], tile: [30, 40], comp: 4, fill: 32767, expr: exprs[b],
+          attrs: {
+            long_name: `Nadir_Reflectance_Band${b}`, units: 'reflectance, no units', valid_range: ['int16', [0, 32766]],
+            scale_factor: ['float64', [0.0001]], scale_factor_err: ['float64', [0]], add_offset: ['float64', [0]], add_offset_err: ['float64', [0]], calibrated_nt: ['int32', [5]],
+          },
+        })),
+      ],
+    }],
+  };
+}
+
+test('an MCD43A4-like file given whole is one 7-band scene of its Nadir_Reflectance fields, quality fields not stacked; its samples and NDVI equal GDAL\'s; the scan lists it and ndvi is ready', { skip: skipWhy('the MCD43A4 scene test', hdf4LibsMissing), timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-mcd43-scene-');
+  const name = 'MCD43A4.A2023001.h18v04.061.2023010041530.hdf';
+  const file = path.join(dir, name);
+  writeHdf4(mcd43Spec(file));
+  const eos = (field: string) => `HDF4_EOS:EOS_GRID:"${file}":${MCD43_GRID}:${field}`;
+  const ref = pyJson(`
+import sys, json
+from osgeo import gdal
+print(json.dumps([gdal.Open(sys.argv[1] + str(b)).ReadAsArray().flatten().tolist() for b in range(1, 8)]))`, eos('Nadir_Reflectance_Band'));
+  const ds = await openRaster(file);
+  try {
+    assert.equal(ds.bandCount, 7);
+    assert.deepEqual(ds.bandDescriptions, [1, 2, 3, 4, 5, 6, 7].map((b) => `Nadir_Reflectance_Band${b}`), 'the quality fields are not stacked');
+    assert.deepEqual(ds.bandRoles, ['red', 'nir', 'blue', 'green', null, 'swir1', 'swir2']);
+    assert.deepEqual([ds.width, ds.height, ds.dtype, ds.nodata], [W, H, 'int16', 32767]);
+    assert.deepEqual(ds.scales, new Array(7).fill(0.0001));
+    assert.equal(ds.warnings, undefined);
+    for (let b = 1; b <= 7; b++) assert.deepEqual(Array.from(await ds.readWindowRaw(b, 0, 0, W, H)), ref[b - 1], `band ${b} equals GDAL's Nadir_Reflectance_Band${b}`);
+    const nir = await ds.readWindow(2, 0, 0, W, 1);
+    assert.ok(Number.isNaN(nir[3]) && Number.isNaN(nir[5]) && Math.abs(nir[0] - 0.15) < 1e-6, `fill and DN −20 (below valid_range 0) are NaN, DN 1500 is 0.15: ${nir.slice(0, 6)}`);
+  } finally { await ds.close(); }
+
+  const run = await runTool('ndvi', { image: name }, { outDir: path.join(dir, 'out'), cwd: dir });
+  const out = Object.values(run.outputs).find((o) => o.type === 'raster')!.path;
+  const d = pyJson(PY_NDVI, eos('Nadir_Reflectance_Band1'), eos('Nadir_Reflectance_Band2'), out);
+  assert.equal(d.scale, 0.0001, 'GDAL reads the same scale');
+  assert.ok(d.n > 4000 && d.max < 1e-6, `NDVI equals numpy over GDAL (max |diff| ${d.max} over ${d.n} pixels)`);
+  assert.ok(d.sameMask, 'nodata exactly where either band is fill or outside valid_range');
+  assert.ok(d.outside > 50, `GDAL passes ${d.outside} values outside valid_range on: the masking is tested`);
+  console.log(`MCD43A4 scene NDVI vs GDAL+numpy: max |diff| ${d.max} over ${d.n} pixels, ${d.outside} out-of-range values masked`);
+
+  const data = await scanDataFolder(dir);
+  const paths = data.items.map((it) => it.path);
+  assert.ok(paths.includes(name) && paths.includes(`${name}#Nadir_Reflectance_Band1`) && paths.includes(`${name}#BRDF_Albedo_Band_Mandatory_Quality_Band1`), paths.join(', '));
+  assert.deepEqual(data.items.find((it) => it.path === name)!.bands?.map((b) => b.role ?? null), ['red', 'nir', 'blue', 'green', null, 'swir1', 'swir2']);
+  const ready = executability(manifest('ndvi'), { items: data.items.filter((it) => !it.path.startsWith('out')) });
+  assert.equal(ready.ready, true, ready.notes.join(' | '));
+  assert.deepEqual(ready.args, { image: name, red: 1, nir: 2 });
+  // A quality field stays readable by name.
+  const q = await openRaster(`${file}#BRDF_Albedo_Band_Mandatory_Quality_Band2`);
+  assert.deepEqual([q.bandCount, q.dtype, q.nodata], [1, 'uint8', 255]);
+  await q.close();
+});
+
+/**
+ * A MOD13Q1-like tile: MODIS_Grid_16DAY_250m_500m_VI with the product's twelve fields in its order;
+ * the four reflectance fields int16, fill −1000, valid_range 0..10000 and scale_factor 10000 (MODIS's
+ * divisor: reflectance = DN / 10000, as for its NDVI), with fill holes and values outside the range.
+ */
+const MOD13_GRID = 'MODIS_Grid_16DAY_250m_500m_VI';
+function mod13Spec(file: string): { file: string; grids: EosGridSpec[] } {
+  const f = (name: string, type: string, fill: number, expr: string, attrs: EosFieldSpec['attrs']): EosFieldSpec => ({ name: `250m 16 days ${name}`, dims: 'YDim,XDim', type, shape: [H, W], tile: [30, 40], comp: 4, fill, expr, attrs: { long_name: `250m 16 days ${name}`, ...attrs } });
+  const scaled = (units: string, lo: number, hi: number) => ({ units, valid_range: ['int16', [lo, hi]] as [string, number[]], scale_factor: ['float64', [10000]] as [string, number[]], scale_factor_err: ['float64', [0]] as [string, number[]], add_offset: ['float64', [0]] as [string, number[]], add_offset_err: ['float64', [0]] as [string, number[]], calibrated_nt: ['int32', [5]] as [string, number[]] });
+  return {
+    file,
+    grids: [{
+      name: MOD13_GRID, xdim: W, ydim: H, ul: [1111950.519667, 5559752.598333], lr: [2223901.039333, 4447802.078667], proj: 'SNSOID', sphere: -1, params: [6371007.181],
+      fields: [
+        f('NDVI', 'int16', -3000, '(i * 7919) % 12000 - 2000', scaled('NDVI', -2000, 10000)),
+        f('EVI', 'int16', -3000, '(i * 7907) % 12000 - 2000', scaled('EVI', -2000, 10000)),
+        f('VI Quality', 'uint16', 65535, '(i * 2654435761) % 65536', { units: 'bits', valid_range: ['uint16', [0, 65534]] }),
+        f('red reflectance', 'int16', -1000, 'np.where(i % 53 == 7, -1000, np.where(i % 89 == 11, 12000, 300 + (i * 37) % 2500))', scaled('reflectance', 0, 10000)),
+        f('NIR reflectance', 'int16', -1000, 'np.where(i % 61 == 3, -1000, np.where(i % 83 == 5, -50, 1500 + (i * 91) % 5000))', scaled('reflectance', 0, 10000)),
+        f('blue reflectance', 'int16', -1000, '200 + (i * 13) % 900', scaled('reflectance', 0, 10000)),
+        f('MIR reflectance', 'int16', -1000, '500 + (i * 29) % 2500', scaled('reflectance', 0, 10000)),
+        f('view zenith angle', 'int16', -10000, '(i * 3) % 6000', scaled('degrees', -9000, 9000)),
+        f('sun zenith angle', 'int16', -10000, '(i * 5) % 6000', scaled('degrees', -9000, 9000)),
+        f('relative azimuth angle', 'int16', -4000, '(i * 7) % 3600', scaled('degrees', -3600, 3600)),
+        f('composite day of the year', 'int16', -1, '1 + i % 16', { units: 'Julian day of year', valid_range: ['int16', [1, 366]] }),
+        f('pixel reliability', 'int8', -1, '(i % 5) - 1', { units: 'rank', valid_range: ['int8', [0, 3]] }),
+      ],
+    }],
+  };
+}
+
+test('a MOD13Q1-like file given whole is the 4-band scene of its red, NIR, blue and MIR reflectance (bands 1, 2, 3, 7), not its NDVI, EVI, quality or angles; reflectance = DN / 10000; NDVI equals numpy over GDAL', { skip: skipWhy('the MOD13 scene test', hdf4LibsMissing), timeout: 300_000 }, async () => {
+  const dir = tmpDir('gw-mod13-scene-');
+  const name = 'MOD13Q1.A2023001.h18v04.061.2023020010101.hdf';
+  const file = path.join(dir, name);
+  writeHdf4(mod13Spec(file));
+  const eos = (w: string) => `HDF4_EOS:EOS_GRID:"${file}":${MOD13_GRID}:250m 16 days ${w}`;
+  const words = ['red reflectance', 'NIR reflectance', 'blue reflectance', 'MIR reflectance'];
+  const ref = pyJson(`
+import sys, json
+from osgeo import gdal
+out = []
+for n in sys.argv[1:]:
+    d = gdal.Open(n); b = d.GetRasterBand(1); out.append({"raw": b.ReadAsArray().flatten().tolist(), "scale": b.GetScale(), "nodata": b.GetNoDataValue()})
+print(json.dumps(out))`, ...words.map(eos));
+  const ds = await openRaster(file);
+  try {
+    assert.equal(ds.bandCount, 4);
+    assert.deepEqual(ds.bandDescriptions, words.map((w) => `250m 16 days ${w}`));
+    assert.deepEqual(ds.bandRoles, ['red', 'nir', 'blue', 'swir2']);
+    assert.deepEqual([ds.width, ds.height, ds.dtype, ds.nodata], [W, H, 'int16', -1000]);
+    // GDAL reports scale 10000 (DN × 10000); MODIS means DN / 10000, as the reader reads MOD13's NDVI.
+    assert.deepEqual(ref.map((r: { scale: number }) => r.scale), [10000, 10000, 10000, 10000]);
+    assert.deepEqual(ds.scales, new Array(4).fill(1 / 10000));
+    assert.match(ds.warnings?.join(' ') ?? '', /250m 16 days red reflectance: scale_factor is 10000, read as MODIS documents it: value = DN \/ 10000/);
+    for (let b = 1; b <= 4; b++) {
+      assert.deepEqual(Array.from(await ds.readWindowRaw(b, 0, 0, W, H)), ref[b - 1].raw, `band ${b} equals GDAL's ${words[b - 1]}`);
+    }
+    const red = await ds.readWindow(1, 0, 0, W, H);
+    let maxDiff = 0, masked = 0;
+    ref[0].raw.forEach((dn: number, k: number) => {
+      if (dn === -1000 || dn < 0 || dn > 10000) { if (Number.isNaN(red[k])) masked++; return; }
+      maxDiff = Math.max(maxDiff, Math.abs(red[k] - dn / 10000));
+    });
+    assert.ok(maxDiff < 1e-7, `red = GDAL's DN / 10000 (max |diff| ${maxDiff})`);
+    assert.equal(masked, ref[0].raw.filter((dn: number) => dn === -1000 || dn > 10000).length, 'fill and DN 12000 (above valid_range) are NaN');
+    console.log(`MOD13Q1 scene red vs GDAL's DN / 10000: max |diff| ${maxDiff}, ${masked} fill or out-of-range pixels NaN`);
+  } finally { await ds.close(); }
+
+  const run = await runTool('ndvi', { image: name }, { outDir: path.join(dir, 'out'), cwd: dir });
+  const out = Object.values(run.outputs).find((o) => o.type === 'raster')!.path;
+  // PY_NDVI multiplies by GDAL's scale (10000): NDVI is a ratio, the same under DN × s or DN / s.
+  const d = pyJson(PY_NDVI, eos('red reflectance'), eos('NIR reflectance'), out);
+  assert.ok(d.n > 4000 && d.max < 1e-6, `NDVI equals numpy over GDAL (max |diff| ${d.max} over ${d.n} pixels)`);
+  assert.ok(d.sameMask, 'nodata exactly where either band is fill or outside valid_range');
+  assert.ok(d.outside > 50, `GDAL passes ${d.outside} values outside valid_range on: the masking is tested`);
+  console.log(`MOD13Q1 scene NDVI vs GDAL+numpy: max |diff| ${d.max} over ${d.n} pixels, ${d.outside} out-of-range values masked`);
+
+  // EVI takes reflectance (its constants assume 0..1): it equals numpy's over GDAL's DN / 10000, so the divisor is applied, not GDAL's × 10000.
+  const evi = await runTool('evi', { image: name }, { outDir: path.join(dir, 'evi'), cwd: dir });
+  const e = pyJson(`
+import sys, json, numpy as np
+from osgeo import gdal
+keep = []
+def refl(n):
+    d = gdal.Open(n); keep.append(d); a = d.GetRasterBand(1).ReadAsArray().astype(np.float64)
+    return a / 10000, (a >= 0) & (a <= 10000)
+(r, rok), (n, nok), (b, bok) = refl(sys.argv[1]), refl(sys.argv[2]), refl(sys.argv[3])
+od = gdal.Open(sys.argv[4]); out = od.GetRasterBand(1).ReadAsArray().astype(np.float64); nd = od.GetRasterBand(1).GetNoDataValue()
+ref = 2.5 * (n - r) / (n + 6 * r - 7.5 * b + 1)
+ok = rok & nok & bok & np.isfinite(out) & (out != nd if nd is not None else True)
+print(json.dumps({"max": float(np.abs(ref[ok] - out[ok]).max()), "n": int(ok.sum()), "valid": int((rok & nok & bok).sum())}))`, eos('red reflectance'), eos('NIR reflectance'), eos('blue reflectance'), Object.values(evi.outputs).find((o) => o.type === 'raster')!.path);
+  assert.ok(e.n > 4000 && e.n === e.valid && e.max < 1e-5, `EVI equals numpy over GDAL's DN / 10000: ${JSON.stringify(e)}`);
+  console.log(`MOD13Q1 scene EVI vs GDAL DN/10000 + numpy: max |diff| ${e.max} over ${e.n} pixels`);
+
+  // Green is not in MOD13 at all: the refusal says so and where to take it.
+  await assert.rejects(runTool('ndwi', { image: name }, { outDir: path.join(dir, 'o2'), cwd: dir }), (e: Error) => {
+    assert.match(e.message, /MOD13Q1\.A2023001\.h18v04\.061\.2023020010101\.hdf: no band of the reflectance scene on grid "MODIS_Grid_16DAY_250m_500m_VI" is green .*MOD13\/MYD13 keeps only red, NIR, blue and MIR reflectance .*take green from a MOD09A1 file of the same tile and period/);
+    return true;
+  });
+  // The file's own NDVI stays one field by name.
+  const own = await openRaster(`${file}#250m 16 days NDVI`);
+  assert.equal(own.bandCount, 1);
+  await own.close();
+
+  const data = await scanDataFolder(dir);
+  const paths = data.items.map((it) => it.path);
+  assert.ok(paths.includes(name) && paths.includes(`${name}#250m 16 days NDVI`) && paths.includes(`${name}#250m 16 days MIR reflectance`), paths.join(', '));
+  assert.deepEqual(data.items.find((it) => it.path === name)!.bands?.map((b) => b.role ?? null), ['red', 'nir', 'blue', 'swir2']);
+  const ready = executability(manifest('ndvi'), { items: data.items.filter((it) => !/^(out|o2|evi)\//.test(it.path)) });
+  assert.equal(ready.ready, true, ready.notes.join(' | '));
+  assert.deepEqual(ready.args, { image: name, red: 1, nir: 2 });
 });

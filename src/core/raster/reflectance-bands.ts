@@ -1,12 +1,17 @@
 /**
  * The surface-reflectance fields of MODIS (MOD09GA/MYD09GA, MOD09A1/MYD09A1, MOD09Q1/MYD09Q1,
- * MOD09GQ) and VIIRS (VNP09GA, VNP09H1, VNP09A1, VJ1…) land products, by field name, with the band
- * each holds and the role that band plays in an index. A product stores one field per band, so
- * these names are the only place a band's role can come from: no field says "red".
+ * MOD09GQ; MCD43A4's BRDF-adjusted nadir reflectance; MOD13/MYD13's red, NIR, blue and MIR) and
+ * VIIRS (VNP09GA, VNP09H1, VNP09A1, VJ1…) land products, by field name, with the band each holds
+ * and the role that band plays in an index. A product stores one field per band, so these names
+ * are the only place a band's role can come from: no field says "red".
  */
 
 /** A reflectance band of a field: the sensor's name for it, its spectral range (nm) and its role, if an index uses it. */
-export interface ReflectanceBand { sensor: 'MODIS' | 'VIIRS'; band: string; nm: [number, number]; role?: string }
+export interface ReflectanceBand {
+  sensor: 'MODIS' | 'VIIRS'; band: string; nm: [number, number]; role?: string;
+  /** MOD13/MYD13: a vegetation-index product that keeps only four of the seven bands (so a missing role is no damage). */
+  vi?: true;
+}
 
 /** MODIS bands 1-7 (the land bands MOD09 carries). Band 5 (1240 nm) plays no role in the indices. */
 const MODIS: Record<number, Omit<ReflectanceBand, 'sensor' | 'band'>> = {
@@ -26,13 +31,30 @@ const VIIRS: Record<string, Omit<ReflectanceBand, 'sensor' | 'band'>> = {
 };
 
 /**
- * The band a field holds: MODIS `sur_refl_b01`…`sur_refl_b07` (MOD09GA adds `_1`, the first
- * observation), VIIRS `SurfReflect_I1`, `SurfReflect_M5` (VNP09GA adds `_1`); undefined for any
- * other field (QA, angles, observation counts).
+ * MOD13/MYD13's reflectance fields by colour word (`250m 16 days red reflectance`, MOD13A2's
+ * `1 km 16 days NIR reflectance`, MOD13A3's `1 km monthly blue reflectance`, MOD13C1's
+ * `CMG 0.05 Deg 16 days MIR reflectance`): the MODIS band behind each, per the MOD13 user guide.
+ * "MIR" is band 7 (2105–2155 nm), the role swir2, not band 6.
  */
-export function reflectanceBand(field: string): ReflectanceBand | undefined {
-  const m = /^sur_refl_b0?([1-7])(?:_1)?$/i.exec(field);
+const MOD13_WORD: Record<string, number> = { red: 1, nir: 2, blue: 3, mir: 7 };
+
+/**
+ * The band a field holds: MODIS `sur_refl_b01`…`sur_refl_b07` (MOD09GA adds `_1`, the first
+ * observation), MCD43A4 `Nadir_Reflectance_Band1`…`Band7` (the same MODIS bands, BRDF-adjusted;
+ * not its `BRDF_Albedo_Band_Mandatory_Quality_Band1`…), MOD13 `250m 16 days red reflectance` and
+ * the like, VIIRS `SurfReflect_I1`, `SurfReflect_M5` (VNP09GA adds `_1`); undefined for any other
+ * field (QA, angles, observation counts, NDVI/EVI). `grid`: the field's grid; MOD13's names count
+ * only on a MODIS grid (`MODIS_Grid_16DAY_250m_500m_VI`, `MOD_Grid_monthly_1km_VI`), since VIIRS's
+ * VNP13 uses the same words for other bands (its red is I1, its blue M3) on `VIIRS_Grid_…`.
+ */
+export function reflectanceBand(field: string, grid?: string): ReflectanceBand | undefined {
+  const m = /^sur_refl_b0?([1-7])(?:_1)?$/i.exec(field) ?? /^Nadir_Reflectance_Band([1-7])$/.exec(field);
   if (m) return { sensor: 'MODIS', band: `b${m[1]}`, ...MODIS[Number(m[1])] };
+  const vi = /^(?:\d+ ?k?m|CMG 0\.05 Deg) (?:16 days|monthly) (red|NIR|blue|MIR) reflectance$/i.exec(field);
+  if (vi && grid !== undefined && /^MOD/i.test(grid)) {
+    const b = MOD13_WORD[vi[1].toLowerCase()];
+    return { sensor: 'MODIS', band: `b${b}`, ...MODIS[b], vi: true };
+  }
   const v = /^SurfReflect_([IM]\d{1,2})(?:_1)?$/i.exec(field);
   const b = v?.[1].toUpperCase();
   if (b && VIIRS[b]) return { sensor: 'VIIRS', band: b, ...VIIRS[b] };

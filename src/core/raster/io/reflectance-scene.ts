@@ -1,6 +1,7 @@
 /**
  * A MODIS or VIIRS surface-reflectance file read as one multi-band scene: the reflectance fields of
- * one grid (MOD09A1's sur_refl_b01…b07, VNP09GA's SurfReflect_I1…I3) stacked in band order, each
+ * one grid (MOD09A1's sur_refl_b01…b07, MCD43A4's Nadir_Reflectance_Band1…7, MOD13Q1's red, NIR,
+ * blue and MIR reflectance, VNP09GA's SurfReflect_I1…I3) stacked in band order, each
  * band's role from the sensor's band table (reflectance-bands.ts), so `ndvi` and `band_math` take
  * the file whole as they take a Landsat stack. The products store one field per band and GDAL reads
  * them one subdataset at a time (an analyst stacks them with `gdalbuildvrt -separate`); fields of
@@ -24,13 +25,13 @@ const order = (b: ReflectanceBand) => (b.band.startsWith('M') ? 100 : 0) + Numbe
 /**
  * The reflectance scene of a file's grid fields: of the grid `named`, else of the grid with most
  * pixels among those holding red and NIR (VNP09GA's 500 m I bands rather than its 1 km M bands),
- * else of the one holding most reflectance bands; undefined when no grid holds two (MOD13, MOD11:
+ * else of the one holding most reflectance bands; undefined when no grid holds two (MOD11, MCD12Q1:
  * those files are read a field at a time) or `named` is no grid with reflectance fields.
  */
 export function sceneFields(fields: GridField[], named?: string): SceneChoice | undefined {
   const grids = new Map<string, { size: number; bands: SceneChoice['bands'] }>();
   for (const f of fields) {
-    const band = reflectanceBand(f.field);
+    const band = reflectanceBand(f.field, f.grid);
     if (!band) continue;
     const g = grids.get(f.grid) ?? { size: f.xdim * f.ydim, bands: [] };
     // The same band twice on one grid (MOD09GA's later observations carry other suffixes): the first.
@@ -116,7 +117,10 @@ export class FieldStack implements RasterDataset {
     const base = path.basename(this.file);
     const where = elsewhere
       ? `its ${role} band, ${bandLabel(elsewhere.bands.find((b) => b.role === role)!)}, is on grid "${elsewhere.grid}", another pixel size: name that grid's scene as ${base}#${elsewhere.grid}`
-      : `the file holds no ${role} band (${this.scene.bands[0].band.sensor === 'MODIS' ? 'MODIS' : 'VIIRS'} surface reflectance is expected to carry it); use a complete product file, or give the band from another file as a mapping (image='{"${role}": "…", …}')`;
+      // MOD13 keeps four bands by design: its file is complete, the band is in MOD09 of the same tile.
+      : this.scene.bands[0].band.vi
+        ? `MOD13/MYD13 keeps only red, NIR, blue and MIR reflectance (MODIS bands 1, 2, 3, 7) beside its NDVI and EVI; take ${role} from a MOD09A1 file of the same tile and period, as a mapping (image='{"${role}": "MOD09A1….hdf#sur_refl_b0…", …}')`
+        : `the file holds no ${role} band (${this.scene.bands[0].band.sensor === 'MODIS' ? 'MODIS' : 'VIIRS'} surface reflectance is expected to carry it); use a complete product file, or give the band from another file as a mapping (image='{"${role}": "…", …}')`;
     return `${this.source}: no band of the reflectance scene on grid "${this.scene.grid}" is ${role} (it holds ${have}); ${where}`;
   }
 
