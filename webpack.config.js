@@ -1,5 +1,5 @@
 // Bundles the extension into dist/extension.js (plus the raster engine's worker, which the engine
-// looks up next to itself as pixel-worker.js and strip-worker.js, and the fit's step-model-worker.js). Native addons and heavy ESM packages stay external:
+// looks up next to itself as pixel-worker.js and strip-worker.js, and the fit's step-model-worker.js and bag-worker.js). Native addons and heavy ESM packages stay external:
 // hnswlib-node ships in node_modules; transformers.js gets its own bundle (third config below).
 // A second config bundles the notebook result renderer (with OpenLayers and proj4) into dist/result-renderer.js.
 'use strict';
@@ -35,6 +35,8 @@ const extension = {
     'jp2-worker': './src/core/raster/io/jp2/jp2-worker.ts',
     // A fusion fit trains its folds' next-step models on it (learning/step-model-pool.ts looks for it next to the bundle); without it, inline.
     'step-model-worker': './src/core/learning/step-model-worker.ts',
+    // …and half of its bootstrap fits (fusion/bag-thread.ts); without it, inline.
+    'bag-worker': './src/core/fusion/bag-worker.ts',
   },
   output: {
     path: path.resolve(__dirname, 'dist'),

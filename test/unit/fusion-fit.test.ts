@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fitWeights, FitQuery, metricsMoved } from '../../src/core/fusion/fit';
+import { bagFits, fitWeights, fitWeightsAsync, FitQuery, metricsMoved, type BagRunner } from '../../src/core/fusion/fit';
+import { packJob, unpackJob } from '../../src/core/fusion/bag-pack';
+import { bagThread } from '../../src/core/fusion/bag-thread';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
 /** Queries of `n` candidates with three parts: an informative one, a noisy copy of it, and noise. */
@@ -96,4 +98,18 @@ test('fit: a tried move is scored as a full sort scores it, for sparse parts, ti
       }
     }
   }
+});
+
+test('fit: bootstrap fits run elsewhere (packed for another thread) give the weights of the fit that runs them all; a runner that gives none leaves them to the fit', async () => {
+  const qs = synthetic(300, 5);
+  for (const q of qs) q.cols.push(Float32Array.from({ length: q.n }, (_, i) => (i % 3 === 0 ? 0 : (i * 7919) % 13 / 13)));
+  const prior = [1, 0.2, 0, 0.1];
+  const whole = fitWeights('next', qs, prior);
+  let asked = 0;
+  const packed: BagRunner = async (job) => { asked += job.samples.length; const { packed: p } = packJob(job); return bagFits(unpackJob(p)); };
+  assert.deepEqual((await fitWeightsAsync('next', qs, prior, { elsewhere: packed })).weights, whole.weights);
+  assert.equal(asked, 4, 'half of the 8 bootstrap fits');
+  assert.deepEqual((await fitWeightsAsync('next', qs, prior, { elsewhere: async () => undefined })).weights, whole.weights);
+  const thread = bagThread();
+  if (thread) assert.deepEqual((await fitWeightsAsync('next', qs, prior, { elsewhere: thread })).weights, whole.weights, 'on a real thread');
 });
