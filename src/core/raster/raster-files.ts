@@ -6,10 +6,11 @@
  * and NetCDF files, classic and NetCDF-4 (.nc, .nc4), with HDF5 files laid out as NetCDF-4 or as
  * HDF-EOS5 grids (.h5, .hdf5, .he5), HDF4 files as MODIS land products come (.hdf), ERDAS
  * Imagine files (.img: NLCD; an ENVI .img is read through the .hdr beside it), and GRIB files
- * (.grib, .grib2, .grb, .grb2: ERA5, GFS, ECMWF open data; one band per field). Arguments that pass paths to a
+ * (.grib, .grib2, .grb, .grb2: ERA5, GFS, ECMWF open data; one band per field, or one message as
+ * `gfs.grib2#5`). Arguments that pass paths to a
  * team's own tools accept what those tools may read.
  */
-export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img|grib2?|grb2?)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$/i;
+export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img|grib2?|grb2?)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$|\.(grib2?|grb2?)#[^#\\]+$/i;
 
 /** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 and HDF-EOS5 fields. */
 export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf)$/i;
@@ -34,9 +35,18 @@ export function hdf4Field(p: string): { file: string; variable: string } | undef
   return m ? { file: m[1], variable: m[2] } : undefined;
 }
 
-/** The layer a path names in a file of several (a NetCDF variable, an HDF4 field), and its file. */
+/**
+ * `gfs.grib2#5`, `era5.grib#2T`, `gfs.grib2#TMP:2-HTGL`: one message of a GRIB file, by its band
+ * number as GDAL numbers them, its element, or element and level (io/grib-select.ts says which match).
+ */
+export function gribMessage(p: string): { file: string; variable: string } | undefined {
+  const m = /^(.*\.(?:grib2?|grb2?))#([^#\\]+)$/i.exec(p);
+  return m ? { file: m[1], variable: m[2] } : undefined;
+}
+
+/** The layer a path names in a file of several (a NetCDF variable, an HDF4 field, a GRIB message), and its file. */
 export function fileLayer(p: string): { file: string; variable: string } | undefined {
-  return netcdfVariable(p) ?? hdf4Field(p);
+  return netcdfVariable(p) ?? hdf4Field(p) ?? gribMessage(p);
 }
 
 /** JPEG 2000 by extension (the reader decodes on threads of its own; see io/jp2/decode-pool.ts). */

@@ -62,6 +62,8 @@ export interface RasterDataset {
   missingRole?(role: string): string;
   /** Each band's units as the file states them (HDF and NetCDF `units`), null where it states none. */
   units?: (string | null)[];
+  /** Each band's metadata items as gdalinfo lists them (a GRIB field's GRIB_ELEMENT, GRIB_VALID_TIME…). */
+  bandMetadata?: Record<string, string>[];
   /** One band window as float32, scale/offset applied, nodata (and NaN) → NaN. band is 1-based. */
   readWindow(band: number, x: number, y: number, w: number, h: number, signal?: AbortSignal): Promise<Float32Array>;
   /** Raw typed array of one band window without scaling (for class/mask rasters). */
@@ -934,7 +936,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (src.includes('\0')) throw new RasterError(`${JSON.stringify(src.slice(0, 200))}: raster path contains a NUL character`);
   let source = src;
   let jp2 = false, vrt = false, hgt = false, asc = false, dted = false, nc = false, hdf4 = false, hfa = false, grib = false;
-  // "era5.nc#t2m", "MOD13Q1.hdf#250m 16 days NDVI": one layer of a file of several.
+  // "era5.nc#t2m", "MOD13Q1.hdf#250m 16 days NDVI", "gfs.grib2#5": one layer of a file of several.
   const ncVar = !isRemote(src) ? fileLayer(src) : undefined;
   if (ncVar) src = ncVar.file;
   let envi: { hdr: string; data: string } | undefined, ehdr: typeof envi;
@@ -967,7 +969,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
       else if (!ok && hdf4Reader().isHdf4(head)) hdf4 = true;
       else if (!ok && await isVrt(fh)) vrt = true;
       else if (!ok) throw new RasterError(`${source}: not a TIFF file (${sniff(head)})`);
-      if (ncVar && !nc && !hdf4) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF or HDF file, and this is not one (${ok ? 'it is a TIFF' : sniff(head)})`);
+      if (ncVar && !nc && !hdf4 && !grib) throw new RasterError(`${source}: "#${ncVar.variable}" names a variable of a NetCDF or HDF file or a GRIB message, and this is not one of those (${ok ? 'it is a TIFF' : sniff(head)})`);
     } finally { await fh.close(); }
   }
   if (vrt) return openVrt(source, opts.vrtDepth ?? 0, opts.signal);
@@ -980,7 +982,7 @@ export async function openRaster(src: string, opts: { cwd?: string; signal?: Abo
   if (nc) return opened(await netcdfReader().openNetcdf(source, fail, ncVar?.variable));
   if (hdf4) return opened(await hdf4Reader().openHdf4Raster(source, fail, ncVar?.variable));
   if (dted) return opened(new (dtedReader().DtedDataset)(source, fail));
-  if (grib) return opened(new (gribReader().GribDataset)(source, fail));
+  if (grib) return opened(new (gribReader().GribDataset)(source, fail, ncVar?.variable));
   if (asc) return opened(new (asciiGridReader().AsciiGridDataset)(source, fail));
   if (hgt) return opened(new (hgtReader().HgtDataset)(source, fail));
   if (isRemote(src) && /\.vrt$/i.test(src.split(/[?#]/)[0])) {

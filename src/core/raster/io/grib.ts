@@ -11,6 +11,9 @@
  * incorrect"): values placed where they are not, which a notebook would compute with silently. A
  * file of several grids is rare in practice (ECMWF open data and GFS files are on one grid each), so
  * the first grid's bands, equal to GDAL's, and a clear note of the rest serve better than layers.
+ *
+ * `file.grib2#N` (or `#TMP`, `#TMP:2-HTGL`: grib-select.ts) opens one field as a one-band raster on its
+ * own grid, so a field on another grid than the first is read there too.
  */
 import * as fs from 'fs';
 import type { GeoInfo, RasterDataset } from './dataset';
@@ -21,6 +24,8 @@ import { gridCrs, lonLatPlacement, northUp, projectedPlacement, type GribGrid } 
 import { grib2Fields, type GribField, type ReadAt } from './grib2-sections';
 import { grib1Field } from './grib1-sections';
 import { decodeField } from './grib-decode';
+import { selectField } from './grib-select';
+import * as path from 'node:path';
 
 /** Bytes at the start searched for "GRIB" (GDAL allows a WMO bulletin header before the first message). */
 const SEARCH_HEAD = 1024;
@@ -57,10 +62,16 @@ export class GribDataset implements RasterDataset {
   /** Decoded bands (north-up rows), most recently used last. */
   private cache = new Map<number, Promise<Float64Array>>();
 
-  constructor(readonly source: string, private fail: (message: string) => Error) {}
+  /** The name that opens this raster again (`gfs.grib2#5` for one message): the pixel pipeline reopens its inputs by it. Messages name the file. */
+  readonly source: string;
+
+  /** `selector`: the one message to read (`5`, `TMP`, `TMP:2-HTGL`), for `file#selector`; every field on the first grid otherwise. */
+  constructor(private readonly file: string, private fail: (message: string) => Error, private readonly selector?: string) {
+    this.source = selector === undefined ? file : `${file}#${selector}`;
+  }
 
   private readonly readAt: ReadAt = async (at, n) => {
-    if (!this.fh) throw this.fail(`${this.source}: dataset is closed`);
+    if (!this.fh) throw this.fail(`${this.file}: dataset is closed`);
     if (at < 0 || n < 0 || at + n > this.size) throw new Error(`a read of ${n} bytes at ${at} runs past the end of the file (${this.size} bytes); the file is cut short`);
     const b = Buffer.alloc(n);
     const { bytesRead } = await this.fh.read(b, 0, n, at);
@@ -69,15 +80,16 @@ export class GribDataset implements RasterDataset {
   };
 
   async init(signal?: AbortSignal): Promise<void> {
-    this.fh = await fs.promises.open(this.source, 'r');
+    this.fh = await fs.promises.open(this.file, 'r');
     try {
       this.size = (await this.fh.stat()).size;
       await this.listFields(signal);
+      if (this.selector !== undefined) this.fields = [this.fields[selectField(this.fields, this.selector, this.file) - 1]];
       this.place();
     } catch (e) {
       await this.close();
       if (signal?.aborted) throw e;
-      throw this.fail(`${this.source}: ${(e as Error).message.replace(`${this.source}: `, '')}`);
+      throw this.fail(`${this.file}: ${(e as Error).message.replace(`${this.file}: `, '')}`);
     }
   }
 
@@ -94,7 +106,7 @@ export class GribDataset implements RasterDataset {
         // Padding between messages (some archives align to 4 or 8 bytes): look a little further.
         const next = (await this.readAt(at, Math.min(SEARCH_HEAD, this.size - at))).indexOf('GRIB');
         if (next > 0) { at += next; m--; continue; }
-        if (this.fields.length) { (this.warnings ??= []).push(`${this.source}: ${this.size - at} bytes after message ${m - 1} are not a GRIB message; ignored`); break; }
+        if (this.fields.length) { (this.warnings ??= []).push(`${this.file}: ${this.size - at} bytes after message ${m - 1} are not a GRIB message; ignored`); break; }
         throw new Error(`message ${m} does not start with "GRIB"`);
       }
       const edition = h[7];
@@ -121,20 +133,20 @@ export class GribDataset implements RasterDataset {
     if ('refused' in first.grid) throw new Error(first.grid.refused);
     const g = first.grid;
     if (!(g.nx >= 1 && g.ny >= 1) || g.nx > MAX_RASTER_SIDE || g.ny > MAX_RASTER_SIDE || g.nx * g.ny > MAX_RASTER_PIXELS) {
-      throw new Error(`message 1 is on a ${g.nx}×${g.ny} grid; GeoWeave reads grids up to ${MAX_RASTER_SIDE} points a side`);
+      throw new Error(`message ${first.message} is on a ${g.nx}×${g.ny} grid; GeoWeave reads grids up to ${MAX_RASTER_SIDE} points a side`);
     }
     const same = (f: GribField) => !('refused' in f.grid) && f.grid.nx === g.nx && f.grid.ny === g.ny;
     let n = 0;
     while (n < this.fields.length && same(this.fields[n])) n++;
     if (n < this.fields.length) {
       const rest = this.fields.slice(n).map((f) => f.message);
-      (this.warnings ??= []).push(`${this.source}: messages ${[...new Set(rest)].join(', ')} are on another grid than message 1 and are not read (as GDAL); split the file by grid (grib_copy, or cdo splitgrid) to read them`);
+      (this.warnings ??= []).push(`${this.file}: messages ${[...new Set(rest)].join(', ')} are on another grid than message 1 and are not read (as GDAL); open one by its band number, as ${path.basename(this.file)}#${n + 1}, or split the file by grid (grib_copy, or cdo splitgrid) to read them`);
       this.fields = this.fields.slice(0, n);
     }
     this.grid = g;
     this.width = g.nx; this.height = g.ny; this.blockWidth = g.nx;
     this.bandCount = n;
-    if (g.projection && !(g.dx > 0 && g.dy > 0)) throw new Error(`message 1 gives grid increments ${g.dx} × ${g.dy}; the grid cannot be placed`);
+    if (g.projection && !(g.dx > 0 && g.dy > 0)) throw new Error(`message ${first.message} gives grid increments ${g.dx} × ${g.dy}; the grid cannot be placed`);
     const { geoTransform, split } = g.projection ? { geoTransform: projectedPlacement(g), split: 0 } : lonLatPlacement(g);
     this.split = split;
     this.geo = { ...gridCrs(g), geoTransform };
@@ -159,7 +171,7 @@ export class GribDataset implements RasterDataset {
       .catch((e) => {
         this.cache.delete(band);
         if (signal?.aborted) throw e;
-        throw this.fail(`${this.source}: band ${band} (message ${f.message}): ${(e as Error).message}`);
+        throw this.fail(`${this.file}: band ${band} (message ${f.message}): ${(e as Error).message}`);
       });
     this.cache.set(band, p);
     const perBand = this.width * this.height * 8;

@@ -22,7 +22,7 @@ export const rasterInfoTool = defineTool({
       const crsName = crsLabelOf(ds.geo, ds.source);
       const crs = ds.geo.epsg ? `EPSG:${ds.geo.epsg}` : crsName;
       const naming = landsatFromNames(ds.bandDescriptions);
-      const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleOfBand(ds, i, naming) ?? null, scale: ds.scales[i], offset: ds.offsets[i], ...(ds.units?.[i] ? { units: ds.units[i] } : {}) }));
+      const bands = ds.bandDescriptions.map((d, i) => ({ index: i + 1, description: d, role: roleOfBand(ds, i, naming) ?? null, scale: ds.scales[i], offset: ds.offsets[i], ...(ds.units?.[i] ? { units: ds.units[i] } : {}), ...fieldMetadata(ds.bandMetadata?.[i]) }));
       const unit = ds.geo.geographic ? '°' : ' m';
       // A rotated grid's pixel is the length of its column and row vectors, not gt[1] and gt[5].
       const size = [Math.hypot(g[1], g[4]), Math.hypot(g[2], g[5])];
@@ -51,6 +51,25 @@ export const rasterInfoTool = defineTool({
     } finally { await ds.close(); }
   },
 });
+
+/** What gdalinfo shows of a GRIB field, under its keys: what it is, its level, unit and times. */
+const FIELD_KEYS = ['GRIB_ELEMENT', 'GRIB_SHORT_NAME', 'GRIB_COMMENT', 'GRIB_UNIT', 'GRIB_REF_TIME', 'GRIB_VALID_TIME', 'GRIB_FORECAST_SECONDS'];
+
+/**
+ * A band's GRIB metadata as gdalinfo lists it (the same strings: times in seconds since 1970), with
+ * the reference and valid times also as ISO dates, which an analyst reads. Flat, so the band table
+ * shows each as a column; {} for a band without any.
+ */
+function fieldMetadata(md: Record<string, string> | undefined): Record<string, string> {
+  if (!md) return {};
+  const out: Record<string, string> = {};
+  for (const k of FIELD_KEYS) if (md[k] !== undefined) out[k] = md[k];
+  const iso = (s: string | undefined) => (s !== undefined && /^-?\d+$/.test(s.trim()) ? new Date(Number(s) * 1000).toISOString().replace(/\.000Z$/, 'Z') : undefined);
+  const ref = iso(md.GRIB_REF_TIME), valid = iso(md.GRIB_VALID_TIME);
+  if (ref) out.reference_time = ref;
+  if (valid) out.valid_time = valid;
+  return out;
+}
 
 /** The bands' units as the file states them ("K", or "1=reflectance, 2=reflectance"), '' when none. */
 function unitsText(ds: RasterDataset): string {
