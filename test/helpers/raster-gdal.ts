@@ -25,6 +25,22 @@ export function needGdal(): { skip?: string } {
   return { skip: `GDAL unavailable (${why}); install gdal-bin and python3-gdal to run this test` };
 }
 
+/**
+ * GDAL and ecCodes, which write the GRIB fixtures: a skip without either, except in CI
+ * (setup-test-env.sh installs libeccodes-tools), where the test runs and fails loudly.
+ */
+export function needGdalAndEccodes(): { skip?: string } {
+  const gdal = needGdal();
+  if (gdal.skip) return gdal;
+  const eccodes = spawnSync('grib_set', ['-V'], { encoding: 'utf8' }).status === 0;
+  return !eccodes && !process.env.CI ? { skip: 'ecCodes (grib_set) missing; apt-get install libeccodes-tools' } : {};
+}
+
+/** Runs a command line (ecCodes' grib_set, grib_copy, grib_filter…), its output as text; throws on failure. */
+export function runTool(...args: string[]): string {
+  return execFileSync(args[0], args.slice(1), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 export function assertGdal(): void {
   const why = gdalMissing();
   if (why) throw new Error(`GDAL is required in CI: ${why}`);

@@ -9,18 +9,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { openRaster, RasterError } from '../../src/core/raster/io/dataset';
 import type { GribDataset } from '../../src/core/raster/io/grib';
 import { fileLayer, RASTER_FILE } from '../../src/core/raster/raster-files';
 import { rasterInfoTool } from '../../src/core/raster/tools/info-tools';
-import { gdalinfoJson, needGdal, py, readF64, tmpDir } from '../helpers/raster-gdal';
+import { gdalinfoJson, needGdalAndEccodes, py, runTool, readF64, tmpDir } from '../helpers/raster-gdal';
 
-const gdalSkip = needGdal();
-const eccodes = spawnSync('grib_set', ['-V'], { encoding: 'utf8' }).status === 0;
-const skip = gdalSkip.skip ? gdalSkip : !eccodes && !process.env.CI ? { skip: 'ecCodes (grib_set) missing; apt-get install libeccodes-tools' } : {};
-
-const run = (...args: string[]) => execFileSync(args[0], args.slice(1), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+/** ecCodes writes the GRIB1, bitmap and relabelled files: skipped without it, except in CI. */
+const skip = needGdalAndEccodes();
+const run = runTool;
 
 let dir = '';
 /**
