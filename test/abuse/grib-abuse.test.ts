@@ -23,12 +23,13 @@ test('GRIB abuse: GRIB2 of every packing and GRIB1 with a bitmap, truncated, bit
   const rnd = mulberry32(2026);
   const made = tmpDir('gw-abuse-grib-src-');
   let k = 0;
-  const trial = async (label: string, bytes: Buffer, opts: { mustFail?: boolean; mustSucceed?: boolean } = {}) => {
+  const trial = async (label: string, bytes: Buffer, opts: { mustFail?: boolean; mustSucceed?: boolean; selector?: string } = {}) => {
     emptyDir(inDir);
     fs.rmSync(outDir, { recursive: true, force: true });
     fs.mkdirSync(outDir, { recursive: true });
-    const file = path.join(inDir, 'field.grib2');
-    fs.writeFileSync(file, bytes);
+    fs.writeFileSync(path.join(inDir, 'field.grib2'), bytes);
+    // One message named after `#` (io/grib-select.ts), or the file whole.
+    const file = path.join(inDir, 'field.grib2') + (opts.selector === undefined ? '' : `#${opts.selector}`);
     const frozen = fingerprint(inDir);
     // Every fourth trial writes a GeoTIFF from the field: a failure must leave no partial output.
     const op: Op = k++ % 4 === 3 ? { kind: 'runTool', tool: 'band_math', args: { image: file, expression: 'b1 * 2 + 1' }, outDir } : { kind: 'read', file };
@@ -88,6 +89,14 @@ for name, w, h in [('big', 6000, 5000), ('huge', 8000, 8000)]:
       await edit('template 3.90 (space view)', (b) => b.writeUInt16BE(90, s3 + 12));
       await edit('no end section', (b) => b.write('XXXX', b.length - 4, 'latin1'));
       await trial('GRIB2 its first 16 bytes', c.subarray(0, 16), { mustFail: true });
+      // Messages named after `#`: the two bands by number; numbers and names that are none of them,
+      // a path, a huge selector; and a selector on a damaged file.
+      const simple = fs.readFileSync(path.join(made, 'simple.grib2'));
+      for (const sel of ['1', '2']) await trial(`GRIB2 #${sel}`, simple, { selector: sel, mustSucceed: true });
+      for (const sel of ['3', '0', '-1', '1e3', '99999999999999999999', 'NOSUCH', 'TMP:', ':', ' ', '../../etc/passwd', 'x'.repeat(100_000)]) {
+        await trial(`GRIB2 #${sel.length > 30 ? `${sel.slice(0, 5)}… (${sel.length} characters)` : JSON.stringify(sel)}`, simple, { selector: sel, mustFail: true });
+      }
+      for (const [how, bytes] of damaged(simple, rnd, 3, 3, 2)) await trial(`GRIB2 #2 of a file ${how}`, bytes, { selector: '2' });
       await trial('GRIB2 message repeated 300 times', Buffer.concat(Array.from({ length: 300 }, () => c)), { mustSucceed: true });
     }
     if (spawnSync('grib_set', ['-V']).status === 0 || process.env.CI) {
