@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bagFits, fitWeights, fitWeightsAsync, FitQuery, metricsMoved, type BagRunner } from '../../src/core/fusion/fit';
+import { bagFits, fitWeights, fitWeightsAsync, FitQuery, metricsMoved, surrogateFit, type BagRunner, type SurrogateRunner } from '../../src/core/fusion/fit';
 import { packJob, unpackJob } from '../../src/core/fusion/bag-pack';
-import { bagThread } from '../../src/core/fusion/bag-thread';
+import { bagThread, surrogateThread } from '../../src/core/fusion/bag-thread';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
 /** Queries of `n` candidates with three parts: an informative one, a noisy copy of it, and noise. */
@@ -112,4 +112,23 @@ test('fit: bootstrap fits run elsewhere (packed for another thread) give the wei
   assert.deepEqual((await fitWeightsAsync('next', qs, prior, { elsewhere: async () => undefined })).weights, whole.weights);
   const thread = bagThread();
   if (thread) assert.deepEqual((await fitWeightsAsync('next', qs, prior, { elsewhere: thread })).weights, whole.weights, 'on a real thread');
+});
+
+test('fit: the surrogate and the ascent from it run elsewhere (packed for another thread) give the weights of the fit that runs both here, with and without bootstrap fits', async () => {
+  const qs = synthetic(300, 7);
+  // A sparse part, and a prior whose free parts start after a fixed one (the surrogate sums the parts before the first free one once).
+  for (const q of qs) q.cols.push(Float32Array.from({ length: q.n }, (_, i) => (i % 4 === 1 ? (i * 7919) % 11 / 11 : 0)));
+  const prior = [1, 0.2, 0, 0.1];
+  for (const free of [undefined, [1, 2, 3], [3]]) {
+    for (const bags of [0, 8]) {
+      const whole = fitWeights('next', qs, prior, { free, bags });
+      let asked = 0;
+      const packed: SurrogateRunner = async (job) => { asked++; const { packed: p } = packJob(job, 'surrogate'); return surrogateFit(unpackJob(p)); };
+      assert.deepEqual((await fitWeightsAsync('next', qs, prior, { free, bags, surrogateElsewhere: packed })).weights, whole.weights, `free ${free} bags ${bags}`);
+      assert.equal(asked, 1);
+      assert.deepEqual((await fitWeightsAsync('next', qs, prior, { free, bags, surrogateElsewhere: async () => undefined })).weights, whole.weights, 'a runner that gives none leaves it to the fit');
+      const thread = surrogateThread();
+      if (thread) assert.deepEqual((await fitWeightsAsync('next', qs, prior, { free, bags, surrogateElsewhere: thread, elsewhere: bagThread() })).weights, whole.weights, 'on real threads');
+    }
+  }
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { NextStepModel, type StepFlow } from '../../src/core/learning/next-step-model';
 import { canTrainAhead, StepModelPool } from '../../src/core/learning/step-model-pool';
 import { IntentionGraph } from '../../src/core/learning/intention-graph';
+import { ToolClassifier } from '../../src/core/learning/tool-classifier';
 import { mulberry32 } from '../../src/core/raster/algorithms/prng';
 
 /** Flows of a few pipelines, worded in a few ways (enough for the model to learn something). */
@@ -68,4 +69,40 @@ test('step model pool: a closed pool trains what it is asked for here; a graph t
   h.adoptNextModel(stale, old.version);
   assert.notEqual(h.nextModel(), stale, 'trained on cases that changed since: not taken');
   assert.ok((h.nextModel().predict(['crop'], ['load']).get('mask') ?? 0) > 0);
+});
+
+test('step model pool: a tool classifier trained ahead on the thread, or restored from its state, predicts exactly as one trained here; a graph takes one only for its cases', { skip: !canTrainAhead() && 'no worker script or one core' }, async () => {
+  const pool = new StepModelPool();
+  try {
+    const a = flows(6, 80);
+    pool.aheadClassifier('a', a);
+    pool.ahead('a', a);
+    const clf = await pool.takeClassifier('a');
+    const model = await pool.take('a');
+    assert.ok(clf instanceof ToolClassifier && model instanceof NextStepModel, 'each kind comes back as its own model under the same key');
+    const here = new ToolClassifier(a);
+    for (const terms of [['flood', 'river'], ['crop'], ['unknown'], []]) {
+      assert.deepEqual([...clf.predict(terms)], [...here.predict(terms)]);
+      assert.deepEqual([...ToolClassifier.restore(here.state()).predict(terms)], [...here.predict(terms)]);
+      assert.equal(clf.knows(terms), here.knows(terms));
+    }
+    assert.ok((here.predict(['flood']).get('sar') ?? 0) > (here.predict(['crop']).get('sar') ?? 1), 'it learned something to compare');
+    assert.equal(await pool.takeClassifier('a'), undefined, 'taken once');
+  } finally {
+    pool.close();
+  }
+  const g = new IntentionGraph(undefined);
+  g.setPrior([{ terms: ['flood'], tools: ['load', 'sar', 'flood'] }]);
+  const old = g.classifierFlows();
+  const stale = new ToolClassifier(old.flows);
+  g.setPrior([{ terms: ['crop'], tools: ['load', 'mask', 'ndvi'] }]);
+  g.adoptClassifier(stale, old.version);
+  assert.notEqual(g.classifier(), stale, 'trained on cases that changed since: not taken');
+  const now = g.classifierFlows();
+  const h = new IntentionGraph(undefined);
+  h.setPrior([{ terms: ['crop'], tools: ['load', 'mask', 'ndvi'] }]);
+  const fresh = new ToolClassifier(h.classifierFlows().flows);
+  h.adoptClassifier(fresh, h.classifierFlows().version);
+  assert.equal(h.classifier(), fresh);
+  assert.ok(now.version > old.version);
 });

@@ -5,7 +5,11 @@
  */
 import type { BagJob, FitKind, FitQuery } from './fit';
 
+/** What the thread runs on the job: its bootstrap fits, or the surrogate and the ascent from it. */
+export type FitTask = 'bags' | 'surrogate';
+
 export interface PackedJob {
+  task: FitTask;
   kind: FitKind;
   parts: number;
   start: number[];
@@ -24,7 +28,7 @@ export interface PackedJob {
   relevant: Int32Array;
 }
 
-export function packJob(job: BagJob): { packed: PackedJob; transfer: ArrayBuffer[] } {
+export function packJob(job: BagJob, task: FitTask = 'bags'): { packed: PackedJob; transfer: ArrayBuffer[] } {
   const { qs } = job;
   const parts = qs[0]?.cols.length ?? 0;
   const n = Int32Array.from(qs, (q) => q.n);
@@ -42,7 +46,7 @@ export function packJob(job: BagJob): { packed: PackedJob; transfer: ArrayBuffer
     relevant.set(q.relevant, relAt[i]);
   });
   const samples = job.samples.map((s) => Int32Array.from(s));
-  const packed: PackedJob = { kind: job.kind, parts, start: job.start, free: job.free, rounds: job.rounds, samples, n, absent, colAt, orderAt, relAt, cols, order, relevant };
+  const packed: PackedJob = { task, kind: job.kind, parts, start: job.start, free: job.free, rounds: job.rounds, samples, n, absent, colAt, orderAt, relAt, cols, order, relevant };
   const transfer = [n, absent, colAt, orderAt, relAt, cols, order, relevant, ...samples].map((a) => a.buffer as ArrayBuffer);
   return { packed, transfer };
 }

@@ -1,11 +1,12 @@
-/** Worker thread of the fusion fit's bootstrap fits: runs the ones it is given (see bag-thread.ts). */
+/** Worker thread of the fusion fit: runs the bootstrap fits or the surrogate's ascent it is given (see bag-thread.ts). */
 import { parentPort } from 'node:worker_threads';
-import { bagFits } from './fit';
+import { bagFits, surrogateFit } from './fit';
 import { unpackJob, type PackedJob } from './bag-pack';
 
 parentPort?.on('message', (msg: PackedJob) => {
   try {
-    parentPort!.postMessage({ weights: bagFits(unpackJob(msg)) });
+    const job = unpackJob(msg);
+    parentPort!.postMessage({ result: msg.task === 'surrogate' ? surrogateFit(job) : bagFits(job) });
   } catch (e) {
     parentPort!.postMessage({ error: (e as Error).message });
   }

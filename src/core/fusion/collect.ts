@@ -61,7 +61,7 @@ export interface FoldOptions {
   onProgress?: (done: number, total: number) => void;
   /** Which steps (flow, index of the step predicted) become queries; all by default. */
   steps?: (t: EvalTask, i: number) => boolean;
-  /** Called before a fold's first query with its learned graph (to hand it a model trained ahead). */
+  /** Called before a fold's first query with its learned graph (to hand it models trained ahead). */
   ready?: (graph: IntentionGraph) => Promise<void>;
 }
 
@@ -73,6 +73,7 @@ export async function forwardQueries(ctx: RetrievalContext, folds: EvalTask[][],
   const out: FitQuery[] = [];
   const total = folds.reduce((a, f) => a + f.length, 0);
   for (let f = 0; f < folds.length; f++) {
+    if (folds[f].length) await opts.ready?.(graphs[f]);
     const c = foldContext(ctx, graphs[f], weights);
     for (const t of folds[f]) {
       opts.signal?.throwIfAborted();

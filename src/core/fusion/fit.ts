@@ -271,6 +271,10 @@ function varies(qs: FitQuery[], f: number): boolean {
 export interface BagJob { kind: FitKind; qs: FitQuery[]; start: number[]; free: number[]; rounds?: number; samples: Int32Array[] }
 /** Runs some of a fit's bootstrap fits elsewhere (another thread): their normalised weights, in order, or undefined to run them here. */
 export type BagRunner = (job: BagJob) => Promise<number[][] | undefined>;
+/** The ascent from the surrogate's optimum (a `BagJob` whose `start` is the prior and which has no resamples). */
+export interface SurrogateFit { start: number[]; weights: number[]; after: number; metrics: Record<string, number> }
+/** Runs the surrogate and the ascent from its optimum elsewhere (another thread), or gives undefined to run them here. */
+export type SurrogateRunner = (job: BagJob) => Promise<SurrogateFit | undefined>;
 
 /** What both fits share before their bootstrap fits; `done` when there are none to run. */
 interface Prepared { qs: FitQuery[]; free: number[]; fromPrior: FitResult; best: FitResult; start: number[]; bags: number; done?: FitResult }
@@ -292,8 +296,14 @@ export function fitWeights(kind: FitKind, given: FitQuery[], prior: number[], op
  * while this one runs the first half. The resamples are the same and the fits are averaged in the
  * same order, so the weights are exactly `fitWeights`'s.
  */
-export async function fitWeightsAsync(kind: FitKind, given: FitQuery[], prior: number[], opts: FitOptions & { elsewhere?: BagRunner } = {}): Promise<FitResult> {
-  const p = prepare(kind, given, prior, opts);
+export async function fitWeightsAsync(kind: FitKind, given: FitQuery[], prior: number[], opts: FitOptions & { elsewhere?: BagRunner; surrogateElsewhere?: SurrogateRunner } = {}): Promise<FitResult> {
+  const qs = given.map(alike);
+  const free = freeParts(qs, prior, opts);
+  // The two ascents are independent: the surrogate's runs elsewhere while this thread climbs from the prior.
+  const other = opts.surrogateElsewhere && free.length ? opts.surrogateElsewhere({ kind, qs, start: prior, free, rounds: opts.rounds, samples: [] }) : undefined;
+  const fromPrior = ascend(kind, qs, prior, free, opts);
+  const surrogate = (other && (await other)) ?? surrogateFit({ kind, qs, start: prior, free, rounds: opts.rounds, samples: [] }, opts.signal);
+  const p = prepared(kind, qs, prior, free, fromPrior, surrogate, opts);
   if (p.done) return p.done;
   const samples = bagSamples(p.qs.length, p.bags);
   const job = (part: Int32Array[]): BagJob => ({ kind, qs: p.qs, start: p.start, free: p.free, rounds: opts.rounds, samples: part });
@@ -307,15 +317,34 @@ export async function fitWeightsAsync(kind: FitKind, given: FitQuery[], prior: n
 
 function prepare(kind: FitKind, given: FitQuery[], prior: number[], opts: FitOptions): Prepared {
   const qs = given.map(alike);
-  const free = (opts.free ?? prior.map((_, i) => i)).filter((f) => varies(qs, f));
+  const free = freeParts(qs, prior, opts);
   const fromPrior = ascend(kind, qs, prior, free, opts);
-  const surrogate = listwiseLogistic(qs, prior, free, opts.signal);
-  const fromSurrogate = ascend(kind, qs, surrogate, free, opts);
-  const best = fromSurrogate.after > fromPrior.after + 1 / Math.max(1, qs.length) ? fromSurrogate : fromPrior;
+  return prepared(kind, qs, prior, free, fromPrior, surrogateFit({ kind, qs, start: prior, free, rounds: opts.rounds, samples: [] }, opts.signal), opts);
+}
+
+/** The parts a fit moves: those it may (`free`, all by default) that vary somewhere. */
+function freeParts(qs: FitQuery[], prior: number[], opts: FitOptions): number[] {
+  return (opts.free ?? prior.map((_, i) => i)).filter((f) => varies(qs, f));
+}
+
+/** The better of the two ascents (the surrogate's must gain a query's worth), and where the bootstrap fits start. */
+function prepared(kind: FitKind, qs: FitQuery[], prior: number[], free: number[], fromPrior: FitResult, s: SurrogateFit, opts: FitOptions): Prepared {
+  const fromSurrogate = s.after > fromPrior.after + 1 / Math.max(1, qs.length);
+  const best: FitResult = fromSurrogate ? { weights: s.weights, before: fromPrior.before, after: s.after, metrics: s.metrics, metricsBefore: fromPrior.metricsBefore } : fromPrior;
   const bags = Math.max(0, Math.floor(opts.bags ?? BAGS));
-  const start = best === fromSurrogate ? surrogate : prior;
+  const start = fromSurrogate ? s.start : prior;
   const done = !bags || !free.length ? { ...best, before: fromPrior.before, metricsBefore: fromPrior.metricsBefore } : undefined;
   return { qs, free, fromPrior, best, start, bags, done };
+}
+
+/**
+ * The surrogate's optimum and the ascent from it (see `fitWeights`); exported for the thread that
+ * runs it beside the ascent from the prior.
+ */
+export function surrogateFit(job: BagJob, signal?: AbortSignal): SurrogateFit {
+  const start = listwiseLogistic(job.qs, job.start, job.free, signal);
+  const r = ascend(job.kind, job.qs, start, job.free, { rounds: job.rounds, signal });
+  return { start, weights: r.weights, after: r.after, metrics: r.metrics };
 }
 
 /**
@@ -419,29 +448,38 @@ function listwiseLogistic(qs: FitQuery[], prior: number[], free: number[], signa
   // A start point needs no more than a sample: every n-th query, at most SURROGATE_QUERIES of them.
   const all = qs.filter((q) => q.relevant.length);
   const stride = Math.max(1, Math.ceil(all.length / SURROGATE_QUERIES));
-  const useful = all.filter((_, i) => i % stride === 0);
+  const useful = all.filter((_, i) => i % stride === 0).map((q) => sparseQuery(q, w, free));
   if (!useful.length || !free.length) return w;
+  const first = Math.min(...free);
   const m = new Float64Array(F);
   const v = new Float64Array(F);
   const grad = new Float64Array(F);
+  const s = new Float64Array(Math.max(...useful.map((q) => q.n)));
   const rate = 0.08;
   for (let it = 1; it <= 150; it++) {
     if (it % 25 === 0) signal?.throwIfAborted();
     grad.fill(0);
     for (const q of useful) {
-      const s = new Float64Array(q.n);
-      for (let f = 0; f < F; f++) if (w[f]) { const c = q.cols[f]; for (let i = 0; i < q.n; i++) s[i] += w[f] * c[i]; }
+      const n = q.n;
+      s.set(q.fixed);
+      for (let f = first; f < F; f++) {
+        const wf = w[f];
+        if (!wf) continue;
+        const idx = q.idx[f - first];
+        const val = q.val[f - first];
+        for (let k = 0; k < idx.length; k++) s[idx[k]] += wf * val[k];
+      }
       let mx = -Infinity;
-      for (let i = 0; i < q.n; i++) if (s[i] > mx) mx = s[i];
+      for (let i = 0; i < n; i++) if (s[i] > mx) mx = s[i];
       let z = 0;
-      for (let i = 0; i < q.n; i++) { s[i] = Math.exp(s[i] - mx); z += s[i]; }
-      for (const f of free) {
-        const c = q.cols[f];
+      for (let i = 0; i < n; i++) { s[i] = Math.exp(s[i] - mx); z += s[i]; }
+      for (let j = 0; j < free.length; j++) {
+        const f = free[j];
+        const idx = q.idx[f - first];
+        const val = q.val[f - first];
         let e = 0;
-        for (let i = 0; i < q.n; i++) e += s[i] * c[i];
-        let r = 0;
-        for (const i of q.relevant) r += c[i];
-        grad[f] += e / z - r / q.relevant.length;
+        for (let k = 0; k < idx.length; k++) e += s[idx[k]] * val[k];
+        grad[f] += e / z - q.relevantMean[j];
       }
     }
     // Adam steps on the mean gradient, projected onto w ≥ 0.
@@ -458,4 +496,33 @@ function listwiseLogistic(qs: FitQuery[], prior: number[], free: number[], signa
   const priorTop = Math.max(...free.map((f) => prior[f]), 1);
   if (top > 0) for (const f of free) w[f] = Math.round((w[f] * priorTop) / top * 10000) / 10000;
   return w;
+}
+
+/**
+ * A query as the surrogate reads it, 150 times over: the score of the parts before the first free
+ * one (their weights never move, so it is summed once), and each later part's nonzero values with
+ * their candidates (a part is 0 for most candidates; adding 0 changes no sum). The sums are added in
+ * the same order as over the full columns, so the surrogate is the same to the last bit.
+ */
+interface SparseQuery { n: number; fixed: Float64Array; idx: Int32Array[]; val: Float64Array[]; relevantMean: Float64Array }
+
+function sparseQuery(q: FitQuery, w: number[], free: number[]): SparseQuery {
+  const first = free.length ? Math.min(...free) : q.cols.length;
+  const fixed = new Float64Array(q.n);
+  for (let f = 0; f < first; f++) if (w[f]) { const c = q.cols[f]; for (let i = 0; i < q.n; i++) fixed[i] += w[f] * c[i]; }
+  const idx: Int32Array[] = [];
+  const val: Float64Array[] = [];
+  for (let f = first; f < q.cols.length; f++) {
+    const c = q.cols[f];
+    const at: number[] = [];
+    for (let i = 0; i < q.n; i++) if (c[i] !== 0) at.push(i);
+    idx.push(Int32Array.from(at));
+    val.push(Float64Array.from(at, (i) => c[i]));
+  }
+  const relevantMean = Float64Array.from(free, (f) => {
+    let r = 0;
+    for (const i of q.relevant) r += q.cols[f][i];
+    return r / q.relevant.length;
+  });
+  return { n: q.n, fixed, idx, val, relevantMean };
 }

@@ -9,8 +9,8 @@ import type { RetrievalContext, Weights } from '../retrieval/context';
 import { flowOf, type EvalTask } from '../eval/tasks';
 import { cvFolds } from '../eval/cv';
 import { FORWARD_SIGNALS, NEXT_SIGNALS, FITTED_FORWARD, FITTED_NEXT } from '../retrieval/signals';
-import { fitWeightsAsync, FitQuery, FitResult, metricsOf, objective, type BagRunner } from './fit';
-import { bagThread } from './bag-thread';
+import { fitWeightsAsync, FitQuery, FitResult, metricsOf, objective, type BagRunner, type SurrogateRunner } from './fit';
+import { bagThread, surrogateThread } from './bag-thread';
 import { asFlows, forwardQueries, graphOf, graphOfFlows, nextQueries } from './collect';
 import { parseQuery } from '../retrieval/query';
 import { createHash } from 'crypto';
@@ -144,23 +144,31 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   const twins = every(folds.map((fold) => fold.filter((t) => lend && alone.has(t))), TWIN_SHARE * asked.size);
   const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...asFlows(r), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
-  // Half of each stage's bootstrap fits run on the second core.
-  const bags = bagThread(opts.signal);
-  // The next-step models of every fold, trained on the second core while the tasks are scored.
-  const versions = new Map<IntentionGraph, number>();
-  const ahead = [
-    ...graphs,
-    ...twinGraphs.filter((_, f) => twins[f].length),
-    ...coldGraphs.filter((_, f) => folds[f].some((t) => coldSteps.has(t))),
-  ].filter((g, i, all) => all.indexOf(g) === i);
-  if (pool && steps >= MIN_FIT_STEPS) for (const g of ahead) { const { flows: sf, version } = g.stepFlows(); versions.set(g, version); pool.ahead(g, sf); }
-  const ready = async (g: IntentionGraph) => { const m = await pool?.take(g); if (m) g.adoptNextModel(m, versions.get(g)!); };
+  // The surrogate's ascent and half of each stage's bootstrap fits run on the second core.
+  const bags = { elsewhere: bagThread(opts.signal), surrogateElsewhere: surrogateThread(opts.signal) };
+  // The tool classifiers and next-step models of every fold, trained on the second core while the
+  // tasks are scored: the classifiers first (the forward stage asks for them at once).
+  const unique = (gs: IntentionGraph[]) => gs.filter((g, i, all) => all.indexOf(g) === i);
+  const twinned = twinGraphs.filter((_, f) => twins[f].length);
+  const classified = unique([...graphs, ...twinned, ...coldGraphs.filter((_, f) => coldTasks[f].length || folds[f].some((t) => coldSteps.has(t)))]);
+  const stepped = unique([...graphs, ...twinned, ...coldGraphs.filter((_, f) => folds[f].some((t) => coldSteps.has(t)))]);
+  const versions = { classifier: new Map<IntentionGraph, number>(), next: new Map<IntentionGraph, number>() };
+  if (pool) {
+    for (const g of classified) { const { flows: cf, version } = g.classifierFlows(); versions.classifier.set(g, version); pool.aheadClassifier(g, cf); }
+    if (steps >= MIN_FIT_STEPS) for (const g of stepped) { const { flows: sf, version } = g.stepFlows(); versions.next.set(g, version); pool.ahead(g, sf); }
+  }
+  const readyForward = async (g: IntentionGraph) => { const c = await pool?.takeClassifier(g); if (c) g.adoptClassifier(c, versions.classifier.get(g)!); };
+  const ready = async (g: IntentionGraph) => {
+    await readyForward(g);
+    const m = await pool?.take(g);
+    if (m) g.adoptNextModel(m, versions.next.get(g)!);
+  };
 
-  const fq = await forwardQueries(ctx, folds.map((fold) => fold.filter((t) => asked.has(t))), graphs, w, { signal: opts.signal, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
+  const fq = await forwardQueries(ctx, folds.map((fold) => fold.filter((t) => asked.has(t))), graphs, w, { signal: opts.signal, ready: readyForward, onProgress: progress(0, 0.2, 'scoring tasks out of fold') });
   const ordinaryTasks = fq.length;
-  fq.push(...(await forwardQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, onProgress: progress(0.2, 0.05, 'scoring recurring tasks') })));
+  fq.push(...(await forwardQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, ready: readyForward, onProgress: progress(0.2, 0.05, 'scoring recurring tasks') })));
   const plainTasks = fq.length;
-  fq.push(...(await forwardQueries(ctx, coldTasks, coldGraphs, w, { signal: opts.signal, onProgress: progress(0.25, 0.05, 'scoring new tools out of fold') })));
+  fq.push(...(await forwardQueries(ctx, coldTasks, coldGraphs, w, { signal: opts.signal, ready: readyForward, onProgress: progress(0.25, 0.05, 'scoring new tools out of fold') })));
   const fwd = await fit('forward', fq, ordinaryTasks, plainTasks, FORWARD_SIGNALS, FITTED_FORWARD, w, bags, opts.signal);
   FORWARD_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = fwd.weights[i]; });
 
@@ -321,13 +329,13 @@ function every<T>(groups: T[][], cap: number): T[][] {
  * (readiness on the data at hand, the LLM's hints) keep the weight they had relative to the rest.
  * The metrics reported are the ordinary queries'.
  */
-async function fit(kind: 'forward' | 'next', qs: FitQuery[], ordinary: number, plainEnd: number, names: readonly string[], fitted: readonly string[], w: Weights, elsewhere: BagRunner | undefined, signal?: AbortSignal): Promise<FitResult> {
+async function fit(kind: 'forward' | 'next', qs: FitQuery[], ordinary: number, plainEnd: number, names: readonly string[], fitted: readonly string[], w: Weights, threads: { elsewhere?: BagRunner; surrogateElsewhere?: SurrogateRunner }, signal?: AbortSignal): Promise<FitResult> {
   const prior = names.map((n) => (w as unknown as Record<string, number>)[n]);
   const free = names.map((n, i) => (fitted.includes(n) ? i : -1)).filter((i) => i >= 0);
   const plain = qs.slice(0, ordinary);
-  const a = await fitWeightsAsync(kind, qs.slice(0, plainEnd), prior, { free: free.filter((i) => !COLD_PARTS.includes(names[i])), signal, elsewhere });
+  const a = await fitWeightsAsync(kind, qs.slice(0, plainEnd), prior, { free: free.filter((i) => !COLD_PARTS.includes(names[i])), signal, ...threads });
   const cold = free.filter((i) => COLD_PARTS.includes(names[i]));
-  const fitted2 = cold.length && qs.length > plainEnd ? (await fitWeightsAsync(kind, qs, a.weights, { free: cold, signal, elsewhere })).weights : a.weights;
+  const fitted2 = cold.length && qs.length > plainEnd ? (await fitWeightsAsync(kind, qs, a.weights, { free: cold, signal, ...threads })).weights : a.weights;
   const sum = (ws: number[]) => free.reduce((acc, i) => acc + ws[i], 0);
   const scale = sum(fitted2) > 0 ? sum(prior) / sum(fitted2) : 1;
   const weights = fitted2.map((v, i) => (free.includes(i) ? Math.round(v * scale * 10000) / 10000 : v));

@@ -7,7 +7,7 @@ import { KNOWN_DF } from './weighted-idf';
 import * as path from 'path';
 import { CaseIndex, Case } from './similar-cases';
 import { FlowSequences } from './sequences';
-import { ToolClassifier } from './tool-classifier';
+import { ToolClassifier, type LabelledFlow } from './tool-classifier';
 import { NextStepModel, type StepFlow } from './next-step-model';
 import { cloneLearnedState, emptyLearnedState, readLearnedState, saveLearnedState, savedBase } from './state-file';
 
@@ -327,11 +327,19 @@ export class IntentionGraph {
 
   /** The per-tool logistic model over the same flows' task terms (trained on first use). */
   classifier(): ToolClassifier {
-    if (!this.toolModel) {
-      const cases = this.flowCases();
-      this.toolModel = new ToolClassifier(cases.map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? this.priorWeight() : this.decayFactor(c.t, this.now()) })));
-    }
+    this.toolModel ??= new ToolClassifier(this.classifierFlows().flows);
     return this.toolModel;
+  }
+
+  /** What `classifier()` trains on, and the version of the cases it was read from (to train it elsewhere: see `adoptClassifier`). */
+  classifierFlows(): { flows: LabelledFlow[]; version: number } {
+    const flows = this.flowCases().map((c) => ({ terms: c.terms, tools: c.tools, w: c.t === Infinity ? this.priorWeight() : this.decayFactor(c.t, this.now()) }));
+    return { flows, version: this.caseVersion };
+  }
+
+  /** Takes a classifier trained elsewhere on `classifierFlows()` of `version`; ignored when the cases changed since (or one is already there). */
+  adoptClassifier(model: ToolClassifier, version: number): void {
+    if (version === this.caseVersion) this.toolModel ??= model;
   }
 
   /** The softmax next-step model over the same flows (trained on first use). */

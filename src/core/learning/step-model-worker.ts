@@ -1,10 +1,12 @@
-/** Worker thread of the next-step model pool: trains one model per message and hands its table back (see step-model-pool.ts). */
+/** Worker thread of the learned-model pool: trains one model per message and hands its tables back (see step-model-pool.ts). */
 import { parentPort } from 'node:worker_threads';
-import { NextStepModel, type StepFlow } from './next-step-model';
+import { trainModel, type ModelKind } from './step-model-pool';
+import type { StepFlow } from './next-step-model';
+import type { LabelledFlow } from './tool-classifier';
 
-parentPort?.on('message', (msg: { id: number; flows: StepFlow[] }) => {
+parentPort?.on('message', (msg: { id: number; kind: ModelKind; flows: StepFlow[] | LabelledFlow[] }) => {
   try {
-    const state = new NextStepModel(msg.flows).state();
+    const state = trainModel(msg.kind, msg.flows).state();
     parentPort!.postMessage({ id: msg.id, state }, [state.weights.buffer as ArrayBuffer, state.bias.buffer as ArrayBuffer]);
   } catch (e) {
     parentPort!.postMessage({ id: msg.id, error: (e as Error).message });

@@ -10,6 +10,16 @@ import { weightedIdf } from './weighted-idf';
 
 export interface LabelledFlow { terms: string[]; tools: string[]; w: number }
 
+/** A trained classifier as plain data, to hand it from the thread that trained it to the one that uses it (see step-model-pool.ts). */
+export interface ToolClassifierState {
+  /** Known terms, in the order of the weight table's rows, with their idf. */
+  terms: string[];
+  idf: number[];
+  tools: string[];
+  weights: Float32Array;
+  bias: Float64Array;
+}
+
 const EPOCHS = 30;
 const RATE = 0.5;
 const RATE_DECAY = 0.93;
@@ -19,10 +29,10 @@ const L2 = 1e-3;
 export class ToolClassifier {
   private readonly vocab = new Map<string, number>();
   private readonly idf: number[] = [];
-  private readonly tools: string[];
+  private tools: string[];
   private readonly toolIndex = new Map<string, number>();
-  private readonly weights: Float32Array;
-  private readonly bias: Float64Array;
+  private weights: Float32Array;
+  private bias: Float64Array;
 
   constructor(flows: LabelledFlow[]) {
     const data = flows.filter((f) => f.tools.length && f.w > 0);
@@ -65,6 +75,22 @@ export class ToolClassifier {
       }
       rate *= RATE_DECAY;
     }
+  }
+
+  /** The trained classifier as plain data (its arrays are shared, not copied: hand them over, then drop this one). */
+  state(): ToolClassifierState {
+    return { terms: [...this.vocab.keys()], idf: [...this.idf], tools: [...this.tools], weights: this.weights, bias: this.bias };
+  }
+
+  /** The classifier `state()` gave, as it was trained (no training again). */
+  static restore(s: ToolClassifierState): ToolClassifier {
+    const c = new ToolClassifier([]);
+    s.terms.forEach((t, j) => { c.vocab.set(t, j); c.idf.push(s.idf[j]); });
+    c.tools = [...s.tools];
+    c.tools.forEach((id, k) => c.toolIndex.set(id, k));
+    c.weights = s.weights;
+    c.bias = s.bias;
+    return c;
   }
 
   /** Known terms with their tf-idf value, unit length. */
