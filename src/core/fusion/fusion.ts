@@ -145,7 +145,7 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   const twinGraphs = rest.map((r, f) => !twins[f].length ? graphs[f] : graphOfFlows([...asFlows(r), ...twins[f].map((t) => ({ terms: paraphrase(t, f), tools: flowOf(t) }))]));
 
   // The surrogate's ascent and half of each stage's bootstrap fits run on the second core.
-  const bags = { elsewhere: bagThread(opts.signal), surrogateElsewhere: surrogateThread(opts.signal) };
+  const threads = { elsewhere: bagThread(opts.signal), surrogateElsewhere: surrogateThread(opts.signal) };
   // The tool classifiers and next-step models of every fold, trained on the second core while the
   // tasks are scored: the classifiers first (the forward stage asks for them at once).
   const unique = (gs: IntentionGraph[]) => gs.filter((g, i, all) => all.indexOf(g) === i);
@@ -169,7 +169,7 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   fq.push(...(await forwardQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, ready: readyForward, onProgress: progress(0.2, 0.05, 'scoring recurring tasks') })));
   const plainTasks = fq.length;
   fq.push(...(await forwardQueries(ctx, coldTasks, coldGraphs, w, { signal: opts.signal, ready: readyForward, onProgress: progress(0.25, 0.05, 'scoring new tools out of fold') })));
-  const fwd = await fit('forward', fq, ordinaryTasks, plainTasks, FORWARD_SIGNALS, FITTED_FORWARD, w, bags, opts.signal);
+  const fwd = await fit('forward', fq, ordinaryTasks, plainTasks, FORWARD_SIGNALS, FITTED_FORWARD, w, threads, opts.signal);
   FORWARD_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = fwd.weights[i]; });
 
   const sampled = sampleSteps(flows, MAX_STEPS);
@@ -178,7 +178,7 @@ async function fitWith(ctx: RetrievalContext, tasks: EvalTask[], prior: Weights,
   nq.push(...(await nextQueries(ctx, twins, twinGraphs, w, { signal: opts.signal, ready, onProgress: progress(0.8, 0.1, 'scoring recurring steps') })));
   const plain = nq.length;
   nq.push(...(await nextQueries(ctx, folds, coldGraphs, w, { signal: opts.signal, steps: (t, i) => !!coldSteps.get(t)?.has(i), ready, onProgress: progress(0.9, 0.05, 'scoring new tools as next steps') })));
-  const nxt = await fit('next', nq, ordinary, plain, NEXT_SIGNALS, FITTED_NEXT, w, bags, opts.signal);
+  const nxt = await fit('next', nq, ordinary, plain, NEXT_SIGNALS, FITTED_NEXT, w, threads, opts.signal);
   const fitNext = steps >= MIN_FIT_STEPS;
   if (fitNext) NEXT_SIGNALS.forEach((n, i) => { (w as unknown as Record<string, number>)[n] = nxt.weights[i]; });
   const trees = fitNext && ordinary >= MIN_TREE_STEPS ? reranker(nq.slice(0, plain), nxt.weights, opts.signal) : undefined;
