@@ -1,6 +1,6 @@
 /**
  * MODIS and VIIRS quality fields as cloud/quality masks through cloud_mask (src/core/raster/land-qa.ts):
- * a MOD13Q1-like tile's pixel reliability (rules cloud, cloud_snow, strict), an MCD43A4-like tile's
+ * a MOD13Q1-like tile's pixel reliability and VI Quality (rules cloud, cloud_snow, strict), an MCD43A4-like tile's
  * mandatory quality, a VNP09GA-like file's SurfReflect_QF1_1 + QF2_1 (read as one mask from either
  * name), a VNP09H1-like file's SurfReflect_State_500m, each written at test time by the HDF-EOS
  * libraries. Each mask is compared with numpy's computation of the same bit rule on the values GDAL
@@ -57,6 +57,11 @@ if kind == 'state':
 elif kind == 'reliability':
     a, valid = read(sys.argv[4]); valid &= (a >= 0) & (a <= 3)
     ref = np.isin(a, {'cloud': [3], 'cloud_snow': [2, 3], 'strict': [1, 2, 3]}[rule])
+elif kind == 'viq':
+    a, valid = read(sys.argv[4]); modland = a & 3; valid &= modland != 3
+    ref = (modland == 2) | ((a & 1024) != 0) | ((a & 32768) != 0)
+    if rule != 'cloud': ref |= (a & 16384) != 0
+    if rule == 'strict': ref |= (modland == 1) | ((a & 256) != 0) | (((a >> 6) & 3) == 3)
 elif kind == 'mcd43':
     a, valid = read(sys.argv[4]); valid &= (a == 0) | (a == 1); ref = a == 1
 elif kind == 'viirs':
@@ -94,7 +99,9 @@ test('QA fields by name: MOD09/VNP09H1 state, MOD13 pixel reliability (not VNP13
   assert.equal(k('MCD43A4.hdf#BRDF_Albedo_Band_Mandatory_Quality_Band4'), 'mcd43_quality');
   assert.deepEqual(landQaField('VNP09GA.h5#SurfReflect_QF2_1'), { kind: 'viirs_qf', field: 'SurfReflect_QF2_1', qf: 2 });
   assert.deepEqual(landQaField('VNP09GA.h5#VNP_Grid_1km_2D/SurfReflect_QF1_1')?.qf, 1);
-  for (const other of ['MOD11A1.hdf#QC_Day', 'MOD13Q1.hdf#250m 16 days VI Quality', 'VNP09GA.h5#SurfReflect_QF7_1', 'MCD43A4.hdf#Nadir_Reflectance_Band1', 'MOD09A1.hdf', 'MCD43A2.hdf#BRDF_Albedo_Quality']) {
+  assert.equal(k('MOD13Q1.hdf#250m 16 days VI Quality'), 'mod13_vi_quality');
+  assert.equal(k('VNP13A1.h5#500 m 16 days VI Quality'), undefined, 'VNP13 VI Quality bits differ');
+  for (const other of ['MOD11A1.hdf#QC_Day', 'VNP09GA.h5#SurfReflect_QF7_1', 'MCD43A4.hdf#Nadir_Reflectance_Band1', 'MOD09A1.hdf', 'MCD43A2.hdf#BRDF_Albedo_Quality']) {
     assert.equal(k(other), undefined, other);
   }
 });
@@ -108,7 +115,8 @@ function mod13Spec(file: string): { file: string; grids: EosGridSpec[] } {
       name: MOD13_GRID, xdim: W, ydim: H, ul: UL, lr: LR, proj: 'SNSOID', sphere: -1, params: [6371007.181],
       fields: [
         f('NDVI', 'int16', -3000, '(i * 7919) % 12000 - 2000', { units: 'NDVI', valid_range: ['int16', [-2000, 10000]], scale_factor: ['float64', [10000]] }),
-        f('VI Quality', 'uint16', 65535, '(i * 2654435761) % 65536', { units: 'bits', valid_range: ['uint16', [0, 65534]] }),
+        // MODLAND QA 00/01/10/11, adjacent cloud, mixed clouds, snow, shadow and aerosol bits at different rates, and fill.
+        f('VI Quality', 'uint16', 65535, 'np.where(i % 97 == 3, 65535, np.where(i % 5 == 0, 2, np.where(i % 7 == 0, 1, np.where(i % 29 == 0, 3, 0))) + ((i // 3) % 4) * 64 + (i % 11 == 0) * 256 + (i % 13 == 0) * 1024 + (i % 17 == 0) * 16384 + (i % 19 == 0) * 32768 + (i % 23 == 0) * 4)', { units: 'bits', valid_range: ['uint16', [0, 65534]] }),
         // Every class, in an order that is not the flat index's, and some fill.
         f('pixel reliability', 'int8', -1, 'np.where(i % 41 == 5, -1, (i * 7 + i // 80) % 4)', { units: 'rank', valid_range: ['int8', [0, 3]] }),
       ],
@@ -116,7 +124,7 @@ function mod13Spec(file: string): { file: string; grids: EosGridSpec[] } {
   };
 }
 
-test('cloud_mask on MOD13Q1 "250m 16 days pixel reliability": cloudy (3) by default, snow/ice with rule cloud_snow, marginal too with strict; equal to numpy over GDAL; the rule in stats and summary (zh too)', { skip: skipWhy('the MOD13 reliability test', hdf4LibsMissing), timeout: 300_000 }, async () => {
+test('cloud_mask on MOD13Q1 "250m 16 days pixel reliability" (cloudy 3 by default, snow/ice with rule cloud_snow, marginal too with strict) and "250m 16 days VI Quality" bits; equal to numpy over GDAL; the rule in stats and summary (zh too)', { skip: skipWhy('the MOD13 reliability test', hdf4LibsMissing), timeout: 300_000 }, async () => {
   const dir = tmpDir('gw-landqa-mod13-');
   const name = 'MOD13Q1.A2023001.h18v04.061.2023020010101.hdf';
   const file = path.join(dir, name);
@@ -137,6 +145,18 @@ test('cloud_mask on MOD13Q1 "250m 16 days pixel reliability": cloudy (3) by defa
     console.log(`MOD13 pixel reliability rule ${rule}: ${d.ones} of ${d.n} flagged, 0 mismatches against numpy over GDAL, ${d.nnodata} fill pixels nodata`);
   }
   assert.ok(counts[0] < counts[1] && counts[1] < counts[2], `each rule flags more: ${counts}`);
+  // The VI Quality bits, by the same rules.
+  const viq = `HDF4_EOS:EOS_GRID:"${file}":${MOD13_GRID}:250m 16 days VI Quality`;
+  const vCounts: number[] = [];
+  for (const rule of ['cloud', 'cloud_snow', 'strict']) {
+    const { run, d } = await maskVsNumpy(dir, `${name}#250m 16 days VI Quality`, rule === 'cloud' ? {} : { rule }, 'viq', rule, [viq], `v-${rule}`);
+    assert.deepEqual([run.stats.sensor, run.stats.rule], ['mod13_vi_quality', rule]);
+    assert.ok(d.nnodata > 100, `fill and MODLAND 11 (not produced) are nodata (${d.nnodata})`);
+    vCounts.push(d.ones);
+    if (rule === 'cloud') assert.match(localizeSummary(run, 'zh').text, /为云或云影 \(MOD13 VI Quality/);
+    console.log(`MOD13 VI Quality rule ${rule}: ${d.ones} of ${d.n} flagged, 0 mismatches against numpy over GDAL, ${d.nnodata} nodata`);
+  }
+  assert.ok(vCounts[0] < vCounts[1] && vCounts[1] < vCounts[2], `each rule flags more: ${vCounts}`);
   // An explicit sensor wins over the name: its preset is checked (and here does not fit), no reliability mask is made.
   await assert.rejects(runTool('cloud_mask', { image: `${name}#250m 16 days pixel reliability`, sensor: 'landsat89_c2l2' }, { outDir: path.join(dir, 'ls'), cwd: dir }),
     /\(sensor=landsat89_c2l2\) does not fit .*MOD13Q1\.A2023001.*pixel reliability/);
@@ -236,7 +256,7 @@ test('cloud_mask on a VNP09H1-like SurfReflect_State_500m reads the MOD09 state 
       fields: [{ name: 'SurfReflect_State_500m', type: 'uint16', dims: 'YDim,XDim', shape: [H, W], tile: [H / 2, W / 2], deflate: 4, fill: 65535, expr: 'np.where(i % 97 == 1, 65535, (i % 5 == 0) * 1 + (i % 23 == 0) * 2 + (i % 7 == 0) * 4 + ((i * 5) % 8) * 8 + (i % 3 == 0) * ((i // 3) % 4) * 256 + (i % 11 == 0) * 1024 + (i % 13 == 0) * 4096 + (i % 17 == 0) * 8192 + (i % 19 == 0) * 32768)', attrs: { long_name: '500m State flags' } }],
     }],
   });
-  for (const rule of ['cloud', 'strict']) {
+  for (const rule of ['cloud', 'cloud_snow', 'strict']) {
     const { run, d } = await maskVsNumpy(dir, `${name}#SurfReflect_State_500m`, rule === 'cloud' ? {} : { rule }, 'state', rule, [`HDF5:"${file}"://HDFEOS/GRIDS/VIIRS_Grid_500m_2D/Data_Fields/SurfReflect_State_500m`], `o-${rule}`);
     assert.equal(run.stats.sensor, 'modis_state');
     assert.ok(d.nnodata > 10, 'fill 65535 is nodata');

@@ -8,6 +8,10 @@
  *   2 shadow, 8-9 cirrus, 10 internal cloud, 12 MOD35 snow/ice, 13 adjacent to cloud, 15 internal snow).
  * - MOD13/MYD13 `… pixel reliability` (MOD13 user guide, C6/C6.1, table "Pixel reliability"):
  *   0 good, 1 marginal, 2 snow/ice, 3 cloudy, -1 fill.
+ * - MOD13/MYD13 `… VI Quality` (the same guide, table "VI Quality", as recalled): bits 0-1 MODLAND
+ *   QA (00 good, 01 check other QA, 10 probably cloudy, 11 not produced for other reasons: nodata
+ *   here), bits 6-7 aerosol quantity (11 high), bit 8 adjacent cloud, bit 10 mixed clouds, bit 14
+ *   possible snow/ice, bit 15 possible shadow.
  * - MCD43A4 `BRDF_Albedo_Band_Mandatory_Quality_Band1…7` (and VNP43IA4/MA4's `…_I1`, `…_M5`):
  *   0 full BRDF inversion, 1 magnitude inversion, 255 fill (MCD43 user guide, C6).
  * - VIIRS VNP09GA `SurfReflect_QF1_1`, `SurfReflect_QF2_1` (no `_1` in VNP09 swath-derived grids):
@@ -27,7 +31,7 @@ import * as path from 'node:path';
 export const QA_RULES = ['cloud', 'cloud_snow', 'strict'] as const;
 export type QaRule = typeof QA_RULES[number];
 
-export type LandQaKind = 'modis_state' | 'mod13_reliability' | 'mcd43_quality' | 'viirs_qf';
+export type LandQaKind = 'modis_state' | 'mod13_reliability' | 'mod13_vi_quality' | 'mcd43_quality' | 'viirs_qf';
 
 export interface LandQaField {
   kind: LandQaKind;
@@ -56,6 +60,7 @@ export function landQaField(source: string): LandQaField | undefined {
   const name = f.slice(f.lastIndexOf('/') + 1);
   if (/^(?:state_1km(?:_1)?|sur_refl_state_(?:500m|250m)|SurfReflect_State(?:_500m|_1km)?)$/i.test(name)) return { kind: 'modis_state', field: f };
   if (/^(?:\d+ ?k?m|CMG 0\.05 Deg) (?:16 days|monthly) pixel reliability$/i.test(name) && !isViirsFile(source)) return { kind: 'mod13_reliability', field: f };
+  if (/^(?:\d+ ?k?m|CMG 0\.05 Deg) (?:16 days|monthly) VI Quality$/i.test(name) && !isViirsFile(source)) return { kind: 'mod13_vi_quality', field: f };
   if (/^BRDF_Albedo_Band_Mandatory_Quality_(?:Band[1-7]|[IM]\d{1,2})$/i.test(name)) return { kind: 'mcd43_quality', field: f };
   const qf = /^SurfReflect_QF([12])(?:_1)?$/i.exec(name);
   if (qf) return { kind: 'viirs_qf', field: f, qf: Number(qf[1]) as 1 | 2 };
@@ -79,6 +84,10 @@ export function qaWhat(kind: LandQaKind, rule: QaRule, qfs: (1 | 2)[] = [1, 2]):
       return rule === 'cloud' ? 'cloudy (MOD13 pixel reliability 3, snow/ice 2 and marginal 1 kept as 0)'
         : rule === 'cloud_snow' ? 'cloudy or snow/ice (MOD13 pixel reliability 2 or 3, marginal 1 kept as 0, rule cloud_snow)'
           : 'not good quality (MOD13 pixel reliability 1 marginal, 2 snow/ice or 3 cloudy, rule strict)';
+    case 'mod13_vi_quality':
+      return rule === 'cloud' ? 'cloud or cloud shadow (MOD13 VI Quality: MODLAND QA 10 probably cloudy, bit 10 mixed clouds, bit 15 possible shadow, MODLAND 11 not produced is nodata)'
+        : rule === 'cloud_snow' ? 'cloud, cloud shadow or snow/ice (MOD13 VI Quality: MODLAND QA 10, bit 10 mixed clouds, bit 15 possible shadow, bit 14 possible snow/ice, rule cloud_snow)'
+          : 'not good quality (MOD13 VI Quality: MODLAND QA 01 or 10, mixed clouds, shadow, snow/ice, bit 8 adjacent cloud, high aerosol, rule strict)';
     case 'mcd43_quality':
       return 'magnitude inversion, lower quality (MCD43 mandatory quality 1, 0 is full BRDF inversion)';
     case 'viirs_qf': {
@@ -113,6 +122,18 @@ export function stateFlag(x: number, rule: QaRule): number {
 export function reliabilityFlag(x: number, rule: QaRule): number {
   if (x !== x || x < 0 || x > 3 || x !== Math.floor(x)) return NaN;
   return x === 3 || (x === 2 && rule !== 'cloud') || (x === 1 && rule === 'strict') ? 1 : 0;
+}
+
+/** MOD13 VI Quality bits; MODLAND QA 11 (not produced) and the fill 65535 are nodata. */
+export function viQualityFlag(x: number, rule: QaRule): number {
+  if (x !== x || x === 65535) return NaN;
+  const modland = x & 3;
+  if (modland === 3) return NaN;
+  if (modland === 2 || (x & 1024) || (x & 32768)) return 1;
+  if (rule === 'cloud') return 0;
+  if (x & 16384) return 1;
+  if (rule === 'cloud_snow') return 0;
+  return modland === 1 || (x & 256) || ((x >> 6) & 3) === 3 ? 1 : 0;
 }
 
 /** MCD43 mandatory quality: 0 full inversion, 1 magnitude inversion; anything else (255 fill) nodata. */

@@ -67,6 +67,8 @@ const CLASS_WORDS: Record<string, string> = {
   'cloudy': '云覆盖',
   'cloudy or snow/ice': '云覆盖或冰雪',
   'not good quality': '非良好质量',
+  'cloud or cloud shadow': '云或云影',
+  'cloud, cloud shadow or snow/ice': '云、云影或冰雪',
   'magnitude inversion, lower quality': '量级反演（质量较低）',
 };
 

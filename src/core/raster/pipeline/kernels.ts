@@ -2,7 +2,7 @@
 import { computeIndex, IndexId, INDICES } from '../spectral';
 import { ExprProgram, evalProgram } from '../expr';
 import type { BlockWindow } from '../io/dataset';
-import { type QaRule, mandatoryQualityFlag, qf1Flag, qf2Flag, reliabilityFlag, stateFlag } from '../land-qa';
+import { type QaRule, mandatoryQualityFlag, qf1Flag, qf2Flag, reliabilityFlag, stateFlag, viQualityFlag } from '../land-qa';
 
 export type ThresholdOp = 'gt' | 'ge' | 'lt' | 'le' | 'eq' | 'ne';
 
@@ -14,6 +14,7 @@ export type KernelSpec =
   | { type: 'qabits'; bits: number[] }
   | { type: 'modis_state'; rule?: QaRule }
   | { type: 'mod13_reliability'; rule: QaRule }
+  | { type: 'mod13_vi_quality'; rule: QaRule }
   | { type: 'mcd43_quality' }
   /** VIIRS QF1 and/or QF2 (`qfs`: which, in input order); a pixel is nodata where any input is. */
   | { type: 'viirs_qf'; rule: QaRule; qfs: (1 | 2)[] }
@@ -75,6 +76,11 @@ export function applyKernel(k: KernelSpec, inputs: Float32Array[]): Float32Array
     case 'mod13_reliability': {
       const a = inputs[0], out = new Float32Array(n);
       for (let i = 0; i < n; i++) out[i] = reliabilityFlag(a[i], k.rule);
+      return [out];
+    }
+    case 'mod13_vi_quality': {
+      const a = inputs[0], out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = viQualityFlag(a[i], k.rule);
       return [out];
     }
     case 'mcd43_quality': {

@@ -138,11 +138,12 @@ export function isModisState(source: string): boolean {
   return landQaField(source)?.kind === 'modis_state';
 }
 
-const QA_EXAMPLES = 'MOD09 sur_refl_state_500m/state_1km, VNP09H1 SurfReflect_State_500m, MOD13 "250m 16 days pixel reliability", MCD43A4 BRDF_Albedo_Band_Mandatory_Quality_Band1…7, VNP09GA SurfReflect_QF1_1/SurfReflect_QF2_1';
+const QA_EXAMPLES = 'MOD09 sur_refl_state_500m/state_1km, VNP09H1 SurfReflect_State_500m, MOD13 "250m 16 days pixel reliability" or "250m 16 days VI Quality", MCD43A4 BRDF_Albedo_Band_Mandatory_Quality_Band1…7, VNP09GA SurfReflect_QF1_1/SurfReflect_QF2_1';
 
 /** The mask's legend and output description per product (1 = what is flagged). */
 function labels(kind: LandQaField['kind']): { yes: string; no: string; out: string } {
   if (kind === 'mod13_reliability') return { yes: 'flagged by pixel reliability', no: 'kept', out: '1 = flagged by MOD13 pixel reliability (see rule), 0 = kept' };
+  if (kind === 'mod13_vi_quality') return { yes: 'flagged by VI Quality', no: 'kept', out: '1 = flagged by MOD13 VI Quality bits (see rule), 0 = kept' };
   if (kind === 'mcd43_quality') return { yes: 'magnitude inversion (lower quality)', no: 'full BRDF inversion', out: '1 = magnitude inversion (lower quality), 0 = full BRDF inversion' };
   return { yes: 'cloud, shadow or cirrus', no: 'clear', out: '1 = cloud/shadow/cirrus, 0 = clear' };
 }
@@ -170,6 +171,7 @@ async function landQaMask(ctx: ToolContext, b: ResolvedBand, qa: LandQaField, ru
     else note = `${path.basename(source.slice(0, source.lastIndexOf('#')))} has no ${other.slice(other.lastIndexOf('#') + 1)}: the mask is from ${qa.field} alone`;
     kernel = { type: 'viirs_qf', rule, qfs };
   } else if (qa.kind === 'mod13_reliability') kernel = { type: 'mod13_reliability', rule };
+  else if (qa.kind === 'mod13_vi_quality') kernel = { type: 'mod13_vi_quality', rule };
   else if (qa.kind === 'mcd43_quality') kernel = { type: 'mcd43_quality' };
   else kernel = rule === 'cloud' ? { type: 'modis_state' } : { type: 'modis_state', rule };
   const l = labels(qa.kind);
