@@ -166,7 +166,7 @@ async function landQaMask(ctx: ToolContext, b: ResolvedBand, qa: LandQaField, ru
   if (qa.kind === 'viirs_qf') {
     qfs = [qa.qf!];
     const other = viirsSibling(source, qa.qf!);
-    const sib = await openSibling(other, b.dataset);
+    const sib = await openSibling(other, b.dataset, ctx.signal);
     if (sib) { inputs.push({ source: other, band: 1 }); qfs.push(qa.qf === 1 ? 2 : 1); fields.push(other.slice(other.lastIndexOf('#') + 1)); }
     else note = `${path.basename(source.slice(0, source.lastIndexOf('#')))} has no ${other.slice(other.lastIndexOf('#') + 1)}: the mask is from ${qa.field} alone`;
     kernel = { type: 'viirs_qf', rule, qfs };
@@ -190,9 +190,9 @@ async function landQaMask(ctx: ToolContext, b: ResolvedBand, qa: LandQaField, ru
  * has no such field (the message says "holds no grid field"). Any other failure (a damaged file) is
  * the tool's failure, so a mask never silently drops the shadow and cirrus bits of a broken field.
  */
-async function openSibling(source: string, like: RasterDataset): Promise<boolean> {
+async function openSibling(source: string, like: RasterDataset, signal?: AbortSignal): Promise<boolean> {
   let ds: RasterDataset;
-  try { ds = await openRaster(source); } catch (e) {
+  try { ds = await openRaster(source, { signal }); } catch (e) {
     if (/holds no (?:grid|gridded) field "/.test((e as Error).message)) return false;
     throw e;
   }
