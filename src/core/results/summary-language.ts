@@ -56,6 +56,20 @@ const CLASS_WORDS: Record<string, string> = {
   'likely snow or ice': '可能是冰雪',
   'high chlorophyll-a': '叶绿素 a 含量高的水体',
   'cloud, cloud shadow or cirrus': '云、云影或卷云',
+  // MODIS/VIIRS QA fields through cloud_mask (src/core/raster/land-qa.ts qaWhat).
+  'cloud, cloud shadow, cirrus or snow/ice': '云、云影、卷云或冰雪',
+  'cloud, cloud shadow, cirrus, snow/ice or next to cloud': '云、云影、卷云、冰雪或云邻近像元',
+  'cloud, possible cloud, cloud shadow, cirrus or snow/ice': '云、可能有云、云影、卷云或冰雪',
+  'cloud': '云',
+  'cloud or possible cloud': '云或可能有云',
+  'cloud shadow or cirrus': '云影或卷云',
+  'cloud shadow, cirrus or snow/ice': '云影、卷云或冰雪',
+  'cloudy': '云覆盖',
+  'cloudy or snow/ice': '云覆盖或冰雪',
+  'not good quality': '非良好质量',
+  'cloud or cloud shadow': '云或云影',
+  'cloud, cloud shadow or snow/ice': '云、云影或冰雪',
+  'magnitude inversion, lower quality': '量级反演（质量较低）',
 };
 
 /** "dense vegetation (NDVI > 0.6)" → "植被茂密 (NDVI > 0.6)"; anything else (an expression, a band

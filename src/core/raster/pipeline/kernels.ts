@@ -2,6 +2,7 @@
 import { computeIndex, IndexId, INDICES } from '../spectral';
 import { ExprProgram, evalProgram } from '../expr';
 import type { BlockWindow } from '../io/dataset';
+import { type QaRule, mandatoryQualityFlag, qf1Flag, qf2Flag, reliabilityFlag, stateFlag, viQualityFlag } from '../land-qa';
 
 export type ThresholdOp = 'gt' | 'ge' | 'lt' | 'le' | 'eq' | 'ne';
 
@@ -11,7 +12,12 @@ export type KernelSpec =
   | { type: 'threshold'; op: ThresholdOp; value: number }
   | { type: 'scl'; classes: number[] }
   | { type: 'qabits'; bits: number[] }
-  | { type: 'modis_state' }
+  | { type: 'modis_state'; rule?: QaRule }
+  | { type: 'mod13_reliability'; rule: QaRule }
+  | { type: 'mod13_vi_quality'; rule: QaRule }
+  | { type: 'mcd43_quality' }
+  /** VIIRS QF1 and/or QF2 (`qfs`: which, in input order); a pixel is nodata where any input is. */
+  | { type: 'viirs_qf'; rule: QaRule; qfs: (1 | 2)[] }
   | { type: 'apply_mask'; invert: boolean }
   | { type: 'copy' };
 
@@ -61,13 +67,38 @@ export function applyKernel(k: KernelSpec, inputs: Float32Array[]): Float32Array
     case 'modis_state': {
       // MOD09 state QA (state_1km, sur_refl_state_500m/250m): bits 0-1 cloud state (01 cloudy, 10
       // mixed; 11 "not set" is assumed clear), bit 2 cloud shadow, bits 8-9 cirrus (10 average,
-      // 11 high; 01 small is kept, as MODIS land teams keep it), bit 10 the internal cloud algorithm.
+      // 11 high; 01 small is kept, as MODIS land teams keep it), bit 10 the internal cloud algorithm;
+      // rules cloud_snow and strict add more (land-qa.ts).
+      const a = inputs[0], out = new Float32Array(n), rule = k.rule ?? 'cloud';
+      for (let i = 0; i < n; i++) out[i] = stateFlag(a[i], rule);
+      return [out];
+    }
+    case 'mod13_reliability': {
       const a = inputs[0], out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = reliabilityFlag(a[i], k.rule);
+      return [out];
+    }
+    case 'mod13_vi_quality': {
+      const a = inputs[0], out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = viQualityFlag(a[i], k.rule);
+      return [out];
+    }
+    case 'mcd43_quality': {
+      const a = inputs[0], out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = mandatoryQualityFlag(a[i]);
+      return [out];
+    }
+    case 'viirs_qf': {
+      const out = new Float32Array(n);
+      const flags = k.qfs.map((q) => (q === 1 ? qf1Flag : qf2Flag));
       for (let i = 0; i < n; i++) {
-        const x = a[i];
-        if (x !== x) { out[i] = NaN; continue; }
-        const state = x & 3, cirrus = (x >> 8) & 3;
-        out[i] = state === 1 || state === 2 || (x & 4) || cirrus >= 2 || (x & 1024) ? 1 : 0;
+        let v = 0;
+        for (let j = 0; j < flags.length; j++) {
+          const f = flags[j](inputs[j][i], k.rule);
+          if (f !== f) { v = NaN; break; }
+          if (f) v = 1;
+        }
+        out[i] = v;
       }
       return [out];
     }

@@ -188,5 +188,5 @@ async function runWithWorkers(job: TileJobSpec, statsIgnore: number | null, tile
  * workers pay: wall 0.41× against 0.60×). Bench: bench/raster/perf-2026-12-02f.txt.
  */
 export function inlineBelow(k: KernelSpec): number {
-  return k.type === 'threshold' || k.type === 'scl' || k.type === 'qabits' || k.type === 'modis_state' ? 40_000_000 : 0;
+  return k.type === 'threshold' || k.type === 'scl' || k.type === 'qabits' || k.type === 'modis_state' || k.type === 'mod13_reliability' || k.type === 'mod13_vi_quality' || k.type === 'mcd43_quality' || k.type === 'viirs_qf' ? 40_000_000 : 0;
 }

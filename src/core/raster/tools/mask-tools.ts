@@ -13,6 +13,8 @@ import { maskDescription, type MaskLabels } from './analysis-support';
 import { bandFileOf } from '../band-files';
 import { defineTool, type ToolContext } from './types';
 import type { ToolRunResult } from '../types';
+import { QA_RULES, type QaRule, type LandQaField, landQaField, qaWhat, viirsSibling } from '../land-qa';
+import * as path from 'node:path';
 
 const MASK_NODATA = 255;
 
@@ -96,6 +98,7 @@ export const cloudMaskTool = defineTool({
     image: { kind: 'raster', required: true },
     qa: { kind: 'band', description: 'Sentinel-2 SCL or Landsat QA_PIXEL band' },
     sensor: { kind: 'string', enum: [...SENSORS] },
+    rule: { kind: 'string', enum: [...QA_RULES], description: 'MODIS/VIIRS QA fields: cloud (default: cloud, shadow, cirrus; MOD13 reliability 3), cloud_snow (also snow/ice), strict (also marginal, probably clear, small cirrus, adjacent cloud)' },
   },
   async run(ctx) {
     const r = await resolveBands(ctx.args.image, ['qa'], { qa: ctx.args.qa, sensor: ctx.args.sensor }, { cwd: ctx.cwd, signal: ctx.signal });
@@ -108,11 +111,17 @@ export const cloudMaskTool = defineTool({
       if (!sensor) sensor = desc.includes('scl') ? 'sentinel2_l2a' : desc.includes('qa_pixel') ? 'landsat89_c2l2' : named?.role === 'qa' ? named.sensor : undefined;
       // Landsat 4-7 QA_PIXEL has the same cloud, shadow and dilated-cloud bits (bit 2, cirrus, stays 0).
       if (sensor === 'landsat457_c2l2') sensor = 'landsat89_c2l2';
-      // A MOD09 state field named after `#` (MOD09A1.hdf#sur_refl_state_500m, MOD09GA.hdf#state_1km_1).
-      const modis = !ctx.args.sensor && b.dataset.bandCount === 1 && isModisState(b.dataset.source);
-      if (modis) return await modisCloudMask(ctx, b);
+      // A MODIS/VIIRS QA field named after `#` (MOD09A1.hdf#sur_refl_state_500m, MOD13Q1.hdf#250m 16 days
+      // pixel reliability, MCD43A4.hdf#BRDF_Albedo_Band_Mandatory_Quality_Band1, VNP09GA.h5#SurfReflect_QF1_1):
+      // read by its product's bit rule (land-qa.ts). An explicit sensor wins.
+      const qa = !ctx.args.sensor && b.dataset.bandCount === 1 ? landQaField(b.dataset.source) : undefined;
+      if (qa) return await landQaMask(ctx, b, qa, (ctx.args.rule ?? 'cloud') as QaRule);
+      if (ctx.args.rule !== undefined) {
+        throw new Error(`cloud_mask: argument "rule" applies to MODIS/VIIRS quality fields named after # (${QA_EXAMPLES}), not to band ${b.band} of ${b.dataset.source}; leave it out for SCL or QA_PIXEL`);
+      }
       if (sensor !== 'sentinel2_l2a' && sensor !== 'landsat89_c2l2') {
-        throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)`);
+        const field = b.dataset.source.includes('#') && !ctx.args.sensor ? `; a MODIS/VIIRS quality field is read by name: ${QA_EXAMPLES}` : '';
+        throw new Error(`cloud_mask: cannot tell how to read QA band ${b.band} of ${b.dataset.source}${sensor ? ` for sensor ${sensor} (no QA band)` : ''}; pass --arg sensor=sentinel2_l2a (SCL) or --arg sensor=landsat89_c2l2 (QA_PIXEL)${field}`);
       }
       const kernel: KernelSpec = sensor === 'sentinel2_l2a' ? { type: 'scl', classes: [3, 8, 9, 10] } : { type: 'qabits', bits: [1, 2, 3, 4] };
       const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], kernel, { name: 'cloud_mask', output: 'cloud mask', mask: true, maskLabels: { yes: 'cloud, shadow or cirrus', no: 'clear' } });
@@ -124,17 +133,75 @@ export const cloudMaskTool = defineTool({
   },
 });
 
-/** A MOD09 state QA field by its name after `#`: `state_1km` (MOD09GA: `state_1km_1`), `sur_refl_state_500m`, `sur_refl_state_250m`. */
+/** A MOD09 state QA field by its name after `#`: `state_1km` (MOD09GA: `state_1km_1`), `sur_refl_state_500m`, `sur_refl_state_250m` (and VNP09H1/A1's `SurfReflect_State…`). */
 export function isModisState(source: string): boolean {
-  return /#(?:state_1km(?:_1)?|sur_refl_state_(?:500m|250m))$/i.test(source);
+  return landQaField(source)?.kind === 'modis_state';
 }
 
-/** cloud_mask over a MOD09 state field: its cloud state, shadow, cirrus and internal cloud bits (kernels.ts). */
-async function modisCloudMask(ctx: ToolContext, b: ResolvedBand): Promise<ToolRunResult> {
-  const { run, out, ql } = await pixelTool(ctx, b.dataset, [{ source: b.dataset.source, band: b.band }], { type: 'modis_state' }, { name: 'cloud_mask', output: 'cloud mask', mask: true, maskLabels: { yes: 'cloud, shadow or cirrus', no: 'clear' } });
-  const d = describeMask(run.stats, 'cloud, cloud shadow or cirrus (MODIS state: cloudy or mixed, shadow, average or high cirrus, internal cloud flag)', projectedPixelArea(b.dataset));
-  d.stats.sensor = 'modis_state'; d.stats.qa_band = b.band;
-  return { tool: 'cloud_mask', outputs: { mask: rasterOutput(out, ['mask', 'cloud'], '1 = cloud/shadow/cirrus, 0 = clear') }, stats: d.stats, summary: d.summary, quicklook: ql };
+const QA_EXAMPLES = 'MOD09 sur_refl_state_500m/state_1km, VNP09H1 SurfReflect_State_500m, MOD13 "250m 16 days pixel reliability" or "250m 16 days VI Quality", MCD43A4 BRDF_Albedo_Band_Mandatory_Quality_Band1…7, VNP09GA SurfReflect_QF1_1/SurfReflect_QF2_1';
+
+/** The mask's legend and output description per product (1 = what is flagged). */
+function labels(kind: LandQaField['kind']): { yes: string; no: string; out: string } {
+  if (kind === 'mod13_reliability') return { yes: 'flagged by pixel reliability', no: 'kept', out: '1 = flagged by MOD13 pixel reliability (see rule), 0 = kept' };
+  if (kind === 'mod13_vi_quality') return { yes: 'flagged by VI Quality', no: 'kept', out: '1 = flagged by MOD13 VI Quality bits (see rule), 0 = kept' };
+  if (kind === 'mcd43_quality') return { yes: 'magnitude inversion (lower quality)', no: 'full BRDF inversion', out: '1 = magnitude inversion (lower quality), 0 = full BRDF inversion' };
+  return { yes: 'cloud, shadow or cirrus', no: 'clear', out: '1 = cloud/shadow/cirrus, 0 = clear' };
+}
+
+/**
+ * cloud_mask over a MODIS/VIIRS QA field by its product's rule (land-qa.ts). VIIRS QF1 and QF2 are
+ * one mask: the other of the pair is read beside the one named when the file has it (cloud from QF1,
+ * shadow and cirrus from QF2), so `…#SurfReflect_QF1_1` alone masks what an analyst means by cloud.
+ */
+async function landQaMask(ctx: ToolContext, b: ResolvedBand, qa: LandQaField, rule: QaRule): Promise<ToolRunResult> {
+  const source = b.dataset.source;
+  if (qa.kind === 'mcd43_quality' && rule !== 'cloud') {
+    throw new Error(`cloud_mask: argument "rule" (${rule}) does not apply to ${source}: MCD43 mandatory quality has one rule (1 = magnitude inversion, 0 = full inversion); leave "rule" out`);
+  }
+  const inputs: InputRef[] = [{ source, band: b.band }];
+  let kernel: KernelSpec;
+  let qfs: (1 | 2)[] = [];
+  const fields = [qa.field];
+  let note: string | undefined;
+  if (qa.kind === 'viirs_qf') {
+    qfs = [qa.qf!];
+    const other = viirsSibling(source, qa.qf!);
+    const sib = await openSibling(other, b.dataset, ctx.signal);
+    if (sib) { inputs.push({ source: other, band: 1 }); qfs.push(qa.qf === 1 ? 2 : 1); fields.push(other.slice(other.lastIndexOf('#') + 1)); }
+    else note = `${path.basename(source.slice(0, source.lastIndexOf('#')))} has no ${other.slice(other.lastIndexOf('#') + 1)}: the mask is from ${qa.field} alone`;
+    kernel = { type: 'viirs_qf', rule, qfs };
+  } else if (qa.kind === 'mod13_reliability') kernel = { type: 'mod13_reliability', rule };
+  else if (qa.kind === 'mod13_vi_quality') kernel = { type: 'mod13_vi_quality', rule };
+  else if (qa.kind === 'mcd43_quality') kernel = { type: 'mcd43_quality' };
+  else kernel = rule === 'cloud' ? { type: 'modis_state' } : { type: 'modis_state', rule };
+  const l = labels(qa.kind);
+  const { run, out, ql } = await pixelTool(ctx, b.dataset, inputs, kernel, { name: 'cloud_mask', output: qa.kind === 'mcd43_quality' ? 'quality mask' : 'cloud mask', mask: true, maskLabels: { yes: l.yes, no: l.no } });
+  const d = describeMask(run.stats, qaWhat(qa.kind, rule, qfs.length ? qfs : undefined), projectedPixelArea(b.dataset));
+  d.stats.sensor = qa.kind; d.stats.qa_band = b.band; d.stats.qa_field = qa.field;
+  if (qa.kind !== 'mcd43_quality') d.stats.rule = rule;
+  if (qfs.length) d.stats.qa_fields = fields;
+  // The summary's words already say which fields made the mask ("cloud (VIIRS QF1 …)"); the why is in stats.
+  if (note) d.stats.note = note;
+  return { tool: 'cloud_mask', outputs: { mask: rasterOutput(out, ['mask', 'cloud'], l.out) }, stats: d.stats, summary: d.summary, quicklook: ql };
+}
+
+/**
+ * The other VIIRS QF field of the pair, checked to be on the QA field's grid; undefined when the file
+ * has no such field (the message says "holds no grid field"). Any other failure (a damaged file) is
+ * the tool's failure, so a mask never silently drops the shadow and cirrus bits of a broken field.
+ */
+async function openSibling(source: string, like: RasterDataset, signal?: AbortSignal): Promise<boolean> {
+  let ds: RasterDataset;
+  try { ds = await openRaster(source, { signal }); } catch (e) {
+    if (/holds no (?:grid|gridded) field "/.test((e as Error).message)) return false;
+    throw e;
+  }
+  try {
+    if (ds.width !== like.width || ds.height !== like.height || ds.bandCount !== 1) {
+      throw new Error(`cloud_mask: ${source} is ${ds.width}×${ds.height} in ${ds.bandCount} band(s), not on the grid of ${like.source} (${like.width}×${like.height}); the file is damaged or not a VNP09GA file: download it again`);
+    }
+    return true;
+  } finally { await ds.close(); }
 }
 
 export const applyMaskTool = defineTool({
