@@ -8,7 +8,7 @@ import type { EarlierCell } from '../core/notebook/references';
 import { rasterEngine } from './raster-service';
 import { describeVector } from '../core/data/vector';
 import { VECTOR_DATA, VECTOR_GLOB_EXTENSIONS } from '../core/raster/vector/formats';
-import { LAYERED_FILE, RASTER_GLOB_EXTENSIONS, fileLayer } from '../core/raster/raster-files';
+import { RASTER_GLOB_EXTENSIONS, fileLayer, listsLayers } from '../core/raster/raster-files';
 import type { Log } from './log';
 import { shownOutputs } from '../core/notebook/batch';
 import { withBandProducts } from '../core/data/band-products';
@@ -112,16 +112,19 @@ export class WorkspaceData implements vscode.Disposable {
     const unreadable: { path: string; reason: string }[] = [];
     for (const rel of await this.listFiles()) {
       const item = await this.describe(rel, dir, VECTOR_DATA.test(rel) ? 'vector' : 'raster');
-      // A MODIS/VIIRS reflectance file reads whole as its scene, and its fields are listed besides.
-      const variables = !LAYERED_FILE.test(rel) || (item && !(item.bands && item.bands.length > 1)) ? [] : await this.variables(rel, dir);
+      // A MODIS/VIIRS reflectance file reads whole as its scene, and its fields are listed besides; a GRIB file its messages (core says which).
+      const variables = listsLayers(rel, item ? item.bands?.length ?? 0 : undefined) ? await this.variables(rel, dir) : [];
       if (item) files.push(item);
       if (variables.length > 1) {
-        // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m); an HDF4 file's grid fields alike.
+        // A NetCDF file of several gridded variables: one item per variable (era5.nc#t2m); an HDF4 file's grid fields and a GRIB file's messages alike.
+        let described = 0;
         for (const v of variables) {
           const one = await this.describe(`${rel}#${v}`, dir, 'raster');
-          if (one) files.push(one);
+          if (one) { files.push(one); described++; }
         }
-      } else if (!item) {
+        if (item || described) continue;
+      }
+      if (!item) {
         const reason = this.described.get(dir ? path.resolve(dir, rel) : rel)?.reason;
         if (reason) unreadable.push({ path: rel, reason });
       }
@@ -146,7 +149,7 @@ export class WorkspaceData implements vscode.Disposable {
     this.refresh();
   }
 
-  /** The gridded variables of a NetCDF file, classic or NetCDF-4, or the grid fields of an HDF4 file ([] for any other), read once per modification time. */
+  /** The gridded variables of a NetCDF file, classic or NetCDF-4, the grid fields of an HDF4 file, the messages of a GRIB file ([] for any other), read once per modification time. */
   private async variables(rel: string, dir: string | undefined): Promise<string[]> {
     const abs = dir ? path.resolve(dir, rel) : rel;
     try {
@@ -154,7 +157,7 @@ export class WorkspaceData implements vscode.Disposable {
       const hit = this.ncVariables.get(abs);
       if (hit && hit.mtime === mtime) return hit.names;
       const { gridLayers } = await import('../core/raster/io/layers');
-      const names = await gridLayers(abs);
+      const names = await gridLayers(abs, (m) => this.log.warn(m));
       this.ncVariables.set(abs, { mtime, names });
       return names;
     } catch {

@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { DataContext, DataItem } from '../retrieval/types';
 import { describeRaster } from '../raster/engine';
-import { LAYERED_FILE, RASTER_FILE } from '../raster/raster-files';
+import { listsLayers, RASTER_FILE } from '../raster/raster-files';
 import { describeVector } from './vector';
 import { VECTOR_DATA } from '../raster/vector/formats';
 import { withBandProducts } from './band-products';
@@ -78,25 +78,30 @@ export async function scanDataFolder(dir: string, warn: (msg: string) => void = 
     else if (TABLE.test(rel)) items.push({ path: rel, type: 'table' });
     else {
       // A NetCDF file of several gridded variables is one item per variable (era5.nc#t2m), an HDF4
-      // file of several grid fields one per field (MOD13Q1.hdf#250m 16 days NDVI); a MODIS or VIIRS
-      // reflectance file is its scene (the file itself) besides its fields.
-      const layers = async () => {
-        const vars = LAYERED_FILE.test(rel) ? await gridLayers(path.resolve(dir, rel)).catch(() => []) : [];
+      // file of several grid fields one per field (MOD13Q1.hdf#250m 16 days NDVI), a GRIB file of
+      // several messages one per message (era5.grib#2T, gfs.grib2#TMP:85000-ISBL); a MODIS or VIIRS
+      // reflectance file is its scene (the file itself) besides its fields, a GRIB file its first
+      // grid's messages as bands. Whether any layer was described: a file none of whose layers
+      // opens is reported unreadable, not dropped.
+      const layers = async (): Promise<boolean> => {
+        const vars = await gridLayers(path.resolve(dir, rel), warn).catch(() => []);
+        let described = 0;
         for (const v of vars.length > 1 ? vars : []) {
           try {
             items.push({ ...(await describeRaster(`${rel}#${v}`, dir)), path: `${rel}#${v}` });
+            described++;
           } catch (ev) {
             warn(`cannot describe ${rel}#${v}: ${(ev as Error).message}`);
           }
         }
-        return vars.length > 1;
+        return described > 0;
       };
       try {
         const item = await describeRaster(rel, dir);
         items.push({ ...item, path: rel });
-        if ((item.bands?.length ?? 0) > 1) await layers();
+        if (listsLayers(rel, item.bands?.length ?? 0)) await layers();
       } catch (e) {
-        if (await layers()) continue;
+        if (listsLayers(rel, undefined) && await layers()) continue;
         warn(`cannot describe ${rel}: ${(e as Error).message}`);
         unreadable.push({ path: rel, reason: whyUnreadable(e, path.resolve(dir, rel)) });
       }

@@ -12,8 +12,23 @@
  */
 export const RASTER_FILE = /\.(tiff?|jp2|j2k|vrt|hgt|hdr|asc|dt[0-2]|nc|nc4|h5|hdf5|he5|hdf|img|grib2?|grb2?)$|\.nc#[A-Za-z_][\w.-]*(\/[A-Za-z_][\w.-]*)*$|\.(nc4|h5|hdf5|he5|hdf)#[^#\\]+$|\.(grib2?|grb2?)#[^#\\]+$/i;
 
-/** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 and HDF-EOS5 fields. */
-export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf)$/i;
+/** Files that may hold several rasters, each listed and read as `file#layer`: NetCDF variables, HDF4 and HDF-EOS5 fields, GRIB messages. */
+export const LAYERED_FILE = /\.(nc|nc4|h5|hdf5|he5|hdf|grib2?|grb2?)$/i;
+
+/** GRIB files by extension (the readers tell GRIB by its bytes; this picks files to list). */
+export const GRIB_FILE = /\.(grib2?|grb2?)$/i;
+
+/**
+ * Whether the scan and the workspace list the layers of `file` besides (or instead of) the file,
+ * given the bands it opened with whole (undefined: it did not open). A NetCDF or HDF file that opens
+ * whole as one band is that layer; a MODIS/VIIRS file that opens as a scene of several lists its
+ * fields too. A GRIB file opens whole on its first grid only, so its messages on other grids are
+ * listed even when that grid holds one band.
+ */
+export function listsLayers(file: string, wholeBands: number | undefined): boolean {
+  if (!LAYERED_FILE.test(file)) return false;
+  return wholeBands === undefined || wholeBands > 1 || GRIB_FILE.test(file);
+}
 
 /**
  * `era5.nc#t2m`: one variable of a NetCDF file holding several; the file's path and the variable

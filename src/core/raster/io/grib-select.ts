@@ -35,19 +35,25 @@ export function selectField(fields: GribField[], selector: string, file: string)
   const sel = selector.trim();
   // An element to show as an example only where it names one field (a GFS file has TMP at forty levels).
   const element = (f: GribField) => f.metadata.GRIB_ELEMENT ?? '';
-  const once = fields.map(element).find((e, _, es) => e && !/\s/.test(e) && es.filter((x) => x === e).length === 1);
-  const example = `${base}#1${once ? ` or ${base}#${once}` : ''}`;
+  // Only for an error: counting every element against every other is quadratic (6000 fields, 36 M
+  // comparisons), and the scan opens each of a file's messages by name.
+  const example = () => {
+    const n = new Map<string, number>();
+    for (const f of fields) n.set(element(f), (n.get(element(f)) ?? 0) + 1);
+    const once = fields.map(element).find((e) => e && !/\s/.test(e) && n.get(e) === 1);
+    return `${base}#1${once ? ` or ${base}#${once}` : ''}`;
+  };
   if (/^\d+$/.test(sel)) {
     const n = Number(sel);
     if (n >= 1 && n <= fields.length) return n;
-    throw new Error(`"#${selector}" names band ${sel}, and the file holds ${fields.length} (numbered 1..${fields.length} as GDAL numbers them): ${listing(fields, all)}; name one as ${example}`);
+    throw new Error(`"#${selector}" names band ${sel}, and the file holds ${fields.length} (numbered 1..${fields.length} as GDAL numbers them): ${listing(fields, all)}; name one as ${example()}`);
   }
   const low = sel.toLowerCase();
   const byElement = all.filter((b) => element(fields[b - 1]).toLowerCase() === low);
   const matches = byElement.length ? byElement : all.filter((b) => qualified(fields[b - 1]).toLowerCase() === low);
   if (matches.length === 1) return matches[0];
   if (!matches.length) {
-    throw new Error(`no message is "#${selector}" (by band number, element such as TMP, or element:level such as TMP:2-HTGL); its ${fields.length} message${fields.length === 1 ? '' : 's'}: ${listing(fields, all)}; name one as ${example}`);
+    throw new Error(`no message is "#${selector}" (by band number, element such as TMP, or element:level such as TMP:2-HTGL); its ${fields.length} message${fields.length === 1 ? '' : 's'}: ${listing(fields, all)}; name one as ${example()}`);
   }
   // Several: element and level tell them apart when they differ in level, else only the number does.
   const q = qualified(fields[matches[0] - 1]);

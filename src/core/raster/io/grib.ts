@@ -46,6 +46,71 @@ export function gribStart(head: Uint8Array): number {
 /** Whether a file's first bytes are a GRIB message's (possibly after a short WMO header). */
 export function isGrib(head: Uint8Array): boolean { return gribStart(head) >= 0; }
 
+/**
+ * Every field of every message of a GRIB file of `size` bytes, in file order, from the section
+ * headers only (no data is decoded): what the dataset opens and what the listing of its messages
+ * (grib-layers.ts) names. Warnings name the file; errors do not (the caller adds it).
+ */
+export async function gribFields(readAt: ReadAt, size: number, file: string, signal?: AbortSignal): Promise<{ fields: GribField[]; warnings: string[] }> {
+  const fields: GribField[] = [], warnings: string[] = [];
+  const head = await readAt(0, Math.min(size, SEARCH_HEAD));
+  let at = gribStart(head);
+  if (at < 0) throw new Error('not a GRIB file (no "GRIB" in its first bytes)');
+  for (let m = 1; at >= 0 && at + 8 <= size; m++) {
+    signal?.throwIfAborted();
+    if (m > MAX_MESSAGES) throw new Error(`holds more than ${MAX_MESSAGES} messages; split it (grib_copy) first`);
+    const h = await readAt(at, Math.min(16, size - at));
+    if (h.toString('latin1', 0, 4) !== 'GRIB') {
+      // Padding between messages (some archives align to 4 or 8 bytes): look a little further.
+      const next = (await readAt(at, Math.min(SEARCH_HEAD, size - at))).indexOf('GRIB');
+      if (next > 0) { at += next; m--; continue; }
+      if (fields.length) { warnings.push(`${file}: ${size - at} bytes after message ${m - 1} are not a GRIB message; ignored`); break; }
+      throw new Error(`message ${m} does not start with "GRIB"`);
+    }
+    const edition = h[7];
+    const what = `message ${m}`;
+    let length: number;
+    if (edition === 2) {
+      if (h.length < 16) throw new Error(`${what} is cut short (${h.length} bytes)`);
+      length = Number(h.readBigUInt64BE(8));
+    } else if (edition === 1) length = h.readUIntBE(4, 3);
+    else throw new Error(`${what} is GRIB edition ${edition}; GeoWeave reads editions 1 and 2`);
+    if (length < 16 || at + length > size) throw new Error(`${what} claims ${length} bytes, and ${size - at} are left in the file; it is cut short or damaged`);
+    // The message's first bytes in one read: its small sections are there (a GFS file has ~700 messages).
+    const start = at, head = await readAt(at, Math.min(length, MESSAGE_HEAD));
+    const read: ReadAt = (p, n) => (p >= start && p + n <= start + head.length ? Promise.resolve(head.subarray(p - start, p - start + n)) : readAt(p, n));
+    if (edition === 2) fields.push(...await grib2Fields(read, at, at + length, m, what));
+    else fields.push(await grib1Field(read, at, at + length, m, what));
+    at += length;
+  }
+  return { fields, warnings };
+}
+
+/** Files whose field lists are kept (the scan opens each listed message of one file in turn). */
+const FIELD_CACHE_FILES = 4;
+/** Fields kept across those files at most (a field's headers take ~1 KB). */
+const FIELD_CACHE_FIELDS = 200_000;
+/** Field lists by file, size, modification time and inode, most recently used last. */
+const fieldCache = new Map<string, { fields: GribField[]; warnings: string[] }>();
+
+/**
+ * gribFields, kept per file while it is unchanged: the scan, the workspace list and a notebook open
+ * `gfs.grib2#1` … `#700` one after another, and parsing ~700 headers for each is quadratic (1000
+ * fields took 98 s). The lists are shared and never changed by their users.
+ */
+export async function cachedGribFields(fh: fs.promises.FileHandle, readAt: ReadAt, file: string, signal?: AbortSignal): Promise<{ fields: GribField[]; warnings: string[] }> {
+  const st = await fh.stat({ bigint: true });
+  const key = `${file}\0${st.size}\0${st.mtimeNs}\0${st.ino}\0${st.dev}`;
+  const hit = fieldCache.get(key);
+  if (hit) { fieldCache.delete(key); fieldCache.set(key, hit); return hit; }
+  const got = await gribFields(readAt, Number(st.size), file, signal);
+  for (const k of fieldCache.keys()) if (k.startsWith(`${file}\0`)) fieldCache.delete(k); // an older version of the file
+  fieldCache.set(key, got);
+  const total = () => [...fieldCache.values()].reduce((n, v) => n + v.fields.length, 0);
+  while (fieldCache.size > FIELD_CACHE_FILES || (fieldCache.size > 1 && total() > FIELD_CACHE_FIELDS)) fieldCache.delete(fieldCache.keys().next().value!);
+  return got;
+}
+
 export class GribDataset implements RasterDataset {
   width = 0; height = 0; bandCount = 0; blockWidth = 0; blockHeight = 1;
   dtype: DType = 'float64'; geo!: GeoInfo; nodata: number | null = null;
@@ -95,36 +160,9 @@ export class GribDataset implements RasterDataset {
 
   /** Every field of every message, in file order. */
   private async listFields(signal?: AbortSignal): Promise<void> {
-    const head = await this.readAt(0, Math.min(this.size, SEARCH_HEAD));
-    let at = gribStart(head);
-    if (at < 0) throw new Error('not a GRIB file (no "GRIB" in its first bytes)');
-    for (let m = 1; at >= 0 && at + 8 <= this.size; m++) {
-      signal?.throwIfAborted();
-      if (m > MAX_MESSAGES) throw new Error(`holds more than ${MAX_MESSAGES} messages; split it (grib_copy) first`);
-      const h = await this.readAt(at, Math.min(16, this.size - at));
-      if (h.toString('latin1', 0, 4) !== 'GRIB') {
-        // Padding between messages (some archives align to 4 or 8 bytes): look a little further.
-        const next = (await this.readAt(at, Math.min(SEARCH_HEAD, this.size - at))).indexOf('GRIB');
-        if (next > 0) { at += next; m--; continue; }
-        if (this.fields.length) { (this.warnings ??= []).push(`${this.file}: ${this.size - at} bytes after message ${m - 1} are not a GRIB message; ignored`); break; }
-        throw new Error(`message ${m} does not start with "GRIB"`);
-      }
-      const edition = h[7];
-      const what = `message ${m}`;
-      let length: number;
-      if (edition === 2) {
-        if (h.length < 16) throw new Error(`${what} is cut short (${h.length} bytes)`);
-        length = Number(h.readBigUInt64BE(8));
-      } else if (edition === 1) length = h.readUIntBE(4, 3);
-      else throw new Error(`${what} is GRIB edition ${edition}; GeoWeave reads editions 1 and 2`);
-      if (length < 16 || at + length > this.size) throw new Error(`${what} claims ${length} bytes, and ${this.size - at} are left in the file; it is cut short or damaged`);
-      // The message's first bytes in one read: its small sections are there (a GFS file has ~700 messages).
-      const start = at, head = await this.readAt(at, Math.min(length, MESSAGE_HEAD));
-      const read: ReadAt = (p, n) => (p >= start && p + n <= start + head.length ? Promise.resolve(head.subarray(p - start, p - start + n)) : this.readAt(p, n));
-      if (edition === 2) this.fields.push(...await grib2Fields(read, at, at + length, m, what));
-      else this.fields.push(await grib1Field(read, at, at + length, m, what));
-      at += length;
-    }
+    const { fields, warnings } = await cachedGribFields(this.fh!, this.readAt, this.file, signal);
+    this.fields = fields;
+    if (warnings.length) (this.warnings ??= []).push(...warnings);
   }
 
   /** The raster: the first field's grid, and the fields on it (see the file comment for the others). */
