@@ -5,6 +5,7 @@ import { runProcessTool } from '../../src/core/notebook/process-runner';
 import type { ToolManifest } from '../../src/core/manifests/types';
 import type { Op } from './harness';
 import { extractArchive } from '../../src/core/data/archive/archive';
+import { scanDataFolder } from '../../src/core/data/scan';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -43,6 +44,11 @@ async function perform(op: Op): Promise<unknown> {
       };
       walk(op.into);
       return { outputs, summary: `${r.files} files into ${r.target}; skipped ${r.skipped.length}`, stats: { target: r.target } };
+    }
+    case 'scan': {
+      const warnings: string[] = [];
+      const r = await scanDataFolder(op.dir, (m) => warnings.push(m));
+      return { summary: `${r.items.length} items, ${r.unreadable?.length ?? 0} unreadable`, stats: { items: r.items.map((it) => it.path), unreadable: r.unreadable ?? [], warnings } };
     }
     case 'process': {
       const r = await runProcessTool(op.manifest as ToolManifest, op.args, { outDir: op.outDir, cwd: op.cwd });

@@ -5,7 +5,10 @@
  * grids, 40-bit values, more groups than values, bitmaps too short, constant fields of 30 and 64 M
  * points in a few hundred bytes). Each is opened and read in full,
  * or run through band_math writing a GeoTIFF, in a child process; a trial passes when it reads or
- * fails naming the file, within its time and memory bounds, leaving no half-written output.
+ * fails naming the file, within its time and memory bounds, leaving no half-written output. The
+ * data scan of a folder holding a damaged file of several messages (whose messages it lists as
+ * layers, io/grib-layers.ts) never throws: it lists the file or its messages, or reports it
+ * unreadable with a reason.
  * A file of its own (not raw-abuse.test.ts), so that GRIB's trials run without the others'.
  */
 import { test } from 'node:test';
@@ -36,6 +39,25 @@ test('GRIB abuse: GRIB2 of every packing and GRIB1 with a bitmap, truncated, bit
     judge(tally, 'grib', label, await runner.run(op), {
       names: ['field.grib2'], outDir, mustFail: opts.mustFail, mustSucceed: opts.mustSucceed,
       frozen: [{ dir: inDir, before: frozen }, { dir: outside, before: outsideBefore }], tempRoots: [inDir, outDir],
+    });
+  };
+  /** The scan of a folder holding `bytes` as field.grib2: it returns, listing the file or its messages, or naming it unreadable with a reason. */
+  const scanTrial = async (label: string, bytes: Buffer, layers?: number) => {
+    emptyDir(inDir);
+    fs.writeFileSync(path.join(inDir, 'field.grib2'), bytes);
+    const frozen = fingerprint(inDir);
+    judge(tally, 'grib-scan', label, await runner.run({ kind: 'scan', dir: inDir }), {
+      names: ['field.grib2'], mustSucceed: true,
+      frozen: [{ dir: inDir, before: frozen }, { dir: outside, before: outsideBefore }], tempRoots: [inDir],
+      check: (r) => {
+        const s = r.result?.stats as { items: string[]; unreadable: { path: string; reason: string }[] };
+        const listed = s.items.filter((p) => p === 'field.grib2' || p.startsWith('field.grib2#'));
+        const unreadable = s.unreadable.find((u) => u.path === 'field.grib2');
+        if (!listed.length && !unreadable) return `field.grib2 is neither listed nor reported unreadable (${r.result?.summary})`;
+        if (unreadable && !unreadable.reason.trim()) return 'reported unreadable without a reason';
+        if (layers !== undefined && listed.filter((p) => p.includes('#')).length !== layers) return `lists ${listed.join(', ')}; expected ${layers} messages`;
+        return null;
+      },
     });
   };
   try {
@@ -98,6 +120,16 @@ for name, w, h in [('big', 6000, 5000), ('huge', 8000, 8000)]:
       }
       for (const [how, bytes] of damaged(simple, rnd, 3, 3, 2)) await trial(`GRIB2 #2 of a file ${how}`, bytes, { selector: '2' });
       await trial('GRIB2 message repeated 300 times', Buffer.concat(Array.from({ length: 300 }, () => c)), { mustSucceed: true });
+      // The scan of a file of several messages of every packing (two fields each), intact, then cut and bit-flipped.
+      const several = Buffer.concat(['simple', 'complex2', 'png', 'jpeg2000'].map((n) => fs.readFileSync(path.join(made, `${n}.grib2`))));
+      await scanTrial('scan: GRIB2 of 4 packings intact', several, 8);
+      for (const [how, bytes] of damaged(several, rnd, 12, 12, 5)) await scanTrial(`scan: GRIB2 of 4 packings ${how}`, bytes);
+      // Cut at each message's end and inside each: the messages before a cut are whole.
+      for (let p = 0, n = 0; p < several.length - 8; p += Number(several.readBigUInt64BE(p + 8)), n++) {
+        if (n) await scanTrial(`scan: GRIB2 cut after message ${n}`, several.subarray(0, p));
+        await scanTrial(`scan: GRIB2 cut inside message ${n + 1}`, several.subarray(0, p + 20));
+      }
+      await scanTrial('scan: GRIB2 message repeated 3000 times', Buffer.concat(Array.from({ length: 3000 }, () => c)));
     }
     if (spawnSync('grib_set', ['-V']).status === 0 || process.env.CI) {
       // GRIB1 with a bitmap, as ecCodes writes it from its sample.
@@ -113,6 +145,8 @@ set bitsPerValue=12; set missingValue=-999; set bitmapPresent=1; set values={${v
       for (const [how, bytes] of damaged(g1, rnd, 15, 15, 5)) await trial(`GRIB1 ${how}`, bytes);
       const b = Buffer.from(g1); b.writeUIntBE(0xffffff, 8, 3);
       await trial('GRIB1 section 1 of 16 MB', b, { mustFail: true });
+      await scanTrial('scan: GRIB1 twice', Buffer.concat([g1, g1]), 2);
+      for (const [how, bytes] of damaged(Buffer.concat([g1, g1]), rnd, 6, 6, 4)) await scanTrial(`scan: GRIB1 twice ${how}`, bytes);
     }
   } finally {
     fs.rmSync(made, { recursive: true, force: true });

@@ -19,7 +19,9 @@ export type Op =
   /** Extract an archive into `into`; the result lists every file now under `into`. */
   | { kind: 'extract'; file: string; into: string }
   /** Keys on the built-in prototypes (pollution shows up here). */
-  | { kind: 'probe' };
+  | { kind: 'probe' }
+  /** The data scan of a folder (core/data/scan.ts); the result's stats list the items and the unreadable files. */
+  | { kind: 'scan'; dir: string };
 
 export interface TrialResult {
   status: 'ok' | 'error' | 'died' | 'timeout';
