@@ -429,7 +429,10 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     const placed = !ds.geo.ungeoreferenced;
     const lonLat = !placed ? undefined : (require('./proj') as typeof import('./proj')).boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
     // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
-    const guess = ds.bandCount >= 3 && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
+    // Not for GRIB: its bands are weather fields its metadata names (GRIB_ELEMENT), never a sensor's,
+    // and sampling decodes every field whole (a GFS file of 740 took 11 s of a scan).
+    const grib = (ds as { bandMetadata?: Record<string, string>[] }).bandMetadata?.[0]?.GRIB_ELEMENT !== undefined;
+    const guess = ds.bandCount >= 3 && !grib && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
     return {
       path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}),
       ...(placed ? { extent } : {}), ...(lonLat ? { lonLat } : {}), grid: { width: ds.width, height: ds.height, geoTransform: [...g] }, ...(guess ? { guess } : {}),

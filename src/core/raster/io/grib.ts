@@ -59,7 +59,8 @@ export async function gribFields(readAt: ReadAt, size: number, file: string, sig
   for (let m = 1; at >= 0 && at + 8 <= size; m++) {
     signal?.throwIfAborted();
     if (m > MAX_MESSAGES) throw new Error(`holds more than ${MAX_MESSAGES} messages; split it (grib_copy) first`);
-    const h = await readAt(at, Math.min(16, size - at));
+    // The message's first bytes in one read: its indicator and its small sections are there (a GFS file has ~700 messages).
+    const h = await readAt(at, Math.min(MESSAGE_HEAD, size - at));
     if (h.toString('latin1', 0, 4) !== 'GRIB') {
       // Padding between messages (some archives align to 4 or 8 bytes): look a little further.
       const next = (await readAt(at, Math.min(SEARCH_HEAD, size - at))).indexOf('GRIB');
@@ -76,8 +77,7 @@ export async function gribFields(readAt: ReadAt, size: number, file: string, sig
     } else if (edition === 1) length = h.readUIntBE(4, 3);
     else throw new Error(`${what} is GRIB edition ${edition}; GeoWeave reads editions 1 and 2`);
     if (length < 16 || at + length > size) throw new Error(`${what} claims ${length} bytes, and ${size - at} are left in the file; it is cut short or damaged`);
-    // The message's first bytes in one read: its small sections are there (a GFS file has ~700 messages).
-    const start = at, head = await readAt(at, Math.min(length, MESSAGE_HEAD));
+    const start = at, head = h.subarray(0, Math.min(length, MESSAGE_HEAD));
     const read: ReadAt = (p, n) => (p >= start && p + n <= start + head.length ? Promise.resolve(head.subarray(p - start, p - start + n)) : readAt(p, n));
     if (edition === 2) fields.push(...await grib2Fields(read, at, at + length, m, what));
     else fields.push(await grib1Field(read, at, at + length, m, what));
