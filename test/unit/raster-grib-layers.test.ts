@@ -193,6 +193,10 @@ test('the scan and the raster view list GRIB messages like NetCDF variables; a d
   const rh = data.items.find((it) => it.path === 'other-first.grib2#RH')!;
   assert.deepEqual([rh.grid?.width, rh.grid?.height], [12, 7], 'RH on its own 12×7 grid');
   assert.equal(data.items.find((it) => it.path === 'gfs.grib2')!.bands?.length, 4);
+  // A 2 m temperature's description says "Specified height level above ground": no DEM for all that.
+  const t2m = data.items.find((it) => it.path === 'gfs.grib2#TMP:2-HTGL')!;
+  assert.match(t2m.bands?.[0].description ?? '', /height level above ground/);
+  assert.deepEqual([t2m.roles, t2m.bands?.[0].role], [undefined, undefined]);
   assert.deepEqual(data.unreadable?.map((u) => u.path), ['cut.grib2']);
   assert.match(data.unreadable![0].reason, /message 3 claims \d+ bytes.*cut short or damaged/);
   assert.ok(warnings.some((w) => w.includes('cut.grib2')), warnings.join('\n'));

@@ -409,7 +409,11 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     });
     const roles: string[] = [];
     const name = path.basename(p).toLowerCase();
-    const desc = (ds.bandDescriptions[0] ?? '').toLowerCase();
+    // GRIB bands are weather fields that their metadata names (GRIB_ELEMENT), never a sensor's bands, and
+    // their descriptions name the level: a 2 m temperature's says "Specified height level above ground",
+    // which is no DEM.
+    const grib = (ds as { bandMetadata?: Record<string, string>[] }).bandMetadata?.[0]?.GRIB_ELEMENT !== undefined;
+    const desc = grib ? '' : (ds.bandDescriptions[0] ?? '').toLowerCase();
     if (ds.bandCount === 1) {
       const floaty = ds.dtype === 'float32' || ds.dtype === 'float64' || ds.dtype === 'int16';
       if ((floaty && /elev|dem|height|altitude/.test(desc)) || /(^|[^a-z])(dem|dtm|dsm|srtm|elevation)([^a-z]|$)/.test(name) || SRTM_TILE.test(name)) { roles.push('dem'); bands[0].role = 'dem'; }
@@ -429,9 +433,7 @@ export async function describeRaster(p: string, cwd?: string): Promise<DataItem>
     const placed = !ds.geo.ungeoreferenced;
     const lonLat = !placed ? undefined : (require('./proj') as typeof import('./proj')).boxToLonLat(epsg, extent) ?? outlineLonLat(ds.geo, ds.source, extent);
     // No band says what it is: guess the sensor, so readiness can say what the bands probably are.
-    // Not for GRIB: its bands are weather fields its metadata names (GRIB_ELEMENT), never a sensor's,
-    // and sampling decodes every field whole (a GFS file of 740 took 11 s of a scan).
-    const grib = (ds as { bandMetadata?: Record<string, string>[] }).bandMetadata?.[0]?.GRIB_ELEMENT !== undefined;
+    // Not for GRIB (see `grib`): sampling would decode every field whole (a GFS file of 740 took 11 s of a scan).
     const guess = ds.bandCount >= 3 && !grib && !bands.some((b) => b.role) && !isRemote(p) ? guessSensor(await sampleBands(ds)) : undefined;
     return {
       path: p, type: 'raster', bands, ...(roles.length ? { roles } : {}), ...(crs ? { crs } : {}),
