@@ -59,6 +59,11 @@ test('files named in a task: whole names, stems that cannot be ordinary words, C
   assert.deepEqual(namedInTask('red band of 2024/B04.tif', dated).map((i) => i.path), ['scenes/2024/B04.tif']);
   assert.deepEqual(namedInTask('red band of scenes\\2018\\B04.tif', dated).map((i) => i.path), ['scenes/2018/B04.tif']);
   assert.deepEqual(namedInTask('red band of B04.tif', dated).map((i) => i.path), ['scenes/2018/B04.tif', 'scenes/2024/B04.tif']);
+  // A GRIB file opens whole and is listed before its messages: a task naming a message means the message.
+  const grib: DataItem[] = ['gfs.grib2', 'gfs.grib2#TMP:2-HTGL', 'gfs.grib2#TMP:85000-ISBL', 'gfs.grib2#PRMSL'].map((p) => ({ path: `weather/${p}`, type: 'raster' }));
+  assert.deepEqual(namedInTask('histogram of PRMSL in gfs.grib2', grib).map((i) => i.path), ['weather/gfs.grib2#PRMSL']);
+  assert.deepEqual(namedInTask('mean of gfs.grib2#TMP:2-HTGL', grib).map((i) => i.path), ['weather/gfs.grib2#TMP:2-HTGL']);
+  assert.equal(namedInTask('mean of gfs.grib2', grib)[0]?.path, 'weather/gfs.grib2', 'the file alone: the whole file first');
 });
 
 test('readiness: a file the task names is used and said so; its bands are a guess when it has no descriptions', () => {

@@ -32,7 +32,7 @@ export interface ExecutabilityResult extends Readiness {
 
 /** Where a role is found in an item: a band index, or the whole item. */
 /** A layer of a file of several and its file: `era5.nc#t2m`, `s5p.nc4#PRODUCT/no2`, `MOD13Q1.hdf#250m 16 days NDVI`. */
-const LAYER_PATH = /^(.*\.(?:nc|nc4|h5|hdf5|he5|hdf))#(.+)$/i;
+const LAYER_PATH = /^(.*\.(?:nc|nc4|h5|hdf5|he5|hdf|grib2?|grb2?))#(.+)$/i;
 
 function findRole(item: DataItem, role: string): { band?: number } | undefined {
   if (item.roles?.includes(role)) return {};
@@ -183,7 +183,9 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
   const variableOf = (p: string) => LAYER_PATH.exec(p.toLowerCase());
   const spoken = (h: { item: DataItem }) => {
     const v = variableOf(h.item.path);
-    if (!v) return true;
+    // The whole file, when the task also names one of its layers ("PRMSL in gfs.grib2"): the layer is
+    // meant. A GRIB file opens whole (the messages on its first grid), and it is listed first.
+    if (!v) return !hits.some((o) => { const ov = variableOf(o.item.path); return !!ov && sameFile(ov[1], h.item.path.toLowerCase()) && at(ov[2].toLowerCase()) >= 0; });
     const siblings = hits.filter((o) => variableOf(o.item.path)?.[1] === v[1]);
     return !siblings.some((o) => at(variableOf(o.item.path)![2]) >= 0) || at(v[2]) >= 0;
   };
