@@ -106,3 +106,24 @@ test('step model pool: a tool classifier trained ahead on the thread, or restore
   assert.equal(h.classifier(), fresh);
   assert.ok(now.version > old.version);
 });
+
+test('step model pool: while the thread trains the model asked for, the taker trains the last one queued of that kind instead of waiting', { skip: !canTrainAhead() && 'no worker script or one core' }, async () => {
+  const pool = new StepModelPool();
+  try {
+    // The first is long enough to still be in training when it is asked for.
+    pool.ahead('a', flows(7, 3000));
+    pool.ahead('b', flows(8, 50));
+    pool.aheadClassifier('k', flows(9, 50));
+    pool.ahead('c', flows(10, 60));
+    const a = await pool.take('a');
+    assert.equal(pool.trained.here, 1, 'the last next-step model queued (c), not the classifier of another kind');
+    const c = await pool.take('c');
+    same(c!, new NextStepModel(flows(10, 60)), ['flood'], ['load']);
+    same(a!, new NextStepModel(flows(7, 3000)), ['crop'], ['load', 'mask']);
+    assert.ok(await pool.take('b'));
+    assert.ok(await pool.takeClassifier('k'));
+    assert.equal(pool.trained.here + pool.trained.thread, 4, 'each trained once');
+  } finally {
+    pool.close();
+  }
+});
