@@ -58,7 +58,7 @@ export class StepModelPool {
   private worker: Worker | undefined;
   private busy = false;
   private nextId = 1;
-  private readonly waiting = new Map<number, { kind: ModelKind; settle: (m: Model | undefined) => void }>();
+  private readonly waiting = new Map<number, { job: Job; settle: (m: Model | undefined) => void }>();
   private closed = false;
   /** Models trained so far on the thread and here (by a taker), for reports and tests. */
   readonly trained = { thread: 0, here: 0 };
@@ -137,7 +137,7 @@ export class StepModelPool {
     const job = this.queue.shift()!;
     const id = this.nextId++;
     this.busy = true;
-    job.started = new Promise<Model | undefined>((resolve) => this.waiting.set(id, { kind: job.kind, settle: (m) => { job.done = true; resolve(m); } }));
+    job.started = new Promise<Model | undefined>((resolve) => this.waiting.set(id, { job, settle: (m) => { job.done = true; resolve(m); } }));
     this.thread().postMessage({ id, kind: job.kind, flows: job.flows });
   }
 
@@ -149,7 +149,7 @@ export class StepModelPool {
       this.waiting.delete(m.id);
       this.busy = false;
       if (m.state) this.trained.thread++;
-      const model = !m.state ? undefined : asked?.kind === 'classifier' ? ToolClassifier.restore(m.state as ToolClassifierState) : NextStepModel.restore(m.state as NextStepState);
+      const model = !m.state ? undefined : asked?.job.kind === 'classifier' ? ToolClassifier.restore(m.state as ToolClassifierState) : NextStepModel.restore(m.state as NextStepState);
       asked?.settle(model);
       this.pump();
     });
