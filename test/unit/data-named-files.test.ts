@@ -17,6 +17,8 @@ test('names with data extensions are read from tasks as analysts write them', ()
     ['LC09_L2SP_044034_20240712_02_T1.tar.gz', 'data/flight.hdr']);
   // Chinese runs on without spaces: Han characters end a name.
   assert.deepEqual(fileNamesIn('对L7_ETMs.tif计算植被指数，再用fields.gpkg统计'), ['L7_ETMs.tif', 'fields.gpkg']);
+  // Devanagari vowels are combining marks: a name written in it stays whole ("नक्शा" ends in one).
+  assert.deepEqual(fileNamesIn('बाढ़ का नक्शा.tif पर NDVI'), ['नक्शा.tif']);
   // A URL is not a workspace file name; urlsIn reads it whole.
   const remote = 'NDVI of https://sentinel-cogs.s3.us-west-2.amazonaws.com/sentinel-s2-l2a-cogs/31/T/DF/2024/7/S2A_31TDF_20240707_0_L2A/B04.tif and fields.gpkg';
   assert.deepEqual(fileNamesIn(remote), ['fields.gpkg']);

@@ -33,7 +33,7 @@ const CATALOG: Record<string, string> = {
 
 test('embeddings are deterministic, L2-normalised, of the declared dimension', async () => {
   const e = new BuiltinEmbedder();
-  assert.equal(e.id, 'builtin:v5');
+  assert.equal(e.id, 'builtin:v6');
   const texts = ['NDVI from Sentinel-2', '计算坡度', 'how much area burned?'];
   const a = await e.embed(texts);
   const b = await new BuiltinEmbedder().embed(texts);
@@ -66,6 +66,22 @@ test('tokenizer stems English word families and segments Chinese with dictionary
   const zh = tokenize('计算植被指数');
   for (const t of ['植被', '指数', '植被指数', 'ndvi', stem('vegetation'), 'index']) assert.ok(zh.includes(t), `missing ${t} in ${zh.join(' ')}`);
   assert.ok(!zh.includes('的'));
+});
+
+test('words keep their vowel marks, and Japanese kana and Thai are read in bigrams apart from Latin words', async () => {
+  // Devanagari writes vowels as combining marks: the words stay whole.
+  const hi = tokenize('बाढ़ का नक्शा');
+  for (const t of ['बाढ़', 'नक्शा']) assert.ok(hi.includes(t), `missing ${t} in ${hi.join(' ')}`);
+  assert.ok(!hi.includes('ब'), hi.join(' '));
+  // A sensor written next to kana is still the sensor (it was "をsentinel").
+  const ja = tokenize('洪水範囲をSentinel-1で抽出');
+  for (const t of ['sentinel', '1', '洪水', 'flood']) assert.ok(ja.includes(t), `missing ${t} in ${ja.join(' ')}`);
+  assert.ok(!ja.some((t) => /[a-z]/.test(t) && /[\u3040-\u30ff]/.test(t)), ja.join(' '));
+  assert.deepEqual(tokenize('センチネル'), ['セン', 'ンチ', 'チネ', 'ネル']);
+  // Thai has no spaces: two tasks that share a word meet through its bigrams.
+  const e = new BuiltinEmbedder();
+  const [flood, floodToo, slope] = await e.embed(['แผนที่น้ำท่วมจังหวัด', 'พื้นที่น้ำท่วมปีนี้', 'ความลาดชันของภูเขา']);
+  assert.ok(cos(flood, floodToo) > cos(flood, slope) + 0.1, `${cos(flood, floodToo)} vs ${cos(flood, slope)}`);
 });
 
 test('concept expansion maps synonyms, abbreviations and Chinese words to the same concepts', () => {

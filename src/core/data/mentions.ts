@@ -28,7 +28,7 @@ const HAN = /\p{Script=Han}/u;
 function find(text: string, word: string): number {
   if (HAN.test(word)) return text.indexOf(word);
   // Chinese runs on without spaces: a Han character ends a Latin word too ("的Landsat 9，").
-  const edge = '[^\\p{L}\\p{N}_]|\\p{Script=Han}';
+  const edge = '[^\\p{L}\\p{M}\\p{N}_]|\\p{Script=Han}';
   const re = new RegExp(`(^|${edge})${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=$|${edge})`, 'u');
   const m = re.exec(text);
   return m ? m.index + m[1].length : -1;

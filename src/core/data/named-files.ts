@@ -30,8 +30,8 @@ const EXTENSIONS = [...new Set([...RASTER_GLOB_EXTENSIONS, ...VECTOR_GLOB_EXTENS
 // A name is a run of letters, digits and _ . - / \ (a relative path) ending in a data extension.
 // Tasks are cut into such runs first (Han characters and everything else end one: "对L7_ETMs.tif计算"),
 // so finding names takes one pass however long the text.
-const ENDING = new RegExp(`[\\p{L}\\p{N}_\\-]\\.(?:${EXTENSIONS.join('|')})$`, 'iu');
-const RUN = /[^\p{L}\p{N}_.\-/\\]+|\p{Script=Han}+/u;
+const ENDING = new RegExp(`[\\p{L}\\p{M}\\p{N}_\\-]\\.(?:${EXTENSIONS.join('|')})$`, 'iu');
+const RUN = /[^\p{L}\p{M}\p{N}_.\-/\\]+|\p{Script=Han}+/u;
 
 /** The file names (or workspace-relative paths) in `task`, as written, in order, without repeats. */
 export function fileNamesIn(task: string): string[] {

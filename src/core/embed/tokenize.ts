@@ -82,8 +82,21 @@ export function stem(word: string): string {
 }
 
 const HAN = /\p{Script=Han}/u;
-const WORD_RE = /[\p{L}\p{N}]+/gu;
+/**
+ * A word: a letter or digit, then letters, digits and the combining marks that belong to them.
+ * Devanagari, Bengali, Tamil and other Indic scripts write most vowels as marks ("बाढ़", flood): a
+ * word of letters alone fell apart into its consonants.
+ */
+const WORD_RE = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
 const HAN_RUN_RE = /(\p{Script=Han}+)/gu;
+/**
+ * Scripts written without spaces between words besides Chinese: Japanese kana, Thai, Lao, Khmer,
+ * Myanmar. A run of them was one token ("洪水範囲をSentinel-1で" gave "をsentinel"); each run is read
+ * apart from the Latin words beside it, in bigrams as Chinese is (the prolonged-sound mark "ー" is
+ * in no script of its own).
+ */
+const UNSPACED = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc]/u;
+const UNSPACED_RUN_RE = /([\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc]+)/gu;
 
 let maxCjkWord = 0;
 for (const k of Object.keys(CJK_DICTIONARY)) maxCjkWord = Math.max(maxCjkWord, [...k].length);
@@ -157,6 +170,18 @@ function tokenizeHan(run: string, out: string[]): void {
   }
 }
 
+/**
+ * A run of an unspaced script: its bigrams of characters (a character with the marks that follow
+ * it), or the one character of a run of one. No dictionary here reads these scripts, so unigrams
+ * (particles such as "を" and "で", single Thai consonants) would say little; bigrams still meet the
+ * same word in another task or a manifest.
+ */
+function tokenizeUnspaced(run: string, out: string[]): void {
+  const units = run.match(/\P{M}\p{M}*/gu) ?? [];
+  if (units.length === 1) out.push(units[0]);
+  for (let i = 0; i + 1 < units.length; i++) out.push(units[i] + units[i + 1]);
+}
+
 /** The token of one Latin-script word as typed: accents folded ("inundación" and "inundacion" are one word), then stemmed. */
 export function wordToken(word: string): string {
   return latinWord(word).token;
@@ -208,14 +233,15 @@ export function tokenizeDetailed(text: string): TokenizedText {
   const tokens: string[] = [];
   const rawWords: string[] = [];
   const norm = text.normalize('NFKC').toLowerCase();
-  const spaced = HAN.test(norm) ? norm.replace(HAN_RUN_RE, ' $1 ') : norm;
+  const hanSpaced = HAN.test(norm) ? norm.replace(HAN_RUN_RE, ' $1 ') : norm;
+  const spaced = UNSPACED.test(hanSpaced) ? hanSpaced.replace(UNSPACED_RUN_RE, ' $1 ') : hanSpaced;
   // Latin words are read in runs (between Chinese text), so a glossary phrase can span stop words
   // ("uso del suelo"); whether the text reads as English or not is voted over all of them.
   const items = [...spaced.matchAll(WORD_RE)].map((m) => m[0]);
   let fn = 0;
   let en = 0;
   for (const w of items) {
-    if (HAN.test(w[0])) continue;
+    if (HAN.test(w[0]) || UNSPACED.test(w[0])) continue;
     const info = latinWord(w);
     if (info.functionWord) fn++;
     else if (info.stop) en++;
@@ -247,6 +273,11 @@ export function tokenizeDetailed(text: string): TokenizedText {
     if (HAN.test(w[0])) {
       flush();
       tokenizeHan(simplifiedHan(w), tokens);
+      continue;
+    }
+    if (UNSPACED.test(w[0])) {
+      flush();
+      tokenizeUnspaced(w, tokens);
       continue;
     }
     run.push(w);

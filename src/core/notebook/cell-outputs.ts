@@ -6,7 +6,7 @@ import { insideScope } from './references';
 
 /** A folder name from free text: letters, digits, `_`, `-`, `.` (no leading dot), at most 64 characters. */
 export function safeSegment(s: string): string {
-  const t = s.normalize('NFC').replace(/[^\p{L}\p{N}_.-]+/gu, '_').replace(/^[._]+/, '').slice(0, 64);
+  const t = s.normalize('NFC').replace(/[^\p{L}\p{M}\p{N}_.-]+/gu, '_').replace(/^[._]+/, '').slice(0, 64);
   return t || 'cell';
 }
 

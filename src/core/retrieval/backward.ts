@@ -427,7 +427,7 @@ function namedIndicators(task: string, slots: string[]): (m: ToolManifest) => bo
     if (upper.has(c.toUpperCase())) return true;
     if (/\p{Script=Han}/u.test(c)) return task.includes(c);
     const acronym = /^[A-Z0-9-]{2,4}$/.test(c);
-    const re = new RegExp(`(^|[^\\p{L}\\p{N}])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}])`, acronym ? 'u' : 'iu');
+    const re = new RegExp(`(^|[^\\p{L}\\p{M}\\p{N}])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{M}\\p{N}])`, acronym ? 'u' : 'iu');
     return re.test(task);
   });
 }

@@ -49,7 +49,7 @@ function isScene(item: DataItem): boolean {
 
 /** Whether an item holds the indicator (its file name, a band description or a role says so). */
 function holds(item: DataItem, indicator: string): boolean {
-  const re = new RegExp(`(^|[^\\p{L}\\p{N}])${indicator.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}])`, 'iu');
+  const re = new RegExp(`(^|[^\\p{L}\\p{M}\\p{N}])${indicator.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{M}\\p{N}])`, 'iu');
   return re.test(path.basename(item.path)) || !!item.bands?.some((b) => re.test(b.description ?? '') || re.test(b.role ?? '')) || !!item.roles?.some((r) => re.test(r));
 }
 
@@ -150,7 +150,7 @@ export function namedInTask(task: string | undefined, items: DataItem[]): DataIt
   if (!task) return [];
   const text = task.toLowerCase();
   const at = (word: string): number => {
-    const edge = '[^\\p{L}\\p{N}_.\\-]|\\p{Script=Han}';
+    const edge = '[^\\p{L}\\p{M}\\p{N}_.\\-]|\\p{Script=Han}';
     const re = new RegExp(`(^|${edge})${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=$|${edge}|\\.(?![\\p{L}\\p{N}]))`, 'u');
     const m = re.exec(text);
     return m ? m.index + m[1].length : -1;
