@@ -68,11 +68,15 @@ test('tokenizer stems English word families and segments Chinese with dictionary
   assert.ok(!zh.includes('的'));
 });
 
-test('words keep their vowel marks, and Japanese kana and Thai are read in bigrams apart from Latin words', async () => {
+test('words keep their vowel marks (optional accents and vowel signs folded), and Japanese kana and Thai are read in bigrams apart from Latin words', async () => {
   // Devanagari writes vowels as combining marks: the words stay whole.
   const hi = tokenize('बाढ़ का नक्शा');
   for (const t of ['बाढ़', 'नक्शा']) assert.ok(hi.includes(t), `missing ${t} in ${hi.join(' ')}`);
   assert.ok(!hi.includes('ब'), hi.join(' '));
+  // Arabic vowel signs, hamza and tatweel, Greek accents and Hebrew points are optional: a word reads the same with or without them.
+  assert.deepEqual(tokenize('خَرِيطَة أراضي الفيـضانات'), tokenize('خريطة اراضي الفيضانات'));
+  assert.deepEqual(tokenize('Χάρτης πλημμύρας'), tokenize('χαρτης πλημμυρας'));
+  assert.deepEqual(tokenize('מַפָּה'), tokenize('מפה'));
   // A sensor written next to kana is still the sensor (it was "をsentinel").
   const ja = tokenize('洪水範囲をSentinel-1で抽出');
   for (const t of ['sentinel', '1', '洪水', 'flood']) assert.ok(ja.includes(t), `missing ${t} in ${ja.join(' ')}`);

@@ -16,7 +16,8 @@ export interface BuiltinEmbedderState {
 // v4: accents folded and Spanish, Portuguese, French, German and Italian glossary words read (2026-12-03).
 // v5: a Chinese glossary written blind, Traditional characters read as Simplified, and "S1", "GRD",
 // "gamma0" read as SAR (2026-12-03).
-// v6: words keep their combining marks (Devanagari and other Indic vowels), and Japanese kana,
+// v6: words keep their combining marks (Devanagari and other Indic vowels; Arabic, Greek and Hebrew
+// ones are folded away like Latin accents), and Japanese kana,
 // Thai, Lao, Khmer and Myanmar runs are read in bigrams apart from Latin words (2026-12-06); texts
 // in English, Chinese and the Latin-script languages embed exactly as in v5.
 const ID = 'builtin:v6';

@@ -204,6 +204,19 @@ interface LatinWord {
   foreignReading: string[];
 }
 
+/**
+ * Scripts whose marks are optional, left out as often as written: Greek accents, Arabic vowel
+ * signs, hamza and madda (أ, إ, آ read as ا) and the tatweel that stretches a word, Hebrew points.
+ * A word is read without them, as Latin words are read without accents. Indic and Thai marks are
+ * vowels, not accents, and stay.
+ */
+const OPTIONAL_MARKS = /[\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}]/u;
+
+function foldOptionalMarks(w: string): string {
+  if (!OPTIONAL_MARKS.test(w)) return w;
+  return w.normalize('NFD').replace(/[\p{M}\u0640]+/gu, '').normalize('NFC');
+}
+
 /** Words seen before (a task's vocabulary repeats across a fit's thousands of parses); cleared when full, so hostile text cannot grow it. */
 const latinWords = new Map<string, LatinWord>();
 const MAX_CACHED_WORDS = 50_000;
@@ -211,7 +224,7 @@ const MAX_CACHED_WORDS = 50_000;
 function latinWord(w: string): LatinWord {
   let info = latinWords.get(w);
   if (info) return info;
-  const folded = foldAccents(w);
+  const folded = foldAccents(foldOptionalMarks(w));
   const plain = wordReading(folded, w, false);
   const foreign = wordReading(folded, w, true);
   info = {
