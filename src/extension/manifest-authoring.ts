@@ -43,8 +43,8 @@ export function registerManifestWatch(retrieval: RetrievalService, log: Log): vs
       retrieval.reload().catch((e) => log.error(`reload failed: ${(e as Error).message}`));
     }, 300);
   };
-  // Manifests are JSON or YAML (as loadCatalog reads them).
-  const files = '**/*.{json,yaml,yml}';
+  // Manifests are JSON, YAML or JSON Lines (as loadCatalog reads them).
+  const files = '**/*.{json,jsonl,yaml,yml}';
   const watchers = [vscode.workspace.createFileSystemWatcher(`**/.geoweave/tools/${files}`)];
   for (const dir of config.manifestFolders(retrieval.workspaceDir())) {
     watchers.push(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), files)));
@@ -66,7 +66,7 @@ export function registerManifestWatch(retrieval: RetrievalService, log: Log): vs
   const saved = vscode.workspace.onDidSaveTextDocument((doc) => {
     const file = doc.uri.fsPath;
     const folders = config.manifestFolders(retrieval.workspaceDir());
-    if (/\.(json|ya?ml)$/i.test(file) && (file.includes(`${path.sep}.geoweave${path.sep}tools${path.sep}`) || folders.some((f) => file.startsWith(f + path.sep)))) reload(doc.uri);
+    if (/\.(jsonl?|ya?ml)$/i.test(file) && (file.includes(`${path.sep}.geoweave${path.sep}tools${path.sep}`) || folders.some((f) => file.startsWith(f + path.sep)))) reload(doc.uri);
   });
   const settings = vscode.workspace.onDidChangeConfiguration((e) => {
     if (!config.affectsIndex(e) || !retrieval.peek()) return;

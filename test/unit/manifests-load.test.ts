@@ -6,6 +6,7 @@ import { loadCatalog } from '../../src/core/manifests/load';
 import { canonicalJson, contentHash } from '../../src/core/manifests/canonical';
 import { findPackageRoot, builtinManifestDir } from '../../src/core/manifests/package-root';
 import { ToolGraph } from '../../src/core/manifests/graph';
+import { problemLine } from '../../src/core/manifests/problem-line';
 import { builtinCatalog, copyCatalog, fixtureCatalog, repoRoot, tmpDir, writeJson } from '../fixtures/helpers';
 
 test('the builtin catalog is found from the compiled output and loads without errors', () => {
@@ -120,4 +121,44 @@ test('tool graph joins declared links and workflow order', () => {
   assert.ok(g.downstream('dnbr').some((e) => e.to === 'burn_severity'));
   assert.ok(g.isRelated('evi', 'ndvi'));
   assert.equal(g.edge('slope', 'ndvi'), 0);
+});
+
+test('a team\'s catalog in folders per toolbox and in JSON Lines is read whole; flows beside it, hidden folders and templates are not tools', () => {
+  const dir = tmpDir();
+  writeJson(path.join(dir, 'sar', 'speckle.json'), { id: 'sar.speckle', description: 'Lee speckle filter.' });
+  fs.mkdirSync(path.join(dir, 'optical', 'indices'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'optical', 'indices', 'ndwi.yaml'), 'id: opt.ndwi\ndescription: Normalised difference water index.\n');
+  const lines = [
+    { id: 'acq.s2', description: 'Fetch Sentinel-2 scenes.', inputs: [{ name: 'aoi', type: 'vector' }] },
+    { id: 'exp.cog', description: 'Write a cloud-optimised GeoTIFF.', inputs: [{ name: 'image', type: 42 }] },
+    { id: 'exp.csv', description: 'Write a table as CSV.' },
+  ].map((o) => JSON.stringify(o));
+  fs.writeFileSync(path.join(dir, 'catalog.jsonl'), [lines[0], '', lines[1], '{ not json', lines[2], ''].join('\n'));
+  // Flows kept beside the manifests, longer than any manifest may be: not a catalog, and no problem.
+  const flow = JSON.stringify({ id: 't1', query: 'flood map', flow: ['acq.s2', 'exp.cog'] });
+  fs.writeFileSync(path.join(dir, 'train.jsonl'), Array.from({ length: 40000 }, () => flow).join('\n'));
+  writeJson(path.join(dir, '.state', 'x.json'), { id: 'hidden.tool', description: 'Not a tool of the catalog.' });
+  writeJson(path.join(dir, 'node_modules', 'p', 'package.json'), { name: 'p' });
+  writeJson(path.join(dir, 'workflows', 'flood.json'), { id: 'flood', name: 'Flood', description: 'Flood extent and its table.', steps: ['acq.s2', 'exp.csv'] });
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.tools.map((t) => t.manifest.id), ['acq.s2', 'exp.csv', 'opt.ndwi', 'sar.speckle']);
+  assert.deepEqual(c.workflows.map((w) => w.id), ['flood']);
+  const jsonl = path.join(dir, 'catalog.jsonl');
+  // The invalid entry and the line that is no JSON are named; nothing else is a problem.
+  assert.deepEqual(c.problems.map((p) => [p.file, p.severity]), [[jsonl, 'error'], [jsonl, 'error']]);
+  assert.match(c.problems.map((p) => `${p.path} ${p.message}`).join('\n'), /line 4: cannot read JSON/);
+  const typeProblem = c.problems.find((p) => p.path.startsWith('/1/inputs/0/type'));
+  assert.ok(typeProblem, JSON.stringify(c.problems));
+  // The editor shows it on the entry's own line (the third line of the file).
+  assert.equal(problemLine(fs.readFileSync(jsonl, 'utf8'), typeProblem!.path), 2);
+});
+
+test('a folder named for the catalog that holds no manifest says so, naming it', () => {
+  const dir = tmpDir();
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'tools to come');
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.equal(c.tools.length, 0);
+  assert.equal(c.problems.length, 1);
+  assert.equal(c.problems[0].severity, 'error');
+  assert.ok(c.problems[0].message.includes(dir) && /JSON Lines/.test(c.problems[0].message), c.problems[0].message);
 });

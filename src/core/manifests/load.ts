@@ -70,7 +70,10 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
       continue;
     }
     const budget = folderBudget(folder, problems);
-    for (const file of manifestFiles(folder.dir, budget)) {
+    const files = manifestFiles(folder.dir, budget, folder.source !== 'builtin');
+    // A folder named on purpose that holds nothing to read says so (it used to give an empty catalog in silence).
+    if (folder.required && !files.length) problems.push({ file: folder.dir, path: '', severity: 'error', message: `no tool manifests in ${folder.dir} or its folders: a catalog is JSON or YAML files (a tool each, a list of tools, an OpenAPI document or an MCP tools/list answer) or a JSON Lines file with a tool per line` });
+    for (const file of files) {
       if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
       const raw = readManifestFile(file, problems, budget);
       if (raw === undefined) continue;
@@ -206,13 +209,25 @@ function catalogEntries(file: string, raw: unknown, problems: ManifestProblem[],
 
 /** Manifest files: JSON, or YAML as teams often write them. */
 const MANIFEST_FILE = /\.(json|ya?ml)$/i;
+/** A team's catalog may also be JSON Lines, a tool per line (flows kept beside it are JSON Lines too, and are left alone). */
+const JSONL_FILE = /\.jsonl$/i;
+/** How deep a team's folder of manifests is read (tools/sar/s1/x.json is 2 below it). */
+const MAX_NESTING = 4;
 const YAML_FILE = /\.ya?ml$/i;
 
-function manifestFiles(dir: string, budget: Budget): string[] {
-  const files = fs.readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && MANIFEST_FILE.test(e.name))
-    .map((e) => path.join(dir, e.name))
-    .sort();
+function manifestFiles(dir: string, budget: Budget, nested = false): string[] {
+  const files: string[] = [];
+  const walk = (d: string, depth: number): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = path.join(d, e.name);
+      if (e.isFile() && (MANIFEST_FILE.test(e.name) || (nested && JSONL_FILE.test(e.name)))) files.push(p);
+      // A team's catalog is often kept in a folder per toolbox (sar/, optical/): read them too, but
+      // not hidden folders (a state folder, .git), installed packages, or the workflows folder,
+      // which holds templates, not tools.
+      else if (nested && e.isDirectory() && depth < MAX_NESTING && !e.name.startsWith('.') && e.name !== 'node_modules' && !(depth === 0 && e.name === 'workflows')) walk(p, depth + 1);
+    }
+  };
+  walk(dir, 0);
   if (files.length > budget.files) {
     overBudget(budget, `more than ${MAX_FOLDER_FILES} manifest files`);
     return files.slice(0, Math.max(0, budget.files));
@@ -226,6 +241,8 @@ function readManifestFile(file: string, problems: ManifestProblem[], budget: Bud
       overBudget(budget, budget.files <= 0 ? `more than ${MAX_FOLDER_FILES} manifest files` : `more than ${MAX_FOLDER_BYTES >> 20} MB of manifests`);
       return undefined;
     }
+    // Flows kept beside a team's manifests (however long) are not a catalog: told by their first line.
+    if (JSONL_FILE.test(file) && holdsFlows(file)) return undefined;
     const size = fs.statSync(file).size;
     if (size > MAX_MANIFEST_BYTES) {
       problems.push({ file, path: '', severity: 'error', message: `${size} bytes, more than a manifest may have (${MAX_MANIFEST_BYTES / 1024} KB); not read` });
@@ -235,9 +252,48 @@ function readManifestFile(file: string, problems: ManifestProblem[], budget: Bud
     budget.bytes -= size;
     // A byte-order mark (Windows editors write one) is not part of the JSON.
     const text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    if (JSONL_FILE.test(file)) return jsonLines(file, text, problems);
     return YAML_FILE.test(file) ? parseYamlManifest(text) : JSON.parse(text);
   } catch (e) {
     problems.push({ file, path: '', severity: 'error', message: `cannot read ${YAML_FILE.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}` });
     return undefined;
+  }
+}
+
+/** The tools of a JSON Lines catalog, as a list (a line that does not parse is reported by its number and skipped). */
+function jsonLines(file: string, text: string, problems: ManifestProblem[]): unknown[] | undefined {
+  const out: unknown[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].trim()) continue;
+    let o: unknown;
+    try {
+      o = JSON.parse(lines[i]);
+    } catch (e) {
+      problems.push({ file, path: '', severity: 'error', message: `line ${i + 1}: cannot read JSON: ${(e as Error).message}; the line is skipped` });
+      continue;
+    }
+    out.push(o);
+  }
+  return out;
+}
+
+/**
+ * Whether a JSON Lines file holds flows or tasks, not tools: its first line is an object with a
+ * "query", or a chat log's "messages" (no tool has either). Only the first 64 KB are read.
+ */
+function holdsFlows(file: string): boolean {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const first = buf.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim());
+    if (!first) return false;
+    const o = JSON.parse(first) as unknown;
+    return !!o && typeof o === 'object' && !Array.isArray(o) && ('query' in o || 'messages' in o);
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
   }
 }

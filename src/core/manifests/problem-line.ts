@@ -14,6 +14,18 @@ export function problemLine(text: string, pointer: string): number {
 
 /** `problemLine` for many pointers into one file: the text is parsed once. */
 export function problemLines(text: string): (pointer: string) => number {
+  const lines = jsonLines(text);
+  if (lines) {
+    // A JSON Lines catalog: "/3/inputs/0" is in the fourth line that reads as JSON.
+    const within = new Map<number, (pointer: string) => number>();
+    return (pointer) => {
+      const m = /^\/(\d+)(\/.*)?$/.exec(pointer);
+      const at = m ? lines[Number(m[1])] : undefined;
+      if (at === undefined) return -1;
+      const one = within.get(at) ?? within.set(at, problemLines(text.split('\n')[at])).get(at)!;
+      return at + Math.max(0, one(m![2] ?? ''));
+    };
+  }
   let doc: ReturnType<typeof parseDocument> | undefined;
   try {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
@@ -42,4 +54,26 @@ export function problemLines(text: string): (pointer: string) => number {
     for (let i = 0; i < at && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
     return line;
   };
+}
+
+/**
+ * The line numbers (0-based) of the entries of a JSON Lines text, in order, as the loader reads
+ * them (blank lines and lines that do not parse are no entry); undefined for any other text (one
+ * JSON or YAML document, or a single line).
+ */
+function jsonLines(text: string): number[] | undefined {
+  const all = text.split('\n');
+  const nonBlank = all.filter((l) => l.trim());
+  if (nonBlank.length < 2 || !nonBlank.every((l) => l.trimStart().startsWith('{'))) return undefined;
+  const out: number[] = [];
+  all.forEach((l, i) => {
+    if (!l.trim()) return;
+    try {
+      JSON.parse(l);
+      out.push(i);
+    } catch {
+      // skipped by the loader too
+    }
+  });
+  return out;
 }
