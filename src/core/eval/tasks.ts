@@ -22,11 +22,11 @@ export function flowOf(t: Pick<EvalTask, 'flow' | 'gold'>): string[] {
 export class TaskFileError extends Error {}
 
 /** Where a task's ordered steps may be: ours first, then names other tools' logs use. */
-const FLOW_KEYS = ['flow', 'tools', 'steps', 'trajectory', 'workflow'];
+export const FLOW_KEYS = ['flow', 'tools', 'steps', 'trajectory', 'workflow'];
 /** Where a step object names its tool. */
 const STEP_KEYS = ['tool', 'tool_id', 'toolId', 'tool_name', 'id', 'name'];
 /** Where the analyst's request may be: ours first, then what other benchmarks and logs call it. */
-const QUERY_KEYS = ['query', 'task', 'question', 'instruction', 'prompt', 'request'];
+export const QUERY_KEYS = ['query', 'task', 'question', 'instruction', 'prompt', 'request'];
 /** Steps written as one string ("search -> download -> ndvi"): split at arrows, commas, semicolons or bars. */
 const STEP_SEPARATOR = /\s*(?:->|→|=>|>|,|;|\|)\s*/;
 

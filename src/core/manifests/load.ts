@@ -1,4 +1,5 @@
 /** Loads tool manifests and workflow templates from the builtin, extra and workspace folders. */
+import { FLOW_KEYS, QUERY_KEYS } from '../eval/tasks';
 import * as fs from 'fs';
 import * as path from 'path';
 import { DELIVERABLE_KINDS, isDeliverableKind } from './deliverables';
@@ -279,8 +280,9 @@ function jsonLines(file: string, text: string, problems: ManifestProblem[]): unk
 }
 
 /**
- * Whether a JSON Lines file holds flows or tasks, not tools: its first line is an object with a
- * "query", or a chat log's "messages" (no tool has either). Only the first 64 KB are read.
+ * Whether a JSON Lines file holds flows or tasks, not tools: its first line is a task as the task
+ * files are read (a query and its steps), or a chat log's "messages"; no tool has them. Only the
+ * first 64 KB are read.
  */
 function holdsFlows(file: string): boolean {
   const fd = fs.openSync(file, 'r');
@@ -290,7 +292,9 @@ function holdsFlows(file: string): boolean {
     const first = buf.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim());
     if (!first) return false;
     const o = JSON.parse(first) as unknown;
-    return !!o && typeof o === 'object' && !Array.isArray(o) && ('query' in o || 'messages' in o);
+    if (!o || typeof o !== 'object' || Array.isArray(o)) return false;
+    const r = o as Record<string, unknown>;
+    return Array.isArray(r.messages) || (QUERY_KEYS.some((k) => typeof r[k] === 'string') && [...FLOW_KEYS, 'gold'].some((k) => r[k] !== undefined));
   } catch {
     return false;
   } finally {
