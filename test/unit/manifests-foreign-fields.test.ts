@@ -213,3 +213,33 @@ test('tool-calling catalogs load as manifests: an MCP tools/list, OpenAI functio
     await gw.dispose();
   }
 });
+
+test('a tool-calling definition with no description (MCP and OpenAI make it optional) still loads, its name in words standing for it, and flows teach when it runs', async () => {
+  const dir = tmpDir();
+  writeJson(path.join(dir, 'tools.json'), { tools: [
+    { name: 's2_fetch', inputSchema: { type: 'object', properties: { aoi: { type: 'string' } } } },
+    { name: 'CfarShips', description: '', inputSchema: { type: 'object' } },
+    { name: 'ndvi_compute', description: 'NDVI from red and near-infrared bands.', inputSchema: { type: 'object' } },
+  ] });
+  writeJson(path.join(dir, 'openai.json'), [{ type: 'function', function: { name: 'zonal_mean', parameters: { type: 'object', properties: { zones: { type: 'string' } } } } }]);
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  const byId = new Map(c.tools.map((t) => [t.manifest.id, t.manifest]));
+  assert.deepEqual([...byId.keys()].sort(), ['CfarShips', 'ndvi_compute', 's2_fetch', 'zonal_mean']);
+  assert.equal(byId.get('s2_fetch')!.description, 's2 fetch');
+  assert.equal(byId.get('CfarShips')!.description, 'Cfar Ships');
+  assert.equal(byId.get('zonal_mean')!.description, 'zonal mean');
+  const warned = c.problems.filter((p) => p.severity === 'warning' && /no description; its name is used/.test(p.message)).map((p) => `${path.basename(p.file)}${p.path}`).sort();
+  assert.deepEqual(warned, ['openai.json/0/description', 'tools.json/tools/0/description', 'tools.json/tools/1/description']);
+  // The flows say what the words cannot: after learning them, a ship-detection task finds the tool.
+  const flows = tmpDir();
+  const lines = ['ship detection in the harbour', 'detect vessels offshore on the radar scenes', 'count ships near the port'].map((q, i) => JSON.stringify({ id: `f${i}`, query: q, flow: ['s2_fetch', 'CfarShips'] }));
+  fs.writeFileSync(path.join(flows, 'flows.jsonl'), lines.join('\n') + '\n');
+  const gw = await GeoWeave.open({ noBuiltin: true, extraManifestDirs: [dir], stateDir: tmpDir(), practice: path.join(flows, 'flows.jsonl'), onProgress: () => undefined });
+  try {
+    const r = await gw.forwardCandidates('ships in the bay', { k: 4 });
+    assert.ok(r.candidates.slice(0, 2).some((x) => x.id === 'CfarShips'), r.candidates.map((x) => x.id).join(', '));
+  } finally {
+    await gw.dispose();
+  }
+});

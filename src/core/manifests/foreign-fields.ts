@@ -57,9 +57,16 @@ export function readForeignFields(file: string, data: unknown, problems: Manifes
   // as an object keyed by name with a JSON schema each.
   if (m.name === undefined && typeof m.title === 'string') m.name = m.title;
   if (m.tags === undefined && Array.isArray(m.keywords) && m.keywords.every((k) => typeof k === 'string')) m.tags = m.keywords;
-  if (m.description === undefined && typeof m.title === 'string') {
+  const blank = (v: unknown) => v === undefined || (typeof v === 'string' && !v.trim());
+  if (blank(m.description) && typeof m.title === 'string' && m.title.trim()) {
     m.description = m.title;
     problems.push({ file, path: `${at}/description`, severity: 'warning', message: 'no description; the title is used (retrieval has little to go on: add a sentence on what the tool does)' });
+  } else if (blank(m.description) && (data as Record<string, unknown>).id === undefined && typeof m.id === 'string' && m.id.trim()) {
+    // MCP and function-calling definitions (named, with no id of ours) may leave the description
+    // out: the tool is still the team's, and its flows say when it runs; its name, in words, is
+    // all its text says. A manifest in our own form must have one (an error, as before).
+    m.description = wordsOfName(m.id);
+    problems.push({ file, path: `${at}/description`, severity: 'warning', message: `no description; its name is used ("${m.description}"): retrieval has little to go on, add a sentence on what the tool does` });
   }
   for (const list of ['inputs', 'outputs'] as const) {
     const v = m[list];
@@ -251,4 +258,9 @@ function readParam(file: string, at: string, p: unknown, runs: boolean, problems
     q.name = name;
   }
   return q;
+}
+
+/** A tool's name as words: "s2_fetch" → "s2 fetch", "CfarShips" → "Cfar Ships", "native:zonalstatistics" → "native zonalstatistics". */
+export function wordsOfName(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.:\-/\\]+/g, ' ').replace(/\s+/g, ' ').trim() || name;
 }
