@@ -162,3 +162,15 @@ test('a folder named for the catalog that holds no manifest says so, naming it',
   assert.equal(c.problems[0].severity, 'error');
   assert.ok(c.problems[0].message.includes(dir) && /JSON Lines/.test(c.problems[0].message), c.problems[0].message);
 });
+
+test('what lies below a team\'s folder is read up to 2000 manifest files, with a warning naming the folder; its own files are all read', () => {
+  const dir = tmpDir();
+  fs.mkdirSync(path.join(dir, 'deep', 'er'), { recursive: true });
+  for (let i = 0; i < 2005; i++) fs.writeFileSync(path.join(dir, 'deep', 'er', `t${String(i).padStart(4, '0')}.json`), JSON.stringify({ id: `t${i}`, description: 'A tool.' }));
+  for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(dir, `top${i}.json`), JSON.stringify({ id: `top${i}`, description: 'A tool.' }));
+  const c = loadCatalog({ noBuiltin: true, extraDirs: [dir], schemaFile: path.join(builtinCatalog, 'schema.json') });
+  assert.equal(c.tools.length, 2003);
+  assert.ok(['top0', 'top1', 'top2'].every((id) => c.tools.some((t) => t.manifest.id === id)));
+  assert.deepEqual(c.problems.map((p) => [p.file, p.severity]), [[dir, 'warning']]);
+  assert.match(c.problems[0].message, /more than 2000 manifest files in its folders/);
+});

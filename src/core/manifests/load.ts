@@ -214,18 +214,28 @@ const MANIFEST_FILE = /\.(json|ya?ml)$/i;
 const JSONL_FILE = /\.jsonl$/i;
 /** How deep a team's folder of manifests is read (tools/sar/s1/x.json is 2 below it). */
 const MAX_NESTING = 4;
+/** Manifest files read below a team's folder at most. */
+const MAX_NESTED_FILES = 2000;
 const YAML_FILE = /\.ya?ml$/i;
 
 function manifestFiles(dir: string, budget: Budget, nested = false): string[] {
   const files: string[] = [];
+  let capped = false;
   const walk = (d: string, depth: number): void => {
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const p = path.join(d, e.name);
+      // A folder's own files are all read (a large catalog lives in one folder); what lies below it
+      // is capped, so a folder given by mistake (a home folder, a repository) is not read whole.
+      if (depth > 0 && files.length >= MAX_NESTED_FILES) {
+        if (!capped) budget.problems.push({ file: dir, path: '', severity: 'warning', message: `${dir}: more than ${MAX_NESTED_FILES} manifest files in its folders; the rest are not read (give the folder that holds the catalog)` });
+        capped = true;
+        return;
+      }
       if (e.isFile() && (MANIFEST_FILE.test(e.name) || (nested && JSONL_FILE.test(e.name)))) files.push(p);
       // A team's catalog is often kept in a folder per toolbox (sar/, optical/): read them too, but
       // not hidden folders (a state folder, .git), installed packages, or the workflows folder,
       // which holds templates, not tools.
-      else if (nested && e.isDirectory() && depth < MAX_NESTING && !e.name.startsWith('.') && e.name !== 'node_modules' && !(depth === 0 && e.name === 'workflows')) walk(p, depth + 1);
+      else if (nested && e.isDirectory() && depth < MAX_NESTING && !e.name.startsWith('.') && e.name !== 'node_modules' && e.name !== '__pycache__' && !(depth === 0 && e.name === 'workflows')) walk(p, depth + 1);
     }
   };
   walk(dir, 0);
