@@ -10,7 +10,7 @@ import type { MemoryState } from '../core/memory/types';
 import type { ToolManifest, WorkflowTemplate } from '../core/manifests/types';
 import type { PanelState, SuggestionOrigin, SuggestionView } from '../shared/protocol';
 import { followCells, workingMemory } from '../core/memory/memory';
-import { missingArgComments, suggestedCall } from '../core/notebook/suggested-cell';
+import { missingArgComments, suggestedCall, workflowCalls } from '../core/notebook/suggested-cell';
 import { printToolCall } from '../core/notebook/tool-cell';
 import { argSummary } from '../core/notebook/result-view';
 import { config } from './config';
@@ -246,17 +246,21 @@ export class Assistant implements vscode.Disposable {
 
   /** Cell text for a tool: arguments resolved from readiness and earlier outputs, required
    *  arguments that could not be resolved listed as comments to fill in. */
+  /** `readiness`, or when a tool is not among the shown suggestions (Insert Tool Cell, Find Tool,
+   *  workflows) its readiness on the data at hand, from ranking the whole catalog for the task. */
+  private async readinessOf(nb: vscode.NotebookDocument | undefined, toolId: string, readiness?: Readiness): Promise<Readiness | undefined> {
+    if (readiness) return readiness;
+    const gw = await this.retrieval.get();
+    const data = await this.data.context(nb ? earlierCells(nb) : [], this.task());
+    const all = await gw.forwardCandidates(this.task() || toolId, { k: gw.tools.length, data });
+    return all.candidates.find((c) => c.id === toolId)?.readiness;
+  }
+
   async cellSource(nb: vscode.NotebookDocument | undefined, toolId: string, readiness?: Readiness): Promise<string> {
     const gw = await this.retrieval.get();
     const manifest = gw.getTool(toolId);
     const earlier = nb ? earlierCells(nb) : [];
-    if (!readiness) {
-      // Not among the shown suggestions (Insert Tool Cell, Find Tool, workflows): rank the whole
-      // catalog for the task to get this tool's readiness on the data at hand.
-      const data = await this.data.context(earlier, this.task());
-      const all = await gw.forwardCandidates(this.task() || toolId, { k: gw.tools.length, data });
-      readiness = all.candidates.find((c) => c.id === toolId)?.readiness;
-    }
+    readiness = await this.readinessOf(nb, toolId, readiness);
     const call = suggestedCall(toolId, readiness?.args ?? {}, earlier, manifest, this.retrieval.workspaceDir());
     return printToolCall(call) + missingArgComments(manifest, Object.keys(call.args), summaryLanguage(vscode.env.language, this.task()));
   }
@@ -282,9 +286,13 @@ export class Assistant implements vscode.Disposable {
       if (!wf) throw new Error(`unknown workflow "${workflowId}"`);
       const editor = await this.targetEditor();
       if (!editor) return;
-      const sources: string[] = [];
-      for (const step of wf.steps) sources.push(await this.cellSource(editor.notebook, step, this.readinessFor(editor.notebook, step, 'workflow')));
-      await appendToolCells(editor, sources);
+      // Each step prefilled from its readiness on the data, then chained: a step's product input
+      // takes the step before it (zonal statistics over this NDVI, not over a file the data offered).
+      const steps: { tool: string; args: Record<string, unknown>; manifest?: ToolManifest }[] = [];
+      for (const tool of wf.steps) steps.push({ tool, args: (await this.readinessOf(editor.notebook, tool, this.readinessFor(editor.notebook, tool, 'workflow')))?.args ?? {}, manifest: gw.getTool(tool) });
+      const lang = summaryLanguage(vscode.env.language, this.task());
+      const calls = workflowCalls(steps, earlierCells(editor.notebook), this.retrieval.workspaceDir());
+      await appendToolCells(editor, calls.map((call, i) => printToolCall(call) + missingArgComments(steps[i].manifest, Object.keys(call.args), lang)));
     });
   }
 

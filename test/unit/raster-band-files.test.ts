@@ -6,7 +6,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeSampleWorkspace } from '../../src/core/raster/sample/generate';
 import { runTool } from '../../src/core/raster/engine';
-import { bandFileOf, sentinel2Offset, siblingBandFiles } from '../../src/core/raster/band-files';
+import { bandFileOf, productInFolder, sentinel2Offset, siblingBandFiles } from '../../src/core/raster/band-files';
+import { writeRaster } from '../../src/core/raster/io/writer';
+import { cellErrorMessage } from '../../src/core/notebook/cell-errors';
 import { gdalSkip, pyJson, PY_READ_BAND, PY_NDVI_SCALED as NDVI, splitBand as split } from '../helpers/raster-gdal';
 
 const skip = gdalSkip('numpy/GDAL comparisons');
@@ -130,4 +132,74 @@ test('Sentinel-2 band files: the BOA offset comes off for baseline 04.00 data an
     Object.values(b.outputs)[0].path, '0.0001', '0');
   assert.ok(d2.n > 1000 && d2.max < 1e-5, `NDVI of DN/10000 equals numpy (max diff ${d2.max})`);
   assert.match((b.stats.bands as Record<string, { how: string }>).red.how, /read as harmonised/);
+});
+
+test('a SAFE folder as image: the finest resolution that holds every band the tool needs, as for a band file (MNDWI from R20m, NDVI from R10m)', () => {
+  const g = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-safe-folder-'));
+  try {
+    const files = { R10m: ['B02', 'B03', 'B04', 'B08'], R20m: ['B02', 'B03', 'B04', 'B8A', 'B11', 'B12', 'SCL'] };
+    for (const [d, bands] of Object.entries(files)) {
+      fs.mkdirSync(path.join(g, 'IMG_DATA', d), { recursive: true });
+      for (const b of bands) fs.writeFileSync(path.join(g, 'IMG_DATA', d, `T33UUP_20240612T100031_${b}_${d.slice(1)}.tif`), '');
+    }
+    const rel = (r: Record<string, string>, role: string) => path.relative(path.join(g, 'IMG_DATA'), r[role]);
+    const mndwi = productInFolder(path.join(g, 'IMG_DATA'), ['green', 'swir1']);
+    assert.equal(rel(mndwi, 'green'), path.join('R20m', 'T33UUP_20240612T100031_B03_20m.tif'), 'green from R20m beside B11, not R10m on another grid');
+    assert.equal(rel(mndwi, 'swir1'), path.join('R20m', 'T33UUP_20240612T100031_B11_20m.tif'));
+    const ndvi = productInFolder(path.join(g, 'IMG_DATA'), ['red', 'nir']);
+    assert.equal(rel(ndvi, 'red'), path.join('R10m', 'T33UUP_20240612T100031_B04_10m.tif'));
+    assert.equal(rel(ndvi, 'nir'), path.join('R10m', 'T33UUP_20240612T100031_B08_10m.tif'));
+  } finally {
+    fs.rmSync(g, { recursive: true, force: true });
+  }
+});
+
+/** A Sentinel-2 L2A band as GeoTIFF on a `res` m grid over the same 640 m square, values from `f(col, row)` in 10 m cells. */
+async function s2Band(file: string, res: number, f: (c: number, r: number) => number): Promise<void> {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const n = 640 / res, k = res / 10;
+  const v = Uint16Array.from({ length: n * n }, (_, i) => f((i % n) * k, Math.floor(i / n) * k));
+  await writeRaster(file, { width: n, height: n, bands: 1, dtype: 'uint16', geo: { geoTransform: [600000, res, 0, 5010240, 0, -res], epsg: 32632, geographic: false }, nodata: 0 }, [v]);
+}
+
+test('MNDWI on a SAFE-like folder runs at 20 m; a folder with green only at 10 m and SWIR1 only at 20 m says how to put them on one grid, in cell syntax and in Chinese', async () => {
+  const g = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-s2-grids-'));
+  // Water (green 1000, SWIR1 150) in the west half, soil (green 1500, SWIR1 3000) in the east: harmonised DNs (below 1000 occur).
+  const green = (c: number) => (c < 32 ? 1000 : 1500), swir = (c: number) => (c < 32 ? 150 : 3000);
+  try {
+    const img = path.join(g, 'IMG_DATA');
+    await s2Band(path.join(img, 'R10m', 'T32TNR_20240715T102559_B03_10m.tif'), 10, green);
+    await s2Band(path.join(img, 'R20m', 'T32TNR_20240715T102559_B03_20m.tif'), 20, green);
+    await s2Band(path.join(img, 'R20m', 'T32TNR_20240715T102559_B11_20m.tif'), 20, swir);
+    const r = await runTool('mndwi', { image: img }, { outDir: path.join(g, 'o1'), cwd: g });
+    const bands = r.stats.bands as Record<string, { file: string }>;
+    assert.match(bands.green.file, /R20m.*_B03_20m\.tif$/);
+    assert.ok(Math.abs((r.stats.mean as number) - ((1000 - 150) / 1150 + (1500 - 3000) / 4500) / 2) < 1e-3, `MNDWI mean of half water, half soil (${r.stats.mean})`);
+    // A download of the 10 m bands and B11 only: refused before the run with what to do.
+    const only = path.join(g, 'download');
+    await s2Band(path.join(only, 'T32TNR_20240715T102559_B03_10m.tif'), 10, green);
+    await s2Band(path.join(only, 'T32TNR_20240715T102559_B11_20m.tif'), 20, swir);
+    const err = await runTool('mndwi', { image: only }, { outDir: path.join(g, 'o2'), cwd: g }).then(() => undefined, (e: Error) => e);
+    assert.ok(err, 'MNDWI of 10 m green and 20 m SWIR1 is refused');
+    const en = cellErrorMessage(err, 'en');
+    assert.match(en, /band files of download are not on one grid \(green T32TNR_20240715T102559_B03_10m\.tif at 10 m, swir1 T32TNR_20240715T102559_B11_20m\.tif at 20 m\)/);
+    assert.match(en, /align image=T32TNR_20240715T102559_B11_20m\.tif reference=T32TNR_20240715T102559_B03_10m\.tif/);
+    assert.match(en, /a line `swir1: <T32TNR_20240715T102559_B11_20m\.tif aligned>` and a line `sensor: sentinel2_l2a`/);
+    const zh = cellErrorMessage(err, 'zh');
+    assert.match(zh, /download 的波段文件不在同一网格上/);
+    assert.match(zh, /在单元格中加上 `green: .*`、`swir1: <T32TNR_20240715T102559_B11_20m\.tif aligned>`、`sensor: sentinel2_l2a`/);
+    assert.doesNotMatch(zh, /not on one grid|put the product/);
+    // Following that advice: B11 aligned (float DNs, a name that no longer says B11), and both bands as files.
+    const al = await runTool('align', { image: path.join(only, 'T32TNR_20240715T102559_B11_20m.tif'), reference: path.join(only, 'T32TNR_20240715T102559_B03_10m.tif'), resampling: 'bilinear' }, { outDir: path.join(g, 'al'), cwd: g });
+    const files = { green: path.join(only, 'T32TNR_20240715T102559_B03_10m.tif'), swir1: Object.values(al.outputs)[0].path };
+    // Without the sensor line the aligned band would be read raw beside a green in reflectance: MNDWI −1 everywhere.
+    const mixed = await runTool('mndwi', files, { outDir: path.join(g, 'o3'), cwd: g }).then(() => undefined, (e: Error) => e);
+    assert.ok(mixed, 'a band scaled by its name beside raw DNs is refused, not computed');
+    assert.match(cellErrorMessage(mixed, 'en'), /not in one unit: green \(T32TNR_20240715T102559_B03_10m\.tif\) is read as Sentinel-2 L2A reflectance by its file name, swir1 \(.*aligned\.tif\) as the raw values it holds.*add a line `sensor: sentinel2_l2a`/);
+    assert.match(cellErrorMessage(mixed, 'zh'), /^各波段的单位不一致：green（T32TNR_20240715T102559_B03_10m\.tif）.*`sensor: sentinel2_l2a`/);
+    const ok = await runTool('mndwi', { ...files, sensor: 'sentinel2_l2a' }, { outDir: path.join(g, 'o4'), cwd: g });
+    assert.ok(Math.abs((ok.stats.mean as number) - ((1000 - 150) / 1150 + (1500 - 3000) / 4500) / 2) < 0.02, `MNDWI after the align step (${ok.stats.mean})`);
+  } finally {
+    fs.rmSync(g, { recursive: true, force: true });
+  }
 });

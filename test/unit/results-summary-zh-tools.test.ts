@@ -83,6 +83,8 @@ before(async () => {
   const v24 = (await run('ndvi', { image: 'urban_2024.tif' })).outputs.index.path;
   const vpre = (await run('ndvi', { image: 'fire_pre.tif' })).outputs.index.path;
   await run('time_series_trend', { images: [vpre, v18, v24], dates: ['2016-07-01', '2018-07-01', '2024-07-01'] });
+  // Two dates: a difference per year, said so (in Chinese too).
+  await run('time_series_trend', { images: [v18, v24], dates: ['2018-07-01', '2024-07-01'] });
   await run('ndvi_anomaly', { image: v24, baseline: [v18, vpre] });
   await run('ndvi_anomaly', { image: v24, baseline: [v18, vpre], method: 'zscore' });
   await run('median_composite', { images: ['fire_pre.tif', 'urban_2018.tif', 'urban_2024.tif'] });
@@ -141,4 +143,14 @@ test('the rarer summary shapes (empty masks, no match, CRS notes) are Chinese to
     assert.ok(englishWords(zh.text).length === 0, `${tool}: ${zh.text}`);
     assert.deepEqual(summaryNumbers(zh.text).sort(), summaryNumbers(summary).sort(), `${tool}: ${zh.text}`);
   }
+});
+
+test('a trend over two dates says it is a difference, not a trend, in English and Chinese; three dates do not', () => {
+  const [three, two] = results.time_series_trend;
+  assert.doesNotMatch(three.summary, /Two dates/);
+  assert.match(two.summary, /Two dates give a difference per year, not a trend: noise alone makes a pixel rise or decline/);
+  const zh = localizeSummary(two, 'zh');
+  assert.ok(zh.translated, zh.text);
+  assert.match(zh.text, /只有两个日期时得到的是每年的差值而非趋势/);
+  assert.doesNotMatch(zh.text, /Two dates/);
 });

@@ -73,8 +73,8 @@ export function mentionOf(task: string, item: DataItem): Mention {
     at = Math.min(at, hits[0].i);
     words.push(task.slice(hits[0].i, hits[0].i + hits[0].w.length));
   }
-  // A year in a file name says when, not what the data is: half the weight of a kind.
-  for (const year of path.basename(item.path).match(/(?:19|20)\d{2}/g) ?? []) {
+  // A year in a file name says when, not what the data is: half the weight of a kind, once per year.
+  for (const year of yearsInName(path.basename(item.path))) {
     const i = text.indexOf(year);
     if (i < 0) continue;
     score += 0.5;
@@ -82,4 +82,15 @@ export function mentionOf(task: string, item: DataItem): Mention {
     words.push(year);
   }
   return { score, at, words };
+}
+
+/**
+ * The years a file name dates its data by, each once: a year on its own (`urban_2018.tif`) or opening
+ * a date (`…_20240802_20240803_…`, `T32TNR_20240715T102559_…`). A Landsat scene's acquisition and
+ * processing dates name one year twice, which is still one mention of it; digits inside a longer
+ * number are no year, nor four digits whose month would be no month (path/row `193028` is not 1930,
+ * `202034` not 2020).
+ */
+export function yearsInName(name: string): string[] {
+  return [...new Set([...name.matchAll(/(?<!\d)((?:19|20)\d{2})(?=\D|$|(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])?(?!\d))/g)].map((m) => m[1]))];
 }

@@ -126,6 +126,12 @@ const INPUT: [RegExp, string | ((...m: string[]) => string)][] = [
   [/\bband (\d+) is out of range for (.+?) \((\d+) bands?: (.+)\)$/g, (_m, b, f, n, d) => `第 ${b} 波段超出 ${f} 的范围（共 ${n} 个波段：${d}）`],
   [/\bno band named "(.+?)" in (.+?) \((\d+) bands?: (.+?)\); (?:add|pass) /g, (_m, b, f, n, d) => `${f} 中没有名为 "${b}" 的波段（共 ${n} 个波段：${d}）；请用从 1 开始的序号，`],
   [/\bunknown sensor "(.+?)"; use one of (.+)$/g, (_m, v, l) => `未知的传感器 "${v}"；可用：${l}`],
+  // bands.ts assertOneGrid: a product folder whose band files for a tool sit at different resolutions.
+  [/\bthe band files of (.+?) are not on one grid \((.+?)\) and no one resolution holds (.+?): put the product's (\S+) m files of (.+?) beside them \(a SAFE's (R\d+m) folder holds them\), or align onto the (\S+) m grid \((.+?), resampling=bilinear\) and give the bands as files instead of image: /g,
+    (_m, f, parts, roles, n, which, r, fine, aligns) => `${f} 的波段文件不在同一网格上（${parts.replace(/ at (\S+) m\b/g, '，$1 m')}），也没有哪一种分辨率同时具备 ${roles}：请把该产品 ${n} m 的 ${which} 文件放在旁边（SAFE 的 ${r} 文件夹里就有），或者先对齐到 ${fine} m 网格（${aligns}，resampling=bilinear），再去掉 image，把各波段作为文件给出：`],
+  // bands.ts assertOneUnit: band files of which one is scaled to reflectance by its name and another is not.
+  [/\bthe bands are not in one unit: (\S+) \((.+?)\) is read as (.+?) reflectance by its file name, (.+?) as the raw values (?:it holds|they hold), which are not reflectance \(above 2\), and an index of the two would be wrong; (?:add|pass) a line `sensor: (\S+)` to read every band as (.+?) DNs, or give bands that are all reflectance/g,
+    (_m, r, f, s, others, sensor, s2) => `各波段的单位不一致：${r}（${f}）按文件名读作 ${s} 反射率，${others} 则按原始数值读取（大于 2，不是反射率），二者算出的指数是错的；请在单元格中加一行 \`sensor: ${sensor}\`，把所有波段都按 ${s2} 的 DN 读取，或者给出全部为反射率的波段`],
   [/\bthe mapping has no file for band role "(.+?)" \(it has (.+?)\); add "(.+?)": "<file\.tif>"/g, (_m, r, h, r2) => `映射中没有波段角色 "${r}" 的文件（只有 ${h === 'nothing' ? '空' : h}）；请加上 "${r2}": "<file.tif>"`],
 ];
 

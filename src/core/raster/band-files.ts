@@ -105,9 +105,11 @@ export function siblingBandFiles(file: string, roles?: string[]): Record<string,
 
 /**
  * The one product in a folder, by role, or an error naming what the folder holds: `image` may be the
- * folder an analyst downloaded (a Landsat scene, a Sentinel-2 granule's IMG_DATA).
+ * folder an analyst downloaded (a Landsat scene, a Sentinel-2 granule's IMG_DATA). With `roles`, the
+ * finest resolution that holds all of them, as for a band file (`siblingBandFiles`): MNDWI on a SAFE
+ * takes R20m's B03 beside B11, not R10m's B03 on another grid.
  */
-export function productInFolder(dir: string): Record<string, string> {
+export function productInFolder(dir: string, roles?: string[]): Record<string, string> {
   dir = safeBandFolder(dir);
   let names: string[];
   try { names = fs.readdirSync(dir).sort(); } catch (e) { throw new Error(`cannot list ${dir}: ${(e as Error).message}`); }
@@ -122,7 +124,7 @@ export function productInFolder(dir: string): Record<string, string> {
   if (products.size > 1) {
     throw new Error(`${dir} holds band files of ${products.size} products (${[...products.values()].slice(0, 3).join(', ')}${products.size > 3 ? ', …' : ''}); give one of its files, and GeoWeave takes the other bands of that product from beside it`);
   }
-  return siblingBandFiles(path.join(dir, [...products.values()][0]));
+  return siblingBandFiles(path.join(dir, [...products.values()][0]), roles);
 }
 
 /**

@@ -155,17 +155,49 @@ async function asProductFiles(image: RasterArg, roles: string[], open: (p: strin
   if (typeof image !== 'string' || /^[a-z][a-z0-9+.-]*:\/\//i.test(image)) return image;
   let st: fs.Stats | undefined;
   try { st = fs.statSync(image); } catch { return image; }
-  if (st.isDirectory()) return productInFolder(image);
+  const wanted = roles.filter((r) => r !== 'band');
+  if (st.isDirectory()) {
+    const inFolder = productInFolder(image, wanted);
+    await assertOneGrid(image, inFolder, wanted, open);
+    return inFolder;
+  }
   const me = bandFileOf(image);
   if (!me || roles.every((r) => r === me.role || r === 'band')) return image;
   // A stack that happens to be named like a band file is read as the stack it is.
   if ((await open(image)).bandCount !== 1) return image;
-  const files = siblingBandFiles(image, roles.filter((r) => r !== 'band'));
+  const files = siblingBandFiles(image, wanted);
   const missing = roles.filter((r) => !files[r]);
   if (missing.length) {
     throw new Error(`argument "image": ${path.basename(image)} is band ${me.token} (${me.role}) of a ${SENSOR_NAMES[me.sensor]} product delivered a file per band, and ${path.dirname(image)} has no file of that product for ${missing.join(', ')}; put the band files together, or give them as --arg image='{"${me.role}": "…", "${missing[0]}": "…"}'`);
   }
+  await assertOneGrid(path.dirname(image), files, wanted, open);
   return Object.fromEntries(roles.map((r) => [r, files[r]]));
+}
+
+/**
+ * The band files a product's folder gives for `roles` share one grid, or an error that says what to
+ * do: a download of Sentinel-2's 10 m bands and B11 alone has green only at 10 m and SWIR1 only at
+ * 20 m, and MNDWI cannot pair them pixel by pixel. The tool's own grid check would name the two files
+ * and an align step, but not how a folder given as `image` takes an aligned band.
+ */
+async function assertOneGrid(where: string, files: Record<string, string>, roles: string[], open: (p: string) => Promise<RasterDataset>): Promise<void> {
+  const used = roles.filter((r) => files[r]).map((role) => ({ role, file: files[role] }));
+  if (used.length < 2) return;
+  const grids = await Promise.all(used.map(async (u) => {
+    const ds = await open(u.file);
+    return { ...u, size: Math.abs(ds.geo.geoTransform[1]) };
+  }));
+  const fine = grids.reduce((a, b) => (b.size < a.size ? b : a));
+  const coarse = grids.filter((g) => Math.abs(g.size - fine.size) > 1e-9 * fine.size);
+  if (!coarse.length) return;
+  const m = (v: number) => `${Number(v.toPrecision(6))} m`;
+  const parts = grids.map((g) => `${g.role} ${path.basename(g.file)} at ${m(g.size)}`).join(', ');
+  const aligns = coarse.map((g) => `align image=${path.basename(g.file)} reference=${path.basename(fine.file)}`).join('; ');
+  const sensor = bandFileOf(fine.file)?.sensor;
+  const lines = [...grids.map((g) => `--arg ${g.role}=${coarse.includes(g) ? `<${path.basename(g.file)} aligned>` : g.file}`), ...(sensor ? [`--arg sensor=${sensor}`] : [])].join(' and ');
+  throw new Error(`argument "image": the band files of ${path.basename(where)} are not on one grid (${parts}) and no one resolution holds ${roles.join(', ')}: `
+    + `put the product's ${m(coarse[0].size)} files of ${grids.filter((g) => !coarse.includes(g)).map((g) => g.role).join(', ')} beside them (a SAFE's R${Math.round(coarse[0].size)}m folder holds them), `
+    + `or align onto the ${m(fine.size)} grid (${aligns}, resampling=bilinear) and give the bands as files instead of image: pass ${lines}`);
 }
 
 function parseSensor(v: unknown): Sensor | undefined {
@@ -335,11 +367,39 @@ export async function resolveBands(
       const w = warnings.get(ds);
       out[role] = { dataset: ds, band: pick.band, how: pick.how + (ps ? `; ${ps.how}` : declared), ...(ps ? { scale: ps.scale, offset: ps.offset } : {}), ...(w?.length ? { warnings: w } : {}) };
     }
+    if (typeof image === 'object' && !sensor) await assertOneUnit(picks.map((p) => ({ role: p.role, as: p.as, r: out[p.role] })));
     return out;
   } catch (e) {
     await Promise.all([...opened.values()].map((d) => d.close().catch(() => undefined)));
     throw e;
   }
+}
+
+/**
+ * Bands given a file each are read in one unit, or refused: a Sentinel-2 or Landsat band file is
+ * scaled to reflectance by its name, and a band beside it that its name says nothing of (B11 after an
+ * align step: `…_B11_20m_aligned.tif`, float DNs) would be read raw, so MNDWI of 0.06 and 1800 comes
+ * out −1 everywhere without a word. A band whose values already look like reflectance is left alone.
+ */
+async function assertOneUnit(bands: { role: string; as: Sensor | undefined; r: ResolvedBand }[]): Promise<void> {
+  const spectral = bands.filter((b) => REFLECTANCE_ROLES.has(b.role));
+  const scaled = spectral.find((b) => b.r.scale !== undefined);
+  if (!scaled?.as) return;
+  const raw: typeof spectral = [];
+  for (const b of spectral) {
+    const ds = b.r.dataset;
+    if (b.r.scale !== undefined || ds.scales[b.r.band - 1] !== 1 || ds.offsets[b.r.band - 1] !== 0) continue;
+    const w = Math.min(256, ds.width), h = Math.min(256, ds.height);
+    const a = await ds.readWindow(b.r.band, Math.floor((ds.width - w) / 2), Math.floor((ds.height - h) / 2), w, h);
+    let max = -Infinity;
+    for (const v of a) if (v > max) max = v; // nodata reads as NaN
+    if (max > 2) raw.push(b);
+  }
+  if (!raw.length) return;
+  const file = (b: { r: ResolvedBand }) => path.basename(b.r.dataset.source);
+  throw new Error(`the bands are not in one unit: ${scaled.role} (${file(scaled)}) is read as ${SENSOR_NAMES[scaled.as]} reflectance by its file name, `
+    + `${raw.map((b) => `${b.role} (${file(b)})`).join(', ')} as the raw values ${raw.length === 1 ? 'it holds' : 'they hold'}, which are not reflectance (above 2), and an index of the two would be wrong; `
+    + `pass --arg sensor=${scaled.as} to read every band as ${SENSOR_NAMES[scaled.as]} DNs, or give bands that are all reflectance`);
 }
 
 /** A sensor preset that does not fit the file it was given for. */

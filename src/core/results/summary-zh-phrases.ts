@@ -49,7 +49,9 @@ export function placeZh(text: string): string | undefined {
 
 /** The CRS notes of src/core/raster/vector/to-raster.ts. */
 export function crsNoteZh(note: string): string | undefined {
-  let m = /^(.+?) declares no CRS \(no \.prj\): its coordinates were taken to be in the raster's CRS(?: \((.+)\))?\.?$/i.exec(note);
+  let m = /^(.+?) declares no CRS \(no \.prj\), and its coordinates \((.+?)\) are longitude and latitude, far from the raster in (.+?): they were read as (.+?); give the file a \.prj if they are not \((.+?)\)\.?$/i.exec(note);
+  if (m) return `${m[1]} 没有声明坐标系（无 .prj），其坐标（${m[2].replace(' to ', ' 至 ')}）是经纬度，与 ${m[3]} 下的栅格相距甚远：已按 ${m[4]} 读取；如果不是经纬度，请为文件加上 .prj（${m[5]}）。`;
+  m = /^(.+?) declares no CRS \(no \.prj\): its coordinates were taken to be in the raster's CRS(?: \((.+)\))?\.?$/i.exec(note);
   if (m) return `${m[1]} 没有声明坐标系（无 .prj）：其坐标按栅格的坐标系${m[2] ? `（${m[2]}）` : ''}处理。`;
   m = /^(GeoJSON|Shapefile|GeoPackage) (.+) reprojected to the raster's (.+?)\.?$/i.exec(note);
   if (m) return `${m[1]} 的 ${m[2]} 已重投影到栅格的 ${m[3]}。`;

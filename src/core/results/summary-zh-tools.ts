@@ -3,6 +3,7 @@
  *  Same contract: numbers, units, file names and labels are copied from the English; a summary
  *  that does not fit a template as a whole gives undefined and stays English. */
 import { AREA, CELL, N, P, WHERE, classZh, crsNoteZh, placeZh, whereZh, type Rule } from './summary-zh-phrases';
+import { TWO_DATES, TWO_DATES_ZH } from './trend-notes';
 
 const DIST = String.raw`(\d[\d.]* (?:m|km))`;
 const RESAMPLING: Record<string, string> = {
@@ -120,9 +121,11 @@ export const MORE_RULES: Record<string, Rule[]> = {
     return `对${on}采用${m[1] === 'the threshold' ? '阈值' : ' Otsu 阈值'} ${m[2]} dB，${m[4]} 的有效像元（${m[5]}）为开阔水面${w ? `，${w}` : ''}；水体均值 ${m[7]} dB，其他区域 ${m[8]} dB。`;
   }],
   time_series_trend: [(s) => {
-    const m = new RegExp(String.raw`^The scene mean went from ${N} \((.+?)\) to ${N} \((.+?)\); the per-pixel trend averages ([+-]?${N.slice(1, -1)}) per year, with ${P} of pixels declining and the steepest declines \(< ([+-]?${N.slice(1, -1)})/yr\) ${WHERE}\.$`).exec(s);
+    const two = s.endsWith(` ${TWO_DATES}`);
+    const m = new RegExp(String.raw`^The scene mean went from ${N} \((.+?)\) to ${N} \((.+?)\); the per-pixel trend averages ([+-]?${N.slice(1, -1)}) per year, with ${P} of pixels declining and the steepest declines \(< ([+-]?${N.slice(1, -1)})/yr\) ${WHERE}\.$`).exec(two ? s.slice(0, -TWO_DATES.length - 1) : s);
     const w = m && whereZh(m[8]);
-    return m && w ? `场景均值从 ${m[1]}（${m[2]}）变为 ${m[3]}（${m[4]}）；逐像元趋势均值为每年 ${m[5]}，${m[6]} 的像元呈下降趋势，下降最快的像元（< ${m[7]}/年）${w}。` : undefined;
+    return m && w ? `场景均值从 ${m[1]}（${m[2]}）变为 ${m[3]}（${m[4]}）；逐像元趋势均值为每年 ${m[5]}，${m[6]} 的像元呈下降趋势，下降最快的像元（< ${m[7]}/年）${w}。`
+      + (two ? TWO_DATES_ZH : '') : undefined;
   }],
   ndvi_anomaly: [(s) => {
     const m = new RegExp(String.raw`^Against a (\d+)-raster baseline the (standardized )?anomaly averages ${N} (σ|NDVI); ${P} of the pixels \(${AREA}\) are at or below (\S+?)(?:, ${WHERE})?, and ${P} are at or above (\S+?)\.$`).exec(s);

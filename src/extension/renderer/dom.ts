@@ -17,6 +17,15 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<
 }
 
 /** A number as analysts read it: four significant digits, integers grouped. */
+/**
+ * A map coordinate as an analyst reads it off: projected metres to the decimetre (601,234.5, not
+ * 601,000; 5,007,104.6, not 5.01e+6), degrees to six decimals (about 0.1 m).
+ */
+export function formatCoordinate(v: number, units?: string): string {
+  if (!Number.isFinite(v)) return '—';
+  return units === 'degrees' ? v.toFixed(6) : v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+
 export function formatNumber(v: unknown, unit?: string): string {
   if (typeof v !== 'number') return v === null || v === undefined ? '—' : String(v);
   if (!Number.isFinite(v)) return '—';

@@ -19,7 +19,7 @@ import ScaleLine from 'ol/control/ScaleLine';
 import Zoom from 'ol/control/Zoom';
 import Attribution from 'ol/control/Attribution';
 import Projection from 'ol/proj/Projection';
-import { addProjection, get as getProjection, transform, transformExtent } from 'ol/proj';
+import { addCoordinateTransforms, addProjection, get as getProjection, transform, transformExtent } from 'ol/proj';
 import { register } from 'ol/proj/proj4';
 import { getRenderPixel } from 'ol/render';
 import { extend as extendExtent, createEmpty, isEmpty, type Extent } from 'ol/extent';
@@ -30,7 +30,7 @@ import type { HostMessage, LayerInfo, LayerKind, LayerRef, MapClass, MapLayerSpe
 import { TILE_SIZE } from '../../shared/result-protocol';
 import { classColors, colorize, colorizeRgb, RAMPS, hex } from '../../core/results/palettes';
 import { geojsonEpsg, projectionOf } from '../../core/results/crs';
-import { el, formatNumber } from './dom';
+import { el, formatCoordinate, formatNumber } from './dom';
 import { fill, resultStrings, term, type ResultStrings } from '../../shared/result-strings';
 
 /** Sends a request to the host and resolves with its answer. */
@@ -70,6 +70,8 @@ interface RasterLayer {
   rgbRanges: [number, number][];
   classes?: MapClass[];
   projection: string;
+  /** A rotated grid's CRS (its tiles are in `projection`, the grid laid north-up, warped into it). */
+  crs?: string;
   layer: TileLayer<ImageTileSource>;
   source: ImageTileSource;
 }
@@ -92,6 +94,42 @@ function projectionFor(info: LayerInfo, extent: Extent): string {
   const grid = `GW:grid-${++projections}`;
   addProjection(new Projection({ code: grid, units: info.geographic ? 'degrees' : 'm', extent }));
   return grid;
+}
+
+/**
+ * A grid whose geotransform turns it (rotation terms g[2], g[4]) is drawn in place: its tiles keep
+ * the pixel grid laid north-up from its origin (x = g0 + col·g1, y = g3 + row·g5: the tile grid and
+ * the inspector's col/row as for any grid), in a projection of its own whose coordinates OpenLayers
+ * maps into the CRS by the full affine transform, warping the tiles as it reprojects any layer.
+ */
+let rotations = 0;
+function rotatedProjection(info: LayerInfo, crs: string, extent: Extent): string | undefined {
+  const g = info.geoTransform;
+  if (!g[2] && !g[4]) return undefined;
+  const det = g[1] * g[5] - g[2] * g[4];
+  if (!det) return undefined;
+  const code = `GW:rotated-${++rotations}`;
+  addProjection(new Projection({ code, units: info.geographic ? 'degrees' : 'm', extent }));
+  const forward = (c: number[]): number[] => {
+    const col = (c[0] - g[0]) / g[1], row = (c[1] - g[3]) / g[5];
+    return [g[0] + col * g[1] + row * g[2], g[3] + col * g[4] + row * g[5]];
+  };
+  const inverse = (c: number[]): number[] => {
+    const dx = c[0] - g[0], dy = c[1] - g[3];
+    const col = (g[5] * dx - g[2] * dy) / det, row = (g[1] * dy - g[4] * dx) / det;
+    return [g[0] + col * g[1], g[3] + row * g[5]];
+  };
+  addCoordinateTransforms(code, crs, forward, inverse);
+  rotatedLinks.set(code, { crs, forward, inverse });
+  return code;
+}
+const rotatedLinks = new Map<string, { crs: string; forward: (c: number[]) => number[]; inverse: (c: number[]) => number[] }>();
+
+/** Lets a rotated grid's own projection reach `view` (through its CRS) when the view is in another one. */
+function linkRotated(code: string, view: string): void {
+  const l = rotatedLinks.get(code);
+  if (!l || l.crs === view) return;
+  addCoordinateTransforms(code, view, (c) => transform(l.forward(c), l.crs, view), (c) => l.inverse(transform(c, view, l.crs)));
 }
 
 function layerExtent(info: LayerInfo): Extent {
@@ -123,7 +161,9 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   // ---- raster layers ----
   const rasters: RasterLayer[] = existing.map(({ spec: s, info }) => {
     const extent = layerExtent(info);
-    const projection = projectionFor(info, extent);
+    const crs = projectionFor(info, extent);
+    const rotated = rotatedProjection(info, crs, extent);
+    const projection = rotated ?? crs;
     const kind = info.kind ?? s.kind;
     const st = info.bandStats[0] ?? { p2: 0, p98: 1, min: 0, max: 1 };
     let range: [number, number] = s.range ? [...s.range] as [number, number] : st.p2 < st.p98 ? [st.p2, st.p98] : [st.min, st.max + 1e-9];
@@ -135,7 +175,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     for (let z = 0; z <= info.maxZoom; z++) resolutions.push(Math.max(px, py) * 2 ** (info.maxZoom - z));
     const tileGrid = new TileGrid({ origin: [info.geoTransform[0], info.geoTransform[3]], resolutions, tileSize: TILE_SIZE, extent });
     const ref: LayerRef = { path: info.path, bands: info.bands };
-    const r = { spec: s, info, kind, ref, range, dataRange: [Math.min(st.min, range[0]), Math.max(st.max, range[1])], rgbRanges: info.bandStats.map((b) => [b.p2, b.p98 > b.p2 ? b.p98 : b.max]), classes, projection } as RasterLayer;
+    const r = { spec: s, info, kind, ref, range, dataRange: [Math.min(st.min, range[0]), Math.max(st.max, range[1])], rgbRanges: info.bandStats.map((b) => [b.p2, b.p98 > b.p2 ? b.p98 : b.max]), classes, projection, ...(rotated ? { crs } : {}) } as RasterLayer;
     r.source = new ImageTileSource({
       projection, tileGrid, wrapX: false, interpolate: false, transition: 0,
       loader: async (z: number, x: number, y: number) => {
@@ -150,13 +190,14 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
         return paint(r, data);
       },
     });
-    r.layer = new TileLayer({ source: r.source, visible: s.visible, extent, properties: { id: s.id } });
+    // A layer's extent is in the view's coordinates: a rotated grid's north-up one is not.
+    r.layer = new TileLayer({ source: r.source, visible: s.visible, ...(rotated ? {} : { extent }), properties: { id: s.id } });
     return r;
   });
 
   // The view is in the CRS of the first shown output (else the first layer): rasters in it are drawn unresampled.
   const lead = rasters.find((r) => r.spec.visible && r.spec.role === 'output') ?? rasters.find((r) => r.spec.visible) ?? rasters[0];
-  let viewProjection = lead?.projection;
+  let viewProjection = lead?.crs ?? lead?.projection;
   const format = new GeoJSON();
   const vectorLayers: { spec: MapVectorSpec; layer: VectorLayer }[] = [];
   for (const v of vectorsThere) {
@@ -201,6 +242,7 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
   const ordered = [...rasters.filter((r) => r.spec.role === 'input'), ...rasters.filter((r) => r.spec.role === 'output')];
   layers.push(...ordered.map((r) => r.layer), ...vectorLayers.map((v) => v.layer));
 
+  for (const r of rasters) if (r.crs) linkRotated(r.projection, viewProjection);
   let full = createEmpty();
   for (const r of rasters) {
     const e = layerExtent(r.info);
@@ -404,7 +446,8 @@ export async function renderMap(box: HTMLElement, spec: MapSpec, request: Reques
     const mine = ++seq;
     const lines: string[] = [];
     const crs = viewProjection!.startsWith('GW:') ? 'the raster\'s CRS' : viewProjection;
-    lines.push(`x ${formatNumber(coord[0])}  y ${formatNumber(coord[1])}  (${crs})`);
+    const viewUnits = getProjection(viewProjection!)?.getUnits();
+    lines.push(`x ${formatCoordinate(coord[0], viewUnits)}  y ${formatCoordinate(coord[1], viewUnits)}  (${crs})`);
     if (!viewProjection!.startsWith('GW:grid')) {
       try {
         const ll = transform(coord, viewProjection!, 'EPSG:4326');

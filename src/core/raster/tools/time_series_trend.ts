@@ -4,6 +4,7 @@ import type { ResolvedBand } from '../bands';
 import { TrendAccumulator, decimalYear } from '../algorithms/trend';
 import { resolveRoles, closeResolved, streamStrips, assertSameGrid, outPath, quicklook, sig, Preview } from './analysis-support';
 import { pct, StatsAccumulator, whereText } from '../stats';
+import { TWO_DATES } from '../../results/trend-notes';
 
 export const timeSeriesTrendTool = defineTool({
   id: 'time_series_trend',
@@ -62,7 +63,9 @@ export const timeSeriesTrendTool = defineTool({
         outputs: { trend: { path: file, type: 'raster', roles: ['trend'], description: `per-pixel OLS slope per year over ${images.length} dates` } },
         stats: { series, mean_trend_per_year: st.mean, p10, p90, declining_fraction: sig(down / st.valid, 4), rising_fraction: sig(up / st.valid, 4), min_observations: minObs },
         summary: `The scene mean went from ${sig(s0.mean ?? NaN)} (${s0.date}) to ${sig(s1.mean ?? NaN)} (${s1.date}); the per-pixel trend averages ${sign(st.mean!)} per year, `
-          + `with ${pct(down / st.valid)} of pixels declining and the steepest declines (< ${sign(p10)}/yr) ${whereDown}.`,
+          + `with ${pct(down / st.valid)} of pixels declining and the steepest declines (< ${sign(p10)}/yr) ${whereDown}.`
+          // Two dates fit a line exactly: every pixel's noise reads as a rise or a decline.
+          + (images.length === 2 ? ` ${TWO_DATES}` : ''),
         quicklook: png,
       };
     } finally {

@@ -1,7 +1,7 @@
 /** A polygon layer brought into a raster's CRS (vertex by vertex, as gdal_rasterize does), with names for its features. */
 import type { Ring } from '../algorithms/vectorize';
 import type { RasterDataset } from '../io/dataset';
-import { crsOfGeo, transformer, CrsError } from '../crs/crs';
+import { crsOfGeo, transformer, CrsError, LONLAT } from '../crs/crs';
 import { VectorError, VectorFeature, VectorLayer } from './types';
 import { requireMapGrid } from '../tools/common';
 
@@ -63,7 +63,13 @@ function layerToRaster(layer: VectorLayer, ds: RasterDataset, arg: string): { ma
   try { rasterCrs = crsOfGeo(ds.geo, ds.source); } catch (e) { throw new VectorError(`argument "${arg}": ${(e as Error).message}`); }
   let note: string | undefined;
   let map: ((x: number, y: number) => [number, number]) | undefined;
-  if (!layer.crs) {
+  const lonLat = !layer.crs && rasterCrs && !rasterCrs.geographic ? lonLatAwayFrom(layer, ds) : undefined;
+  if (lonLat && rasterCrs) {
+    // A Shapefile whose .prj was lost on the way: in the raster's metres its polygons would sit
+    // near the equator's origin, and every zone would come out empty.
+    map = transformer(LONLAT, rasterCrs).forward;
+    note = `${layer.file} declares no CRS (no .prj), and its coordinates (${lonLat}) are longitude and latitude, far from the raster in ${rasterCrs.label}: they were read as ${LONLAT.label}; give the file a .prj if they are not (ogr2ogr -a_srs EPSG:<code>)`;
+  } else if (!layer.crs) {
     note = `${layer.file} declares no CRS (no .prj): its coordinates were taken to be in the raster's CRS${rasterCrs ? ` (${rasterCrs.label})` : ''}`;
   } else if (!rasterCrs) {
     throw new VectorError(`argument "${arg}": ${layer.file} is in ${layer.crs.label} but ${ds.source} names no CRS, so the polygons cannot be placed on it; assign the raster its CRS (gdal_edit.py -a_srs) first`);
@@ -76,6 +82,26 @@ function layerToRaster(layer: VectorLayer, ds: RasterDataset, arg: string): { ma
     }
   }
   return { map, note, rasterCrs };
+}
+
+/**
+ * The bounds of a layer without a CRS as text when every coordinate fits longitude and latitude and
+ * the layer, read in the raster's own (projected) coordinates, would not touch the raster; else undefined.
+ */
+function lonLatAwayFrom(layer: VectorLayer, ds: RasterDataset): string | undefined {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const f of layer.features) {
+    for (const [x, y] of [...f.polygons.flat(2), ...(f.points ?? [])]) {
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    }
+  }
+  if (!(x0 <= x1) || x0 < -180 || x1 > 180 || y0 < -90 || y1 > 90) return undefined;
+  const g = ds.geo.geoTransform;
+  const xs = [0, ds.width].flatMap((c) => [0, ds.height].map((r) => g[0] + c * g[1] + r * g[2]));
+  const ys = [0, ds.width].flatMap((c) => [0, ds.height].map((r) => g[3] + c * g[4] + r * g[5]));
+  const overlaps = x0 <= Math.max(...xs) && x1 >= Math.min(...xs) && y0 <= Math.max(...ys) && y1 >= Math.min(...ys);
+  const n = (v: number) => String(Number(v.toFixed(4)));
+  return overlaps ? undefined : `${n(x0)}, ${n(y0)} to ${n(x1)}, ${n(y1)}`;
 }
 
 /** A point layer's features in the CRS of `ds`: each with its points (features without points are refused, naming the first). */
