@@ -116,6 +116,30 @@ test('readiness: two rasters on different grids are not ready and name the align
   assert.match(reprojected.issues![0], /not on the same grid .*\(reproject\)/);
 });
 
+test('readiness: one file does not fill two whole-raster inputs, and a product named after its DEM is not a DEM', () => {
+  // align (image + reference) and ndvi_anomaly (image + baseline) with one NDVI file: the second input is missing, not the same file again.
+  const ndvi: DataItem = { path: 'out/landsat_ndvi.tif', type: 'raster', roles: ['index', 'ndvi'], ...UTM50, grid: grid(30, 200) };
+  const align = executability(manifest('align'), { items: [ndvi] });
+  assert.equal(align.ready, false);
+  assert.deepEqual(align.missing, ['reference']);
+  const anomaly = executability(manifest('ndvi_anomaly'), { items: [ndvi] });
+  assert.equal(anomaly.ready, false);
+  assert.ok(anomaly.args.baseline !== anomaly.args.image, JSON.stringify(anomaly.args));
+  // With a second file each input takes its own.
+  const two = executability(manifest('align'), { items: [ndvi, s2] });
+  assert.equal(two.ready, true, two.notes.join(' | '));
+  assert.notEqual(two.args.image, two.args.reference);
+  assert.deepEqual(two.issues ?? [], [], 'other grids are what align is for');
+  // A scene's bands may still come from one file for one input (ndvi: red + NIR of s2_scene.tif).
+  assert.equal(executability(manifest('ndvi'), { items: [s2] }).ready, true);
+  // A slope written next to its DEM, named after it, is no DEM; the DEM and a filled DEM are.
+  const dem: DataItem = { path: 'valley_dem_wgs84.tif', type: 'raster', bands: [{ index: 1 }], ...UTM50, grid: grid(30, 200) };
+  const slope: DataItem = { ...dem, path: 'out/valley_dem_wgs84_slope.tif' };
+  assert.equal(executability(manifest('aspect'), { items: [slope] }).ready, false);
+  assert.deepEqual(executability(manifest('aspect'), { items: [slope, dem] }).args.dem, 'valley_dem_wgs84.tif');
+  assert.equal(executability(manifest('aspect'), { items: [{ ...dem, path: 'srtm_filled.tif' }] }).ready, true);
+});
+
 test('data for a task: earlier outputs of unrelated steps are left out, outputs of related or named ones kept', () => {
   const severity: DataItem = { path: '.geoweave/outputs/dnbr_burn_severity.tif', type: 'raster', roles: ['class', 'severity'], producedBy: 'burn_severity' };
   const index: DataItem = { path: '.geoweave/outputs/s2_scene_ndvi.tif', type: 'raster', roles: ['index', 'ndvi'], producedBy: 'ndvi' };

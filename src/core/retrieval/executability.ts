@@ -38,9 +38,15 @@ function findRole(item: DataItem, role: string): { band?: number } | undefined {
   if (item.roles?.includes(role)) return {};
   const b = item.bands?.find((x) => x.role === role);
   if (b) return { band: b.index };
-  if (role === 'dem' && /(^|[^a-z])(dem|dtm|dsm|srtm|elev\w*)([^a-z]|$)/i.test(path.basename(item.path))) return {};
+  // A file named as a DEM is one, unless a step made it (its roles say what it is) or its name goes
+  // on to say what was made from the DEM: `valley_dem_slope.tif` is a slope, not a DEM.
+  if (role === 'dem' && !item.producedBy && DEM_NAME.test(path.basename(item.path)) && !DERIVED_FROM_DEM.test(path.basename(item.path))) return {};
   return undefined;
 }
+
+const DEM_NAME = /(^|[^a-z])(dem|dtm|dsm|srtm|elev\w*)([^a-z]|$)/i;
+/** Words of products made from a DEM (a filled DEM is still one, so "fill" is not among them). */
+const DERIVED_FROM_DEM = /(^|[^a-z])(slope|aspect|hillshade|shade|curvature|tpi|tri|roughness|twi|flow\w*|accum\w*|contours?|viewshed|visibility|mask|class\w*|diff\w*|change|stats?)([^a-z]|$)/i;
 
 /** A raster of sensor bands (described or guessed), as opposed to a product such as an index map. */
 function isScene(item: DataItem): boolean {
@@ -259,7 +265,10 @@ function conflict(m: ToolManifest, a: DataItem, b: DataItem): string | undefined
     return `${fileName(a)} and ${fileName(b)} do not overlap (both ${crsA})`;
   }
   if (m.runner?.type !== 'builtin') return undefined;
-  if (a.type === 'raster' && b.type === 'raster' && !sameGrid(a, b)) {
+  // A tool with a raster `reference` puts a raster onto that one's grid (align, resample): other
+  // grids are what it is for, not a reason it cannot run ("align X onto Y first" on align itself).
+  const regrids = (m.inputs ?? []).some((p) => p.type === 'raster' && /^reference$/i.test(p.name));
+  if (a.type === 'raster' && b.type === 'raster' && !regrids && !sameGrid(a, b)) {
     const grid = (it: DataItem) => `${it.crs ?? '?'}, ${pixelSize(it)}, ${it.grid!.width}×${it.grid!.height}`;
     const step = a.crs !== b.crs ? 'reproject' : pixelSize(a) !== pixelSize(b) ? 'resample' : 'reproject';
     return `${fileName(a)} and ${fileName(b)} are not on the same grid (${grid(a)} vs ${grid(b)}): align ${fileName(b)} onto ${fileName(a)} first (${step})`;
@@ -463,7 +472,10 @@ function assign(m: ToolManifest, params: ToolParam[], choices: Feed[][]): (Feed 
       const fits = (f: Feed) => !compatible || out.every((o) => !o || !conflict(m, o.item, f.item));
       const free = choices[i].filter((f) => !used(f.item));
       // Two inputs of the same kind (before/after, pre/post) take distinct items, in a time-aware order.
-      out.push(free.find(fits) ?? free[0] ?? (choices[i].length && !isPairParam(p.name) ? choices[i][0] : undefined));
+      // Only an input that reads bands of a file (red, NIR, a QA band) may take a file another input
+      // already reads; one that takes a whole raster or product may not (align's image and reference,
+      // an anomaly's image and baseline were both offered the one NDVI file).
+      out.push(free.find(fits) ?? free[0] ?? (choices[i].length && sharesFile(p) ? choices[i][0] : undefined));
     });
     return out;
   };
@@ -474,6 +486,10 @@ function assign(m: ToolManifest, params: ToolParam[], choices: Feed[][]): (Feed 
     }
   }
   return greedy(undefined, false);
+}
+
+function sharesFile(p: ToolParam): boolean {
+  return !isPairParam(p.name) && (p.bands ?? []).some((r) => SPECTRAL.has(r));
 }
 
 function isPairParam(name: string): boolean {
