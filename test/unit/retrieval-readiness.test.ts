@@ -125,6 +125,12 @@ test('readiness: one file does not fill two whole-raster inputs, and a product n
   const anomaly = executability(manifest('ndvi_anomaly'), { items: [ndvi] });
   assert.equal(anomaly.ready, false);
   assert.ok(anomaly.args.baseline !== anomaly.args.image, JSON.stringify(anomaly.args));
+  // Two years of NDVI: the later is the image, the earlier its baseline.
+  const y23: DataItem = { ...ndvi, path: 'ndvi_2023.tif' }, y24: DataItem = { ...ndvi, path: 'ndvi_2024.tif' };
+  for (const items of [[y23, y24], [y24, y23]]) {
+    const r = executability(manifest('ndvi_anomaly'), { items });
+    assert.deepEqual([r.args.image, r.args.baseline], ['ndvi_2024.tif', 'ndvi_2023.tif']);
+  }
   // With a second file each input takes its own.
   const two = executability(manifest('align'), { items: [ndvi, s2] });
   assert.equal(two.ready, true, two.notes.join(' | '));

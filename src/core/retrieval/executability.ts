@@ -325,7 +325,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
   const unspoken: (DataItem | undefined)[] = [];
   const choices = required.map((p, i) => {
     const feeds = data.items.map((it) => feedOf(it, p, paramNames, isNamed(it))).filter((f): f is Feed => !!f);
-    const ordered = orderForParam(p.name, feeds.map((f) => f.item)).map((it) => feeds.find((f) => f.item === it)!);
+    const ordered = orderForParam(p.name, feeds.map((f) => f.item), m).map((it) => feeds.find((f) => f.item === it)!);
     const mine = ordered.filter((f) => isNamed(f.item)).sort((a, b) => named.findIndex((n) => sameFile(n.path, a.item.path)) - named.findIndex((n) => sameFile(n.path, b.item.path)));
     const rest = ordered.filter((f) => !isNamed(f.item));
     // When the task names files of the input's kind, only those are its choices: a tool that cannot
@@ -496,9 +496,12 @@ function isPairParam(name: string): boolean {
   return /^(before|after|pre|post|image[12]|a|b)$/i.test(name);
 }
 
-function orderForParam(name: string, items: DataItem[]): DataItem[] {
-  const late = /^(after|post|image2|b)$/i.test(name);
-  const early = /^(before|pre|image1|a)$/i.test(name);
+function orderForParam(name: string, items: DataItem[], m: ToolManifest): DataItem[] {
+  // A baseline is the earlier period, and the image held against it the later one (ndvi_anomaly
+  // took 2023 as the image and 2024 as the baseline).
+  const againstBaseline = !/^baseline$/i.test(name) && (m.inputs ?? []).some((p) => /^baseline$/i.test(p.name));
+  const late = /^(after|post|image2|b)$/i.test(name) || againstBaseline;
+  const early = /^(before|pre|image1|a|baseline)$/i.test(name);
   if (!late && !early) return items;
   const key = (it: DataItem): number => {
     const base = path.basename(it.path).toLowerCase();
