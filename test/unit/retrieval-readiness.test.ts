@@ -146,6 +146,22 @@ test('readiness: one file does not fill two whole-raster inputs, and a product n
   assert.equal(executability(manifest('aspect'), { items: [{ ...dem, path: 'srtm_filled.tif' }] }).ready, true);
 });
 
+test('a reason from the shipped practice flows says so; "chosen before" is for what was learned here (en, zh)', async () => {
+  const gw = await GeoWeave.open({ stateDir: tmpDir(), onProgress: () => undefined });
+  try {
+    const fresh = await gw.forwardCandidates('ndvi of the fields', { k: 3 });
+    const reasons = fresh.candidates.map((c) => c.reason).join(' | ');
+    assert.match(reasons, /chosen for "ndvi" in the practice flows/, reasons);
+    assert.doesNotMatch(reasons, /chosen before/);
+    assert.equal(localizeNote('chosen for "ndvi" in the practice flows', 'zh'), '练习流程中曾为“ndvi”选用');
+    await gw.recordTrajectories([{ task: 'ndvi of the fields', tools: ['ndvi', 'zonal_stats'] }]);
+    const learned = await gw.forwardCandidates('ndvi of the fields', { k: 3 });
+    assert.match(learned.candidates.map((c) => c.reason).join(' | '), /chosen before for "ndvi/);
+  } finally {
+    await gw.dispose();
+  }
+});
+
 test('data for a task: earlier outputs of unrelated steps are left out, outputs of related or named ones kept', () => {
   const severity: DataItem = { path: '.geoweave/outputs/dnbr_burn_severity.tif', type: 'raster', roles: ['class', 'severity'], producedBy: 'burn_severity' };
   const index: DataItem = { path: '.geoweave/outputs/s2_scene_ndvi.tif', type: 'raster', roles: ['index', 'ndvi'], producedBy: 'ndvi' };

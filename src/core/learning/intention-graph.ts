@@ -532,6 +532,11 @@ export class IntentionGraph {
     return (this.state.cases?.length ?? 0) + (this.prior?.cases?.length ?? 0);
   }
 
+  /** Flows learned here (the analyst's or the team's own), the shipped practice not counted. */
+  get ownFlowCount(): number {
+    return this.state.cases?.length ?? 0;
+  }
+
   /** Number of distinct learned tool→tool transitions (the prior not counted). */
   get transitionCount(): number {
     return countPairs(this.state.transitions);

@@ -285,7 +285,8 @@ function explain(ctx: RetrievalContext, m: ToolManifest, parsed: ParsedQuery, r:
   }
   // Quoted as the analyst's own words: concepts the words evoke are not quoted.
   const readable = readableTerms(parsed.text, learnedTerms.filter((t) => !t.startsWith(CONCEPT_PREFIX)));
-  const learned = readable.length ? [`chosen before for "${readable.join('", "')}"`] : [];
+  // Before anything was learned here, the words' evidence is the practice flows': not the analyst's choice.
+  const learned = readable.length ? [ctx.learned.ownFlowCount ? `chosen before for "${readable.join('", "')}"` : `chosen for "${readable.join('", "')}" in the practice flows`] : [];
   if (similar >= 0.5) learned.push('used in the flows of similar past tasks');
   return { matchedTerms: [...new Set([...words.slice(0, 6), ...concepts])].slice(0, 8), matchedTags, readiness, graph, learned };
 }

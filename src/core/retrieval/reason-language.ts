@@ -101,6 +101,7 @@ const CLAUSES: Phrase[] = [
   [/^proposed by the LLM for this task$/, () => '由 LLM 针对此任务提出'],
   [/^step of the (.+) workflow$/, (m, c) => `属于“${c.workflow(m[1])}”工作流的一步`],
   [/^chosen before for "(.+)"$/, (m) => `之前曾为“${quoted(m[1])}”选用`],
+  [/^chosen for "(.+)" in the practice flows$/, (m) => `练习流程中曾为“${quoted(m[1])}”选用`],
   [/^used in the flows of similar past tasks$/, () => '在相似的历史任务流程中用过'],
   [/^often followed by (.+)$/, (m, c) => `之后常接${sp(toolList(m[1], c))}`],
   [/^often follows (.+)$/, (m, c) => `常在${inline(c.tool(m[1]))}之后运行`],
