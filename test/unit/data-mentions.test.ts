@@ -26,3 +26,16 @@ test('"the July 2024 Sentinel-2 NDVI": a Landsat QA band dated 2024 twice is not
   assert.equal(s2.score, 1.5);
   assert.equal(mentionOf('NDVI change since 1930', { path: '/ws/LC09_L2SP_193028_20240802_20240803_02_T1_SR_B4.TIF', type: 'raster' }).score, 0);
 });
+
+test('"this year" and "last year" point at the files of those years, by the date the task is read (en, zh)', () => {
+  const now = new Date('2024-08-01T00:00:00Z');
+  const y24 = { path: 'ndvi_2024.tif', type: 'raster' as const }, y23 = { path: 'ndvi_2023.tif', type: 'raster' as const };
+  assert.deepEqual(mentionOf('mean NDVI per field for this year', y24, now), { score: 0.5, at: 24, words: ['this year'] });
+  assert.equal(mentionOf('mean NDVI per field for this year', y23, now).score, 0);
+  assert.deepEqual(mentionOf('NDVI change since last year', y23, now).words, ['last year']);
+  assert.equal(mentionOf('NDVI change since last year', y24, now).score, 0);
+  assert.deepEqual(mentionOf('今年的地块NDVI', y24, now).words, ['今年']);
+  assert.deepEqual(mentionOf('和去年比较', y23, now).words, ['去年']);
+  // A year written out is the year said; "this year" adds no second mention of it.
+  assert.deepEqual(mentionOf('2024 NDVI, this year', y24, now).words, ['2024']);
+});

@@ -59,8 +59,9 @@ export interface Mention {
 }
 
 /** How the task points at `item` without naming its file; score 0 when it does not. */
-export function mentionOf(task: string, item: DataItem): Mention {
+export function mentionOf(task: string, item: DataItem, now: Date = new Date()): Mention {
   const text = task.toLowerCase();
+  const relative = relativeYears(text, now.getFullYear());
   const words: string[] = [];
   let score = 0;
   let at = Infinity;
@@ -75,11 +76,13 @@ export function mentionOf(task: string, item: DataItem): Mention {
   }
   // A year in a file name says when, not what the data is: half the weight of a kind, once per year.
   for (const year of yearsInName(path.basename(item.path))) {
-    const i = text.indexOf(year);
+    const said = text.indexOf(year);
+    const rel = relative.get(year);
+    const i = said >= 0 ? said : rel?.at ?? -1;
     if (i < 0) continue;
     score += 0.5;
     at = Math.min(at, i);
-    words.push(year);
+    words.push(said >= 0 ? year : task.slice(rel!.at, rel!.at + rel!.phrase.length));
   }
   return { score, at, words };
 }
@@ -93,4 +96,17 @@ export function mentionOf(task: string, item: DataItem): Mention {
  */
 export function yearsInName(name: string): string[] {
   return [...new Set([...name.matchAll(/(?<!\d)((?:19|20)\d{2})(?=\D|$|(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])?(?!\d))/g)].map((m) => m[1]))];
+}
+
+/**
+ * "This year" and "last year" in a task, as the years they are, with where they are said: "mean
+ * NDVI per field for this year" points at the file of this year, not at the one a step made last.
+ */
+function relativeYears(text: string, year: number): Map<string, { at: number; phrase: string }> {
+  const out = new Map<string, { at: number; phrase: string }>();
+  for (const [re, y] of [[/\b(?:this|current) year\b|今年/, year], [/\b(?:last|previous) year\b|去年/, year - 1]] as const) {
+    const m = re.exec(text);
+    if (m) out.set(String(y), { at: m.index, phrase: m[0] });
+  }
+  return out;
 }
