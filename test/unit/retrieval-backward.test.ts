@@ -428,3 +428,14 @@ test('backward: a catalog the forward ranking scores whole (here 240 tools) rank
     await team.dispose();
   }
 });
+
+test('backward: a suggestion is ready on the file its reason speaks of, not on an earlier product of the same kind', async () => {
+  const m = createMemory('how much of the farm is healthy vegetation on the Landsat scene?');
+  addStep(m, step('cloud_mask', [{ name: 'mask', type: 'raster', path: 'landsat_cloudmask.tif', roles: ['mask'] }], '12% of pixels cloudy'));
+  addStep(m, step('ndvi', [{ name: 'index', type: 'raster', path: 'landsat_ndvi.tif', roles: ['index'] }], 'NDVI mean 0.41'));
+  addStep(m, step('threshold', [{ name: 'mask', type: 'raster', path: 'ndvi_mask.tif', roles: ['mask'] }], '38% of valid pixels have NDVI > 0.5'));
+  const r = await gw.complementarySuggestions(m, { k: 10 });
+  const abc = r.ranked.find((s) => s.id === 'area_by_class')!;
+  assert.match(abc.reason, /NDVI mask/);
+  assert.equal(abc.readiness.args.image, 'ndvi_mask.tif', JSON.stringify(abc.readiness.args));
+});

@@ -382,7 +382,10 @@ export async function complementarySuggestions(ctx: RetrievalContext, memory: Me
   const suggestion = (x: NextScored): ComplementarySuggestion => {
     const hit = made.get(x.id);
     if (hit) return hit;
-    const ex = executability(x.m, data);
+    // The file the reason speaks of ("turns your NDVI mask into hectares") comes first, so the
+    // readiness shows that one rather than an earlier product of the same kind (a cloud mask).
+    const from = x.from;
+    const ex = executability(x.m, data && from ? { ...data, items: [from, ...data.items.filter((it) => it !== from && it.path !== from.path)] } : data);
     const shown: Record<string, number> = { dense: round(c.taskRel.get(x.id)?.dense ?? 0), lexical: round(c.taskRel.get(x.id)?.lexical ?? 0), executability: ex.ready ? 1 : 0 };
     for (const n of NEXT_SIGNALS) shown[n] = round(x.parts[n]);
     if (x.rerank) shown.rerank = round(x.rerank);
