@@ -72,6 +72,8 @@ test('readiness notes and input conflicts read in Chinese', () => {
   const conflict = 'fire_pre.tif and fire_post_30m.tif are not on the same grid (EPSG:32650, 10 m, 600×600 vs EPSG:32650, 30 m, 200×200): align fire_post_30m.tif onto fire_pre.tif first (resample)';
   assert.equal(localizeNote(conflict, 'zh'), 'fire_pre.tif 与 fire_post_30m.tif 不在同一网格（EPSG:32650, 10 m, 600×600 vs EPSG:32650, 30 m, 200×200）：请先将 fire_post_30m.tif 对齐到 fire_pre.tif（resample）');
   assert.equal(localizeReason('matches NDVI; needs red, NIR — guessed in L7.tif (named in the task) bands 3, 4', 'zh'), '匹配 NDVI；需要红光、NIR：推测在 L7.tif（任务中点名的文件） 的第 3, 4 波段');
+  // A folder of band files: the files are named, no English word is left.
+  assert.equal(localizeNote('needs red, NIR — found in s2_2024 files B04, B08', 'zh'), '需要红光、NIR：在 s2_2024 的文件 B04、B08 中找到');
 });
 
 test('the suggestion headings have a Chinese label for every rationale', () => {

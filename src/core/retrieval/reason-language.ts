@@ -121,6 +121,8 @@ const CLAUSES: Phrase[] = [
   [/^needs (.+?) for (\S+) — not in (.+), which the task names$/, (m) => `${m[2]} 需要${needs(m[1])}：任务点名的 ${m[3]} 中没有`],
   [/^needs the task's (.+?) for (\S+) — (.+?) holds sensor bands, not (.+): compute it first$/, (m) => `${m[2]} 需要任务中的 ${m[1]}：${m[3]} 是传感器波段，不是 ${m[4]}，请先计算`],
   [/^needs the task's (.+?) for (\S+) — (.+?) holds elevation, not (.+): compute it first$/, (m) => `${m[2]} 需要任务中的 ${m[1]}：${m[3]} 是高程，不是 ${m[4]}，请先计算`],
+  // A product delivered a file per band (a .SAFE, a folder of band files): its files, named.
+  [/^needs (.+?) — (found|guessed) in (.+?) files (.+)$/, (m, c) => `需要${needs(m[1])}：${m[2] === 'found' ? '在' : '推测在'} ${itemZh(m[3], c)} 的文件 ${m[4].split(', ').join('、')} 中${m[2] === 'found' ? '找到' : ''}`],
   [/^needs (.+?) — (found|guessed) in (.+?)(?: (bands?) ([\d, ]+))?$/, (m, c) => `需要${needs(m[1])}：${m[2] === 'found' ? '在' : '推测在'} ${itemZh(m[3], c)}${m[5] ? ` 的第 ${m[5]} 波段` : ''}${m[2] === 'found' ? '找到' : ''}`],
   [/^needs (.+?) — found (.+)$/, (m, c) => `需要${needs(m[1])}：已找到 ${itemZh(m[2], c)}`],
   [/^needs (.+?) — taken as such from (.+)$/, (m, c) => `需要${needs(m[1])}：按任务所述采用 ${itemZh(m[2], c)}`],
