@@ -11,7 +11,7 @@ import { recordCellRun } from '../core/memory/memory';
 import { parseToolCell } from '../core/notebook/tool-cell';
 import { resolveReferences } from '../core/notebook/references';
 import { memoryStep, resultMarkdown, runRecord } from '../core/notebook/result-view';
-import { RUN_KEY, runFromMetadata } from '../core/notebook/session';
+import { ERROR_KEY, RUN_KEY, errorRecord, runFromMetadata, type CellErrorRecord } from '../core/notebook/session';
 import { cellOutputFolder, removeStaleOutputs } from '../core/notebook/cell-outputs';
 import { expandListGlobs, planBatch, runBatch, runFiles, batchRunRecord, batchMarkdown, batchSummary, shapesFromKinds, shapesFromManifest, BatchStopped, type BatchItemResult, type BatchPlan, type RunOne } from '../core/notebook/batch';
 import { batchResultView } from '../core/results/batch-view';
@@ -124,6 +124,7 @@ export class ToolController implements vscode.Disposable {
       await settle();
       const err = e instanceof Error ? e : new Error(String(e));
       const cancelled = abort.signal.aborted;
+      let failure: CellErrorRecord | undefined;
       this.log.warn(`cell ${cell.index + 1} ${cancelled ? `cancelled: the engine stopped ${Date.now() - cancelAt} ms after the request` : `failed: ${redactText(cellErrorMessage(err), knownSecrets())}`}`);
       if (cancelled) {
         // Stopping is not failing: a neutral end (neither success nor error), as VS Code's own kernels do.
@@ -138,9 +139,11 @@ export class ToolController implements vscode.Disposable {
         const message = tool !== 'GeoWeave' && said.startsWith(`${tool}: `) ? said.slice(tool.length + 2) : said;
         const name = tool !== 'GeoWeave' ? vscode.l10n.t('{0} failed', tool) : 'GeoWeave';
         await exec.replaceOutput(new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name, message })]));
+        failure = errorRecord(name, message, new Date().toISOString());
       }
-      // Later cells must not keep using outputs of a run this one no longer stands for.
-      if (cell.metadata?.[RUN_KEY]) await setCellRun(cell, undefined);
+      // Later cells must not keep using outputs of a run this one no longer stands for; the failure
+      // itself is kept (a reopened notebook shows it, as Jupyter keeps an error output).
+      if (cell.metadata?.[RUN_KEY] || cell.metadata?.[ERROR_KEY] || failure) await setCellRun(cell, undefined, failure);
       const memory = memoryOf(cell.notebook, config.workingMemorySize());
       if (memory.trace.some((s) => s.cell === cellId)) await setMemory(cell.notebook, recordCellRun(memory, cellId, undefined, cellIds(cell.notebook)));
       exec.end(cancelled ? undefined : false, Date.now());

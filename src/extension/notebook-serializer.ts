@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { parseNotebook, serializeNotebook } from '../core/notebook/notebook-file';
 import type { NotebookRecord } from '../core/notebook/types';
-import { lastRunMarkdown, runFromMetadata } from '../core/notebook/session';
+import { errorFromMetadata, lastRunMarkdown, runFromMetadata } from '../core/notebook/session';
 import { viewFromSaved } from '../core/results/saved-result';
 import { RESULT_MIME } from '../shared/result-protocol';
 
@@ -32,6 +32,11 @@ export class GeoNotebookSerializer implements vscode.NotebookSerializer {
           vscode.NotebookCellOutputItem.text(lastRunMarkdown(run!), 'text/markdown'),
         ])];
       } else if (run?.ok) cell.outputs = [new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.text(lastRunMarkdown(run), 'text/markdown')])];
+      else {
+        // A cell whose last run failed shows that error again, as it did when it ran.
+        const failed = errorFromMetadata(c.metadata);
+        if (failed) cell.outputs = [new vscode.NotebookCellOutput([vscode.NotebookCellOutputItem.error({ name: failed.name, message: failed.message })])];
+      }
       return cell;
     });
     const data = new vscode.NotebookData(cells);

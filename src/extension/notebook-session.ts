@@ -8,7 +8,7 @@ import type { MemoryState } from '../core/memory/types';
 import type { CellRunRecord } from '../core/notebook/types';
 import type { EarlierCell } from '../core/notebook/references';
 import { createMemory } from '../core/memory/memory';
-import { cellIdFromMetadata, memoryFromMetadata, runFromMetadata, withMemory, CELL_ID_KEY, RUN_KEY } from '../core/notebook/session';
+import { cellIdFromMetadata, memoryFromMetadata, runFromMetadata, withMemory, CELL_ID_KEY, ERROR_KEY, RUN_KEY, type CellErrorRecord } from '../core/notebook/session';
 import { parseToolCell, cellName } from '../core/notebook/tool-cell';
 import { serializeNotebook } from '../core/notebook/notebook-file';
 import { NOTEBOOK_TYPE, TOOL_LANGUAGE } from './notebook-serializer';
@@ -41,10 +41,13 @@ export async function setMemory(nb: vscode.NotebookDocument, memory: MemoryState
   await vscode.workspace.applyEdit(edit);
 }
 
-export async function setCellRun(cell: vscode.NotebookCell, run: CellRunRecord | undefined): Promise<void> {
+export async function setCellRun(cell: vscode.NotebookCell, run: CellRunRecord | undefined, error?: CellErrorRecord): Promise<void> {
   const metadata: Record<string, unknown> = { ...cell.metadata };
   if (run) metadata[RUN_KEY] = run;
   else delete metadata[RUN_KEY];
+  // A run replaces the failure before it; a failure is kept so that a reopened notebook shows it.
+  if (error) metadata[ERROR_KEY] = error;
+  else delete metadata[ERROR_KEY];
   const edit = new vscode.WorkspaceEdit();
   edit.set(cell.notebook.uri, [vscode.NotebookEdit.updateCellMetadata(cell.index, metadata)]);
   await vscode.workspace.applyEdit(edit);

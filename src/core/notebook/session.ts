@@ -57,6 +57,26 @@ export function runFromMetadata(metadata: Record<string, unknown> | undefined): 
 
 const OUTPUT_TYPES = new Set(['raster', 'vector', 'table']);
 
+/** Cell metadata key of a tool cell's last failure: a reopened notebook shows the error it ended with. */
+export const ERROR_KEY = 'lastError';
+
+/** How a cell's last run failed, as the cell showed it (secrets already redacted). */
+export interface CellErrorRecord { name: string; message: string; time: string }
+
+/** A message is kept to this many characters in the file (an error quoting a whole server answer stays readable). */
+const MAX_ERROR_CHARS = 4000;
+
+export function errorRecord(name: string, message: string, time: string): CellErrorRecord {
+  return { name: name.slice(0, 200), message: message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message, time };
+}
+
+/** The last failure recorded in a cell's metadata, or undefined when absent or malformed. */
+export function errorFromMetadata(metadata: Record<string, unknown> | undefined): CellErrorRecord | undefined {
+  const e = metadata?.[ERROR_KEY] as Partial<CellErrorRecord> | undefined;
+  if (!e || typeof e !== 'object' || typeof e.name !== 'string' || typeof e.message !== 'string') return undefined;
+  return errorRecord(e.name, e.message, typeof e.time === 'string' ? e.time : '');
+}
+
 /** The line a reopened notebook shows for a cell's last run; the recorded text is shown as text, never as markup. */
 export function lastRunMarkdown(run: CellRunRecord): string {
   return `_Last run ${escapeMarkdown(run.time)}:_ ${escapeMarkdown(run.summary)}`;
