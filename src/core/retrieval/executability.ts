@@ -38,9 +38,9 @@ function findRole(item: DataItem, role: string): { band?: number } | undefined {
   if (item.roles?.includes(role)) return {};
   const b = item.bands?.find((x) => x.role === role);
   if (b) return { band: b.index };
-  // A file named as a DEM is one, unless a step made it (its roles say what it is) or its name goes
-  // on to say what was made from the DEM: `valley_dem_slope.tif` is a slope, not a DEM.
-  if (role === 'dem' && !item.producedBy && DEM_NAME.test(path.basename(item.path)) && !DERIVED_FROM_DEM.test(path.basename(item.path))) return {};
+  // A file named as a DEM is one (a reprojected or filled copy too), unless its name goes on to say
+  // what was made from the DEM: `valley_dem_slope.tif` is a slope, not a DEM.
+  if (role === 'dem' && DEM_NAME.test(path.basename(item.path)) && !DERIVED_FROM_DEM.test(path.basename(item.path))) return {};
   return undefined;
 }
 
