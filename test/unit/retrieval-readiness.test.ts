@@ -162,6 +162,25 @@ test('a reason from the shipped practice flows says so; "chosen before" is for w
   }
 });
 
+test('readiness: the data the task speaks of stays, not ready and why, rather than a ready pair of other data', () => {
+  const U32 = { crs: 'EPSG:32632', extent: [500000, 4424000, 506000, 4430000] as [number, number, number, number], lonLat: [9, 39.97, 9.07, 40.02] as [number, number, number, number] };
+  const U33 = { crs: 'EPSG:32633', extent: [200000, 4424000, 206000, 4430000] as [number, number, number, number], lonLat: [9, 39.97, 9.07, 40.02] as [number, number, number, number] };
+  const at = (x0: number, p: number) => ({ width: 6000 / p, height: 6000 / p, geoTransform: [x0, p, 0, 4430000, 0, -p] });
+  const s2ndvi: DataItem = { path: 'out/s2_20240715_ndvi.tif', type: 'raster', roles: ['index', 'ndvi'], ...U32, grid: at(500000, 10) };
+  const qa: DataItem = { path: 'landsat/LC09_L2SP_193032_20240712_20240713_02_T1_QA_PIXEL.TIF', type: 'raster', bands: [{ index: 1, role: 'qa', description: 'QA_PIXEL' }], ...U33, grid: at(200000, 30) };
+  const landsatMask: DataItem = { path: 'out/landsat_cloudmask.tif', type: 'raster', roles: ['mask'], ...U33, grid: at(200000, 30) };
+  const items = [qa, landsatMask, s2ndvi];
+  // Said: the Sentinel-2 NDVI is the image; no mask is on its grid, so not ready, and why.
+  const r = executability(manifest('apply_mask'), { items }, { task: 'mask the clouds out of the July 2024 Sentinel-2 NDVI using the SCL cloud mask' });
+  assert.equal(r.ready, false);
+  assert.equal(r.args.image, 'out/s2_20240715_ndvi.tif');
+  assert.match(r.issues![0], /s2_20240715_ndvi\.tif and landsat_cloudmask\.tif are not on the same grid/);
+  // Unsaid: the pair that can run together, as before.
+  const free = executability(manifest('apply_mask'), { items });
+  assert.equal(free.ready, true);
+  assert.deepEqual([free.args.image, free.args.mask], [qa.path, landsatMask.path]);
+});
+
 test('data for a task: earlier outputs of unrelated steps are left out, outputs of related or named ones kept', () => {
   const severity: DataItem = { path: '.geoweave/outputs/dnbr_burn_severity.tif', type: 'raster', roles: ['class', 'severity'], producedBy: 'burn_severity' };
   const index: DataItem = { path: '.geoweave/outputs/s2_scene_ndvi.tif', type: 'raster', roles: ['index', 'ndvi'], producedBy: 'ndvi' };

@@ -346,7 +346,7 @@ export function executability(m: ToolManifest, data?: DataContext, opts: { task?
     const has = (f: Feed) => indicators.some((x) => holds(f.item, x));
     return [...ranked.filter(has), ...ranked.filter((f) => !has(f))];
   });
-  const picks = assign(m, required, choices);
+  const picks = assign(m, required, choices, (it) => (isNamed(it) ? Infinity : mention(it).score));
   let satisfied = 0;
   const caveats: string[] = [];
   for (let i = 0; i < required.length; i++) {
@@ -463,7 +463,7 @@ function conflicts(m: ToolManifest, items: DataItem[]): string[] {
  * One item per input: distinct items for a pair of dates, and inputs that can run together when any
  * such choice exists (the first input's options tried in order, later inputs greedily).
  */
-function assign(m: ToolManifest, params: ToolParam[], choices: Feed[][]): (Feed | undefined)[] {
+function assign(m: ToolManifest, params: ToolParam[], choices: Feed[][], spoken: (it: DataItem) => number = () => 0): (Feed | undefined)[] {
   const greedy = (first: Feed | undefined, compatible: boolean): (Feed | undefined)[] => {
     const out: (Feed | undefined)[] = [];
     const used = (it: DataItem) => out.some((f) => f && (f.item === it || sameFile(f.item.path, it.path)));
@@ -480,7 +480,12 @@ function assign(m: ToolManifest, params: ToolParam[], choices: Feed[][]): (Feed 
     return out;
   };
   if (params.length > 1) {
+    // When the task speaks of the data its first input takes first ("the Sentinel-2 NDVI"), a
+    // combination that runs on other data instead (a Landsat QA band and its cloud mask) is no
+    // answer: the data spoken of stays, and what keeps it from running is said.
+    const said = choices[0].length ? spoken(choices[0][0].item) : 0;
     for (const first of choices[0]) {
+      if (said > 0 && spoken(first.item) < said) break;
       const tryIt = greedy(first, true);
       if (tryIt.every((f) => f) && !conflicts(m, tryIt.map((f) => f!.item)).length) return tryIt;
     }
