@@ -488,8 +488,22 @@ async function problemsText(page) {
   return page.$eval('.markers-panel', (el) => el.textContent).catch(() => '');
 }
 
+/**
+ * Closes every editor and reloads the window, so notebooks and the extension host start over from
+ * the files on disk; returns once GeoWeave is back in the status bar (`settle` ms later).
+ */
+async function reloadWindow(page, settle = 2000) {
+  await palette(page, 'View: Close All Editors');
+  await until('the editors to close', async () => !(await page.$('.notebook-editor')), 20000);
+  await palette(page, 'Developer: Reload Window');
+  await page.waitForTimeout(3000);
+  await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+  await page.waitForFunction(() => (document.querySelector('.statusbar')?.textContent ?? '').includes('GeoWeave'), null, { timeout: 90000 });
+  await page.waitForTimeout(settle);
+}
+
 module.exports = {
   resultFrame, inResult, revealInResult, pointInResult, screenPixels,
   ROOT, log, until, openSession, writeNotebook, withScenarioFiles, setUserSettings, inFrames, palette, showPanel, describeTask, candidates, openFile, outputTexts,
-  cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog, findToolResults, statusToolCount, problemsText,
+  cellTexts, cellRow, cellState, runCell, cursorInCell, extensionLog, findToolResults, statusToolCount, problemsText, reloadWindow,
 };

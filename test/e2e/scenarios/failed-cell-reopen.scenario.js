@@ -12,7 +12,7 @@ module.exports = {
   setup(ws, lib) {
     lib.notebook(path.join(ws, 'failed.geonb'), 'slope of the valley', ['slope as terrain\ndem: no_such_dem.tif']);
   },
-  async run({ page, ws, palette, openFile, runCell, outputTexts, until, shot }) {
+  async run({ page, ws, palette, reloadWindow, openFile, runCell, outputTexts, until, shot }) {
     const file = path.join(ws, 'failed.geonb');
     await openFile(page, 'failed.geonb');
     if ((await runCell(page, CELL)) !== 'error') throw new Error('slope ran on a DEM that is not there');
@@ -27,13 +27,7 @@ module.exports = {
     if (saved.lastRun) throw new Error('a failed cell kept a run record');
     if (!/no_such_dem\.tif/.test(saved.lastError.message)) throw new Error(`the saved error does not name the file: ${JSON.stringify(saved.lastError)}`);
 
-    await palette(page, 'View: Close All Editors');
-    await until('the notebook to close', async () => !(await page.$('.notebook-editor')), 20000);
-    await palette(page, 'Developer: Reload Window');
-    await page.waitForTimeout(3000);
-    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
-    await page.waitForFunction(() => (document.querySelector('.statusbar')?.textContent ?? '').includes('GeoWeave'), null, { timeout: 90000 });
-    await page.waitForTimeout(2000);
+    await reloadWindow(page);
     await openFile(page, 'failed.geonb');
     const again = await until('the error shown again after reopening', async () => { const t = await outputTexts(page); return /no_such_dem\.tif/.test(t) ? t : null; }, 60000);
     await shot('reopened-error');

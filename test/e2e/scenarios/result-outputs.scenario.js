@@ -19,7 +19,7 @@ module.exports = {
   setup(ws, lib) {
     lib.notebook(path.join(ws, 'veg-results.geonb'), 'where is the dense vegetation?', CELLS);
   },
-  async run({ page, ws, palette, openFile, until, resultFrame, inResult, revealInResult, shot }) {
+  async run({ page, ws, palette, reloadWindow, openFile, until, resultFrame, inResult, revealInResult, shot }) {
     await openFile(page, 'veg-results.geonb');
     await page.click('.tabs-container .tab.active');
     await palette(page, 'GeoWeave: Run All Tool Cells');
@@ -71,13 +71,7 @@ module.exports = {
 
     // Close, reload the window (the notebook is read from its file again) and reopen: the results
     // come back, the map from the files still there.
-    await palette(page, 'View: Close All Editors');
-    await until('the notebook to close', async () => !(await page.$('.notebook-editor')), 20000);
-    await palette(page, 'Developer: Reload Window');
-    await page.waitForTimeout(3000);
-    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
-    await page.waitForFunction(() => (document.querySelector('.statusbar')?.textContent ?? '').includes('GeoWeave'), null, { timeout: 90000 });
-    await page.waitForTimeout(2000);
+    await reloadWindow(page);
     await openFile(page, 'veg-results.geonb');
     const again = await resultFrame(page, 'ndvi', { map: true, timeoutMs: 60000, scroll: -400 });
     const restored = await inResult(again, (el) => ({ note: el.querySelector(':scope > .gw-note')?.textContent ?? '', hist: !!el.querySelector('.gw-histogram'), kpis: el.querySelectorAll('.gw-kpi').length }));
