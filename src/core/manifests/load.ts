@@ -72,8 +72,7 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
     }
     const budget = folderBudget(folder, problems);
     const files = manifestFiles(folder.dir, budget, folder.source !== 'builtin');
-    // A folder named on purpose that holds nothing to read says so (it used to give an empty catalog in silence).
-    if (folder.required && !files.length) problems.push({ file: folder.dir, path: '', severity: 'error', message: `no tool manifests in ${folder.dir} or its folders: a catalog is JSON or YAML files (a tool each, a list of tools, an OpenAPI document or an MCP tools/list answer) or a JSON Lines file with a tool per line` });
+    const toolsBefore = byId.size, problemsBefore = problems.length;
     for (const file of files) {
       if (/(^|\.)schema\.json$|^fusion\.json$/.test(path.basename(file))) continue;
       const raw = readManifestFile(file, problems, budget);
@@ -123,6 +122,9 @@ export function loadCatalog(opts: LoadOptions = {}): Catalog {
         byId.set(manifest.id, { manifest, file, source: folder.source, folder: folder.dir, hash: contentHash(withoutDisplayFields(manifest)) });
       }
     }
+    // A folder named on purpose that gave no tool and no problem (nothing in it, or only flows) says
+    // so: it used to give an empty catalog in silence.
+    if (folder.required && byId.size === toolsBefore && problems.length === problemsBefore) problems.push({ file: folder.dir, path: '', severity: 'error', message: `no tool manifests in ${folder.dir} or its folders: a catalog is JSON or YAML files (a tool each, a list of tools, an OpenAPI document or an MCP tools/list answer) or a JSON Lines file with a tool per line` });
     const wdir = path.join(folder.dir, 'workflows');
     if (fs.existsSync(wdir)) {
       for (const file of manifestFiles(wdir, budget)) {
